@@ -1,0 +1,1 @@
+//! Parser and printer unit tests.

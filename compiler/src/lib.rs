@@ -1,0 +1,10 @@
+//! tgsic: a compiler for TGSI, the shader language of Gallium3D.
+//!
+//! - [`tgsi`]: the program model shared by every stage.
+//! - [`front`]: reading and writing TGSI in binary token form and in Mesa's text form.
+//! - [`valid`]: validation of a program after it was read.
+#![warn(missing_docs)]
+
+pub mod front;
+pub mod tgsi;
+pub mod valid;

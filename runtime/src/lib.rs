@@ -1,0 +1,2 @@
+//! tgsic-runtime: execution of TGSI shaders and the `tgsic` command-line program.
+#![warn(missing_docs)]
