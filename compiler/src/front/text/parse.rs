@@ -242,6 +242,7 @@ impl Parser<'_> {
     }
 
     fn property(&mut self) -> Result<Property> {
+        self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
         let Some(name) = PropertyName::from_name(w) else {
@@ -270,6 +271,7 @@ impl Parser<'_> {
             }
             self.expect(b']', "`]`")?;
         }
+        self.c.blanks();
         self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
@@ -495,6 +497,7 @@ impl Parser<'_> {
 
     fn return_type(&mut self) -> Result<ReturnType> {
         self.c.blanks();
+        self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
         ReturnType::from_name(w).map_or_else(
@@ -533,6 +536,7 @@ impl Parser<'_> {
     }
 
     fn file(&mut self) -> Result<File> {
+        self.c.blanks();
         self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
@@ -665,6 +669,7 @@ impl Parser<'_> {
 
     fn cond(&mut self) -> Result<CondTest> {
         self.expect(b'(', "`(`")?;
+        self.c.blanks();
         self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
