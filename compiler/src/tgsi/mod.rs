@@ -155,6 +155,8 @@ pub struct Program {
     pub source_map: SourceMap,
 }
 
+// `Processor` comes from `tgsi_enum!`, whose derive list is shared by every enumeration.
+#[allow(clippy::derivable_impls)]
 impl Default for Processor {
     fn default() -> Self {
         Processor::Fragment

@@ -152,16 +152,16 @@ impl Validator<'_> {
                 Some("CS") => Some(Processor::Compute),
                 _ => None,
             };
-            if let Some(stage) = stage {
-                if stage != self.p.processor {
-                    self.error(
-                        loc,
-                        ValidationErrorKind::Declaration(format!(
-                            "property {name} is for {stage} shaders, this is a {} shader",
-                            self.p.processor
-                        )),
-                    );
-                }
+            if let Some(stage) = stage
+                && stage != self.p.processor
+            {
+                self.error(
+                    loc,
+                    ValidationErrorKind::Declaration(format!(
+                        "property {name} is for {stage} shaders, this is a {} shader",
+                        self.p.processor
+                    )),
+                );
             }
         }
     }
@@ -462,17 +462,18 @@ impl Validator<'_> {
             self.error(loc, ValidationErrorKind::Range(msg));
             return;
         }
-        if let (Some(v), Some(verts)) = (vertex, self.gs_vertices()) {
-            if v.indirect.is_none() && (v.offset < 0 || v.offset as u32 >= verts) {
-                self.error(
-                    loc,
-                    ValidationErrorKind::Range(format!(
-                        "{}: vertex {} of a primitive with {verts}",
-                        reg_name(r),
-                        v.offset
-                    )),
-                );
-            }
+        if let (Some(v), Some(verts)) = (vertex, self.gs_vertices())
+            && v.indirect.is_none()
+            && (v.offset < 0 || v.offset as u32 >= verts)
+        {
+            self.error(
+                loc,
+                ValidationErrorKind::Range(format!(
+                    "{}: vertex {} of a primitive with {verts}",
+                    reg_name(r),
+                    v.offset
+                )),
+            );
         }
         let matches_buffer = |d: &Declaration| buffer.is_none_or(|b| d.dimension.unwrap_or(0) == b);
         let mut decls = self

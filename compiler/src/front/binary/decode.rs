@@ -30,7 +30,7 @@ pub struct Decoded {
 /// # Errors
 /// [`DecodeError`] naming the word and field, for any malformed stream (DECISIONS.md §1).
 pub fn decode_bytes(bytes: &[u8]) -> Result<Decoded, DecodeError> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(DecodeError {
             token: (bytes.len() / 4) as u32,
             field: "stream",
@@ -126,6 +126,9 @@ fn swizzle2(w: u32, lo: u32) -> Swizzle {
     // A 2-bit field always names a component.
     Swizzle::from_bits(field(w, lo, lo + 1)).unwrap_or(Swizzle::X)
 }
+
+/// A LABEL extension token: (word index, label name, declares a label rather than jumping).
+type LabelToken = (usize, u32, bool);
 
 struct Decoder<'a> {
     words: &'a [u32],
@@ -592,7 +595,7 @@ impl Decoder<'_> {
         pos: usize,
         cur: &mut Cursor,
         loc: &mut InstLocation,
-    ) -> Result<(Instruction, Vec<(usize, u32, bool)>), DecodeError> {
+    ) -> Result<(Instruction, Vec<LabelToken>), DecodeError> {
         let raw_op = field(w, 12, 19);
         let Some(opcode) = Opcode::from_number(raw_op) else {
             return err(pos, "Opcode", K::UnsupportedOpcode(raw_op));

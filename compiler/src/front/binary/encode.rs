@@ -207,7 +207,7 @@ fn instruction(
         let dst_index = fits(
             inst.cond_update.unwrap_or(0) as u64,
             4,
-            &what,
+            what,
             "condition register",
         )?;
         exts.push(
@@ -222,11 +222,11 @@ fn instruction(
         );
     }
     if let Some(idx) = declares {
-        let name = fits(idx as u64 + 1, 24, &what, "label")?;
+        let name = fits(idx as u64 + 1, 24, what, "label")?;
         exts.push(inst_ext::LABEL | put(name, 4, 27) | put(1, 28, 28));
     }
     if let Some(t) = inst.label {
-        let name = fits(t as u64 + 1, 24, &what, "label")?;
+        let name = fits(t as u64 + 1, 24, what, "label")?;
         exts.push(inst_ext::LABEL | put(name, 4, 27));
     }
     if let Some(t) = inst.texture {

@@ -66,6 +66,7 @@ pub fn parse(text: &str) -> Result<Program> {
     Parser {
         c: Cursor::new(text),
         blocks: Vec::new(),
+        depth: 0,
     }
     .program()
 }
@@ -74,7 +75,12 @@ struct Parser<'a> {
     c: Cursor<'a>,
     /// Open blocks, only to tell the NV `ENDLOOP` (ENDFOR) from the GLSL one.
     blocks: Vec<Opcode>,
+    /// Nesting depth of indirect indices (bounded, so hostile input cannot exhaust the stack).
+    depth: u32,
 }
+
+/// How deeply indirect indices may nest (`TEMP[TEMP[TEMP[0].x].y]` is 2).
+const MAX_INDEX_DEPTH: u32 = 16;
 
 const CC_NAMES: [&str; 9] = ["GT", "EQ", "LT", "UN", "GE", "LE", "NE", "TR", "FL"];
 
@@ -577,7 +583,16 @@ impl Parser<'_> {
             self.expect(b']', "`]`")?;
             return Ok(Index::direct(v as i32));
         }
-        let register = self.register()?;
+        if self.depth >= MAX_INDEX_DEPTH {
+            return self.invalid(
+                pos,
+                format!("indirect indices nest deeper than {MAX_INDEX_DEPTH} levels"),
+            );
+        }
+        self.depth += 1;
+        let register = self.register();
+        self.depth -= 1;
+        let register = register?;
         self.expect(b'.', "`.` and the address component")?;
         let cpos = self.c.position();
         let component = match self.c.peek().and_then(|c| Swizzle::from_char(c as char)) {

@@ -63,10 +63,10 @@ pub fn format_f32(bits: u32) -> String {
     let f = f32::from_bits(bits);
     if f.is_finite() {
         let s = format!("{f:?}");
-        if let Ok(back) = s.parse::<f64>() {
-            if (back as f32).to_bits() == bits {
-                return s;
-            }
+        if let Ok(back) = s.parse::<f64>()
+            && (back as f32).to_bits() == bits
+        {
+            return s;
         }
     }
     format!("{bits:#010x}")
@@ -92,11 +92,11 @@ fn structure_labels(insts: &[Instruction]) -> Vec<Option<u32>> {
                 }
             }
             Some(FlowOp::EndLoop(kind)) => {
-                if let Some(open) = stack.pop() {
-                    if kind == LoopKind::Loop {
-                        labels[open] = Some(i as u32);
-                        labels[i] = Some(open as u32);
-                    }
+                if let Some(open) = stack.pop()
+                    && kind == LoopKind::Loop
+                {
+                    labels[open] = Some(i as u32);
+                    labels[i] = Some(open as u32);
                 }
             }
             Some(FlowOp::EndSwitch) => {

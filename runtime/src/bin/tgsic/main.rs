@@ -1,1 +1,59 @@
-fn main() {}
+//! The `tgsic` command-line program.
+//!
+//! Exit codes (DECISIONS.md §4): 0 success, 1 bad input (the message names the file and the
+//! place: `PATH:LINE:COL: error: ...` for text, `PATH: token N (FIELD): ...` for binary),
+//! 2 wrong usage. Messages go to stderr.
+
+mod front;
+mod report;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// tgsic: a compiler for TGSI, the shader language of Gallium3D.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tgsic",
+    version,
+    about,
+    propagate_version = true,
+    allow_negative_numbers = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Assemble TGSI text into binary tokens (revision 1.1, little-endian).
+    Asm(front::AsmArgs),
+    /// Disassemble binary tokens into TGSI text.
+    Dis(front::DisArgs),
+    /// Read a shader (text or binary, detected), validate it and print its diagnostics.
+    Check(front::CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Asm(a) => front::asm(&a),
+        Command::Dis(a) => front::dis(&a),
+        Command::Check(a) => front::check(&a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            for line in &failure.messages {
+                eprintln!("{line}");
+            }
+            ExitCode::from(failure.code)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Formatting of diagnostics and failures for the command line.
+
+use tgsic::front::ReadError;
+use tgsic::tgsi::Location;
+use tgsic::valid::{ValidationError, ValidationErrorKind};
+
+/// A failed command: its messages (one line each) and exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// Lines for stderr.
+    pub messages: Vec<String>,
+    /// Process exit code (1 bad input, 2 usage).
+    pub code: u8,
+}
+
+impl Failure {
+    /// Bad input (exit 1).
+    pub fn input(messages: Vec<String>) -> Failure {
+        Failure { messages, code: 1 }
+    }
+}
+
+/// Formats a read error as `PATH:LINE:COL: error: ...` or `PATH: token N (FIELD): ...`.
+pub fn read_error(path: &str, e: &ReadError) -> String {
+    match e {
+        ReadError::Text(t) => format!("{path}:{}:{}: error: {}", t.line, t.column, t.kind),
+        ReadError::Binary(b) => format!("{path}: token {} ({}): {}", b.token, b.field, b.kind),
+    }
+}
+
+/// The token field a validation error concerns, for the binary message form.
+fn field(kind: &ValidationErrorKind) -> &'static str {
+    match kind {
+        ValidationErrorKind::Undeclared(_) | ValidationErrorKind::Range(_) => "Index",
+        ValidationErrorKind::ReadOnly(_) => "File",
+        ValidationErrorKind::OperandCount { .. } => "NumSrcRegs",
+        ValidationErrorKind::ControlFlow(_) => "Opcode",
+        ValidationErrorKind::Label(_) => "Label",
+        ValidationErrorKind::Texture(_) => "Texture",
+        ValidationErrorKind::Declaration(_) => "DECLARATION",
+    }
+}
+
+/// Formats a validation error in the form of its location.
+pub fn validation_error(path: &str, e: &ValidationError) -> String {
+    match e.location {
+        Location::Text { line, column } => format!("{path}:{line}:{column}: error: {}", e.kind),
+        Location::Token { index } => {
+            format!("{path}: token {index} ({}): {}", field(&e.kind), e.kind)
+        }
+        Location::Unknown => format!("{path}: error: {}", e.kind),
+    }
+}
