@@ -586,3 +586,31 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod doc_tests {
+    use super::*;
+
+    /// `docs/binary-format.md` lists every opcode with its number and operand counts.
+    #[test]
+    fn the_binary_format_page_lists_every_opcode() {
+        let page = include_str!("../../../docs/binary-format.md");
+        for &op in Opcode::ALL {
+            let i = op.info();
+            let src = if i.num_src.0 == i.num_src.1 {
+                format!("{}", i.num_src.0)
+            } else {
+                format!("{}–{}", i.num_src.0, i.num_src.1)
+            };
+            let row = format!(
+                "| {} | {} | {} | {} | {} |",
+                i.number,
+                i.name,
+                i.aliases.join(", "),
+                i.num_dst,
+                src
+            );
+            assert!(page.contains(&row), "docs/binary-format.md lacks `{row}`");
+        }
+    }
+}
