@@ -5,6 +5,7 @@
 //! - [`valid`]: validation of a program after it was read.
 #![warn(missing_docs)]
 
+pub mod back;
 pub mod front;
 pub mod tgsi;
 pub mod valid;

@@ -1,0 +1,114 @@
+//! The disassembler: text the assembler reads back to the same words at the same addresses.
+
+use super::{ENTRY_SLOTS, Form, Image, Op, Word, register_name, swizzle_name};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A 16-bit operand: its register name, or the number.
+fn operand(v: u16) -> String {
+    register_name(v).map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// The assembly text of one word; `target` names jump targets.
+pub(crate) fn instruction_text(w: Word, target: impl Fn(u16) -> String) -> String {
+    let Some(op) = w.op() else {
+        return format!(".word {:#018x}", w.0);
+    };
+    let name = op.name();
+    match (op, w.form()) {
+        (Op::Nop | Op::Return, _) if w.operands48() <= 1 => {
+            format!(
+                "{name} {}",
+                if w.operands48() == 1 {
+                    "RT_TRUE"
+                } else {
+                    "RT_FALSE"
+                }
+            )
+        }
+        (_, Form::ImmediateType) => {
+            let dst = if op.dst_is_target() {
+                target(w.dst())
+            } else {
+                operand(w.dst())
+            };
+            let imm = w.imm32();
+            match op {
+                Op::Swizzle3D if swizzle_name(imm).is_some() => {
+                    format!("{name} {dst} {}", swizzle_name(imm).unwrap_or_default())
+                }
+                Op::Jmp if imm == 0 => format!("{name} {dst} VOID VOID"),
+                _ => format!("{name} {dst} 32'h{imm:X}"),
+            }
+        }
+        (_, Form::RegisterType) => {
+            let dst = if op.dst_is_target() {
+                target(w.dst())
+            } else {
+                operand(w.dst())
+            };
+            format!("{name} {dst} {} {}", operand(w.src1()), operand(w.src2()))
+        }
+    }
+}
+
+/// Disassembles an image. Jump targets inside the image get labels (`L_800F`), entry slots that
+/// point at its code get `ENTRYPOINT_ADRR_<SLOT>:` labels, other non-default slots become
+/// `.entry` lines, and words that are no instruction become `.word` lines, so that assembling
+/// the text with the same layout gives back the same words.
+pub fn disassemble(image: &Image) -> String {
+    let start = image.code_start();
+    let end = image.end();
+    let in_code = |a: u16| (a as u32) >= start && (a as u32) < end;
+    let mut labels: BTreeMap<u16, Vec<String>> = BTreeMap::new();
+    let slot_label = |w: u64| (w <= 0xFFFF && in_code(w as u16)).then_some(w as u16);
+    for k in 0..image.table_len {
+        if let Some(a) = slot_label(image.words[k]) {
+            labels
+                .entry(a)
+                .or_default()
+                .push(format!("ENTRYPOINT_ADRR_{}", ENTRY_SLOTS[k].0));
+        }
+    }
+    for &w in image.words.iter().skip(image.table_len) {
+        let w = Word(w);
+        if w.op().is_some_and(Op::dst_is_target) && in_code(w.dst()) {
+            let names = labels.entry(w.dst()).or_default();
+            if !names.iter().any(|n| n.starts_with("L_")) {
+                names.push(format!("L_{:04X}", w.dst()));
+            }
+        }
+    }
+    let target = |a: u16| {
+        if in_code(a) {
+            format!("L_{a:04X}")
+        } else {
+            format!("{a:#06x}")
+        }
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// THEIA b1.2 image: origin {:#06x}, {} entry slot(s), {} instruction(s)",
+        image.origin,
+        image.table_len,
+        image.words.len() - image.table_len
+    );
+    for k in 0..image.table_len {
+        let a = image.words[k];
+        let (name, default) = ENTRY_SLOTS[k];
+        if slot_label(a).is_none() && a != default as u64 {
+            let _ = writeln!(out, ".entry {name} {a:#06x}");
+        }
+    }
+    for (k, &w) in image.words.iter().enumerate().skip(image.table_len) {
+        let addr = image.origin as u32 + k as u32;
+        if let Some(names) = labels.get(&(addr as u16)) {
+            for n in names {
+                let _ = writeln!(out, "{n}:");
+            }
+        }
+        let _ = writeln!(out, "    {}", instruction_text(Word(w), target));
+    }
+    out
+}

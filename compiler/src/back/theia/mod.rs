@@ -1,0 +1,3 @@
+//! THEIA, the fixed-point ray-casting GPU: the b1.2 instruction set (`isa`).
+
+pub mod isa;
