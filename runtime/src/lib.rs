@@ -1,2 +1,4 @@
 //! tgsic-runtime: execution of TGSI shaders and the `tgsic` command-line program.
 #![warn(missing_docs)]
+
+pub mod theia;

@@ -281,10 +281,10 @@ impl Ctx<'_, '_> {
         };
         let ops = &line.body[1..];
         // RT_TRUE / RT_FALSE fill all 48 operand bits.
-        if let [only] = ops {
-            if let Some(&(_, v)) = MACROS_48.iter().find(|(n, _)| *n == only.text) {
-                return Ok(Word((op.code() as u64) << 48 | v));
-            }
+        if let [only] = ops
+            && let Some(&(_, v)) = MACROS_48.iter().find(|(n, _)| *n == only.text)
+        {
+            return Ok(Word((op.code() as u64) << 48 | v));
         }
         match op.form() {
             Form::RegisterType => {
@@ -389,14 +389,14 @@ impl Ctx<'_, '_> {
             };
         }
         for (prefix, range, count) in [("R", "R1..R12", 12u32), ("C", "C1..C7", 7)] {
-            if let Some(n) = s.strip_prefix(prefix).and_then(|d| d.parse::<u32>().ok()) {
-                if n == 0 || n > count {
-                    return err(
-                        line,
-                        t.column,
-                        AsmErrorKind::RegisterOutOfRange(s.into(), range),
-                    );
-                }
+            if let Some(n) = s.strip_prefix(prefix).and_then(|d| d.parse::<u32>().ok())
+                && (n == 0 || n > count)
+            {
+                return err(
+                    line,
+                    t.column,
+                    AsmErrorKind::RegisterOutOfRange(s.into(), range),
+                );
             }
         }
         if s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

@@ -57,20 +57,26 @@ pub(crate) fn instruction_text(w: Word, target: impl Fn(u16) -> String) -> Strin
 /// `.entry` lines, and words that are no instruction become `.word` lines, so that assembling
 /// the text with the same layout gives back the same words.
 pub fn disassemble(image: &Image) -> String {
-    let start = image.code_start();
+    // At most the 11 b1.2 slots are a table; any further word is code.
+    let tl = image
+        .table_len
+        .min(ENTRY_SLOTS.len())
+        .min(image.words.len());
+    let start = image.origin as u32 + tl as u32;
     let end = image.end();
     let in_code = |a: u16| (a as u32) >= start && (a as u32) < end;
     let mut labels: BTreeMap<u16, Vec<String>> = BTreeMap::new();
     let slot_label = |w: u64| (w <= 0xFFFF && in_code(w as u16)).then_some(w as u16);
-    for k in 0..image.table_len {
-        if let Some(a) = slot_label(image.words[k]) {
+    let table = || ENTRY_SLOTS.iter().zip(image.words.iter().take(tl));
+    for (&(name, _), &w) in table() {
+        if let Some(a) = slot_label(w) {
             labels
                 .entry(a)
                 .or_default()
-                .push(format!("ENTRYPOINT_ADRR_{}", ENTRY_SLOTS[k].0));
+                .push(format!("ENTRYPOINT_ADRR_{name}"));
         }
     }
-    for &w in image.words.iter().skip(image.table_len) {
+    for &w in image.words.iter().skip(tl) {
         let w = Word(w);
         if w.op().is_some_and(Op::dst_is_target) && in_code(w.dst()) {
             let names = labels.entry(w.dst()).or_default();
@@ -91,17 +97,15 @@ pub fn disassemble(image: &Image) -> String {
         out,
         "// THEIA b1.2 image: origin {:#06x}, {} entry slot(s), {} instruction(s)",
         image.origin,
-        image.table_len,
-        image.words.len() - image.table_len
+        tl,
+        image.words.len() - tl
     );
-    for k in 0..image.table_len {
-        let a = image.words[k];
-        let (name, default) = ENTRY_SLOTS[k];
+    for (&(name, default), &a) in table() {
         if slot_label(a).is_none() && a != default as u64 {
             let _ = writeln!(out, ".entry {name} {a:#06x}");
         }
     }
-    for (k, &w) in image.words.iter().enumerate().skip(image.table_len) {
+    for (k, &w) in image.words.iter().enumerate().skip(tl) {
         let addr = image.origin as u32 + k as u32;
         if let Some(names) = labels.get(&(addr as u16)) {
             for n in names {

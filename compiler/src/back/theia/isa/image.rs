@@ -38,7 +38,11 @@ impl ImageFormat {
 impl Image {
     /// The address entry slot `k` points at, if the image has that slot.
     pub fn entry(&self, k: usize) -> Option<u16> {
-        (k < self.table_len).then(|| self.words[k] as u16)
+        if k < self.table_len {
+            self.words.get(k).map(|&w| w as u16)
+        } else {
+            None
+        }
     }
 
     /// The word at `address`, if the image holds it.
@@ -215,7 +219,7 @@ pub fn write_bin(image: &Image) -> Result<Vec<u8>, ImageError> {
 /// # Errors
 /// [`ImageError::PartialWord`] if the length is not a multiple of 8.
 pub fn read_bin(bytes: &[u8]) -> Result<Image, ImageError> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return Err(ImageError::PartialWord(bytes.len()));
     }
     let words = bytes

@@ -214,7 +214,8 @@ impl Op {
     /// For conditional jumps: the component (opcode bits 4:3) and condition (bits 2:0).
     pub fn jump(self) -> Option<(JumpComponent, JumpCond)> {
         let c = self.code();
-        if c >= 0x40 {
+        // The jump rows are opcodes 8..=31 (bits 4:3 = 01, 10, 11; bit 5 and above clear).
+        if c >= 32 {
             return None;
         }
         let comp = match (c >> 3) & 3 {

@@ -39,6 +39,13 @@ fn words_have_the_documented_layout() {
     assert_eq!(Op::Jlex.jump(), Some((JumpComponent::X, JumpCond::Le)));
     assert_eq!(Op::Jgz.jump(), Some((JumpComponent::Z, JumpCond::G)));
     assert_eq!(Op::Inc.jump(), None);
+    let jumps: Vec<&str> = Op::ALL
+        .iter()
+        .filter(|o| o.jump().is_some())
+        .map(|o| o.name())
+        .collect();
+    assert_eq!(jumps.len(), 18, "{jumps:?}");
+    assert!(jumps.iter().all(|n| n.starts_with('J')), "{jumps:?}");
     assert_eq!(register_address("CREG_T"), Some(88));
     assert_eq!(register_address("CREG_t"), Some(99));
     assert_eq!(register_address("creg_t"), None);

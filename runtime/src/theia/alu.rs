@@ -1,0 +1,155 @@
+//! The b1.2 vector ALU's arithmetic, bit for bit (`notes/theia.md` §2–§3, DECISIONS.md §5).
+//!
+//! Components are 32-bit Q15.17 words (two's complement). Every function here is pure.
+
+use tgsic::back::theia::isa::JumpCond;
+
+/// A register value: x, y, z.
+pub type Vec3 = [u32; 3];
+
+/// `fix(s)`: keeps the sign bit of the exact 64-bit result and wraps the magnitude bits modulo
+/// 2³¹: `(s[63] << 31) | (s & 0x7FFFFFFF)`. Used by ADD, SUB, INC*, DEC, DOT and CROSS.
+pub fn fix(s: i64) -> u32 {
+    ((s < 0) as u32) << 31 | (s as u32 & 0x7FFF_FFFF)
+}
+
+/// |a|·|b| as the radix-4 multiplier computes it: digits of |b| select 0, |a|, 2|a| or 3|a|, and
+/// the 3|a| partial product is only 32 bits wide (wrong when |a| > 0x55555555 and a digit is 3).
+fn magnitude_product(a: u32, b: u32) -> u64 {
+    let ma = (a as i32).unsigned_abs() as u64;
+    let mb = (b as i32).unsigned_abs() as u64;
+    let triple = (3 * ma) & 0xFFFF_FFFF;
+    (0..16).fold(0u64, |acc, k| {
+        let pp = match (mb >> (2 * k)) & 3 {
+            0 => 0,
+            1 => ma,
+            2 => 2 * ma,
+            _ => triple,
+        };
+        acc.wrapping_add(pp << (2 * k))
+    })
+}
+
+/// Applies the sign of a·b to a magnitude (sign-magnitude multiplier).
+fn signed(a: u32, b: u32, m: u64) -> i64 {
+    if (a as i32) < 0 && (b as i32) >= 0 || (a as i32) >= 0 && (b as i32) < 0 {
+        (m as i64).wrapping_neg()
+    } else {
+        m as i64
+    }
+}
+
+/// `mq(a, b)` = ±floor(|a|·|b| / 2¹⁷) in 64 bits: truncation toward zero.
+pub fn mq(a: u32, b: u32) -> i64 {
+    signed(a, b, magnitude_product(a, b) >> 17)
+}
+
+/// `iq(a, b)` = ±|a|·|b| (integer product, the same multiplier without the shift).
+pub fn iq(a: u32, b: u32) -> i64 {
+    signed(a, b, magnitude_product(a, b))
+}
+
+/// ADD / SUB per component.
+pub fn add(a: u32, b: u32) -> u32 {
+    fix(a as i32 as i64 + b as i32 as i64)
+}
+
+/// SUB per component.
+pub fn sub(a: u32, b: u32) -> u32 {
+    fix(a as i32 as i64 - b as i32 as i64)
+}
+
+/// MUL per component: the low 32 bits of `mq`.
+pub fn mul(a: u32, b: u32) -> u32 {
+    mq(a, b) as u32
+}
+
+/// IMUL per component: the low 32 bits of `iq`.
+pub fn imul(a: u32, b: u32) -> u32 {
+    iq(a, b) as u32
+}
+
+/// DIV per component (b1.2): floor((|a| << 17) / |b|) masked to 31 bits, negated when the signs
+/// differ; x / 0 = ±0x0FFFFFFF with the sign of x (0 / 0 is positive).
+pub fn div(a: u32, b: u32) -> u32 {
+    let neg_a = (a as i32) < 0;
+    let neg_b = (b as i32) < 0;
+    let ma = (a as i32).unsigned_abs() as u64;
+    let mb = (b as i32).unsigned_abs() as u64;
+    if mb == 0 {
+        return if neg_a {
+            0x0FFF_FFFFu32.wrapping_neg()
+        } else {
+            0x0FFF_FFFF
+        };
+    }
+    let q = (((ma << 17) / mb) & 0x7FFF_FFFF) as u32;
+    if neg_a != neg_b { q.wrapping_neg() } else { q }
+}
+
+/// Exact floor of the square root of a 64-bit value.
+pub fn isqrt(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let mut x = (n as f64).sqrt() as u64;
+    while x.checked_mul(x).is_none_or(|sq| sq > n) {
+        x -= 1;
+    }
+    while (x + 1).checked_mul(x + 1).is_some_and(|sq| sq <= n) {
+        x += 1;
+    }
+    x
+}
+
+/// MAG: floor(sqrt(S · 2¹⁷)), S = Σ mq(Ac, Ac), broadcast to x, y, z (the low 32 bits).
+pub fn mag(a: Vec3) -> u32 {
+    let s: i64 = a.iter().map(|&c| mq(c, c)).sum();
+    isqrt((s as u64) << 17) as u32
+}
+
+/// DOT: fix(Σ mq(Ac, Bc)), broadcast.
+pub fn dot(a: Vec3, b: Vec3) -> u32 {
+    fix(mq(a[0], b[0]) + mq(a[1], b[1]) + mq(a[2], b[2]))
+}
+
+/// CROSS: (Ay·Bz − Az·By, Az·Bx − Ax·Bz, Ax·By − Ay·Bx) with mq products and fix().
+pub fn cross(a: Vec3, b: Vec3) -> Vec3 {
+    [
+        fix(mq(a[1], b[2]) - mq(a[2], b[1])),
+        fix(mq(a[2], b[0]) - mq(a[0], b[2])),
+        fix(mq(a[0], b[1]) - mq(a[1], b[0])),
+    ]
+}
+
+/// MOD: A & (B − 1.0) (a modulo when B is a power of two).
+pub fn modulo(a: u32, b: u32) -> u32 {
+    a & b.wrapping_sub(0x20000)
+}
+
+/// SWIZZLE3D on the old destination: only SWIZZLE_XXX (0), _YYY (1), _ZZZ (2) and _YXZ (21)
+/// exist in the RTL; any other immediate gives (0, 0, 0).
+pub fn swizzle(d: Vec3, imm: u32) -> Vec3 {
+    match imm {
+        0 => [d[0]; 3],
+        1 => [d[1]; 3],
+        2 => [d[2]; 3],
+        21 => [d[1], d[0], d[2]],
+        _ => [0; 3],
+    }
+}
+
+/// A conditional jump's test on components `x` (of SRC1) and `y` (of SRC2), as the RTL does it:
+/// G is a signed x > y; L is its negation (x ≤ y); EQ and NE compare magnitudes.
+pub fn jump_taken(cond: JumpCond, x: u32, y: u32) -> bool {
+    let g = (x as i32) > (y as i32);
+    let eq = (x as i32).unsigned_abs() == (y as i32).unsigned_abs();
+    match cond {
+        JumpCond::G => g,
+        JumpCond::L => !g,
+        JumpCond::Eq => eq,
+        JumpCond::Ne => !eq,
+        JumpCond::Ge => g || eq,
+        JumpCond::Le => !g || eq,
+    }
+}

@@ -1,0 +1,411 @@
+//! A bit-exact simulator of the THEIA b1.2 execution unit (DECISIONS.md §5, `notes/theia.md`).
+//!
+//! - Registers are 96 bits (x, y, z as 32-bit Q15.17 words). Bank rules for writes: addresses
+//!   0–31 (configuration) are read-only for the execution unit and its writes are dropped;
+//!   32–127 are written; 128 and above are the write-only output registers (OREG_*), kept in
+//!   [`Machine::outputs`]. Reading an address of 128 or more reads the register at the address
+//!   modulo 128 (the register file decodes seven address bits).
+//! - Forwarding: the decoder forwards the previous instruction's ALU result when a source
+//!   address equals the previous DST field, even when that instruction wrote nothing (a jump or
+//!   NOP, whose result is (0, 0, 0), or a dropped write). SRC1 is forwarded for Type I words; the
+//!   second operand (SRC2, or the old DST for Type II) always. The previous result survives
+//!   from one routine to the next, as in the hardware.
+//! - Opcodes the b1.2 core hangs on (INTP, XCHANGEY, XCHANGEZ, RESCALE), opcodes it does not have
+//!   (CALL, RET, OMWRITE, TMREAD, LEA) and unknown opcodes stop the simulation with an error
+//!   naming the address.
+//! - Cycles follow the manual's latencies (2 per instruction; DIV 70 and MAG 35, the RTL's state
+//!   machines, where the manual says "variable").
+
+pub mod alu;
+
+use alu::Vec3;
+use std::collections::BTreeMap;
+use tgsic::back::theia::isa::{
+    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
+};
+use thiserror::Error;
+
+/// Why a simulation stopped without RETURN.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SimError {
+    /// An opcode the b1.2 core hangs on or does not have.
+    #[error("{address:#06x}: {what}: the b1.2 core {why}")]
+    Trap {
+        /// Address of the instruction.
+        address: u16,
+        /// The opcode (name or number).
+        what: String,
+        /// What the hardware would do.
+        why: &'static str,
+    },
+    /// Execution reached an address the image does not hold.
+    #[error("{address:#06x}: no code there{hint}")]
+    NoCode {
+        /// The address.
+        address: u16,
+        /// Why, when known.
+        hint: String,
+    },
+    /// The routine ran longer than the step limit (a loop that never returns).
+    #[error("the routine started at {entry:#06x} did not RETURN within {steps} instructions")]
+    StepLimit {
+        /// Where it started.
+        entry: u16,
+        /// The limit.
+        steps: u64,
+    },
+    /// An entry slot the image does not have.
+    #[error("{0}")]
+    NoEntry(String),
+}
+
+/// One register write performed by a routine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Write {
+    /// DST address.
+    pub address: u16,
+    /// The value.
+    pub value: Vec3,
+    /// False when the bank rules dropped it (configuration registers).
+    pub kept: bool,
+}
+
+/// What a routine did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// RETURN's flag (word bit 0): RT_TRUE or RT_FALSE.
+    pub returned: bool,
+    /// Instructions executed (RETURN included).
+    pub steps: u64,
+    /// Cycles by the manual's latencies.
+    pub cycles: u64,
+    /// Every write, in order.
+    pub writes: Vec<Write>,
+}
+
+/// Where to start a routine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// An entry-table slot (`PIXELSHADER` is 10).
+    Slot(usize),
+    /// An address.
+    Address(u16),
+}
+
+impl Entry {
+    /// Parses a slot name (`PIXELSHADER`), a slot number (`10`) or an address (`0x800B`).
+    pub fn parse(s: &str) -> Option<Entry> {
+        if let Some(k) = entry_slot(s) {
+            return Some(Entry::Slot(k));
+        }
+        if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            return u16::from_str_radix(h, 16).ok().map(Entry::Address);
+        }
+        s.parse::<usize>()
+            .ok()
+            .filter(|&k| k < ENTRY_SLOTS.len())
+            .map(Entry::Slot)
+    }
+}
+
+/// The execution unit with its registers, outputs and code.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    image: Image,
+    regs: [Vec3; 128],
+    /// Output registers written (address ≥ 128) and their last values.
+    pub outputs: BTreeMap<u16, Vec3>,
+    /// The previous instruction's DST field and ALU result (for forwarding).
+    last: Option<(u16, Vec3)>,
+    /// Total cycles since the machine was created.
+    pub cycles: u64,
+    /// Instructions a routine may execute before [`SimError::StepLimit`].
+    pub max_steps: u64,
+}
+
+impl Machine {
+    /// A machine with `image` loaded and every register zero.
+    pub fn new(image: Image) -> Machine {
+        Machine {
+            image,
+            regs: [[0; 3]; 128],
+            outputs: BTreeMap::new(),
+            last: None,
+            cycles: 0,
+            max_steps: 1_000_000,
+        }
+    }
+
+    /// The loaded image.
+    pub fn image(&self) -> &Image {
+        &self.image
+    }
+
+    /// Sets a register as the host (IO) does: any address below 128, whatever its bank.
+    pub fn set(&mut self, address: u16, value: Vec3) {
+        self.regs[address as usize & 0x7F] = value;
+    }
+
+    /// Reads a register as the execution unit does (addresses ≥ 128 read address mod 128).
+    pub fn get(&self, address: u16) -> Vec3 {
+        self.regs[address as usize & 0x7F]
+    }
+
+    /// The address an entry names.
+    ///
+    /// # Errors
+    /// [`SimError::NoEntry`] when the image has no such slot.
+    pub fn resolve(&self, entry: Entry) -> Result<u16, SimError> {
+        match entry {
+            Entry::Address(a) => Ok(a),
+            Entry::Slot(k) => self.image.entry(k).ok_or_else(|| {
+                SimError::NoEntry(format!(
+                    "this image has no entry table slot {k} ({}); give an address",
+                    ENTRY_SLOTS.get(k).map_or("?", |s| s.0)
+                ))
+            }),
+        }
+    }
+
+    fn read(&self, address: u16) -> Vec3 {
+        match self.last {
+            Some((dst, value)) if dst == address => value,
+            _ => self.get(address),
+        }
+    }
+
+    /// Runs the routine at `entry` until RETURN.
+    ///
+    /// # Errors
+    /// [`SimError`] naming the address of a trapping opcode, a jump out of the image, or a routine
+    /// that exceeds [`Machine::max_steps`].
+    pub fn run(&mut self, entry: Entry) -> Result<Outcome, SimError> {
+        let start = self.resolve(entry)?;
+        let mut pc = start;
+        let mut out = Outcome {
+            returned: false,
+            steps: 0,
+            cycles: 0,
+            writes: Vec::new(),
+        };
+        loop {
+            if out.steps >= self.max_steps {
+                return Err(SimError::StepLimit {
+                    entry: start,
+                    steps: self.max_steps,
+                });
+            }
+            let word = self.image.fetch(pc).ok_or_else(|| self.no_code(pc))?;
+            out.steps += 1;
+            let op = self.decode(pc, word)?;
+            out.cycles += op.info().cycles as u64;
+            let (a, b) = match (op, word.form()) {
+                (_, Form::ImmediateType) => ([word.imm32(), 0, 0], self.read(word.dst())),
+                _ => (self.read(word.src1()), self.read(word.src2())),
+            };
+            let step = execute(op, a, b, word);
+            self.last = Some((word.dst(), step.result));
+            if step.write {
+                out.writes.push(self.store(word.dst(), step.result));
+            }
+            match step.next {
+                Next::Continue => pc = pc.wrapping_add(1),
+                Next::Jump => pc = word.dst(),
+                Next::Return => {
+                    out.returned = word.0 & 1 != 0;
+                    self.cycles += out.cycles;
+                    return Ok(out);
+                }
+            }
+        }
+    }
+
+    fn no_code(&self, pc: u16) -> SimError {
+        let hint = if pc < IMEM_BASE && self.image.origin == IMEM_BASE {
+            format!(
+                " (address {pc} is in the ROM, which the simulator does not hold: only user code in IMEM runs)"
+            )
+        } else {
+            format!(
+                " (the image holds {:#06x}..{:#06x})",
+                self.image.origin,
+                self.image.end()
+            )
+        };
+        SimError::NoCode { address: pc, hint }
+    }
+
+    fn decode(&self, pc: u16, word: Word) -> Result<Op, SimError> {
+        let Some(op) = word.op() else {
+            return Err(SimError::Trap {
+                address: pc,
+                what: format!("opcode {:#06x}", word.opcode()),
+                why: "has no such instruction and hangs",
+            });
+        };
+        match op.info().support {
+            Support::B12 | Support::DebugOnly => Ok(op),
+            Support::Hangs => Err(SimError::Trap {
+                address: pc,
+                what: op.name().into(),
+                why: "never finishes it (hangs)",
+            }),
+            Support::Later => Err(SimError::Trap {
+                address: pc,
+                what: op.name().into(),
+                why: "does not have it (added after b1.2)",
+            }),
+        }
+    }
+
+    fn store(&mut self, address: u16, value: Vec3) -> Write {
+        let kept = match address {
+            0..=31 => false,
+            32..=127 => {
+                self.regs[address as usize] = value;
+                true
+            }
+            _ => {
+                self.outputs.insert(address, value);
+                true
+            }
+        };
+        Write {
+            address,
+            value,
+            kept,
+        }
+    }
+
+    /// Runs a whole image as the b1.2 core does for user code: USERCONSTANTS once (when its slot
+    /// points into the image; the ROM default sets nothing the simulator models), then
+    /// PIXELSHADER once per pixel after the pixel's registers are set. Returns each pixel's
+    /// routine outcome and the output registers it left.
+    ///
+    /// # Errors
+    /// As [`Machine::run`].
+    pub fn run_pixels(
+        &mut self,
+        pixels: &[Vec<(u16, Vec3)>],
+    ) -> Result<Vec<(Outcome, BTreeMap<u16, Vec3>)>, SimError> {
+        let uc = self.resolve(Entry::Slot(9))?;
+        if self.image.fetch(uc).is_some() {
+            self.run(Entry::Address(uc))?;
+        }
+        let mut results = Vec::with_capacity(pixels.len());
+        for regs in pixels {
+            for &(a, v) in regs {
+                self.set(a, v);
+            }
+            self.outputs.clear();
+            let o = self.run(Entry::Slot(10))?;
+            results.push((o, self.outputs.clone()));
+        }
+        Ok(results)
+    }
+}
+
+enum Next {
+    Continue,
+    Jump,
+    Return,
+}
+
+struct Step {
+    result: Vec3,
+    write: bool,
+    next: Next,
+}
+
+fn map(a: Vec3, b: Vec3, f: impl Fn(u32, u32) -> u32) -> Vec3 {
+    [f(a[0], b[0]), f(a[1], b[1]), f(a[2], b[2])]
+}
+
+/// One instruction: A and B are the operands after forwarding (Type II: A = (IMM, 0, 0),
+/// B = the old DST).
+fn execute(op: Op, a: Vec3, b: Vec3, word: Word) -> Step {
+    let write = |result: Vec3| Step {
+        result,
+        write: true,
+        next: Next::Continue,
+    };
+    if let Some((comp, cond)) = op.jump() {
+        let c = comp as usize;
+        let taken = alu::jump_taken(cond, a[c], b[c]);
+        return Step {
+            result: [0; 3],
+            write: false,
+            next: if taken { Next::Jump } else { Next::Continue },
+        };
+    }
+    let one = tgsic::back::theia::isa::ONE;
+    match op {
+        Op::Add => write(map(a, b, alu::add)),
+        Op::Sub => write(map(a, b, alu::sub)),
+        Op::Div => write(map(a, b, alu::div)),
+        Op::Mul => write(map(a, b, alu::mul)),
+        Op::Imul => write(map(a, b, alu::imul)),
+        Op::Mag => write([alu::mag(a); 3]),
+        Op::Dot => write([alu::dot(a, b); 3]),
+        Op::Cross => write(alu::cross(a, b)),
+        Op::Copy => write(a),
+        Op::Zero => write([0; 3]),
+        Op::Inc => write(a.map(|c| alu::add(c, one))),
+        Op::Dec => write(a.map(|c| alu::sub(c, one))),
+        Op::IncX => write([alu::add(a[0], one), a[1], a[2]]),
+        Op::IncY => write([a[0], alu::add(a[1], one), a[2]]),
+        Op::IncZ => write([a[0], a[1], alu::add(a[2], one)]),
+        Op::Mulp => write([a[0], a[1], alu::mul(a[0], a[1])]),
+        Op::Mod => write(map(a, b, alu::modulo)),
+        Op::Frac => write(a.map(|c| c & 0x1FFFF)),
+        Op::Neg => write(a.map(u32::wrapping_neg)),
+        Op::XchangeX => write([b[0], a[1], a[2]]),
+        Op::Unscale => write(a.map(|c| c >> 17)),
+        Op::SetX => write([a[0], b[1], b[2]]),
+        Op::SetY => write([b[0], a[0], b[2]]),
+        Op::SetZ => write([b[0], b[1], a[0]]),
+        Op::Swizzle3D => write(alu::swizzle(b, word.imm32())),
+        Op::Return => Step {
+            result: [a[0]; 3],
+            write: true,
+            next: Next::Return,
+        },
+        Op::Jmp => Step {
+            result: [0; 3],
+            write: false,
+            next: Next::Jump,
+        },
+        // NOP, DEBUG_PRINT; the trapping opcodes never reach here.
+        _ => Step {
+            result: [0; 3],
+            write: false,
+            next: Next::Continue,
+        },
+    }
+}
+
+/// Formats a register value as raw hex and fixed-point numbers:
+/// `0x00028000 0x00000000 0xfffe0000  (1.25, 0, -1)`.
+pub fn format_value(v: Vec3) -> String {
+    let f = |r: u32| {
+        let x = tgsic::back::theia::isa::fixed_to_f64(r);
+        format!("{x}")
+    };
+    format!(
+        "{:#010x} {:#010x} {:#010x}  ({}, {}, {})",
+        v[0],
+        v[1],
+        v[2],
+        f(v[0]),
+        f(v[1]),
+        f(v[2])
+    )
+}
+
+/// The name of a register address for reports (`R1`, `OREG_PIXEL_COLOR`, or the number).
+pub fn address_name(a: u16) -> String {
+    register_name(a).map_or_else(|| format!("{a}"), str::to_string)
+}
+
+#[cfg(test)]
+mod tests;

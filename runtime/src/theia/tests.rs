@@ -1,0 +1,378 @@
+//! Every opcode's arithmetic with values worked out from `notes/theia.md` §2–§3, the forwarding
+//! rule, traps, and whole-image runs.
+
+use super::alu::*;
+use super::*;
+use tgsic::back::theia::isa::{JumpCond, Layout, assemble, f64_to_fixed};
+
+const ONE: u32 = 0x20000;
+
+fn fx(v: f64) -> u32 {
+    f64_to_fixed(v).expect("in range")
+}
+
+#[test]
+fn fix_wraps_the_magnitude_and_keeps_the_sign() {
+    assert_eq!(add(0x7FFF_FFFF, 1), 0, "0x7FFFFFFF + 1 -> 0");
+    assert_eq!(
+        add(0x8000_0000, 0xFFFF_FFFF),
+        0xFFFF_FFFF,
+        "0x80000000 + (-1) -> 0xFFFFFFFF"
+    );
+    assert_eq!(add(fx(1.5), fx(2.25)), fx(3.75));
+    assert_eq!(sub(fx(1.0), fx(3.0)), fx(-2.0));
+    assert_eq!(fix(1 << 40), 0);
+}
+
+#[test]
+fn mul_truncates_toward_zero() {
+    assert_eq!(mul(fx(1.5), fx(1.5)), fx(2.25));
+    assert_eq!(mul(fx(-1.5), fx(2.0)), fx(-3.0));
+    // -3 raw units times 0.5 is -1.5 units: truncated toward zero to -1 (floor would be -2).
+    assert_eq!(mul(0xFFFF_FFFD, fx(0.5)), 0xFFFF_FFFF);
+    assert_eq!(mul(3, fx(0.5)), 1);
+    // The overflow keeps the low 32 bits: 200 * 200 = 40000, outside Q15.17.
+    assert_eq!(mul(fx(200.0), fx(200.0)), (40000u64 << 17) as u32);
+}
+
+#[test]
+fn the_multipliers_three_times_partial_product_is_32_bits_wide() {
+    // 0x60000000 * 1.5: the exact result would be 0x90000000; the RTL gives 0x10000000.
+    assert_eq!(mul(0x6000_0000, fx(1.5)), 0x1000_0000);
+    // Below 0x55555555 the triple fits and the product is exact.
+    assert_eq!(mul(0x5555_5555, fx(3.0)), 0xFFFF_FFFF);
+    // Digits 1 and 2 are exact whatever |SRC1| is.
+    assert_eq!(mul(0x6000_0000, fx(0.5)), 0x3000_0000);
+    // IMUL uses the same multiplier without the shift.
+    assert_eq!(imul(3, 0x20000), 0x60000);
+    assert_eq!(imul(0xFFFF_FFFE, 5), 0xFFFF_FFF6);
+    assert_eq!(imul(0x6000_0000, 3), 0x2000_0000);
+}
+
+#[test]
+fn div_as_the_b12_state_machine() {
+    assert_eq!(div(fx(1.0), fx(3.0)), 0xAAAA);
+    assert_eq!(div(fx(-1.0), fx(3.0)), 0xFFFF_5556);
+    assert_eq!(div(fx(1.0), fx(-4.0)), fx(-0.25));
+    assert_eq!(div(fx(7.5), fx(2.5)), fx(3.0));
+    assert_eq!(div(fx(1.0), 0), 0x0FFF_FFFF, "x / 0 = +0x0FFFFFFF");
+    assert_eq!(div(fx(-1.0), 0), 0xF000_0001, "-x / 0 = -0x0FFFFFFF");
+    assert_eq!(div(0, 0), 0x0FFF_FFFF, "0 / 0 is positive");
+    // The quotient is masked to 31 bits: 16000 / 0.001 overflows.
+    assert_eq!(
+        div(fx(16000.0), 131),
+        ((((fx(16000.0) as u64) << 17) / 131) & 0x7FFF_FFFF) as u32
+    );
+}
+
+#[test]
+fn mag_is_the_exact_floor_square_root() {
+    assert_eq!(mag([fx(1.25), 0, 0]), fx(1.25));
+    assert_eq!(mag([fx(3.0), fx(4.0), 0]), fx(5.0));
+    assert_eq!(mag([fx(-3.0), 0, fx(-4.0)]), fx(5.0));
+    assert_eq!(mag([fx(12.0), 0, 0]), fx(12.0));
+    // A large vector: |(8192, 8192, 0)| = 8192 * sqrt(2) = 11585.237..., floored in Q15.17.
+    assert_eq!(mag([0x4000_0000, 0x4000_0000, 0]), 0x5A82_7999);
+    // Beyond the range: |(10000, 10000, 10000)| = 17320.5 keeps its low 32 bits (10000 is below
+    // 0x55555555, so the multiplier is exact).
+    let c = fx(10000.0);
+    let s = 3 * ((c as u64 * c as u64) >> 17);
+    assert_eq!(mag([c, c, c]), isqrt(s << 17) as u32);
+    assert!(
+        fixed_to(mag([c, c, c])) < 0.0,
+        "the magnitude wrapped into the sign bit"
+    );
+}
+
+fn fixed_to(v: u32) -> f64 {
+    tgsic::back::theia::isa::fixed_to_f64(v)
+}
+
+#[test]
+fn dot_and_cross() {
+    assert_eq!(
+        dot([fx(1.0), fx(2.0), fx(3.0)], [fx(4.0), fx(5.0), fx(6.0)]),
+        fx(32.0)
+    );
+    assert_eq!(dot([fx(0.5), 0, 0], [fx(-0.5), 0, 0]), fx(-0.25));
+    // Wrap-around: 8192 * 8192 = 2^26, whose magnitude bits are all above bit 30.
+    assert_eq!(dot([0x4000_0000, 0, 0], [0x4000_0000, 0, 0]), 0);
+    assert_eq!(cross([fx(1.0), 0, 0], [0, fx(1.0), 0]), [0, 0, fx(1.0)]);
+    assert_eq!(
+        cross([fx(2.0), fx(3.0), fx(4.0)], [fx(5.0), fx(6.0), fx(7.0)]),
+        [fx(-3.0), fx(6.0), fx(-3.0)]
+    );
+}
+
+#[test]
+fn mod_frac_neg_unscale() {
+    assert_eq!(modulo(fx(-0.5), fx(4.0)), fx(3.0), "-0.5 mod 4 -> 3.0");
+    assert_eq!(modulo(fx(9.75), fx(8.0)), fx(1.0), "floor(9.75) mod 8");
+    assert_eq!(fx(-0.25) & 0x1FFFF, fx(0.75), "FRAC(-0.25) = 0.75");
+    assert_eq!(
+        0x8000_0000u32.wrapping_neg(),
+        0x8000_0000,
+        "NEG(0x80000000)"
+    );
+    assert_eq!(fx(-1.0) >> 17, 0x7FFF, "UNSCALE is a logical shift");
+}
+
+#[test]
+fn jumps_compare_as_the_rtl_does() {
+    let (five, minus) = (fx(5.0), fx(-5.0));
+    assert!(jump_taken(JumpCond::L, five, five), "JL is <=");
+    assert!(!jump_taken(JumpCond::G, five, five));
+    assert!(
+        jump_taken(JumpCond::Eq, five, minus),
+        "JEQ compares magnitudes"
+    );
+    assert!(!jump_taken(JumpCond::Ne, five, minus));
+    assert!(jump_taken(JumpCond::Le, five, minus), "JLE(5, -5) is taken");
+    assert!(jump_taken(JumpCond::Ge, minus, five), "JGE(-5, 5) is taken");
+    assert!(jump_taken(JumpCond::G, five, minus));
+    assert!(!jump_taken(JumpCond::L, five, minus));
+}
+
+#[test]
+fn swizzles_the_hardware_lacks_give_zero() {
+    let d = [1, 2, 3];
+    assert_eq!(swizzle(d, 0), [1, 1, 1]);
+    assert_eq!(swizzle(d, 1), [2, 2, 2]);
+    assert_eq!(swizzle(d, 2), [3, 3, 3]);
+    assert_eq!(swizzle(d, 21), [2, 1, 3]);
+    for imm in (3..=20).chain([22, 0xFFFF]) {
+        assert_eq!(swizzle(d, imm), [0, 0, 0], "SWIZZLE {imm}");
+    }
+}
+
+/// Assembles `src` (IMEM layout), sets registers, runs from PIXELSHADER.
+fn run(src: &str, set: &[(u16, Vec3)]) -> (Machine, Result<Outcome, SimError>) {
+    let img = assemble(src, Layout::Mem).unwrap_or_else(|e| panic!("{e}"));
+    let mut m = Machine::new(img);
+    for &(a, v) in set {
+        m.set(a, v);
+    }
+    let r = m.run(Entry::Slot(10));
+    (m, r)
+}
+
+const R1: u16 = 71;
+const R2: u16 = 72;
+const R3: u16 = 73;
+
+#[test]
+fn every_executable_opcode_through_the_machine() {
+    let src = "ENTRYPOINT_ADRR_PIXELSHADER:\n\
+        COPY R4 R1\n INC R5 R1\n DEC R6 R1\n INCX R7 R1\n INCY R8 R1\n INCZ R9 R1\n\
+        MULP R10 R1\n XCHANGEX R11 R1 R2\n ZERO R12\n SETX R12 2.5\n SETY R12 -1.0\n SETZ R12 0x7\n\
+        NEG C1 R1\n FRAC C2 R2\n ADD C3 R1 R2\n SUB C4 R1 R2\n MUL C5 R1 R2\n DIV C6 R1 R2\n\
+        MAG C7 R1\n DOT CREG_COLOR_ACC R1 R2\n CROSS CREG_E1 R1 R2\n IMUL CREG_E2 R3 R3\n UNSCALE CREG_DELTA R2\n\
+        MOD CREG_H1 R2 R3\n SWIZZLE3D R1 SWIZZLE_YXZ\n DEBUG_PRINT\n NOP RT_FALSE\n RETURN RT_TRUE\n";
+    let r1 = [fx(1.0), fx(2.0), fx(-3.0)];
+    let r2 = [fx(0.5), fx(-2.25), fx(4.0)];
+    let r3 = [fx(8.0), 3, fx(2.0)];
+    let (m, out) = run(src, &[(R1, r1), (R2, r2), (R3, r3)]);
+    let out = out.unwrap();
+    assert!(out.returned);
+    assert_eq!(out.steps, 28);
+    assert_eq!(
+        out.cycles,
+        26 * 2 + 70 + 35,
+        "DIV 70 and MAG 35 cycles, the rest 2"
+    );
+    let reg = |n: &str| m.get(tgsic::back::theia::isa::register_address(n).unwrap());
+    assert_eq!(reg("R4"), r1);
+    assert_eq!(reg("R5"), [fx(2.0), fx(3.0), fx(-2.0)]);
+    assert_eq!(reg("R6"), [0, fx(1.0), fx(-4.0)]);
+    assert_eq!(reg("R7"), [fx(2.0), fx(2.0), fx(-3.0)]);
+    assert_eq!(reg("R8"), [fx(1.0), fx(3.0), fx(-3.0)]);
+    assert_eq!(reg("R9"), [fx(1.0), fx(2.0), fx(-2.0)]);
+    assert_eq!(
+        reg("R10"),
+        [fx(1.0), fx(2.0), fx(2.0)],
+        "MULP writes S1.x, S1.y, S1.x*S1.y"
+    );
+    assert_eq!(reg("R11"), [fx(0.5), fx(2.0), fx(-3.0)]);
+    assert_eq!(
+        reg("R12"),
+        [fx(2.5), fx(-1.0), 7],
+        "SET* merge into the old destination"
+    );
+    assert_eq!(reg("C1"), [fx(-1.0), fx(-2.0), fx(3.0)]);
+    assert_eq!(reg("C2"), [fx(0.5), fx(0.75), 0]);
+    assert_eq!(reg("C3"), [fx(1.5), fx(-0.25), fx(1.0)]);
+    assert_eq!(reg("C4"), [fx(0.5), fx(4.25), fx(-7.0)]);
+    assert_eq!(reg("C5"), [fx(0.5), fx(-4.5), fx(-12.0)]);
+    assert_eq!(reg("C6"), [fx(2.0), div(fx(2.0), fx(-2.25)), fx(-0.75)]);
+    assert_eq!(reg("C7"), [mag(r1); 3]);
+    assert_eq!(reg("CREG_COLOR_ACC"), [fx(0.5 - 4.5 - 12.0); 3]);
+    assert_eq!(reg("CREG_E1"), cross(r1, r2));
+    assert_eq!(
+        reg("CREG_E2"),
+        [0, 9, 0],
+        "IMUL keeps the low 32 bits of the integer product"
+    );
+    assert_eq!(reg("CREG_DELTA"), [0, 0x7FFD, 4]);
+    assert_eq!(
+        reg("CREG_H1"),
+        [0, modulo(fx(-2.25), 3), modulo(fx(4.0), fx(2.0))]
+    );
+    assert_eq!(reg("R1"), [fx(2.0), fx(1.0), fx(-3.0)], "SWIZZLE_YXZ");
+}
+
+#[test]
+fn writes_follow_the_bank_rules() {
+    let (m, out) = run(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n COPY CREG_CAMERA_POSITION R1\n NOP RT_FALSE\n COPY CREG_V0 R1\n COPY OREG_PIXEL_COLOR R1\n RETURN RT_TRUE\n",
+        &[(R1, [1, 2, 3])],
+    );
+    let out = out.unwrap();
+    assert_eq!(
+        m.get(1),
+        [0, 0, 0],
+        "configuration registers ignore the execution unit"
+    );
+    assert!(!out.writes[0].kept);
+    assert_eq!(m.get(44), [1, 2, 3], "swap registers are written");
+    assert_eq!(m.outputs.get(&128), Some(&[1, 2, 3]));
+    assert_eq!(
+        m.get(128),
+        m.get(0),
+        "OREGs are write-only: reading 128 reads address 0"
+    );
+}
+
+#[test]
+fn the_previous_result_is_forwarded_even_when_it_was_not_written() {
+    // The ADD's write to a configuration register is dropped, but the next instruction that
+    // names that register gets the ADD's result; the one after reads the register itself.
+    let (m, out) = run(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n ADD CREG_CAMERA_POSITION R1 R1\n COPY R2 CREG_CAMERA_POSITION\n COPY R3 CREG_CAMERA_POSITION\n RETURN RT_TRUE\n",
+        &[(R1, [ONE, 2 * ONE, 3 * ONE])],
+    );
+    out.unwrap();
+    assert_eq!(m.get(R2), [2 * ONE, 4 * ONE, 6 * ONE]);
+    assert_eq!(m.get(R3), [0, 0, 0]);
+    // A jump forwards (0, 0, 0) for its DST field; a NOP for its DST field too.
+    let (m, out) = run(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n NOP R1 VOID VOID\n COPY R2 R1\n COPY R3 R1\n RETURN RT_TRUE\n",
+        &[(R1, [5, 6, 7])],
+    );
+    out.unwrap();
+    assert_eq!(m.get(R2), [0, 0, 0]);
+    assert_eq!(m.get(R3), [5, 6, 7]);
+    // Type II: SET* and SWIZZLE3D read the old destination through forwarding.
+    let (m, out) = run(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n SETX R1 1.0\n SWIZZLE3D R1 SWIZZLE_XXX\n RETURN RT_TRUE\n",
+        &[],
+    );
+    out.unwrap();
+    assert_eq!(m.get(R1), [ONE; 3]);
+}
+
+#[test]
+fn conditional_jumps_in_a_program() {
+    // Count down from 3 with JGX: the loop body runs 3 times.
+    let src = "ENTRYPOINT_ADRR_PIXELSHADER:\n SETX R1 3.0\n ZERO R2\nLOOP:\n INC R2 R2\n DEC R1 R1\n NOP RT_FALSE\n JGX LOOP R1 VOID\n RETURN RT_FALSE\n";
+    let (m, out) = run(src, &[]);
+    let out = out.unwrap();
+    assert!(!out.returned);
+    assert_eq!(m.get(R2)[0], fx(3.0));
+    assert_eq!(out.steps, 2 + 3 * 4 + 1);
+}
+
+#[test]
+fn opcodes_b12_lacks_stop_with_the_address() {
+    for (line, why) in [
+        ("INTP R1 R2 R3", "hangs"),
+        ("XCHANGEY R1 R2 R3", "hangs"),
+        ("XCHANGEZ R1 R2 R3", "hangs"),
+        ("RESCALE R1 R2 R3", "hangs"),
+        ("CALL R1 R2 R3", "added after b1.2"),
+        ("RET R1 R2 R3", "added after b1.2"),
+        ("OMWRITE R1 R2 R3", "added after b1.2"),
+        ("TMREAD R1 R2 R3", "added after b1.2"),
+        ("LEA R1 R2 R3", "added after b1.2"),
+        (".word 0x0006000000000000", "no such instruction"),
+        (".word 0x00FFFFFFFFFFFFFF", "no such instruction"),
+    ] {
+        let (_, out) = run(
+            &format!("ENTRYPOINT_ADRR_PIXELSHADER:\n NOP RT_FALSE\n {line}\n"),
+            &[],
+        );
+        let e = out.unwrap_err();
+        assert!(
+            matches!(
+                e,
+                SimError::Trap {
+                    address: 0x800C,
+                    ..
+                }
+            ),
+            "{line}: {e:?}"
+        );
+        assert!(
+            e.to_string().starts_with("0x800c: ") && e.to_string().contains(why),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn loops_that_never_return_are_reported() {
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\nL: JMP L VOID VOID\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    let mut m = Machine::new(img);
+    m.max_steps = 1000;
+    assert_eq!(
+        m.run(Entry::Slot(10)).unwrap_err(),
+        SimError::StepLimit {
+            entry: 0x800B,
+            steps: 1000
+        }
+    );
+    // Jumping into the ROM, which the simulator does not hold.
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n JMP 0x10 VOID VOID\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    let e = Machine::new(img).run(Entry::Slot(10)).unwrap_err();
+    assert!(e.to_string().contains("in the ROM"), "{e}");
+}
+
+#[test]
+fn the_tutorials_example3_classifies_texture_colours() {
+    let src = "ENTRYPOINT_ADRR_USERCONSTANTS:\n SETX C1 32'h06666\n SETY C1 32'h1CCCC\n RETURN RT_TRUE\n\
+               ENTRYPOINT_ADRR_PIXELSHADER:\n MAG R1 CREG_TEXTURE_COLOR\n JLX BLACK R1 C1\n JGEY BLACK R1 C1\nWHITE:\n\
+               SETX OREG_PIXEL_COLOR 32'h20000\n SWIZZLE3D OREG_PIXEL_COLOR SWIZZLE_XXX\n RETURN RT_TRUE\nBLACK:\n\
+               ZERO OREG_PIXEL_COLOR VOID VOID\n RETURN RT_TRUE\n";
+    let mut m = Machine::new(assemble(src, Layout::Mem).unwrap());
+    let pixel = |c: f64| vec![(110u16, [fx(c); 3])];
+    let results = m.run_pixels(&[pixel(0.1), pixel(0.5), pixel(0.6)]).unwrap();
+    let colour = |k: usize| results[k].1.get(&128).copied();
+    assert_eq!(m.get(64), [0x6666, 0x1CCCC, 0], "USERCONSTANTS ran once");
+    assert_eq!(
+        colour(0),
+        Some([0, 0, 0]),
+        "|0.1,0.1,0.1| = 0.17 <= 0.2: black"
+    );
+    assert_eq!(
+        colour(1),
+        Some([ONE; 3]),
+        "0.87: white (needs forwarding into SWIZZLE3D)"
+    );
+    assert_eq!(colour(2), Some([0, 0, 0]), "1.04 >= 0.9: black");
+}
+
+#[test]
+fn entries_parse_as_names_slots_or_addresses() {
+    assert_eq!(Entry::parse("PIXELSHADER"), Some(Entry::Slot(10)));
+    assert_eq!(Entry::parse("9"), Some(Entry::Slot(9)));
+    assert_eq!(Entry::parse("0x800B"), Some(Entry::Address(0x800B)));
+    assert_eq!(Entry::parse("11"), None);
+    assert_eq!(Entry::parse("pixelshader"), None);
+}
