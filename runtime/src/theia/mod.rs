@@ -83,6 +83,10 @@ pub struct Outcome {
     pub writes: Vec<Write>,
 }
 
+/// One pixel of [`Machine::run_pixels`]: the PIXELSHADER outcome and the output registers
+/// (address ≥ 128) it left.
+pub type PixelResult = (Outcome, BTreeMap<u16, Vec3>);
+
 /// Where to start a routine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {
@@ -287,7 +291,7 @@ impl Machine {
     pub fn run_pixels(
         &mut self,
         pixels: &[Vec<(u16, Vec3)>],
-    ) -> Result<Vec<(Outcome, BTreeMap<u16, Vec3>)>, SimError> {
+    ) -> Result<Vec<PixelResult>, SimError> {
         let uc = self.resolve(Entry::Slot(9))?;
         if self.image.fetch(uc).is_some() {
             self.run(Entry::Address(uc))?;

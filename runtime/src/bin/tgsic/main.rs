@@ -6,6 +6,7 @@
 
 mod front;
 mod report;
+mod theia;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -32,6 +33,11 @@ enum Command {
     Dis(front::DisArgs),
     /// Read a shader (text or binary, detected), validate it and print its diagnostics.
     Check(front::CheckArgs),
+    /// The THEIA b1.2 toolchain: assembler, disassembler, simulator.
+    Theia {
+        #[command(subcommand)]
+        command: theia::TheiaCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -46,6 +52,11 @@ fn main() -> ExitCode {
         Command::Asm(a) => front::asm(&a),
         Command::Dis(a) => front::dis(&a),
         Command::Check(a) => front::check(&a),
+        Command::Theia { command } => match command {
+            theia::TheiaCommand::Asm(a) => theia::asm(&a),
+            theia::TheiaCommand::Dis(a) => theia::dis(&a),
+            theia::TheiaCommand::Run(a) => theia::run(&a),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,308 @@
+//! `tgsic theia asm`, `tgsic theia dis`, `tgsic theia run`.
+
+use crate::report::Failure;
+use clap::{Args, Subcommand, ValueEnum};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tgsic::back::theia::isa::{
+    self, Image, ImageFormat, Layout, assemble, disassemble, f64_to_fixed, read_bin, read_mem,
+    register_address,
+};
+use tgsic_runtime::theia::{Entry, Machine, Outcome, address_name, format_value};
+
+/// THEIA b1.2 toolchain commands.
+#[derive(Debug, Subcommand)]
+pub enum TheiaCommand {
+    /// Assemble `.shdr` source into a program image (`.mem` or `.bin`, by OUT's extension).
+    Asm(AsmArgs),
+    /// Disassemble a program image into source the assembler reads back to the same words.
+    Dis(DisArgs),
+    /// Run a program image (or `.shdr` source) in the bit-exact b1.2 simulator.
+    Run(RunArgs),
+}
+
+/// Image formats for `--format`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Instructions.mem text.
+    Mem,
+    /// Raw little-endian 64-bit words from address 0.
+    Bin,
+}
+
+/// Arguments of `tgsic theia asm`.
+#[derive(Debug, Args)]
+pub struct AsmArgs {
+    /// `.shdr` source; `-` reads standard input.
+    pub input: String,
+    /// Output image: `.mem` (entry table at 0x8000, code from 0x800B) or `.bin` (words from 0).
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
+/// Arguments of `tgsic theia dis`.
+#[derive(Debug, Args)]
+pub struct DisArgs {
+    /// Program image (`.mem` or `.bin`); `-` reads standard input (give `--format`).
+    pub input: String,
+    /// The image format, when the extension does not say it.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Output file; standard output when omitted.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `tgsic theia run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Program image (`.mem`, `.bin`) or `.shdr` source (assembled as `.mem`).
+    pub input: String,
+    /// The image format, when the extension does not say it.
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Set a register before running: `REG=x,y,z` or `REG=v` (all three). REG is a name (`R1`,
+    /// `CREG_TEXTURE_COLOR`) or an address; values are fixed-point numbers (`1.5`, `-2`) or raw
+    /// words (`0x20000`, `32'h20000`). Repeatable.
+    #[arg(long = "set", value_name = "REG=VALUES")]
+    pub set: Vec<String>,
+    /// Run only this routine: a slot name (`PIXELSHADER`), a slot number (`10`) or an address
+    /// (`0x800B`). Default: USERCONSTANTS (when the image holds it), then PIXELSHADER; address 0
+    /// for a `.bin` image.
+    #[arg(long)]
+    pub entry: Option<String>,
+    /// Stop a routine after this many instructions.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_steps: u64,
+}
+
+fn usage(msg: String) -> Failure {
+    Failure {
+        messages: vec![format!("error: {msg}")],
+        code: 2,
+    }
+}
+
+fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let r = if input == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(input).map(|b| bytes = b)
+    };
+    r.map_err(|e| Failure::input(vec![format!("{}: error: cannot read: {e}", name(input))]))?;
+    Ok(bytes)
+}
+
+fn name(input: &str) -> &str {
+    if input == "-" { "<stdin>" } else { input }
+}
+
+fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failure> {
+    match (given, ImageFormat::from_path(Path::new(input))) {
+        (Some(FormatArg::Mem), _) => Ok(ImageFormat::Mem),
+        (Some(FormatArg::Bin), _) => Ok(ImageFormat::Bin),
+        (None, Some(f)) => Ok(f),
+        (None, None) => Err(usage(format!(
+            "{}: the image format comes from the extension (.mem or .bin); give --format",
+            name(input)
+        ))),
+    }
+}
+
+fn load_image(input: &str, format: ImageFormat) -> Result<Image, Failure> {
+    let bytes = read_input(input)?;
+    let n = name(input);
+    match format {
+        ImageFormat::Bin => {
+            read_bin(&bytes).map_err(|e| Failure::input(vec![format!("{n}: error: {e}")]))
+        }
+        ImageFormat::Mem => {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Failure::input(vec![format!("{n}: error: a .mem file is text")]))?;
+            read_mem(&text).map_err(|e| {
+                Failure::input(vec![format!("{n}:{e}").replacen(": ", ": error: ", 1)])
+            })
+        }
+    }
+}
+
+fn assemble_source(input: &str, layout: Layout) -> Result<Image, Failure> {
+    let bytes = read_input(input)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        Failure::input(vec![format!(
+            "{}: error: the source is not UTF-8",
+            name(input)
+        )])
+    })?;
+    assemble(&text, layout).map_err(|e| {
+        Failure::input(vec![format!(
+            "{}:{}:{}: error: {}",
+            name(input),
+            e.line,
+            e.column,
+            e.kind
+        )])
+    })
+}
+
+/// `tgsic theia asm`.
+pub fn asm(a: &AsmArgs) -> Result<(), Failure> {
+    let format = ImageFormat::from_path(&a.output).ok_or_else(|| {
+        usage(format!(
+            "{}: the output extension must be .mem or .bin",
+            a.output.display()
+        ))
+    })?;
+    let layout = match format {
+        ImageFormat::Mem => Layout::Mem,
+        ImageFormat::Bin => Layout::Bin,
+    };
+    let image = assemble_source(&a.input, layout)?;
+    let data = match format {
+        ImageFormat::Mem => isa::write_mem(&image).map(String::into_bytes),
+        ImageFormat::Bin => isa::write_bin(&image),
+    }
+    .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
+    std::fs::write(&a.output, data).map_err(|e| {
+        Failure::input(vec![format!(
+            "{}: error: cannot write: {e}",
+            a.output.display()
+        )])
+    })
+}
+
+/// `tgsic theia dis`.
+pub fn dis(a: &DisArgs) -> Result<(), Failure> {
+    let image = load_image(&a.input, format_of(&a.input, a.format)?)?;
+    let text = disassemble(&image);
+    match &a.output {
+        Some(p) => std::fs::write(p, text).map_err(|e| {
+            Failure::input(vec![format!("{}: error: cannot write: {e}", p.display())])
+        }),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Parses one `--set` value: fixed-point (`1.5`) or raw (`0x20000`, `32'h20000`).
+fn parse_value(s: &str) -> Option<u32> {
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        return u32::from_str_radix(h, 16).ok();
+    }
+    if let Some((w, rest)) = s.split_once('\'') {
+        let bits: u32 = w.parse().ok()?;
+        let (radix, digits) = match rest.split_at_checked(1)? {
+            ("h" | "H", d) => (16, d),
+            ("d" | "D", d) => (10, d),
+            ("b" | "B", d) => (2, d),
+            _ => return None,
+        };
+        let v = u64::from_str_radix(digits, radix).ok()?;
+        return (bits <= 32 && v < 1u64 << bits).then_some(v as u32);
+    }
+    f64_to_fixed(s.parse().ok()?)
+}
+
+fn parse_set(s: &str) -> Result<(u16, [u32; 3]), Failure> {
+    let bad = |why: &str| {
+        usage(format!(
+            "--set {s}: {why} (REG=x,y,z or REG=v; values 1.5, 0x20000 or 32'h20000)"
+        ))
+    };
+    let (reg, values) = s.split_once('=').ok_or_else(|| bad("missing `=`"))?;
+    let addr = register_address(reg)
+        .or_else(|| {
+            reg.strip_prefix("0x")
+                .and_then(|h| u16::from_str_radix(h, 16).ok())
+        })
+        .or_else(|| reg.parse().ok())
+        .ok_or_else(|| bad(&format!("`{reg}` is not a register name or address")))?;
+    let vals: Vec<u32> = values
+        .split(',')
+        .map(|v| parse_value(v.trim()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("a value is not a number in range"))?;
+    match vals[..] {
+        [v] => Ok((addr, [v; 3])),
+        [x, y, z] => Ok((addr, [x, y, z])),
+        _ => Err(bad("give one value or three")),
+    }
+}
+
+/// `tgsic theia run`.
+pub fn run(a: &RunArgs) -> Result<(), Failure> {
+    let n = name(&a.input);
+    let is_source =
+        a.format.is_none() && Path::new(&a.input).extension().is_some_and(|e| e == "shdr");
+    let image = if is_source {
+        assemble_source(&a.input, Layout::Mem)?
+    } else {
+        load_image(&a.input, format_of(&a.input, a.format)?)?
+    };
+    let sets: Vec<(u16, [u32; 3])> = a
+        .set
+        .iter()
+        .map(|s| parse_set(s))
+        .collect::<Result<_, _>>()?;
+    let entries: Vec<(String, Entry)> = match &a.entry {
+        Some(e) => {
+            let entry = Entry::parse(e).ok_or_else(|| usage(format!("--entry {e}: expected a slot name (PIXELSHADER), a slot number (0..10) or an address (0x800B)")))?;
+            vec![(e.clone(), entry)]
+        }
+        None if image.table_len > 9 => {
+            let mut v = Vec::new();
+            if image.entry(9).is_some_and(|a| image.fetch(a).is_some()) {
+                v.push(("USERCONSTANTS".to_string(), Entry::Slot(9)));
+            }
+            v.push(("PIXELSHADER".to_string(), Entry::Slot(10)));
+            v
+        }
+        None => vec![("0x0000".to_string(), Entry::Address(0))],
+    };
+    let mut m = Machine::new(image);
+    m.max_steps = a.max_steps;
+    for &(addr, v) in &sets {
+        m.set(addr, v);
+    }
+    let mut written: BTreeMap<u16, ([u32; 3], bool)> = BTreeMap::new();
+    for (label, entry) in entries {
+        let Outcome {
+            returned,
+            steps,
+            cycles,
+            writes,
+        } = m
+            .run(entry)
+            .map_err(|e| Failure::input(vec![format!("{n}: error: {label}: {e}")]))?;
+        println!(
+            "{label}: returned {} after {steps} instructions, {cycles} cycles",
+            if returned { "RT_TRUE" } else { "RT_FALSE" }
+        );
+        // A dropped write to VOID (address 0) is how RETURN and NOP-like code discard results.
+        for w in writes.into_iter().filter(|w| w.kept || w.address != 0) {
+            written.insert(w.address, (w.value, w.kept));
+        }
+    }
+    let width = written
+        .keys()
+        .map(|&a| address_name(a).len())
+        .max()
+        .unwrap_or(0);
+    for (addr, (value, kept)) in written {
+        let note = if kept {
+            ""
+        } else {
+            "  [dropped: configuration registers are read-only]"
+        };
+        println!(
+            "{:<width$} = {}{note}",
+            address_name(addr),
+            format_value(value)
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! `tgsic theia asm | dis | run`.
+
+use std::process::{Command, Output};
+
+fn tgsic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tgsic"))
+        .args(args)
+        .output()
+        .expect("tgsic runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const EXAMPLE3: &str = "ENTRYPOINT_ADRR_USERCONSTANTS:\n SETX C1 32'h06666 //0.2\n SETY C1 32'h1CCCC //0.9\n RETURN RT_TRUE\n\
+ENTRYPOINT_ADRR_PIXELSHADER:\n MAG R1 CREG_TEXTURE_COLOR\n JLX BLACK R1 C1\n JGEY BLACK R1 C1\nWHITE:\n SETX OREG_PIXEL_COLOR 32'h20000\n\
+ SWIZZLE3D OREG_PIXEL_COLOR SWIZZLE_XXX\n RETURN RT_TRUE\nBLACK:\n ZERO OREG_PIXEL_COLOR VOID VOID\n RETURN RT_TRUE\n";
+
+fn temp() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "tgsic-theia-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+#[test]
+fn asm_dis_asm_gives_the_same_image_in_both_formats() {
+    let d = temp();
+    let src = d.join("ex3.shdr");
+    std::fs::write(&src, EXAMPLE3).unwrap();
+    for ext in ["mem", "bin"] {
+        let img = d.join(format!("ex3.{ext}"));
+        let o = tgsic(&[
+            "theia",
+            "asm",
+            src.to_str().unwrap(),
+            "-o",
+            img.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let dis = tgsic(&["theia", "dis", img.to_str().unwrap()]);
+        assert!(dis.status.success(), "{}", text(&dis.stderr));
+        let back_src = d.join(format!("back-{ext}.shdr"));
+        std::fs::write(&back_src, &dis.stdout).unwrap();
+        let again = d.join(format!("again.{ext}"));
+        let o = tgsic(&[
+            "theia",
+            "asm",
+            back_src.to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert_eq!(
+            std::fs::read(&img).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{ext}"
+        );
+    }
+    let mem = std::fs::read_to_string(d.join("ex3.mem")).unwrap();
+    assert!(mem.starts_with("44 //Number of ioctects in file\n"));
+    assert_eq!(std::fs::read(d.join("ex3.bin")).unwrap().len(), 11 * 8);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn run_prints_the_registers_written_in_hex_and_fixed_point() {
+    let d = temp();
+    let src = d.join("ex3.shdr");
+    std::fs::write(&src, EXAMPLE3).unwrap();
+    let o = tgsic(&[
+        "theia",
+        "run",
+        src.to_str().unwrap(),
+        "--set",
+        "CREG_TEXTURE_COLOR=0.5",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("USERCONSTANTS: returned RT_TRUE after 3 instructions, 6 cycles\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("PIXELSHADER: returned RT_TRUE after 6 instructions, 45 cycles\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("OREG_PIXEL_COLOR = 0x00020000 0x00020000 0x00020000  (1, 1, 1)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("C1               = 0x00006666 0x0001cccc 0x00000000"),
+        "{out}"
+    );
+    // Only the pixel shader, with raw and fixed-point values: 1.5 is above 0.9, so black.
+    let o = tgsic(&[
+        "theia",
+        "run",
+        src.to_str().unwrap(),
+        "--entry",
+        "0x800E",
+        "--set",
+        "CREG_TEXTURE_COLOR=32'h30000,0x0,0",
+        "--set",
+        "C1=0.2,0.9,0",
+    ]);
+    let out = text(&o.stdout);
+    assert!(
+        out.starts_with("0x800E: returned RT_TRUE after 5 instructions"),
+        "{out}"
+    );
+    assert!(
+        out.contains("OREG_PIXEL_COLOR = 0x00000000 0x00000000 0x00000000  (0, 0, 0)"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn errors_name_the_place() {
+    let d = temp();
+    let src = d.join("bad.shdr");
+    std::fs::write(&src, "NOP RT_FALSE\n  JMP NOWHERE VOID VOID\n").unwrap();
+    let o = tgsic(&[
+        "theia",
+        "asm",
+        src.to_str().unwrap(),
+        "-o",
+        d.join("x.mem").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "{}:2:7: error: label `NOWHERE` is not defined\n",
+            src.display()
+        )
+    );
+    let mem = d.join("bad.mem");
+    std::fs::write(&mem, "4\n00000000 00000000\n0000000G 00000000\n").unwrap();
+    let o = tgsic(&["theia", "dis", mem.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).starts_with(&format!(
+            "{}:3:1: error: expected a 32-bit hex word",
+            mem.display()
+        )),
+        "{}",
+        text(&o.stderr)
+    );
+    // A hanging opcode stops the simulator with its address.
+    std::fs::write(&src, "ENTRYPOINT_ADRR_PIXELSHADER:\n INTP R1 R2 R3\n").unwrap();
+    let o = tgsic(&["theia", "run", src.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr)
+            .contains("PIXELSHADER: 0x800b: INTP: the b1.2 core never finishes it (hangs)"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Usage errors exit 2.
+    assert_eq!(
+        tgsic(&["theia", "asm", src.to_str().unwrap(), "-o", "x.txt"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        tgsic(&["theia", "run", src.to_str().unwrap(), "--set", "R1=abc"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        tgsic(&["theia", "run", src.to_str().unwrap(), "--entry", "NOWHERE"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
