@@ -1,4 +1,5 @@
 //! tgsic-runtime: execution of TGSI shaders and the `tgsic` command-line program.
 #![warn(missing_docs)]
 
+pub mod texture;
 pub mod theia;

@@ -1,0 +1,252 @@
+//! Textures and samplers: 1D, 2D, 3D, cube, rectangle, array and shadow targets; nearest and
+//! linear filtering, mipmaps, repeat / clamp-to-edge / mirrored-repeat wrapping; RGBA8 and
+//! RGBA32F texels, from PNG files or from arrays given by the host.
+//!
+//! Texels are stored as f32 RGBA. An RGBA8 byte b reads as `(float)b * (float)(1.0/255.0)`, a
+//! single-precision multiply by the rounded reciprocal, as softpipe and llvmpipe unpack UNORM8.
+//! The filtering arithmetic follows softpipe (`sp_tex_sample.c`), so nearest and linear lookups
+//! are bit-exact with it.
+
+mod sample;
+
+pub use sample::{
+    Compare, Filter, MipFilter, Sampler, Wrap, cube_face, gather, sample, texel_fetch,
+};
+
+use std::path::Path;
+use thiserror::Error;
+
+/// How the host's texel data is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexelFormat {
+    /// 8-bit unsigned normalized RGBA.
+    Rgba8,
+    /// 32-bit float RGBA.
+    Rgba32F,
+}
+
+/// One mip level: `width × height × depth` texels, row-major, slice after slice. For cube maps
+/// `depth` is 6 faces (+X, −X, +Y, −Y, +Z, −Z); for arrays it is the layer count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels (1 for 1D).
+    pub height: u32,
+    /// Depth, faces or layers.
+    pub depth: u32,
+    /// Texels, RGBA.
+    pub texels: Vec<[f32; 4]>,
+}
+
+impl Level {
+    /// The texel at (x, y, z), which the caller has already wrapped into range.
+    pub fn texel(&self, x: u32, y: u32, z: u32) -> [f32; 4] {
+        self.texels[((z * self.height + y) * self.width + x) as usize]
+    }
+}
+
+/// A texture: its mip levels, level 0 first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Texture {
+    /// Mip levels, each half the size of the previous one (at least 1).
+    pub levels: Vec<Level>,
+    /// The format the texels came from.
+    pub format: TexelFormat,
+}
+
+/// Texture loading errors.
+#[derive(Debug, Error)]
+pub enum TextureError {
+    /// A PNG that cannot be read.
+    #[error("{path}: {message}")]
+    Png {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Data whose size does not match the dimensions.
+    #[error("{0}")]
+    Size(String),
+}
+
+impl Texture {
+    /// A single-level texture from RGBA8 bytes (`4 × width × height × depth` of them).
+    ///
+    /// # Errors
+    /// [`TextureError::Size`] when the byte count does not match.
+    pub fn from_rgba8(
+        width: u32,
+        height: u32,
+        depth: u32,
+        bytes: &[u8],
+    ) -> Result<Texture, TextureError> {
+        let n = width as usize * height as usize * depth as usize;
+        if width == 0 || height == 0 || depth == 0 || bytes.len() != 4 * n {
+            return Err(TextureError::Size(format!(
+                "{} bytes of RGBA8 do not make {width}x{height}x{depth} texels",
+                bytes.len()
+            )));
+        }
+        let scale = (1.0f64 / 255.0) as f32;
+        let texels = bytes
+            .chunks_exact(4)
+            .map(|c| {
+                [
+                    c[0] as f32 * scale,
+                    c[1] as f32 * scale,
+                    c[2] as f32 * scale,
+                    c[3] as f32 * scale,
+                ]
+            })
+            .collect();
+        Ok(Texture {
+            levels: vec![Level {
+                width,
+                height,
+                depth,
+                texels,
+            }],
+            format: TexelFormat::Rgba8,
+        })
+    }
+
+    /// A single-level texture from RGBA32F values (`4 × width × height × depth` of them).
+    ///
+    /// # Errors
+    /// [`TextureError::Size`] when the count does not match.
+    pub fn from_rgba32f(
+        width: u32,
+        height: u32,
+        depth: u32,
+        values: &[f32],
+    ) -> Result<Texture, TextureError> {
+        let n = width as usize * height as usize * depth as usize;
+        if width == 0 || height == 0 || depth == 0 || values.len() != 4 * n {
+            return Err(TextureError::Size(format!(
+                "{} floats do not make {width}x{height}x{depth} RGBA texels",
+                values.len()
+            )));
+        }
+        let texels = values
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
+        Ok(Texture {
+            levels: vec![Level {
+                width,
+                height,
+                depth,
+                texels,
+            }],
+            format: TexelFormat::Rgba32F,
+        })
+    }
+
+    /// Reads a PNG as an RGBA8 texture. The first row of the file is texel row 0 (t in
+    /// [0, 1/h)); grey, grey-alpha and RGB images are expanded to RGBA, 16-bit samples keep
+    /// their high byte.
+    ///
+    /// # Errors
+    /// [`TextureError::Png`] naming the file.
+    pub fn from_png(path: &Path) -> Result<Texture, TextureError> {
+        let err = |message: String| TextureError::Png {
+            path: path.display().to_string(),
+            message,
+        };
+        let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
+        let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut reader = decoder.read_info().map_err(|e| err(e.to_string()))?;
+        let size = reader
+            .output_buffer_size()
+            .ok_or_else(|| err("the image is too large".into()))?;
+        let mut buf = vec![0; size];
+        let info = reader
+            .next_frame(&mut buf)
+            .map_err(|e| err(e.to_string()))?;
+        let (w, h) = (info.width, info.height);
+        let data = &buf[..info.buffer_size()];
+        let rgba: Vec<u8> = match info.color_type {
+            png::ColorType::Rgba => data.to_vec(),
+            png::ColorType::Rgb => data
+                .chunks_exact(3)
+                .flat_map(|c| [c[0], c[1], c[2], 255])
+                .collect(),
+            png::ColorType::GrayscaleAlpha => data
+                .chunks_exact(2)
+                .flat_map(|c| [c[0], c[0], c[0], c[1]])
+                .collect(),
+            png::ColorType::Grayscale => data.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            png::ColorType::Indexed => return Err(err("indexed colour was not expanded".into())),
+        };
+        Texture::from_rgba8(w, h, 1, &rgba)
+    }
+
+    /// Level 0.
+    pub fn base(&self) -> &Level {
+        &self.levels[0]
+    }
+
+    /// Adds the mip chain down to 1×1 by 2×2 (×2 for 3D) box filtering in f32, unless the
+    /// texture already has more than one level. Cube faces and array layers are filtered
+    /// separately (`layered`).
+    pub fn generate_mipmaps(&mut self, layered: bool) {
+        if self.levels.len() > 1 {
+            return;
+        }
+        loop {
+            let prev = self.levels.last().expect("at least one level");
+            if prev.width == 1 && prev.height == 1 && (layered || prev.depth == 1) {
+                break;
+            }
+            let w = (prev.width / 2).max(1);
+            let h = (prev.height / 2).max(1);
+            let d = if layered {
+                prev.depth
+            } else {
+                (prev.depth / 2).max(1)
+            };
+            let mut texels = Vec::with_capacity((w * h * d) as usize);
+            for z in 0..d {
+                for y in 0..h {
+                    for x in 0..w {
+                        let mut sum = [0.0f32; 4];
+                        let mut n = 0.0f32;
+                        let zs: &[u32] = if layered || prev.depth == 1 {
+                            &[0]
+                        } else {
+                            &[0, 1]
+                        };
+                        for &dz in zs {
+                            for dy in 0..2 {
+                                for dx in 0..2 {
+                                    let sx = (2 * x + dx).min(prev.width - 1);
+                                    let sy = (2 * y + dy).min(prev.height - 1);
+                                    let sz = if layered {
+                                        z
+                                    } else {
+                                        (2 * z + dz).min(prev.depth - 1)
+                                    };
+                                    let t = prev.texel(sx, sy, sz);
+                                    for c in 0..4 {
+                                        sum[c] += t[c];
+                                    }
+                                    n += 1.0;
+                                }
+                            }
+                        }
+                        texels.push(sum.map(|s| s / n));
+                    }
+                }
+            }
+            self.levels.push(Level {
+                width: w,
+                height: h,
+                depth: d,
+                texels,
+            });
+        }
+    }
+}

@@ -1,0 +1,637 @@
+//! Sampling arithmetic, after softpipe's `sp_tex_sample.c`.
+
+use super::{Level, Texture};
+use tgsic::tgsi::TextureTarget;
+
+/// Minification / magnification filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Filter {
+    /// The nearest texel.
+    #[default]
+    Nearest,
+    /// Bilinear (trilinear for 3D) interpolation of the neighbouring texels.
+    Linear,
+}
+
+/// Mipmap filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MipFilter {
+    /// Level 0 only.
+    #[default]
+    None,
+    /// The nearest level.
+    Nearest,
+    /// Interpolation between the two nearest levels.
+    Linear,
+}
+
+/// Coordinate wrapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wrap {
+    /// Repeat.
+    #[default]
+    Repeat,
+    /// Clamp to edge.
+    Clamp,
+    /// Mirrored repeat.
+    Mirror,
+}
+
+/// Depth comparison for shadow targets: the test applied as `reference OP texel.r`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// Never passes.
+    Never,
+    /// ref < texel.
+    Less,
+    /// ref == texel.
+    Equal,
+    /// ref <= texel.
+    LEqual,
+    /// ref > texel.
+    Greater,
+    /// ref != texel.
+    NotEqual,
+    /// ref >= texel.
+    GEqual,
+    /// Always passes.
+    Always,
+}
+
+impl Compare {
+    /// Parses `never`, `less`, `equal`, `lequal`, `greater`, `notequal`, `gequal`, `always`.
+    pub fn from_name(s: &str) -> Option<Compare> {
+        Some(match s {
+            "never" => Compare::Never,
+            "less" => Compare::Less,
+            "equal" => Compare::Equal,
+            "lequal" => Compare::LEqual,
+            "greater" => Compare::Greater,
+            "notequal" => Compare::NotEqual,
+            "gequal" => Compare::GEqual,
+            "always" => Compare::Always,
+            _ => return None,
+        })
+    }
+
+    fn test(self, r: f32, t: f32) -> bool {
+        match self {
+            Compare::Never => false,
+            Compare::Less => r < t,
+            Compare::Equal => r == t,
+            Compare::LEqual => r <= t,
+            Compare::Greater => r > t,
+            Compare::NotEqual => r != t,
+            Compare::GEqual => r >= t,
+            Compare::Always => true,
+        }
+    }
+}
+
+/// Sampler state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampler {
+    /// Filter when minifying (LOD > 0).
+    pub min: Filter,
+    /// Filter when magnifying.
+    pub mag: Filter,
+    /// Mipmap selection.
+    pub mip: MipFilter,
+    /// Wrap for s, t, r.
+    pub wrap: [Wrap; 3],
+    /// Shadow comparison (used by shadow targets; `None` compares with LEQUAL).
+    pub compare: Option<Compare>,
+    /// Added to every LOD.
+    pub lod_bias: f32,
+    /// Smallest LOD.
+    pub min_lod: f32,
+    /// Largest LOD.
+    pub max_lod: f32,
+}
+
+impl Default for Sampler {
+    /// Nearest, no mipmaps, repeat (DECISIONS.md §4's default).
+    fn default() -> Sampler {
+        Sampler {
+            min: Filter::Nearest,
+            mag: Filter::Nearest,
+            mip: MipFilter::None,
+            wrap: [Wrap::Repeat; 3],
+            compare: None,
+            lod_bias: 0.0,
+            min_lod: -1000.0,
+            max_lod: 1000.0,
+        }
+    }
+}
+
+fn ifloor(f: f32) -> i32 {
+    f.floor() as i32
+}
+
+fn frac(f: f32) -> f32 {
+    f - f.floor()
+}
+
+fn lerp(a: f32, v0: f32, v1: f32) -> f32 {
+    v0 + a * (v1 - v0)
+}
+
+/// Texel index for nearest filtering of normalized coordinate `s` over `size` texels.
+fn wrap_nearest(wrap: Wrap, s: f32, size: u32) -> u32 {
+    let n = size as i32;
+    match wrap {
+        Wrap::Repeat => ifloor(s * size as f32).rem_euclid(n) as u32,
+        Wrap::Clamp => {
+            let u = s * size as f32;
+            if u < 0.5 {
+                0
+            } else if u > size as f32 - 0.5 {
+                size - 1
+            } else {
+                ifloor(u) as u32
+            }
+        }
+        Wrap::Mirror => {
+            let min = 1.0 / (2.0 * size as f32);
+            let max = 1.0 - min;
+            let flr = ifloor(s);
+            let mut u = frac(s);
+            if flr & 1 != 0 {
+                u = 1.0 - u;
+            }
+            if u < min {
+                0
+            } else if u > max {
+                size - 1
+            } else {
+                ifloor(u * size as f32).clamp(0, n - 1) as u32
+            }
+        }
+    }
+}
+
+/// The two texel indices and the weight of the second for linear filtering.
+fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
+    let n = size as i32;
+    match wrap {
+        Wrap::Repeat => {
+            let u = s * size as f32 - 0.5;
+            let i0 = ifloor(u).rem_euclid(n);
+            ((i0) as u32, ((i0 + 1).rem_euclid(n)) as u32, frac(u))
+        }
+        Wrap::Clamp => {
+            let u = (s * size as f32).clamp(0.0, size as f32) - 0.5;
+            let i0 = ifloor(u);
+            ((i0.max(0)) as u32, ((i0 + 1).min(n - 1)) as u32, frac(u))
+        }
+        Wrap::Mirror => {
+            let u = s * size as f32 - 0.5;
+            let i0 = ifloor(u);
+            let mirror = |i: i32| {
+                let m = i.rem_euclid(2 * n);
+                (if m < n { m } else { 2 * n - 1 - m }) as u32
+            };
+            (mirror(i0), mirror(i0 + 1), frac(u))
+        }
+    }
+}
+
+/// Unnormalized (RECT) coordinates: clamp to edge in texel space.
+fn rect_nearest(u: f32, size: u32) -> u32 {
+    ifloor(u).clamp(0, size as i32 - 1) as u32
+}
+
+fn rect_linear(u: f32, size: u32) -> (u32, u32, f32) {
+    let u = u.clamp(0.0, size as f32) - 0.5;
+    let i0 = ifloor(u);
+    (
+        i0.max(0) as u32,
+        (i0 + 1).min(size as i32 - 1) as u32,
+        frac(u),
+    )
+}
+
+/// Selects a cube face from a direction: (face, s, t) per the GL specification's table.
+pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f32, f32) {
+    let (ax, ay, az) = (x.abs(), y.abs(), z.abs());
+    let (face, sc, tc, ma) = if ax >= ay && ax >= az {
+        if x >= 0.0 {
+            (0, -z, -y, ax)
+        } else {
+            (1, z, -y, ax)
+        }
+    } else if ay >= az {
+        if y >= 0.0 {
+            (2, x, z, ay)
+        } else {
+            (3, x, -z, ay)
+        }
+    } else if z >= 0.0 {
+        (4, x, -y, az)
+    } else {
+        (5, -x, -y, az)
+    };
+    (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+}
+
+/// Where a lookup reads: normalized s, t (r for 3D), the layer or face, and what kind of
+/// addressing applies.
+struct Address {
+    s: f32,
+    t: f32,
+    r: f32,
+    layer: u32,
+    dims: u32,
+    rect: bool,
+    cube: bool,
+}
+
+fn address(target: TextureTarget, c: [f32; 4], layers: u32) -> Address {
+    use TextureTarget as T;
+    let layer_of = |v: f32| {
+        (v + 0.5)
+            .floor()
+            .clamp(0.0, layers.saturating_sub(1) as f32) as u32
+    };
+    let mut a = Address {
+        s: c[0],
+        t: c[1],
+        r: c[2],
+        layer: 0,
+        dims: 2,
+        rect: false,
+        cube: false,
+    };
+    match target {
+        T::Tex1D | T::Shadow1D => {
+            a.dims = 1;
+            a.t = 0.0;
+        }
+        T::Array1D | T::Shadow1DArray => {
+            a.dims = 1;
+            a.layer = layer_of(c[1]);
+            a.t = 0.0;
+        }
+        T::Array2D | T::Shadow2DArray => a.layer = layer_of(c[2]),
+        T::Tex3D => a.dims = 3,
+        T::Rect | T::ShadowRect => a.rect = true,
+        T::Cube | T::ShadowCube | T::CubeArray | T::ShadowCubeArray => {
+            let (face, s, t) = cube_face(c[0], c[1], c[2]);
+            let base = if matches!(target, T::CubeArray | T::ShadowCubeArray) {
+                6 * layer_of(c[3]).min(layers / 6 - (layers >= 6) as u32)
+            } else {
+                0
+            };
+            a = Address {
+                s,
+                t,
+                r: 0.0,
+                layer: base + face,
+                dims: 2,
+                rect: false,
+                cube: true,
+            };
+        }
+        _ => {}
+    }
+    a
+}
+
+/// Samples one level with one filter; `reference` applies the shadow comparison to each texel
+/// before filtering.
+fn sample_level(
+    level: &Level,
+    sampler: &Sampler,
+    filter: Filter,
+    a: &Address,
+    reference: Option<(Compare, f32)>,
+) -> [f32; 4] {
+    let fetch = |x: u32, y: u32, z: u32| {
+        let t = level.texel(x, y, z);
+        match reference {
+            Some((cmp, r)) => {
+                let v = if cmp.test(r, t[0]) { 1.0 } else { 0.0 };
+                [v, v, v, 1.0]
+            }
+            None => t,
+        }
+    };
+    let wrap = |k: usize| if a.cube { Wrap::Clamp } else { sampler.wrap[k] };
+    let (w, h, d) = (level.width, level.height, level.depth);
+    match filter {
+        Filter::Nearest => {
+            let x = if a.rect {
+                rect_nearest(a.s, w)
+            } else {
+                wrap_nearest(wrap(0), a.s, w)
+            };
+            let y = match (a.dims, a.rect) {
+                (1, _) => 0,
+                (_, true) => rect_nearest(a.t, h),
+                _ => wrap_nearest(wrap(1), a.t, h),
+            };
+            let z = if a.dims == 3 {
+                wrap_nearest(wrap(2), a.r, d)
+            } else {
+                a.layer.min(d - 1)
+            };
+            fetch(x, y, z)
+        }
+        Filter::Linear => {
+            let (x0, x1, wx) = if a.rect {
+                rect_linear(a.s, w)
+            } else {
+                wrap_linear(wrap(0), a.s, w)
+            };
+            let (y0, y1, wy) = match (a.dims, a.rect) {
+                (1, _) => (0, 0, 0.0),
+                (_, true) => rect_linear(a.t, h),
+                _ => wrap_linear(wrap(1), a.t, h),
+            };
+            let layer = a.layer.min(d - 1);
+            let plane = |z: u32| {
+                let (t00, t10, t01, t11) = (
+                    fetch(x0, y0, z),
+                    fetch(x1, y0, z),
+                    fetch(x0, y1, z),
+                    fetch(x1, y1, z),
+                );
+                std::array::from_fn::<f32, 4, _>(|c| {
+                    lerp(wy, lerp(wx, t00[c], t10[c]), lerp(wx, t01[c], t11[c]))
+                })
+            };
+            if a.dims == 3 {
+                let (z0, z1, wz) = wrap_linear(wrap(2), a.r, d);
+                let (p0, p1) = (plane(z0), plane(z1));
+                std::array::from_fn(|c| lerp(wz, p0[c], p1[c]))
+            } else {
+                plane(layer)
+            }
+        }
+    }
+}
+
+/// Samples `tex` at coordinates `c` (s, t, r, q as the target uses them) with level of detail
+/// `lod` (already including any shader bias; the sampler's bias and clamps are applied here).
+/// `reference` is the shadow comparison value for shadow targets.
+pub fn sample(
+    tex: &Texture,
+    sampler: &Sampler,
+    target: TextureTarget,
+    c: [f32; 4],
+    lod: f32,
+    reference: Option<f32>,
+) -> [f32; 4] {
+    let a = address(target, c, tex.base().depth);
+    let reference = if target.is_shadow() {
+        Some((
+            sampler.compare.unwrap_or(Compare::LEqual),
+            reference.unwrap_or(0.0),
+        ))
+    } else {
+        None
+    };
+    let lod = (lod + sampler.lod_bias).clamp(sampler.min_lod, sampler.max_lod);
+    let last = tex.levels.len() - 1;
+    if !(lod > 0.0) || sampler.mip == MipFilter::None && sampler.min == sampler.mag {
+        let filter = if lod > 0.0 { sampler.min } else { sampler.mag };
+        return sample_level(&tex.levels[0], sampler, filter, &a, reference);
+    }
+    match sampler.mip {
+        MipFilter::None => sample_level(&tex.levels[0], sampler, sampler.min, &a, reference),
+        MipFilter::Nearest => {
+            let level = ((lod + 0.5).floor() as usize).min(last);
+            sample_level(&tex.levels[level], sampler, sampler.min, &a, reference)
+        }
+        MipFilter::Linear => {
+            let l0 = (lod.floor() as usize).min(last);
+            let l1 = (l0 + 1).min(last);
+            let v0 = sample_level(&tex.levels[l0], sampler, sampler.min, &a, reference);
+            if l1 == l0 {
+                return v0;
+            }
+            let v1 = sample_level(&tex.levels[l1], sampler, sampler.min, &a, reference);
+            let f = frac(lod);
+            std::array::from_fn(|k| lerp(f, v0[k], v1[k]))
+        }
+    }
+}
+
+/// TXF / SAMPLE_I: the texel at integer coordinates (x, y, z or layer) of `level`; outside the
+/// texture (or past the last level) it reads (0, 0, 0, 0).
+pub fn texel_fetch(tex: &Texture, target: TextureTarget, c: [i32; 4], level: i32) -> [f32; 4] {
+    use TextureTarget as T;
+    let Some(l) = usize::try_from(level).ok().and_then(|k| tex.levels.get(k)) else {
+        return [0.0; 4];
+    };
+    let (x, y, z) = match target {
+        T::Tex1D | T::Shadow1D => (c[0], 0, 0),
+        T::Array1D | T::Shadow1DArray => (c[0], 0, c[1]),
+        T::Array2D | T::Shadow2DArray | T::Tex3D => (c[0], c[1], c[2]),
+        _ => (c[0], c[1], 0),
+    };
+    if x < 0 || y < 0 || z < 0 || x >= l.width as i32 || y >= l.height as i32 || z >= l.depth as i32
+    {
+        return [0.0; 4];
+    }
+    l.texel(x as u32, y as u32, z as u32)
+}
+
+/// GATHER4 / TG4: component `comp` of the four texels a bilinear lookup at level 0 would use,
+/// in the order (i0, j1), (i1, j1), (i1, j0), (i0, j0).
+pub fn gather(
+    tex: &Texture,
+    sampler: &Sampler,
+    target: TextureTarget,
+    c: [f32; 4],
+    comp: usize,
+) -> [f32; 4] {
+    let level = tex.base();
+    let a = address(target, c, level.depth);
+    let wrap = |k: usize| if a.cube { Wrap::Clamp } else { sampler.wrap[k] };
+    let (x0, x1, _) = if a.rect {
+        rect_linear(a.s, level.width)
+    } else {
+        wrap_linear(wrap(0), a.s, level.width)
+    };
+    let (y0, y1, _) = if a.dims == 1 {
+        (0, 0, 0.0)
+    } else if a.rect {
+        rect_linear(a.t, level.height)
+    } else {
+        wrap_linear(wrap(1), a.t, level.height)
+    };
+    let z = a.layer.min(level.depth - 1);
+    let t = |x, y| level.texel(x, y, z)[comp.min(3)];
+    [t(x0, y1), t(x1, y1), t(x1, y0), t(x0, y0)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checker() -> Texture {
+        // 4x2: texel (x, y) = (x, y, x + 10y, 1).
+        let mut v = Vec::new();
+        for y in 0..2 {
+            for x in 0..4 {
+                v.extend([x as f32, y as f32, (x + 10 * y) as f32, 1.0]);
+            }
+        }
+        Texture::from_rgba32f(4, 2, 1, &v).unwrap()
+    }
+
+    #[test]
+    fn nearest_wraps() {
+        let t = checker();
+        let s = Sampler::default();
+        let at = |u: f32, v: f32, w: Wrap| {
+            let s = Sampler { wrap: [w; 3], ..s };
+            sample(&t, &s, TextureTarget::Tex2D, [u, v, 0.0, 0.0], 0.0, None)[2]
+        };
+        assert_eq!(at(0.1, 0.1, Wrap::Repeat), 0.0);
+        assert_eq!(at(0.9, 0.9, Wrap::Repeat), 13.0);
+        assert_eq!(at(1.1, 0.1, Wrap::Repeat), 0.0, "1.1 repeats to 0.1");
+        assert_eq!(at(-0.1, 0.1, Wrap::Repeat), 3.0);
+        assert_eq!(at(1.1, 0.1, Wrap::Clamp), 3.0);
+        assert_eq!(at(-5.0, -5.0, Wrap::Clamp), 0.0);
+        assert_eq!(at(1.1, 0.1, Wrap::Mirror), 3.0, "1.1 mirrors to 0.9");
+        assert_eq!(at(-0.1, 0.1, Wrap::Mirror), 0.0, "-0.1 mirrors to 0.1");
+    }
+
+    #[test]
+    fn linear_interpolates_like_softpipe() {
+        let t = checker();
+        let s = Sampler {
+            min: Filter::Linear,
+            mag: Filter::Linear,
+            wrap: [Wrap::Clamp; 3],
+            ..Sampler::default()
+        };
+        // u = 0.25*4 - 0.5 = 0.5 between x=0 and x=1; v at a texel centre.
+        let v = sample(
+            &t,
+            &s,
+            TextureTarget::Tex2D,
+            [0.25, 0.25, 0.0, 0.0],
+            0.0,
+            None,
+        );
+        assert_eq!(v[0], 0.5);
+        assert_eq!(v[1], 0.0);
+        let v = sample(
+            &t,
+            &s,
+            TextureTarget::Tex2D,
+            [0.375, 0.5, 0.0, 0.0],
+            0.0,
+            None,
+        );
+        assert_eq!(
+            v[2], 6.0,
+            "halfway between rows 0 and 1 at x = 1: (1 + 11) / 2"
+        );
+    }
+
+    #[test]
+    fn rect_uses_texel_coordinates_and_shadow_compares() {
+        let t = checker();
+        let s = Sampler::default();
+        assert_eq!(
+            sample(&t, &s, TextureTarget::Rect, [2.5, 1.5, 0.0, 0.0], 0.0, None)[2],
+            12.0
+        );
+        // Shadow: ref 0.5 <= texel.r (x) passes for x >= 1.
+        assert_eq!(
+            sample(
+                &t,
+                &s,
+                TextureTarget::Shadow2D,
+                [0.1, 0.1, 0.5, 0.0],
+                0.0,
+                Some(0.5)
+            ),
+            [0.0, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            sample(
+                &t,
+                &s,
+                TextureTarget::Shadow2D,
+                [0.6, 0.1, 0.5, 0.0],
+                0.0,
+                Some(0.5)
+            ),
+            [1.0, 1.0, 1.0, 1.0]
+        );
+    }
+
+    #[test]
+    fn cube_faces() {
+        assert_eq!(cube_face(1.0, 0.0, 0.0), (0, 0.5, 0.5));
+        assert_eq!(cube_face(-1.0, 0.5, 0.0).0, 1);
+        assert_eq!(cube_face(0.0, 1.0, 0.0).0, 2);
+        assert_eq!(cube_face(0.0, -1.0, 0.0).0, 3);
+        assert_eq!(cube_face(0.0, 0.0, 1.0), (4, 0.5, 0.5));
+        assert_eq!(cube_face(0.0, 0.0, -1.0).0, 5);
+    }
+
+    #[test]
+    fn mipmaps_and_fetch() {
+        let mut t = Texture::from_rgba32f(4, 4, 1, &[1.0; 64]).unwrap();
+        t.levels[0].texels[0] = [5.0; 4];
+        t.generate_mipmaps(false);
+        assert_eq!(t.levels.len(), 3);
+        assert_eq!(t.levels[1].texel(0, 0, 0), [2.0; 4], "(5 + 1 + 1 + 1) / 4");
+        let s = Sampler {
+            mip: MipFilter::Nearest,
+            ..Sampler::default()
+        };
+        assert_eq!(
+            sample(
+                &t,
+                &s,
+                TextureTarget::Tex2D,
+                [0.1, 0.1, 0.0, 0.0],
+                1.2,
+                None
+            ),
+            [2.0; 4]
+        );
+        let s = Sampler {
+            mip: MipFilter::Linear,
+            ..Sampler::default()
+        };
+        assert_eq!(
+            sample(
+                &t,
+                &s,
+                TextureTarget::Tex2D,
+                [0.1, 0.1, 0.0, 0.0],
+                0.5,
+                None
+            ),
+            [3.5; 4]
+        );
+        assert_eq!(
+            texel_fetch(&t, TextureTarget::Tex2D, [0, 0, 0, 0], 0),
+            [5.0; 4]
+        );
+        assert_eq!(
+            texel_fetch(&t, TextureTarget::Tex2D, [4, 0, 0, 0], 0),
+            [0.0; 4]
+        );
+        assert_eq!(
+            texel_fetch(&t, TextureTarget::Tex2D, [0, 0, 0, 0], 9),
+            [0.0; 4]
+        );
+    }
+
+    #[test]
+    fn rgba8_unpacks_with_the_rounded_reciprocal() {
+        let t = Texture::from_rgba8(1, 1, 1, &[255, 128, 1, 0]).unwrap();
+        let r = (1.0f64 / 255.0) as f32;
+        assert_eq!(t.base().texel(0, 0, 0), [255.0 * r, 128.0 * r, r, 0.0]);
+    }
+}
