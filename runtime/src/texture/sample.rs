@@ -394,7 +394,9 @@ pub fn sample(
     };
     let lod = (lod + sampler.lod_bias).clamp(sampler.min_lod, sampler.max_lod);
     let last = tex.levels.len() - 1;
-    if !(lod > 0.0) || sampler.mip == MipFilter::None && sampler.min == sampler.mag {
+    // A NaN level of detail magnifies from level 0.
+    let magnify = lod.is_nan() || lod <= 0.0;
+    if magnify || sampler.mip == MipFilter::None && sampler.min == sampler.mag {
         let filter = if lod > 0.0 { sampler.min } else { sampler.mag };
         return sample_level(&tex.levels[0], sampler, filter, &a, reference);
     }

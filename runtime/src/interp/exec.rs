@@ -1,0 +1,860 @@
+//! The SIMD execution engine: a batch of up to [`LANES`] invocations in structure-of-arrays form,
+//! with execution masks for divergent control flow (after tgsi_exec).
+
+use super::num::{self, b, f};
+use super::prepare::Prepared;
+use super::{Bindings, RunError};
+use tgsic::tgsi::*;
+
+/// Invocations per batch (16 quads of fragments, or 64 vertices).
+pub const LANES: usize = 64;
+/// One component of one register, across the lanes.
+pub type Chan = [u32; LANES];
+/// A register: four components across the lanes.
+pub type Reg = [Chan; 4];
+/// One bit per lane.
+pub type Mask = u64;
+
+/// All lanes.
+pub const ALL: Mask = u64::MAX;
+
+/// The per-batch register files.
+#[derive(Debug, Clone)]
+pub struct Regs {
+    /// TEMP.
+    pub temps: Vec<Reg>,
+    /// OUT.
+    pub outputs: Vec<Reg>,
+    /// IN; for geometry shaders vertex-major (`vertex * inputs_per_vertex + register`).
+    pub inputs: Vec<Reg>,
+    /// ADDR (integers).
+    pub addr: Vec<Reg>,
+    /// SV.
+    pub sv: Vec<Reg>,
+    /// NV condition-code registers.
+    pub cc: Vec<Reg>,
+    /// The PUSHA/POPA address stack.
+    pub addr_stack: Vec<Reg>,
+}
+
+impl Regs {
+    /// Zeroed storage for `p`.
+    pub fn new(p: &Prepared) -> Regs {
+        let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+        let inputs = p.size(File::Input)
+            * if p.program.processor == Processor::Geometry {
+                p.gs_vertices as usize
+            } else {
+                1
+            };
+        Regs {
+            temps: z(p.size(File::Temporary)),
+            outputs: z(p.size(File::Output)),
+            inputs: z(inputs),
+            addr: z(p.size(File::Address)),
+            sv: z(p.size(File::SystemValue)),
+            cc: if p.uses_cc { z(16) } else { Vec::new() },
+            addr_stack: Vec::new(),
+        }
+    }
+}
+
+/// One vertex emitted by a geometry shader lane: its OUT registers, and the primitive it ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Emitted {
+    /// The lane that emitted it.
+    pub lane: usize,
+    /// OUT registers (bits) at EMIT, or `None` for an ENDPRIM marker.
+    pub outputs: Option<Vec<[u32; 4]>>,
+    /// The stream operand (0 when absent).
+    pub stream: u32,
+}
+
+/// What a batch run reports besides the registers.
+#[derive(Debug, Clone, Default)]
+pub struct BatchReport {
+    /// Lanes that were discarded (KILL, KILL_IF, DEMOTE).
+    pub killed: Mask,
+    /// Lanes that ran out of loop iterations.
+    pub exhausted: Mask,
+    /// Geometry output, in order.
+    pub emitted: Vec<Emitted>,
+}
+
+/// How lanes are arranged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrangement {
+    /// Fragments: lanes 4q..4q+3 are quad q: (2m, 2n+1), (2m+1, 2n+1), (2m, 2n), (2m+1, 2n),
+    /// where j = 2n is the lower row.
+    Quads,
+    /// Independent vertices or primitives.
+    Independent,
+}
+
+#[derive(Debug)]
+enum Frame {
+    Loop {
+        loop_mask: Mask,
+        cont_mask: Mask,
+        counter: Option<Box<[i64; LANES]>>,
+    },
+    Switch {
+        switch_mask: Mask,
+        value: Box<[u32; LANES]>,
+        matched: Mask,
+        active: Mask,
+    },
+}
+
+#[derive(Debug)]
+struct Call {
+    ret: usize,
+    func_mask: Mask,
+    cond_mask: Mask,
+    loop_mask: Mask,
+    cont_mask: Mask,
+    switch_mask: Mask,
+    cond_depth: usize,
+    frame_depth: usize,
+}
+
+/// The interpreter state for one batch.
+pub(super) struct Exec<'a> {
+    pub p: &'a Prepared,
+    pub bind: &'a Bindings,
+    pub regs: &'a mut Regs,
+    pub arrangement: Arrangement,
+    alive: Mask,
+    cond_mask: Mask,
+    loop_mask: Mask,
+    cont_mask: Mask,
+    switch_mask: Mask,
+    func_mask: Mask,
+    cond_stack: Vec<Mask>,
+    frames: Vec<Frame>,
+    calls: Vec<Call>,
+    budget: Box<[u32; LANES]>,
+    /// Lanes computed only for derivatives (the missing pixels of an edge quad).
+    pub helpers: Mask,
+    pub report: BatchReport,
+}
+
+fn bit(l: usize) -> Mask {
+    1 << l
+}
+
+fn lanes(m: Mask) -> impl Iterator<Item = usize> {
+    (0..LANES).filter(move |&l| m & bit(l) != 0)
+}
+
+/// Lanes where `pred` holds.
+pub(super) fn mask_of(pred: impl Fn(usize) -> bool) -> Mask {
+    (0..LANES).fold(0, |m, l| if pred(l) { m | bit(l) } else { m })
+}
+
+impl<'a> Exec<'a> {
+    pub fn new(
+        p: &'a Prepared,
+        bind: &'a Bindings,
+        regs: &'a mut Regs,
+        alive: Mask,
+        arrangement: Arrangement,
+    ) -> Exec<'a> {
+        Exec {
+            p,
+            bind,
+            regs,
+            arrangement,
+            alive,
+            cond_mask: ALL,
+            loop_mask: ALL,
+            cont_mask: ALL,
+            switch_mask: ALL,
+            func_mask: ALL,
+            cond_stack: Vec::new(),
+            frames: Vec::new(),
+            calls: Vec::new(),
+            budget: Box::new([bind.max_iterations; LANES]),
+            helpers: 0,
+            report: BatchReport::default(),
+        }
+    }
+
+    /// The lanes that execute the current instruction.
+    pub fn exec_mask(&self) -> Mask {
+        self.alive
+            & self.cond_mask
+            & self.loop_mask
+            & self.cont_mask
+            & self.switch_mask
+            & self.func_mask
+    }
+
+    // ---------------------------------------------------------------- operands
+
+    /// Per-lane values of an index (offset plus the indirect register component).
+    fn index_lanes(&self, idx: &Index) -> [i64; LANES] {
+        let mut out = [idx.offset as i64; LANES];
+        if let Some(ind) = &idx.indirect {
+            let v = self.read(&ind.register, ind.component.index());
+            for l in 0..LANES {
+                out[l] += v[l] as i32 as i64;
+            }
+        }
+        out
+    }
+
+    /// The storage of a per-lane file and its clamping range for indirect access.
+    fn storage(&self, file: File) -> Option<&Vec<Reg>> {
+        match file {
+            File::Temporary => Some(&self.regs.temps),
+            File::Output => Some(&self.regs.outputs),
+            File::Input => Some(&self.regs.inputs),
+            File::Address => Some(&self.regs.addr),
+            File::SystemValue => Some(&self.regs.sv),
+            _ => None,
+        }
+    }
+
+    fn clamp_range(&self, r: &Register) -> RegRange {
+        r.array_id
+            .and_then(|id| self.p.arrays.get(&(r.file, id)).copied())
+            .or_else(|| self.p.spans.get(&r.file).copied())
+            .unwrap_or(RegRange { first: 0, last: 0 })
+    }
+
+    /// Reads component `c` of register `r` for every lane (DECISIONS.md §3: CONST reads beyond
+    /// the bound buffer give 0; other indirect reads are clamped to the declared range).
+    pub fn read(&self, r: &Register, c: usize) -> Chan {
+        let direct = !r.is_indirect();
+        match r.file {
+            File::Constant => {
+                let buf = r.dimensions.first();
+                if direct {
+                    let bi = buf.map_or(0, |d| d.offset as i64);
+                    return [self.constant(bi, r.index.offset as i64, c); LANES];
+                }
+                let idx = self.index_lanes(&r.index);
+                let bufs = buf.map_or([0; LANES], |d| self.index_lanes(d));
+                std::array::from_fn(|l| self.constant(bufs[l], idx[l], c))
+            }
+            File::Immediate => {
+                let imms = &self.p.program.immediates;
+                let i = if direct {
+                    r.index.offset as i64
+                } else {
+                    // Clamped per lane below.
+                    -1
+                };
+                if i >= 0 {
+                    return [imms
+                        .get(i as usize)
+                        .and_then(|v| v.values.get(c))
+                        .copied()
+                        .unwrap_or(0); LANES];
+                }
+                let idx = self.index_lanes(&r.index);
+                let last = imms.len().saturating_sub(1) as i64;
+                std::array::from_fn(|l| {
+                    let k = idx[l].clamp(0, last) as usize;
+                    imms.get(k)
+                        .and_then(|v| v.values.get(c))
+                        .copied()
+                        .unwrap_or(0)
+                })
+            }
+            File::Input if self.p.program.processor == Processor::Geometry => {
+                let per = self.p.size(File::Input);
+                let verts = self.p.gs_vertices as i64;
+                let range = self.clamp_range(r);
+                let v = r
+                    .dimensions
+                    .first()
+                    .map_or([0; LANES], |d| self.index_lanes(d));
+                let idx = self.index_lanes(&r.index);
+                std::array::from_fn(|l| {
+                    let vi = v[l].clamp(0, verts - 1) as usize;
+                    let ri = idx[l].clamp(range.first as i64, range.last as i64) as usize;
+                    self.regs
+                        .inputs
+                        .get(vi * per + ri)
+                        .map_or(0, |reg| reg[c][l])
+                })
+            }
+            file => {
+                let Some(store) = self.storage(file) else {
+                    return [0; LANES];
+                };
+                if direct {
+                    return store
+                        .get(r.index.offset as usize)
+                        .map_or([0; LANES], |reg| reg[c]);
+                }
+                let range = self.clamp_range(r);
+                let idx = self.index_lanes(&r.index);
+                std::array::from_fn(|l| {
+                    let k = idx[l].clamp(range.first as i64, range.last as i64) as usize;
+                    store.get(k).map_or(0, |reg| reg[c][l])
+                })
+            }
+        }
+    }
+
+    fn constant(&self, buf: i64, idx: i64, c: usize) -> u32 {
+        if buf < 0 || idx < 0 {
+            return 0;
+        }
+        self.bind
+            .constants
+            .get(buf as usize)
+            .and_then(|b| b.get(idx as usize))
+            .map_or(0, |v| v[c])
+    }
+
+    /// Fetches a source operand's components `comps` (bit c = component c) with all modifiers
+    /// applied (`docs/semantics.md`, "Source operands").
+    pub fn fetch(&self, s: &Src, comps: u8) -> Reg {
+        let mut out = [[0u32; LANES]; 4];
+        let sel = |x: ExtSwizzle| -> Chan {
+            match x.component() {
+                Some(k) => self.read(&s.register, k.index()),
+                None if x == ExtSwizzle::Zero => [0; LANES],
+                None => [1f32.to_bits(); LANES],
+            }
+        };
+        let divisor = (s.divide != ExtSwizzle::One).then(|| sel(s.divide));
+        for c in 0..4 {
+            if comps & (1 << c) == 0 {
+                continue;
+            }
+            let mut v = sel(s.swizzle[c]);
+            if let Some(d) = &divisor {
+                for l in 0..LANES {
+                    v[l] = b(f(v[l]) / f(d[l]));
+                }
+            }
+            let sign = if s.absolute {
+                for x in v.iter_mut() {
+                    *x &= 0x7FFF_FFFF;
+                }
+                s.negate_after
+            } else {
+                s.negate ^ (s.negate_components & (1 << c) != 0) ^ s.negate_after
+            };
+            if sign {
+                for x in v.iter_mut() {
+                    *x ^= 0x8000_0000;
+                }
+            }
+            if s.complement {
+                v = v.map(|x| b(1.0 - f(x)));
+            }
+            if s.bias {
+                v = v.map(|x| b(f(x) - 0.5));
+            }
+            if s.scale2x {
+                v = v.map(|x| b(f(x) * 2.0));
+            }
+            out[c] = v;
+        }
+        out
+    }
+
+    /// Writes component `c` of destination register `r` for the lanes of `mask`; an indirect
+    /// write outside the declared range is dropped for that lane.
+    pub fn store(&mut self, r: &Register, c: usize, v: &Chan, mask: Mask) {
+        if mask == 0 || r.file == File::Null {
+            return;
+        }
+        let direct = !r.is_indirect();
+        let range = self.clamp_range(r);
+        let idx = if direct {
+            [r.index.offset as i64; LANES]
+        } else {
+            self.index_lanes(&r.index)
+        };
+        let store = match r.file {
+            File::Temporary => &mut self.regs.temps,
+            File::Output => &mut self.regs.outputs,
+            File::Address => &mut self.regs.addr,
+            _ => return,
+        };
+        for l in lanes(mask) {
+            let k = idx[l];
+            if !direct && (k < range.first as i64 || k > range.last as i64) {
+                continue;
+            }
+            if let Some(reg) = store.get_mut(k as usize) {
+                reg[c][l] = v[l];
+            }
+        }
+    }
+
+    /// Whether an NV condition test passes for component `c` of each lane.
+    fn cc_test(&self, t: &CondTest, c: usize) -> Mask {
+        let Some(reg) = self.regs.cc.get(t.index as usize) else {
+            return ALL;
+        };
+        let chan = &reg[t.swizzle[c].index()];
+        mask_of(|l| {
+            let v = f(chan[l]);
+            match t.mask {
+                CondMask::Gt => v > 0.0,
+                CondMask::Eq => v == 0.0,
+                CondMask::Lt => v < 0.0,
+                CondMask::Un => v.is_nan(),
+                CondMask::Ge => v >= 0.0,
+                CondMask::Le => v <= 0.0,
+                CondMask::Ne => v != 0.0,
+                CondMask::Tr => true,
+                CondMask::Fl => false,
+            }
+        })
+    }
+
+    /// Lanes for which the instruction-level condition (if any) holds, on component x.
+    pub fn inst_cond(&self, inst: &Instruction) -> Mask {
+        inst.cond_test.as_ref().map_or(ALL, |t| self.cc_test(t, 0))
+    }
+
+    /// Stores an instruction's result: modulate, saturate, precision, condition-code update,
+    /// then the write of each enabled component for the lanes of `exec`.
+    pub fn write_result(&mut self, inst: &Instruction, res: &Reg, exec: Mask) {
+        let Some(d) = inst.dst.first() else { return };
+        for c in 0..4 {
+            if !d.write_mask.has(c) {
+                continue;
+            }
+            let mut v = res[c];
+            if d.modulate != Modulate::X1 {
+                let k = d.modulate.factor();
+                v = v.map(|x| b(f(x) * k));
+            }
+            match inst.saturate {
+                Saturate::None => {}
+                Saturate::ZeroOne => v = v.map(|x| b(num::sat01(f(x)))),
+                Saturate::MinusPlusOne => v = v.map(|x| b(num::sat11(f(x)))),
+            }
+            match inst.precision {
+                Precision::Float16 => v = v.map(|x| b(num::f16_to_f32(num::f32_to_f16(f(x))))),
+                Precision::Fixed12 => v = v.map(|x| b(num::fixed12(f(x)))),
+                _ => {}
+            }
+            let mut m = exec & self.inst_cond_component(inst, c);
+            if let Some(t) = &d.cond {
+                m &= self.cc_test(t, c);
+            }
+            if let Some(n) = inst.cond_update
+                && let Some(cc) = self.regs.cc.get_mut(n as usize)
+            {
+                for l in lanes(m) {
+                    cc[c][l] = v[l];
+                }
+            }
+            self.store(&d.register, c, &v, m);
+        }
+    }
+
+    fn inst_cond_component(&self, inst: &Instruction, c: usize) -> Mask {
+        inst.cond_test.as_ref().map_or(ALL, |t| self.cc_test(t, c))
+    }
+
+    // ---------------------------------------------------------------- control flow
+
+    /// Runs the program from instruction 0 to END (or the last RET of main).
+    pub fn run(&mut self) -> Result<(), RunError> {
+        let insts = &self.p.program.instructions;
+        let mut pc = 0usize;
+        let mut steps: u64 = 0;
+        while pc < insts.len() {
+            steps += 1;
+            if steps > 1 << 40 {
+                return Err(RunError::Unsupported(
+                    "the instruction count overflowed".into(),
+                ));
+            }
+            let inst = &insts[pc];
+            let exec = self.exec_mask();
+            let next = match inst.opcode.flow() {
+                Some(flow) => self.flow(pc, inst, flow, exec)?,
+                None => {
+                    if exec != 0 {
+                        self.instruction(pc, inst, exec & self.inst_cond(inst))?;
+                    }
+                    pc + 1
+                }
+            };
+            if next == usize::MAX {
+                break;
+            }
+            pc = next;
+        }
+        Ok(())
+    }
+
+    fn matching(&self, pc: usize) -> usize {
+        self.p.matching[pc] as usize
+    }
+
+    /// Per-lane boolean of a float source's x (≠ 0; NaN is true).
+    fn float_true(&self, s: &Src) -> Mask {
+        let x = self.fetch(s, 1)[0];
+        mask_of(|l| f(x[l]) != 0.0 || f32::from_bits(x[l]).is_nan())
+    }
+
+    fn int_true(&self, s: &Src) -> Mask {
+        let x = self.fetch(s, 1)[0];
+        mask_of(|l| x[l] != 0)
+    }
+
+    /// Breaks lanes out of the innermost loop (budget exhausted or BRK).
+    fn break_lanes(&mut self, m: Mask) {
+        match self.frames.last() {
+            Some(Frame::Switch { .. }) => self.switch_mask &= !m,
+            _ => self.loop_mask &= !m,
+        }
+    }
+
+    /// The back edge of a loop: charges one iteration to each continuing lane.
+    fn charge_iteration(&mut self, m: Mask) {
+        let mut out = 0;
+        for l in lanes(m) {
+            if self.budget[l] == 0 {
+                out |= bit(l);
+            } else {
+                self.budget[l] -= 1;
+            }
+        }
+        if out != 0 {
+            self.report.exhausted |= out;
+            self.loop_mask &= !out;
+        }
+    }
+
+    /// Executes a control-flow instruction; returns the next pc (`usize::MAX` ends the shader).
+    fn flow(
+        &mut self,
+        pc: usize,
+        inst: &Instruction,
+        flow: FlowOp,
+        exec: Mask,
+    ) -> Result<usize, RunError> {
+        let cond = self.inst_cond(inst);
+        match flow {
+            FlowOp::If => {
+                let t = if inst.opcode == Opcode::Uif {
+                    self.int_true(&inst.src[0])
+                } else {
+                    self.float_true(&inst.src[0])
+                };
+                self.cond_stack.push(self.cond_mask);
+                // Active lanes whose condition is false leave the block.
+                self.cond_mask &= (t & cond) | !exec;
+                if self.exec_mask() == 0 {
+                    return Ok(self.matching(pc));
+                }
+            }
+            FlowOp::Else => {
+                let saved = self.cond_stack.last().copied().unwrap_or(ALL);
+                self.cond_mask = !self.cond_mask & saved;
+                if self.exec_mask() == 0 {
+                    return Ok(self.matching(pc));
+                }
+            }
+            FlowOp::EndIf => self.cond_mask = self.cond_stack.pop().unwrap_or(ALL),
+            FlowOp::BeginLoop(kind) => {
+                let end = self.matching(pc);
+                if exec == 0 {
+                    return Ok(end + 1);
+                }
+                let mut counter = None;
+                let mut enter = exec;
+                match kind {
+                    LoopKind::Loop => {}
+                    LoopKind::Rep => {
+                        let x = self.fetch(&inst.src[0], 1)[0];
+                        let c: Box<[i64; LANES]> = Box::new(std::array::from_fn(|l| {
+                            let v = f(x[l]);
+                            if v.is_nan() { 0 } else { v.floor() as i64 }
+                        }));
+                        enter = exec & mask_of(|l| c[l] > 0);
+                        counter = Some(c);
+                    }
+                    LoopKind::For => {
+                        let s = self.fetch(&inst.src[0], 0b111);
+                        let d = &inst.dst[0];
+                        let int = d.register.file == File::Address;
+                        let floor = |x: u32| f(x).floor();
+                        let conv = |v: f32| if int { (v as i32) as u32 } else { b(v) };
+                        let mut count = [0u32; LANES];
+                        for l in lanes(exec) {
+                            count[l] = conv(floor(s[1][l]));
+                        }
+                        for (c, chan) in [(0, s[0]), (1, s[1]), (2, s[2])] {
+                            let v: Chan = std::array::from_fn(|l| conv(floor(chan[l])));
+                            self.store(&d.register, c, &v, exec);
+                        }
+                        let positive = |x: u32| if int { (x as i32) > 0 } else { f(x) > 0.0 };
+                        enter = exec & mask_of(|l| positive(count[l]));
+                    }
+                }
+                self.frames.push(Frame::Loop {
+                    loop_mask: self.loop_mask,
+                    cont_mask: self.cont_mask,
+                    counter,
+                });
+                self.loop_mask &= enter | !exec;
+                if self.exec_mask() == 0 {
+                    return self.end_loop_exit(end);
+                }
+            }
+            FlowOp::EndLoop(kind) => {
+                let Some(Frame::Loop { cont_mask, .. }) = self.frames.last() else {
+                    return Err(RunError::Unsupported(format!(
+                        "{} without its loop frame",
+                        inst.opcode
+                    )));
+                };
+                self.cont_mask = *cont_mask;
+                let active = self.exec_mask();
+                match kind {
+                    LoopKind::Loop => {}
+                    LoopKind::Rep => {
+                        let mut done = 0;
+                        if let Some(Frame::Loop {
+                            counter: Some(c), ..
+                        }) = self.frames.last_mut()
+                        {
+                            for l in lanes(active) {
+                                c[l] -= 1;
+                                if c[l] <= 0 {
+                                    done |= bit(l);
+                                }
+                            }
+                        }
+                        self.loop_mask &= !done;
+                    }
+                    LoopKind::For => {
+                        let d = &inst.dst[0].register;
+                        let int = d.file == File::Address;
+                        let (x, y, z) = (self.read(d, 0), self.read(d, 1), self.read(d, 2));
+                        let (nx, ny): (Chan, Chan) = if int {
+                            (
+                                std::array::from_fn(|l| x[l].wrapping_add(z[l])),
+                                std::array::from_fn(|l| y[l].wrapping_sub(1)),
+                            )
+                        } else {
+                            (
+                                std::array::from_fn(|l| b(f(x[l]) + f(z[l]))),
+                                std::array::from_fn(|l| b(f(y[l]) - 1.0)),
+                            )
+                        };
+                        self.store(d, 0, &nx, active);
+                        self.store(d, 1, &ny, active);
+                        let positive = |v: u32| if int { (v as i32) > 0 } else { f(v) > 0.0 };
+                        self.loop_mask &= !(active & !mask_of(|l| positive(ny[l])));
+                    }
+                }
+                let still = self.exec_mask();
+                self.charge_iteration(still);
+                if self.exec_mask() != 0 {
+                    return Ok(self.matching(pc) + 1);
+                }
+                return self.end_loop_exit(pc);
+            }
+            FlowOp::Break | FlowOp::BreakC => self.break_lanes(exec & cond),
+            FlowOp::Continue => self.cont_mask &= !(exec & cond),
+            FlowOp::Switch => {
+                let value: Box<[u32; LANES]> = Box::new(self.fetch(&inst.src[0], 1)[0]);
+                // CASE operands are read when the SWITCH starts (docs/semantics.md).
+                let mut matched = 0;
+                for &k in self.p.cases.get(&pc).map_or(&[][..], Vec::as_slice) {
+                    let ci = &self.p.program.instructions[k];
+                    if ci.opcode == Opcode::Case {
+                        let v = self.fetch(&ci.src[0], 1)[0];
+                        matched |= mask_of(|l| v[l] == value[l]);
+                    }
+                }
+                self.frames.push(Frame::Switch {
+                    switch_mask: self.switch_mask,
+                    value,
+                    matched,
+                    active: exec,
+                });
+                self.switch_mask = 0;
+                if exec == 0 {
+                    return Ok(self.matching(pc));
+                }
+            }
+            FlowOp::Case => {
+                if let Some(Frame::Switch { value, active, .. }) = self.frames.last() {
+                    let v = self.fetch(&inst.src[0], 1)[0];
+                    self.switch_mask |= active & mask_of(|l| v[l] == value[l]);
+                }
+            }
+            FlowOp::Default => {
+                if let Some(Frame::Switch {
+                    matched, active, ..
+                }) = self.frames.last()
+                {
+                    self.switch_mask |= active & !matched;
+                }
+            }
+            FlowOp::EndSwitch => {
+                if let Some(Frame::Switch { switch_mask, .. }) = self.frames.pop() {
+                    self.switch_mask = switch_mask;
+                }
+            }
+            FlowOp::Call | FlowOp::CallNz => {
+                let mut m = exec & cond;
+                if flow == FlowOp::CallNz {
+                    m &= self.float_true(&inst.src[0]);
+                }
+                if m == 0 {
+                    return Ok(pc + 1);
+                }
+                if self.calls.len() >= 64 {
+                    return Err(RunError::Unsupported(
+                        "subroutine calls nest deeper than 64 (recursion?)".into(),
+                    ));
+                }
+                self.calls.push(Call {
+                    ret: pc + 1,
+                    func_mask: self.func_mask,
+                    cond_mask: self.cond_mask,
+                    loop_mask: self.loop_mask,
+                    cont_mask: self.cont_mask,
+                    switch_mask: self.switch_mask,
+                    cond_depth: self.cond_stack.len(),
+                    frame_depth: self.frames.len(),
+                });
+                self.func_mask &= m;
+                let target = inst.label.unwrap_or(0) as usize;
+                return Ok(target + 1);
+            }
+            FlowOp::Return => {
+                // Returning lanes stop; once no lane of the routine is left, it returns.
+                self.func_mask &= !(exec & cond);
+                if self.func_mask & self.alive == 0 {
+                    return Ok(self.return_from_call());
+                }
+            }
+            FlowOp::BeginSub => return Ok(self.matching(pc) + 1),
+            FlowOp::EndSub => return Ok(self.return_from_call()),
+            FlowOp::End => return Ok(usize::MAX),
+            FlowOp::Branch => {
+                let taken = exec & cond;
+                if taken == exec {
+                    return Ok(inst.label.unwrap_or(0) as usize);
+                }
+                if taken != 0 {
+                    return Err(RunError::Unsupported(format!(
+                        "BRA at instruction {pc} diverges (some active invocations branch, some do not)"
+                    )));
+                }
+            }
+        }
+        Ok(pc + 1)
+    }
+
+    /// Leaves a loop whose frame is on top; `end` is the loop-end instruction.
+    fn end_loop_exit(&mut self, end: usize) -> Result<usize, RunError> {
+        if let Some(Frame::Loop {
+            loop_mask,
+            cont_mask,
+            ..
+        }) = self.frames.pop()
+        {
+            self.loop_mask = loop_mask;
+            self.cont_mask = cont_mask;
+        }
+        Ok(end + 1)
+    }
+
+    /// Returns from the innermost call (or ends main).
+    fn return_from_call(&mut self) -> usize {
+        match self.calls.pop() {
+            None => usize::MAX,
+            Some(c) => {
+                self.func_mask = c.func_mask;
+                self.cond_mask = c.cond_mask;
+                self.loop_mask = c.loop_mask;
+                self.cont_mask = c.cont_mask;
+                self.switch_mask = c.switch_mask;
+                self.cond_stack.truncate(c.cond_depth);
+                self.frames.truncate(c.frame_depth);
+                c.ret
+            }
+        }
+    }
+
+    /// A non-flow instruction for the lanes of `exec`.
+    fn instruction(&mut self, pc: usize, inst: &Instruction, exec: Mask) -> Result<(), RunError> {
+        match inst.opcode {
+            Opcode::Kill | Opcode::Demote => self.report.killed |= exec,
+            Opcode::KillIf => {
+                let s = self.fetch(&inst.src[0], 0xF);
+                self.report.killed |= exec & mask_of(|l| (0..4).any(|c| f(s[c][l]) < 0.0));
+            }
+            Opcode::Emit | Opcode::EndPrim => {
+                let stream = inst.src.first().map_or(0, |s| self.fetch(s, 1)[0][0]);
+                for l in lanes(exec) {
+                    let outputs = (inst.opcode == Opcode::Emit).then(|| {
+                        self.regs
+                            .outputs
+                            .iter()
+                            .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
+                            .collect()
+                    });
+                    self.report.emitted.push(Emitted {
+                        lane: l,
+                        outputs,
+                        stream,
+                    });
+                }
+            }
+            Opcode::Nop => {}
+            Opcode::Pusha => {
+                let s = self.fetch(&inst.src[0], 0xF);
+                self.regs.addr_stack.push(s);
+            }
+            _ => {
+                let res = if inst.opcode.tex().is_some() {
+                    super::tex::execute(self, inst, exec)?
+                } else {
+                    super::alu::execute(self, pc, inst, exec)?
+                };
+                self.write_result(inst, &res, exec);
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of `v` per quad for derivatives: (DDX, DDY) coarse, the same for the quad.
+    pub fn derivatives(&self, v: &Chan, fine: bool) -> (Chan, Chan) {
+        let mut dx = [0u32; LANES];
+        let mut dy = [0u32; LANES];
+        if self.arrangement != Arrangement::Quads {
+            return ([0; LANES], [0; LANES]);
+        }
+        for q in 0..LANES / 4 {
+            let l = 4 * q;
+            let (tl, tr, bl, br) = (f(v[l]), f(v[l + 1]), f(v[l + 2]), f(v[l + 3]));
+            if fine {
+                let (top, bottom) = (b(tr - tl), b(br - bl));
+                let (left, right) = (b(tl - bl), b(tr - br));
+                dx[l..l + 4].copy_from_slice(&[top, top, bottom, bottom]);
+                dy[l..l + 4].copy_from_slice(&[left, right, left, right]);
+            } else {
+                dx[l..l + 4].fill(b(tr - tl));
+                dy[l..l + 4].fill(b(tl - bl));
+            }
+        }
+        (dx, dy)
+    }
+
+    /// Pops the PUSHA stack for POPA (an empty stack reads zeros).
+    pub fn pop_addr(&mut self) -> Reg {
+        self.regs.addr_stack.pop().unwrap_or([[0; LANES]; 4])
+    }
+}

@@ -1,0 +1,308 @@
+//! Scalar numerics of the reference interpreter (DECISIONS.md §3, `docs/semantics.md`).
+//!
+//! Float arithmetic reads a denormal input as a zero of the same sign and flushes a denormal
+//! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. Bit moves (MOV, selects,
+//! negate/abs modifiers) and integer operations never go through these helpers.
+
+/// Flushes a denormal to a zero of the same sign.
+#[inline]
+pub fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// A float from register bits, denormals read as zero.
+#[inline]
+pub fn f(bits: u32) -> f32 {
+    ftz(f32::from_bits(bits))
+}
+
+/// Register bits of a float result, denormals flushed.
+#[inline]
+pub fn b(x: f32) -> u32 {
+    ftz(x).to_bits()
+}
+
+/// `fminf` as glibc's generic version: the non-NaN operand; `x` when equal.
+#[inline]
+pub fn fmin(x: f32, y: f32) -> f32 {
+    if y.is_nan() || x <= y { x } else { y }
+}
+
+/// `fmaxf`: the non-NaN operand; `x` when equal.
+#[inline]
+pub fn fmax(x: f32, y: f32) -> f32 {
+    if y.is_nan() || x >= y { x } else { y }
+}
+
+/// Saturate to [0, 1]; NaN gives 0.
+#[inline]
+pub fn sat01(x: f32) -> f32 {
+    fmin(fmax(x, 0.0), 1.0)
+}
+
+/// Saturate to [−1, 1]; NaN gives 0.
+#[inline]
+pub fn sat11(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        fmin(fmax(x, -1.0), 1.0)
+    }
+}
+
+/// LG2 = logf(x) · 1.442695f.
+#[inline]
+// Mesa's literal 1.442695f (DECISIONS.md §3), not LOG2_E: the result must match bit for bit.
+#[allow(clippy::approx_constant)]
+pub fn lg2(x: f32) -> f32 {
+    ftz(x.ln()) * 1.442_695
+}
+
+/// F2I: truncation; NaN and out-of-range values give 0x80000000.
+#[inline]
+pub fn f2i(x: f32) -> u32 {
+    if x.is_nan() || !(-2_147_483_648.0..2_147_483_648.0).contains(&x) {
+        0x8000_0000
+    } else {
+        x as i32 as u32
+    }
+}
+
+/// F2U: truncation to a 64-bit signed integer whose low 32 bits are kept; NaN and |x| ≥ 2⁶³
+/// give 0.
+#[inline]
+pub fn f2u(x: f32) -> u32 {
+    if x.is_nan() || x.abs() >= 9.223_372e18 {
+        0
+    } else {
+        x as i64 as u32
+    }
+}
+
+/// IDIV: 0 for a zero divisor; INT_MIN / −1 = INT_MIN.
+#[inline]
+pub fn idiv(a: u32, b: u32) -> u32 {
+    let (a, b) = (a as i32, b as i32);
+    if b == 0 { 0 } else { a.wrapping_div(b) as u32 }
+}
+
+/// MOD (signed remainder): −1 for a zero divisor; INT_MIN % −1 = 0.
+#[inline]
+pub fn imod(a: u32, b: u32) -> u32 {
+    let (a, b) = (a as i32, b as i32);
+    if b == 0 {
+        u32::MAX
+    } else {
+        a.wrapping_rem(b) as u32
+    }
+}
+
+/// UDIV: 0xFFFFFFFF for a zero divisor.
+#[inline]
+pub fn udiv(a: u32, b: u32) -> u32 {
+    a.checked_div(b).unwrap_or(u32::MAX)
+}
+
+/// UMOD: 0xFFFFFFFF for a zero divisor.
+#[inline]
+pub fn umod(a: u32, b: u32) -> u32 {
+    a.checked_rem(b).unwrap_or(u32::MAX)
+}
+
+/// UBFE as tgsi_exec: offset and width use their low 5 bits; width 0 gives 0.
+pub fn ubfe(v: u32, offset: u32, bits: u32) -> u32 {
+    let (w, o) = (bits & 31, offset & 31);
+    if w == 0 {
+        0
+    } else if w + o < 32 {
+        (v << (32 - w - o)) >> (32 - w)
+    } else {
+        v >> o
+    }
+}
+
+/// IBFE as tgsi_exec (sign-extending).
+pub fn ibfe(v: u32, offset: u32, bits: u32) -> u32 {
+    let (w, o) = (bits & 31, offset & 31);
+    let v = v as i32;
+    (if w == 0 {
+        0
+    } else if w + o < 32 {
+        (v << (32 - w - o)) >> (32 - w)
+    } else {
+        v >> o
+    }) as u32
+}
+
+/// BFI as tgsi_exec.
+pub fn bfi(base: u32, insert: u32, offset: u32, bits: u32) -> u32 {
+    let (w, o) = (bits & 31, offset & 31);
+    let mask = ((1u32 << w).wrapping_sub(1)) << o;
+    ((insert << o) & mask) | (base & !mask)
+}
+
+/// IMSB: the highest bit that differs from the sign bit; −1 for 0 and −1.
+pub fn imsb(v: u32) -> u32 {
+    let v = if (v as i32) < 0 { !v } else { v };
+    if v == 0 {
+        u32::MAX
+    } else {
+        31 - v.leading_zeros()
+    }
+}
+
+/// UMSB: the highest set bit; −1 for 0.
+pub fn umsb(v: u32) -> u32 {
+    if v == 0 {
+        u32::MAX
+    } else {
+        31 - v.leading_zeros()
+    }
+}
+
+/// LSB: the lowest set bit; −1 for 0.
+pub fn lsb(v: u32) -> u32 {
+    if v == 0 { u32::MAX } else { v.trailing_zeros() }
+}
+
+/// Rounds an f32 to IEEE half precision (nearest even), returning the 16 bits.
+pub fn f32_to_f16(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    if x.is_nan() {
+        return sign | 0x7E00;
+    }
+    let a = x.abs();
+    if a >= 65520.0 {
+        return sign | 0x7C00;
+    }
+    if a < 2.980_232_2e-8 {
+        return sign;
+    }
+    // Scale into the half's integer grid and round to nearest even.
+    let exp = a.log2().floor().max(-14.0) as i32;
+    let ulp = 2f64.powi(exp - 10);
+    let q = (a as f64 / ulp).round_ties_even();
+    let (mut e, mut m) = (exp, q as u32);
+    if m >= 2048 {
+        m /= 2;
+        e += 1;
+    }
+    if m < 1024 {
+        return sign | m as u16; // subnormal
+    }
+    if e > 15 {
+        return sign | 0x7C00;
+    }
+    sign | (((e + 15) as u16) << 10) | (m as u16 & 0x3FF)
+}
+
+/// A half's 16 bits as f32.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = ((h >> 10) & 0x1F) as i32;
+    let m = (h & 0x3FF) as f32;
+    match e {
+        0 => sign * m * 2f32.powi(-24),
+        31 if m == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        _ => sign * (1.0 + m / 1024.0) * 2f32.powi(e - 15),
+    }
+}
+
+/// Rounds to the NV FIXED12 format: [−2, 2) in steps of 1/1024; NaN gives 0.
+pub fn fixed12(x: f32) -> f32 {
+    if x.is_nan() {
+        0.0
+    } else {
+        ((x * 1024.0).round() / 1024.0).clamp(-2.0, 2.0 - 1.0 / 1024.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn denormals_flush_with_their_sign() {
+        let d = f32::from_bits(1);
+        assert_eq!(ftz(d).to_bits(), 0);
+        assert_eq!(ftz(-d).to_bits(), 0x8000_0000);
+        assert_eq!(ftz(1.0), 1.0);
+        assert_eq!(b(f32::MIN_POSITIVE / 2.0), 0);
+    }
+
+    #[test]
+    fn min_max_return_the_non_nan_operand() {
+        assert_eq!(fmin(f32::NAN, 2.0), 2.0);
+        assert_eq!(fmin(2.0, f32::NAN), 2.0);
+        assert_eq!(fmax(f32::NAN, -2.0), -2.0);
+        assert_eq!(sat01(f32::NAN), 0.0);
+        assert_eq!(sat01(1.5), 1.0);
+        assert_eq!(sat11(-3.0), -1.0);
+    }
+
+    #[test]
+    fn conversions_and_integer_division() {
+        assert_eq!(f2i(-1.9), (-1i32) as u32);
+        assert_eq!(f2i(f32::NAN), 0x8000_0000);
+        assert_eq!(f2i(3e9), 0x8000_0000);
+        assert_eq!(f2u(3e9), 3_000_000_000);
+        assert_eq!(f2u(-1.0), u32::MAX);
+        assert_eq!(f2u(f32::NAN), 0);
+        assert_eq!(f2u(1e19), 0);
+        assert_eq!(idiv(7, 0), 0);
+        assert_eq!(idiv(0x8000_0000, u32::MAX), 0x8000_0000);
+        assert_eq!(idiv((-7i32) as u32, 2), (-3i32) as u32);
+        assert_eq!(udiv(7, 0), u32::MAX);
+        assert_eq!(umod(7, 0), u32::MAX);
+        assert_eq!(imod(7, 0), u32::MAX);
+        assert_eq!(imod((-7i32) as u32, 2), (-1i32) as u32);
+        assert_eq!(imod(0x8000_0000, u32::MAX), 0);
+    }
+
+    #[test]
+    fn bitfields() {
+        assert_eq!(ubfe(0xABCD_1234, 8, 8), 0x12);
+        assert_eq!(ibfe(0x0000_8000, 8, 8), 0xFFFF_FF80);
+        assert_eq!(ubfe(0xFFFF_FFFF, 4, 0), 0);
+        assert_eq!(bfi(0xFFFF_FFFF, 0, 8, 8), 0xFFFF_00FF);
+        assert_eq!(imsb(1), 0);
+        assert_eq!(imsb(u32::MAX), u32::MAX);
+        assert_eq!(imsb(0xFFFF_FFFE), 0);
+        assert_eq!(umsb(0x8000_0000), 31);
+        assert_eq!(lsb(0x10), 4);
+        assert_eq!(lsb(0), u32::MAX);
+    }
+
+    #[test]
+    fn half_floats() {
+        for v in [
+            0.0f32,
+            1.0,
+            -2.5,
+            65504.0,
+            6.1035156e-5,
+            5.9604645e-8,
+            0.333_333_34,
+        ] {
+            let h = f32_to_f16(v);
+            let back = f16_to_f32(h);
+            assert!(
+                (back - v).abs() <= v.abs() / 1024.0 + 6e-8,
+                "{v} -> {h:#06x} -> {back}"
+            );
+        }
+        assert_eq!(f32_to_f16(1.0), 0x3C00);
+        assert_eq!(f32_to_f16(-2.0), 0xC000);
+        assert_eq!(f32_to_f16(1e6), 0x7C00);
+        assert_eq!(f32_to_f16(5.9604645e-8), 1);
+        assert_eq!(f16_to_f32(0x7C00), f32::INFINITY);
+        assert!(f16_to_f32(0x7E00).is_nan());
+        assert_eq!(f32_to_f16(2049.0), 0x6800, "2049 rounds to even 2048");
+    }
+}

@@ -1,0 +1,154 @@
+//! Load-time analysis of a validated program: storage sizes, arrays, matching block ends, and
+//! the checks that make a program executable.
+
+use std::collections::HashMap;
+use tgsic::tgsi::*;
+use tgsic::valid::{ValidationError, validate};
+use thiserror::Error;
+
+/// Why a program cannot be loaded for execution.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LoadError {
+    /// The program does not validate.
+    #[error("the program is invalid: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Invalid(Vec<ValidationError>),
+    /// A token stream of a newer minor revision (loads, must not run).
+    #[error("revision {0}.{1} is newer than 1.1: the program reads but must not be executed")]
+    NotExecutable(u8, u8),
+    /// An opcode without defined semantics.
+    #[error("{location}: {opcode} cannot be executed: {reason}")]
+    NoSemantics {
+        /// The opcode.
+        opcode: &'static str,
+        /// Why.
+        reason: &'static str,
+        /// Where.
+        location: Location,
+    },
+}
+
+/// A validated program with what the interpreter needs to run it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The program.
+    pub program: Program,
+    /// Registers to allocate per file (one past the highest declared index).
+    pub sizes: HashMap<File, usize>,
+    /// The declared span of each file, for clamping indirect reads.
+    pub spans: HashMap<File, RegRange>,
+    /// The range of each declared array.
+    pub arrays: HashMap<(File, u32), RegRange>,
+    /// For block openers and middles, the matching next instruction (IF → ELSE or ENDIF,
+    /// ELSE → ENDIF, loop begin → loop end, loop end → loop begin, SWITCH → ENDSWITCH,
+    /// BGNSUB → ENDSUB).
+    pub matching: Vec<u32>,
+    /// The CASE instructions of each SWITCH (by the SWITCH's index).
+    pub cases: HashMap<usize, Vec<usize>>,
+    /// Whether any instruction reads or writes NV condition codes.
+    pub uses_cc: bool,
+    /// Vertices per input primitive of a geometry shader.
+    pub gs_vertices: u32,
+}
+
+impl Prepared {
+    /// Validates and analyses `program`.
+    ///
+    /// # Errors
+    /// [`LoadError`] when it is invalid, of a newer revision, or uses an opcode without
+    /// defined semantics.
+    pub fn new(program: Program) -> Result<Prepared, LoadError> {
+        validate(&program).map_err(LoadError::Invalid)?;
+        if !program.revision.is_executable() {
+            return Err(LoadError::NotExecutable(
+                program.revision.major,
+                program.revision.minor,
+            ));
+        }
+        for (i, inst) in program.instructions.iter().enumerate() {
+            if let Some(reason) = inst.opcode.info().no_semantics {
+                return Err(LoadError::NoSemantics {
+                    opcode: inst.opcode.name(),
+                    reason,
+                    location: program.source_map.instruction(i),
+                });
+            }
+        }
+        let mut sizes: HashMap<File, usize> = HashMap::new();
+        let mut spans: HashMap<File, RegRange> = HashMap::new();
+        let mut arrays = HashMap::new();
+        for d in &program.declarations {
+            let span = d.span();
+            let e = sizes.entry(d.file).or_default();
+            *e = (*e).max(span.last as usize + 1);
+            spans
+                .entry(d.file)
+                .and_modify(|r| {
+                    r.first = r.first.min(span.first);
+                    r.last = r.last.max(span.last);
+                })
+                .or_insert(span);
+            if let Some(id) = d.array_id {
+                arrays.insert((d.file, id), span);
+            }
+        }
+        let insts = &program.instructions;
+        let mut matching = vec![u32::MAX; insts.len()];
+        let mut cases: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, inst) in insts.iter().enumerate() {
+            match inst.opcode.flow() {
+                Some(FlowOp::If | FlowOp::BeginLoop(_) | FlowOp::Switch | FlowOp::BeginSub) => {
+                    stack.push(i)
+                }
+                Some(FlowOp::Else) => {
+                    if let Some(open) = stack.last_mut() {
+                        matching[*open] = i as u32;
+                        *open = i;
+                    }
+                }
+                Some(FlowOp::Case | FlowOp::Default) => {
+                    if let Some(&open) = stack.last() {
+                        cases.entry(open).or_default().push(i);
+                    }
+                }
+                Some(FlowOp::EndIf | FlowOp::EndSwitch | FlowOp::EndSub) => {
+                    if let Some(open) = stack.pop() {
+                        matching[open] = i as u32;
+                    }
+                }
+                Some(FlowOp::EndLoop(_)) => {
+                    if let Some(open) = stack.pop() {
+                        matching[open] = i as u32;
+                        matching[i] = open as u32;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let uses_cc = insts.iter().any(|i| {
+            i.cond_update.is_some()
+                || i.cond_test.is_some()
+                || i.dst.iter().any(|d| d.cond.is_some())
+        });
+        let gs_vertices = program
+            .property(PropertyName::GsInputPrimitive)
+            .and_then(Primitive::from_bits)
+            .and_then(Primitive::vertices_per_primitive)
+            .unwrap_or(1);
+        Ok(Prepared {
+            program,
+            sizes,
+            spans,
+            arrays,
+            matching,
+            cases,
+            uses_cc,
+            gs_vertices,
+        })
+    }
+
+    /// Registers allocated for `file`.
+    pub fn size(&self, file: File) -> usize {
+        self.sizes.get(&file).copied().unwrap_or(0)
+    }
+}

@@ -1,0 +1,328 @@
+//! Texture instructions: TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the modern TEX2/TXB2/TXL2/TEX_LZ/TXF_LZ/
+//! TXQS/TG4/LODQ, and the SAMPLE family (`docs/semantics.md`, "Textures").
+
+use super::RunError;
+use super::exec::{Chan, Exec, LANES, Mask, Reg};
+use super::num::{b, f};
+use crate::texture::{self, Sampler, Texture};
+use tgsic::tgsi::*;
+
+/// How the level of detail is chosen.
+enum Lod {
+    /// From the quad's coordinate derivatives (fragments), plus a per-lane bias.
+    Implicit(Option<Chan>),
+    /// Explicit per lane.
+    Explicit(Chan),
+    /// From explicit derivative vectors.
+    Gradients(Box<(Reg, Reg)>),
+}
+
+/// The unit (texture index) an SAMP or SVIEW operand names.
+fn unit(inst: &Instruction, k: u8) -> Result<usize, RunError> {
+    let s = &inst.src[k as usize];
+    if s.register.is_indirect() {
+        return Err(RunError::Unsupported(format!(
+            "{}: indirect sampler or view indexing",
+            inst.opcode
+        )));
+    }
+    Ok(s.register.index.offset.max(0) as usize)
+}
+
+fn rho_lod(d: [[f32; 3]; 2], size: [f32; 3], dims: usize) -> f32 {
+    let mut rho = 0.0f32;
+    for k in 0..dims {
+        rho = rho.max(d[0][k].abs().max(d[1][k].abs()) * size[k]);
+    }
+    rho.log2()
+}
+
+/// Texture coordinates a target's level of detail depends on, and how many of them.
+fn lod_coords(target: TextureTarget, c: [f32; 4]) -> ([f32; 3], usize) {
+    use TextureTarget as T;
+    match target {
+        T::Tex1D | T::Shadow1D | T::Array1D | T::Shadow1DArray => ([c[0], 0.0, 0.0], 1),
+        T::Tex3D => ([c[0], c[1], c[2]], 3),
+        T::Cube | T::ShadowCube | T::CubeArray | T::ShadowCubeArray => {
+            let (_, s, t) = texture::cube_face(c[0], c[1], c[2]);
+            ([s, t, 0.0], 2)
+        }
+        _ => ([c[0], c[1], 0.0], 2),
+    }
+}
+
+/// The shadow reference component of a TEX-style coordinate for `target`.
+fn shadow_ref(target: TextureTarget, c: [f32; 4]) -> Option<f32> {
+    use TextureTarget as T;
+    match target {
+        T::Shadow1D | T::Shadow2D | T::ShadowRect | T::Shadow1DArray => Some(c[2]),
+        T::Shadow2DArray | T::ShadowCube => Some(c[3]),
+        _ => None,
+    }
+}
+
+/// Executes a texture instruction for the lanes of `exec`.
+pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Result<Reg, RunError> {
+    use Opcode as O;
+    let op = inst.opcode;
+    let info = op
+        .tex()
+        .ok_or_else(|| RunError::Unsupported(format!("{op} is not a texture instruction")))?;
+    let (tex_unit, samp_unit, target) = match info.view {
+        Some(v) => {
+            let n = unit(inst, v)?;
+            let target =
+                ex.p.program
+                    .declarations_of(File::SamplerView)
+                    .find(|d| d.contains(n as i64))
+                    .and_then(|d| d.sampler_view)
+                    .map_or(TextureTarget::Tex2D, |s| s.target);
+            (n, info.sampler.map(|s| unit(inst, s)).transpose()?, target)
+        }
+        None => {
+            let n = unit(inst, info.sampler.unwrap_or(0))?;
+            (n, Some(n), inst.texture.unwrap_or(TextureTarget::Tex2D))
+        }
+    };
+    let bind = ex.bind;
+    let tex: &Texture = bind
+        .textures
+        .get(tex_unit)
+        .and_then(Option::as_ref)
+        .ok_or_else(|| {
+            RunError::Unbound(format!(
+                "texture unit {tex_unit} ({op} reads it, nothing is bound)"
+            ))
+        })?;
+    let sampler: Sampler = samp_unit
+        .and_then(|s| bind.samplers.get(s).copied())
+        .unwrap_or_default();
+    let coord = ex.fetch(&inst.src[0], 0xF);
+    let scalar = |ex: &Exec<'_>, k: usize| ex.fetch(&inst.src[k], 1)[0];
+    let mut out = [[0u32; LANES]; 4];
+    let lanes = (0..LANES).filter(|&l| exec & (1u64 << l) != 0);
+    let base = tex.base();
+    let size = |level: usize| {
+        let l = &tex.levels[level.min(tex.levels.len() - 1)];
+        [l.width, l.height, l.depth]
+    };
+
+    // Queries and fetches first.
+    match op {
+        O::Txq | O::SviewInfo => {
+            let lod = coord[0];
+            for l in lanes {
+                let level = lod[l] as i32;
+                let (w, h, d) = match usize::try_from(level)
+                    .ok()
+                    .filter(|&k| k < tex.levels.len())
+                {
+                    Some(k) => {
+                        let s = size(k);
+                        (s[0], s[1], s[2])
+                    }
+                    None => (0, 0, 0),
+                };
+                let dims = match target {
+                    TextureTarget::Tex1D | TextureTarget::Shadow1D => [w, 0, 0],
+                    TextureTarget::Array1D | TextureTarget::Shadow1DArray => [w, base.depth, 0],
+                    TextureTarget::Cube | TextureTarget::ShadowCube => [w, h, 0],
+                    TextureTarget::CubeArray | TextureTarget::ShadowCubeArray => [w, h, d / 6],
+                    TextureTarget::Tex3D
+                    | TextureTarget::Array2D
+                    | TextureTarget::Shadow2DArray => [w, h, d],
+                    _ => [w, h, 0],
+                };
+                for c in 0..3 {
+                    out[c][l] = dims[c];
+                }
+                out[3][l] = tex.levels.len() as u32;
+            }
+            return Ok(out);
+        }
+        O::Txqs | O::SampleInfo => {
+            for l in lanes {
+                out[0][l] = 1;
+            }
+            return Ok(out);
+        }
+        O::SamplePos => {
+            for l in lanes {
+                out[0][l] = 0.5f32.to_bits();
+                out[1][l] = 0.5f32.to_bits();
+            }
+            return Ok(out);
+        }
+        O::Txf | O::TxfLz | O::SampleI | O::SampleIMs => {
+            let offs = inst.tex_offsets.first().map(|o| {
+                let r = Register::new(o.file, o.index);
+                [
+                    ex.read(&r, o.swizzle[0].index()),
+                    ex.read(&r, o.swizzle[1].index()),
+                    ex.read(&r, o.swizzle[2].index()),
+                ]
+            });
+            for l in lanes {
+                let mut ic = [
+                    coord[0][l] as i32,
+                    coord[1][l] as i32,
+                    coord[2][l] as i32,
+                    0,
+                ];
+                if let Some(o) = &offs {
+                    for k in 0..3 {
+                        ic[k] = ic[k].wrapping_add(o[k][l] as i32);
+                    }
+                }
+                let level = if matches!(op, O::TxfLz | O::SampleIMs) {
+                    0
+                } else {
+                    coord[3][l] as i32
+                };
+                let t = texture::texel_fetch(tex, target, ic, level);
+                for c in 0..4 {
+                    out[c][l] = b(t[c]);
+                }
+            }
+            return Ok(out);
+        }
+        O::Tg4 | O::Gather4 => {
+            let comp = if op == O::Tg4 {
+                scalar(ex, 1)
+            } else {
+                [0; LANES]
+            };
+            for l in lanes {
+                let c = [
+                    f(coord[0][l]),
+                    f(coord[1][l]),
+                    f(coord[2][l]),
+                    f(coord[3][l]),
+                ];
+                let g = texture::gather(tex, &sampler, target, c, comp[l] as usize);
+                for k in 0..4 {
+                    out[k][l] = b(g[k]);
+                }
+            }
+            return Ok(out);
+        }
+        _ => {}
+    }
+
+    // Sampling: coordinates (projected for TXP), reference, level of detail.
+    let mut coords: Vec<[f32; 4]> = (0..LANES)
+        .map(|l| {
+            [
+                f(coord[0][l]),
+                f(coord[1][l]),
+                f(coord[2][l]),
+                f(coord[3][l]),
+            ]
+        })
+        .collect();
+    if op == O::Txp {
+        for c in coords.iter_mut() {
+            let q = c[3];
+            for k in 0..3 {
+                c[k] = super::num::ftz(c[k] / q);
+            }
+        }
+    }
+    if let Some(o) = inst.tex_offsets.first() {
+        let r = Register::new(o.file, o.index);
+        let offs = [
+            ex.read(&r, o.swizzle[0].index()),
+            ex.read(&r, o.swizzle[1].index()),
+            ex.read(&r, o.swizzle[2].index()),
+        ];
+        let sz = size(0);
+        let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
+        for (l, c) in coords.iter_mut().enumerate() {
+            for k in 0..3 {
+                let d = offs[k][l] as i32 as f32;
+                c[k] += if rect { d } else { d / sz[k] as f32 };
+            }
+        }
+    }
+    let refs: Vec<Option<f32>> = match op {
+        O::Tex2 => {
+            let r = scalar(ex, 1);
+            (0..LANES).map(|l| Some(f(r[l]))).collect()
+        }
+        O::SampleC | O::SampleCLz => {
+            let r = scalar(ex, 3);
+            (0..LANES).map(|l| Some(f(r[l]))).collect()
+        }
+        _ => coords.iter().map(|&c| shadow_ref(target, c)).collect(),
+    };
+    let lod = match op {
+        O::Txl => Lod::Explicit(coord[3]),
+        O::Txl2 => Lod::Explicit(scalar(ex, 1)),
+        O::SampleL => Lod::Explicit(scalar(ex, 3)),
+        O::TexLz | O::SampleCLz => Lod::Explicit([0; LANES]),
+        O::Txb => Lod::Implicit(Some(coord[3])),
+        O::Txb2 => Lod::Implicit(Some(scalar(ex, 1))),
+        O::SampleB => Lod::Implicit(Some(scalar(ex, 3))),
+        O::Txd => Lod::Gradients(Box::new((
+            ex.fetch(&inst.src[1], 7),
+            ex.fetch(&inst.src[2], 7),
+        ))),
+        O::SampleD => Lod::Gradients(Box::new((
+            ex.fetch(&inst.src[3], 7),
+            ex.fetch(&inst.src[4], 7),
+        ))),
+        _ => Lod::Implicit(None),
+    };
+    let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
+    let sz0 = size(0).map(|v| if rect { 1.0 } else { v as f32 });
+    let quads = ex.arrangement == super::exec::Arrangement::Quads;
+    let lods: Vec<f32> = match &lod {
+        Lod::Explicit(v) => (0..LANES).map(|l| f(v[l])).collect(),
+        Lod::Gradients(g) => (0..LANES)
+            .map(|l| {
+                let (_, dims) = lod_coords(target, coords[l]);
+                let (dx, dy) = &**g;
+                let d = [
+                    [f(dx[0][l]), f(dx[1][l]), f(dx[2][l])],
+                    [f(dy[0][l]), f(dy[1][l]), f(dy[2][l])],
+                ];
+                rho_lod(d, sz0, dims)
+            })
+            .collect(),
+        Lod::Implicit(bias) => (0..LANES)
+            .map(|l| {
+                let base_lod = if quads {
+                    let q = l & !3;
+                    let (c0, dims) = lod_coords(target, coords[q]);
+                    let (c1, _) = lod_coords(target, coords[q + 1]);
+                    let (c2, _) = lod_coords(target, coords[q + 2]);
+                    let d = [
+                        std::array::from_fn(|k| c1[k] - c0[k]),
+                        std::array::from_fn(|k| c0[k] - c2[k]),
+                    ];
+                    rho_lod(d, sz0, dims)
+                } else {
+                    0.0
+                };
+                base_lod + bias.map_or(0.0, |bv| f(bv[l]))
+            })
+            .collect(),
+    };
+    if matches!(op, O::Lodq | O::Lod) {
+        for l in lanes {
+            let clamped = (lods[l] + sampler.lod_bias)
+                .clamp(sampler.min_lod, sampler.max_lod)
+                .clamp(0.0, (tex.levels.len() - 1) as f32);
+            out[0][l] = b(clamped);
+            out[1][l] = b(lods[l]);
+        }
+        return Ok(out);
+    }
+    for l in lanes {
+        let v = texture::sample(tex, &sampler, target, coords[l], lods[l], refs[l]);
+        for c in 0..4 {
+            out[c][l] = b(v[c]);
+        }
+    }
+    Ok(out)
+}
