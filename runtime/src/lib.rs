@@ -1,6 +1,7 @@
 //! tgsic-runtime: execution of TGSI shaders and the `tgsic` command-line program.
 #![warn(missing_docs)]
 
+pub mod attributes;
 pub mod compare;
 pub mod interp;
 pub mod texture;

@@ -6,6 +6,7 @@
 
 mod front;
 mod report;
+mod run;
 mod theia;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,12 @@ enum Command {
     Dis(front::DisArgs),
     /// Read a shader (text or binary, detected), validate it and print its diagnostics.
     Check(front::CheckArgs),
+    /// Run a shader: a fragment shader over an image (.f32 or .png), a vertex shader over a
+    /// vertices file, a geometry shader over a primitives file.
+    Run(run::RunArgs),
+    /// Compare two .f32 images component by component; exit 1 when they differ by more than
+    /// --ulp.
+    Cmp(run::CmpArgs),
     /// The THEIA b1.2 toolchain: assembler, disassembler, simulator.
     Theia {
         #[command(subcommand)]
@@ -52,6 +59,8 @@ fn main() -> ExitCode {
         Command::Asm(a) => front::asm(&a),
         Command::Dis(a) => front::dis(&a),
         Command::Check(a) => front::check(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Cmp(a) => run::cmp(&a),
         Command::Theia { command } => match command {
             theia::TheiaCommand::Asm(a) => theia::asm(&a),
             theia::TheiaCommand::Dis(a) => theia::dis(&a),

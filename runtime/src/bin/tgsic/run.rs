@@ -1,0 +1,486 @@
+//! `tgsic run` and `tgsic cmp`.
+
+use crate::report::{Failure, read_error};
+use clap::{Args, ValueEnum};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use tgsic::tgsi::*;
+use tgsic_runtime::attributes;
+use tgsic_runtime::compare::{compare, read_f32};
+use tgsic_runtime::interp::{self, Bindings, Shader};
+use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
+
+/// Execution engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Engine {
+    /// The reference interpreter.
+    Interp,
+    /// The Cranelift JIT.
+    Jit,
+    /// The LLVM JIT (cargo feature `llvm`).
+    Llvm,
+}
+
+/// Options that bind what a shader reads (shared by `run` and `bench`).
+#[derive(Debug, Args)]
+pub struct BindArgs {
+    /// Constant buffer n from FILE: raw little-endian 32-bit words, 4 per register.
+    #[arg(long = "const", value_name = "N=FILE")]
+    pub constants: Vec<String>,
+    /// Texture unit n (SAMP[n], SVIEW[n]) from a PNG (RGBA8) or a .f32 file (give its size).
+    #[arg(long = "texture", value_name = "N=FILE")]
+    pub textures: Vec<String>,
+    /// Size of a .f32 texture: WxH or WxHxD (D layers, 6 cube faces, or 3D depth).
+    #[arg(long = "texture-size", value_name = "N=WxH[xD]")]
+    pub texture_sizes: Vec<String>,
+    /// Sampler n: nearest|linear[,mipmap][,repeat|clamp|mirror][,compare=less|lequal|...]
+    /// (default nearest, repeat).
+    #[arg(long = "sampler", value_name = "N=SPEC")]
+    pub samplers: Vec<String>,
+    /// Loop iterations each invocation may run in total, all loops together.
+    #[arg(long, default_value_t = 65536)]
+    pub max_iterations: u32,
+}
+
+/// Arguments of `tgsic run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Shader, text or binary (detected); `-` reads standard input.
+    pub input: String,
+    /// Output: `.f32` or `.png` for fragment shaders; a text file for vertex and geometry shaders.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Image size for fragment shaders.
+    #[arg(long, default_value = "256x256", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Execution engine.
+    #[arg(long, value_enum, default_value_t = Engine::Jit)]
+    pub engine: Engine,
+    /// Colour that discarded pixels keep.
+    #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = parse_clear, allow_hyphen_values = true)]
+    pub clear: [f32; 4],
+    /// Which COLOR[N] output a fragment shader's image shows.
+    #[arg(long, default_value_t = 0)]
+    pub output_index: u32,
+    /// Vertex attributes for a vertex shader (docs/run.md: one vertex per line).
+    #[arg(long)]
+    pub vertices: Option<PathBuf>,
+    /// Input primitives for a geometry shader (docs/run.md: vertices per line, blank line between
+    /// primitives).
+    #[arg(long)]
+    pub primitives: Option<PathBuf>,
+    #[command(flatten)]
+    pub bind: BindArgs,
+}
+
+/// Arguments of `tgsic cmp`.
+#[derive(Debug, Args)]
+pub struct CmpArgs {
+    /// First image (.f32).
+    pub a: PathBuf,
+    /// Second image (.f32).
+    pub b: PathBuf,
+    /// Largest ulp difference still accepted.
+    #[arg(long, default_value_t = 0)]
+    pub ulp: u64,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or("expected WxH")?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width `{w}`"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height `{h}`"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err("sizes are 1 to 16384".into());
+    }
+    Ok((w, h))
+}
+
+fn parse_clear(s: &str) -> Result<[f32; 4], String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f32>()
+                .map_err(|_| format!("bad number `{x}`"))
+        })
+        .collect::<Result<_, _>>()?;
+    <[f32; 4]>::try_from(v).map_err(|_| "expected four numbers r,g,b,a".to_string())
+}
+
+fn usage(msg: String) -> Failure {
+    Failure {
+        messages: vec![format!("error: {msg}")],
+        code: 2,
+    }
+}
+
+fn input_error(msg: String) -> Failure {
+    Failure::input(vec![msg])
+}
+
+fn unit_arg(spec: &str, opt: &str) -> Result<(usize, String), Failure> {
+    let (n, rest) = spec
+        .split_once('=')
+        .ok_or_else(|| usage(format!("--{opt} {spec}: expected N=VALUE")))?;
+    let n: usize = n
+        .parse()
+        .map_err(|_| usage(format!("--{opt} {spec}: `{n}` is not a unit number")))?;
+    if n > 255 {
+        return Err(usage(format!("--{opt} {spec}: units are 0..255")));
+    }
+    Ok((n, rest.to_string()))
+}
+
+fn parse_sampler(spec: &str) -> Result<Sampler, String> {
+    let mut s = Sampler::default();
+    let mut mipmap = false;
+    for part in spec.split(',') {
+        match part {
+            "nearest" => (s.min, s.mag) = (Filter::Nearest, Filter::Nearest),
+            "linear" => (s.min, s.mag) = (Filter::Linear, Filter::Linear),
+            "mipmap" => mipmap = true,
+            "repeat" => s.wrap = [Wrap::Repeat; 3],
+            "clamp" => s.wrap = [Wrap::Clamp; 3],
+            "mirror" => s.wrap = [Wrap::Mirror; 3],
+            _ => match part.strip_prefix("compare=").map(Compare::from_name) {
+                Some(Some(c)) => s.compare = Some(c),
+                _ => return Err(format!("unknown sampler setting `{part}`")),
+            },
+        }
+    }
+    if mipmap {
+        s.mip = if s.min == Filter::Linear {
+            MipFilter::Linear
+        } else {
+            MipFilter::Nearest
+        };
+    }
+    Ok(s)
+}
+
+/// Constant buffers and texture units the shader's instructions read.
+fn resources_read(p: &Program) -> (BTreeSet<usize>, BTreeSet<usize>) {
+    let mut buffers = BTreeSet::new();
+    let mut units = BTreeSet::new();
+    let declared: Vec<usize> = p
+        .declarations_of(File::Constant)
+        .map(|d| d.dimension.unwrap_or(0) as usize)
+        .collect();
+    fn visit(r: &Register, declared: &[usize], buffers: &mut BTreeSet<usize>) {
+        if r.file == File::Constant {
+            match r.dimensions.first() {
+                None => {
+                    buffers.insert(0);
+                }
+                Some(d) if d.indirect.is_none() => {
+                    buffers.insert(d.offset.max(0) as usize);
+                }
+                Some(_) => buffers.extend(declared.iter().copied()),
+            }
+        }
+        for i in std::iter::once(&r.index).chain(&r.dimensions) {
+            if let Some(ind) = &i.indirect {
+                visit(&ind.register, declared, buffers);
+            }
+        }
+    }
+    for inst in &p.instructions {
+        for s in &inst.src {
+            visit(&s.register, &declared, &mut buffers);
+        }
+        if let Some(t) = inst.opcode.tex() {
+            let k = t.view.or(t.sampler);
+            if let Some(s) = k.and_then(|k| inst.src.get(k as usize)) {
+                units.insert(s.register.index.offset.max(0) as usize);
+            }
+        }
+    }
+    (buffers, units)
+}
+
+/// Builds the bindings from the options, checking that everything the shader reads is given.
+pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, Failure> {
+    let mut bind = Bindings {
+        max_iterations: a.max_iterations,
+        clear,
+        ..Bindings::default()
+    };
+    for spec in &a.constants {
+        let (n, file) = unit_arg(spec, "const")?;
+        let bytes = std::fs::read(&file)
+            .map_err(|e| input_error(format!("{file}: error: cannot read: {e}")))?;
+        if bytes.len() % 4 != 0 {
+            return Err(input_error(format!(
+                "{file}: error: {} bytes is not a whole number of 32-bit words",
+                bytes.len()
+            )));
+        }
+        let regs = bytes
+            .chunks(16)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    c.get(4 * k..4 * k + 4)
+                        .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                })
+            })
+            .collect();
+        if bind.constants.len() <= n {
+            bind.constants.resize(n + 1, Vec::new());
+        }
+        bind.constants[n] = regs;
+    }
+    let mut sizes = std::collections::HashMap::new();
+    for spec in &a.texture_sizes {
+        let (n, dims) = unit_arg(spec, "texture-size")?;
+        let v: Vec<u32> = dims
+            .split(['x', 'X'])
+            .map(|d| {
+                d.parse()
+                    .map_err(|_| usage(format!("--texture-size {spec}: bad size")))
+            })
+            .collect::<Result<_, _>>()?;
+        let d = match v[..] {
+            [w, h] => (w, h, 1),
+            [w, h, d] => (w, h, d),
+            _ => {
+                return Err(usage(format!(
+                    "--texture-size {spec}: expected WxH or WxHxD"
+                )));
+            }
+        };
+        sizes.insert(n, d);
+    }
+    for spec in &a.textures {
+        let (n, file) = unit_arg(spec, "texture")?;
+        let path = Path::new(&file);
+        let tex = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+        {
+            Texture::from_png(path).map_err(|e| input_error(format!("error: {e}")))?
+        } else {
+            let (w, h, d) = *sizes.get(&n).ok_or_else(|| {
+                usage(format!(
+                    "--texture {spec}: a .f32 texture needs --texture-size {n}=WxH[xD]"
+                ))
+            })?;
+            let values = read_f32(path).map_err(|e| input_error(format!("{file}: error: {e}")))?;
+            Texture::from_rgba32f(w, h, d, &values)
+                .map_err(|e| input_error(format!("{file}: error: {e}")))?
+        };
+        if bind.textures.len() <= n {
+            bind.textures.resize(n + 1, None);
+        }
+        bind.textures[n] = Some(tex);
+    }
+    for spec in &a.samplers {
+        let (n, s) = unit_arg(spec, "sampler")?;
+        let sampler = parse_sampler(&s).map_err(|e| usage(format!("--sampler {spec}: {e}")))?;
+        if bind.samplers.len() <= n {
+            bind.samplers.resize(n + 1, Sampler::default());
+        }
+        bind.samplers[n] = sampler;
+    }
+    // Mip chains for mipmapped samplers.
+    for (n, s) in bind.samplers.iter().enumerate() {
+        if s.mip != MipFilter::None {
+            if let Some(Some(t)) = bind.textures.get_mut(n) {
+                let layered = p.declarations_of(File::SamplerView).any(|d| {
+                    d.contains(n as i64)
+                        && d.sampler_view
+                            .is_some_and(|v| !matches!(v.target, TextureTarget::Tex3D))
+                });
+                t.generate_mipmaps(layered && t.base().depth > 1);
+            }
+        }
+    }
+    let (buffers, units) = resources_read(p);
+    for b in buffers {
+        if bind.constants.get(b).is_none_or(Vec::is_empty)
+            && !a.constants.iter().any(|c| c.starts_with(&format!("{b}=")))
+        {
+            return Err(input_error(format!(
+                "error: the shader reads constant buffer {b}, but no --const {b}=FILE was given"
+            )));
+        }
+    }
+    for u in units {
+        if bind.textures.get(u).is_none_or(Option::is_none) {
+            return Err(input_error(format!(
+                "error: the shader samples texture unit {u}, but no --texture {u}=FILE was given"
+            )));
+        }
+    }
+    Ok(bind)
+}
+
+fn load_shader(input: &str) -> Result<Shader, Failure> {
+    let name = if input == "-" { "<stdin>" } else { input };
+    let mut bytes = Vec::new();
+    let r = if input == "-" {
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| ())
+    } else {
+        std::fs::read(input).map(|b| bytes = b)
+    };
+    r.map_err(|e| input_error(format!("{name}: error: cannot read: {e}")))?;
+    let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
+    Shader::new(src.program).map_err(|e| match e {
+        interp::LoadError::Invalid(errors) => Failure::input(
+            errors
+                .iter()
+                .map(|v| crate::report::validation_error(name, v))
+                .collect(),
+        ),
+        other => input_error(format!("{name}: error: {other}")),
+    })
+}
+
+/// Writes an image as `.f32` (raw RGBA f32, row 0 = bottom) or `.png` (8-bit, top row first).
+pub fn write_image(path: &Path, img: &interp::Image) -> Result<(), Failure> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let data = match ext.as_deref() {
+        Some("f32") => img
+            .pixels
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect(),
+        Some("png") => {
+            let mut rgba = Vec::with_capacity(img.pixels.len() * 4);
+            for j in (0..img.height).rev() {
+                for i in 0..img.width {
+                    for v in img.pixel(i, j) {
+                        let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+                        rgba.push((v * 255.0).round() as u8);
+                    }
+                }
+            }
+            let mut out = Vec::new();
+            let mut enc = png::Encoder::new(&mut out, img.width, img.height);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            let mut w = enc
+                .write_header()
+                .map_err(|e| input_error(format!("{}: error: {e}", path.display())))?;
+            w.write_image_data(&rgba)
+                .map_err(|e| input_error(format!("{}: error: {e}", path.display())))?;
+            drop(w);
+            out
+        }
+        _ => {
+            return Err(usage(format!(
+                "{}: the image must be .f32 or .png",
+                path.display()
+            )));
+        }
+    };
+    std::fs::write(path, data)
+        .map_err(|e| input_error(format!("{}: error: cannot write: {e}", path.display())))
+}
+
+/// `tgsic run`.
+pub fn run(a: &RunArgs) -> Result<(), Failure> {
+    if a.engine != Engine::Interp {
+        return Err(usage(format!(
+            "the {} engine is not built yet; run with --engine interp",
+            if a.engine == Engine::Jit {
+                "jit"
+            } else {
+                "llvm"
+            }
+        )));
+    }
+    let shader = load_shader(&a.input)?;
+    let p = &shader.program;
+    let bind = bindings(p, &a.bind, a.clear)?;
+    let err = |e: interp::RunError| input_error(format!("{}: error: {e}", a.input));
+    let exhausted = match p.processor {
+        Processor::Fragment => {
+            let (w, h) = a.size;
+            let img = interp::render(&shader, &bind, w, h, a.output_index).map_err(err)?;
+            write_image(&a.output, &img)?;
+            img.exhausted
+        }
+        Processor::Vertex => {
+            let path = a.vertices.as_ref().ok_or_else(|| {
+                usage("a vertex shader runs over vertices: give --vertices FILE".into())
+            })?;
+            let verts = attributes::read_vertices(path).map_err(|e| input_error(e.to_string()))?;
+            let out = interp::run_vertices(&shader, &bind, &verts).map_err(err)?;
+            write_text(&a.output, &attributes::write_vertices(p, &out))?;
+            out.iter().filter(|o| o.exhausted).count() as u64
+        }
+        Processor::Geometry => {
+            let path = a.primitives.as_ref().ok_or_else(|| {
+                usage("a geometry shader runs over primitives: give --primitives FILE".into())
+            })?;
+            let prims = attributes::read_primitives(path, shader.gs_vertices as usize)
+                .map_err(|e| input_error(e.to_string()))?;
+            let out = interp::run_geometry(&shader, &bind, &prims).map_err(err)?;
+            write_text(&a.output, &attributes::write_emitted(p, &out))?;
+            out.iter().filter(|o| o.exhausted).count() as u64
+        }
+        Processor::Compute => {
+            return Err(input_error(format!(
+                "{}: error: compute shaders cannot be run (no compute grid in this tool)",
+                a.input
+            )));
+        }
+    };
+    if exhausted > 0 {
+        eprintln!(
+            "{}: {exhausted} invocation(s) ran out of loop iterations (--max-iterations {}); their loops ended there",
+            a.input, a.bind.max_iterations
+        );
+    }
+    Ok(())
+}
+
+fn write_text(path: &Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| input_error(format!("{}: error: cannot write: {e}", path.display())))
+}
+
+/// `tgsic cmp`: exit 1 when the images differ by more than `--ulp`.
+pub fn cmp(a: &CmpArgs) -> Result<(), Failure> {
+    let read =
+        |p: &PathBuf| read_f32(p).map_err(|e| input_error(format!("{}: error: {e}", p.display())));
+    let (x, y) = (read(&a.a)?, read(&a.b)?);
+    if x.len() != y.len() {
+        return Err(input_error(format!(
+            "error: the images differ in size: {} and {} components",
+            x.len(),
+            y.len()
+        )));
+    }
+    let c = compare(&x, &y);
+    println!("components: {} ({} pixels)", c.total, c.total / 4);
+    println!(
+        "identical:  {} ({:.3}%)",
+        c.identical,
+        100.0 * c.identical as f64 / c.total.max(1) as f64
+    );
+    println!("max ulp:    {}", c.max_ulp);
+    println!(
+        "NaN mismatches: {}, inf mismatches: {}",
+        c.nan_mismatches, c.inf_mismatches
+    );
+    if let Some((k, p, q)) = c.worst {
+        println!(
+            "worst: pixel {} channel {}: {p:?} vs {q:?}",
+            k / 4,
+            ["r", "g", "b", "a"][k % 4]
+        );
+    }
+    if c.within(a.ulp) {
+        Ok(())
+    } else {
+        Err(Failure {
+            messages: vec![format!("the images differ by more than {} ulp", a.ulp)],
+            code: 1,
+        })
+    }
+}
