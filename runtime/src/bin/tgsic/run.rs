@@ -283,15 +283,17 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
     }
     // Mip chains for mipmapped samplers.
     for (n, s) in bind.samplers.iter().enumerate() {
-        if s.mip != MipFilter::None {
-            if let Some(Some(t)) = bind.textures.get_mut(n) {
-                let layered = p.declarations_of(File::SamplerView).any(|d| {
-                    d.contains(n as i64)
-                        && d.sampler_view
-                            .is_some_and(|v| !matches!(v.target, TextureTarget::Tex3D))
-                });
-                t.generate_mipmaps(layered && t.base().depth > 1);
-            }
+        if s.mip == MipFilter::None {
+            continue;
+        }
+        if let Some(Some(t)) = bind.textures.get_mut(n) {
+            // Cube faces and array layers are filtered separately; 3D depth is filtered too.
+            let layered = p.declarations_of(File::SamplerView).any(|d| {
+                d.contains(n as i64)
+                    && d.sampler_view
+                        .is_some_and(|v| v.target != TextureTarget::Tex3D)
+            });
+            t.generate_mipmaps(layered && t.base().depth > 1);
         }
     }
     let (buffers, units) = resources_read(p);
