@@ -158,6 +158,28 @@ fn parse_sampler(spec: &str) -> Result<Sampler, String> {
     Ok(s)
 }
 
+/// The texture targets the shader uses with texture unit `n` (TEX-style targets and SVIEW
+/// declarations).
+fn targets_of_unit(p: &Program, n: usize) -> Vec<TextureTarget> {
+    let mut v: Vec<TextureTarget> = p
+        .declarations_of(File::SamplerView)
+        .filter(|d| d.contains(n as i64))
+        .filter_map(|d| d.sampler_view.map(|s| s.target))
+        .collect();
+    for inst in &p.instructions {
+        if let (Some(t), Some(tex)) = (inst.texture, inst.opcode.tex()) {
+            if tex
+                .sampler
+                .and_then(|k| inst.src.get(k as usize))
+                .is_some_and(|s| s.register.index.offset == n as i32)
+            {
+                v.push(t);
+            }
+        }
+    }
+    v
+}
+
 /// Constant buffers and texture units the shader's instructions read.
 fn resources_read(p: &Program) -> (BTreeSet<usize>, BTreeSet<usize>) {
     let mut buffers = BTreeSet::new();
