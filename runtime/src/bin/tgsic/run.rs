@@ -167,14 +167,15 @@ fn targets_of_unit(p: &Program, n: usize) -> Vec<TextureTarget> {
         .filter_map(|d| d.sampler_view.map(|s| s.target))
         .collect();
     for inst in &p.instructions {
-        if let (Some(t), Some(tex)) = (inst.texture, inst.opcode.tex()) {
-            if tex
-                .sampler
+        let reads_unit = |tex: TexOp| {
+            tex.sampler
                 .and_then(|k| inst.src.get(k as usize))
                 .is_some_and(|s| s.register.index.offset == n as i32)
-            {
-                v.push(t);
-            }
+        };
+        if let (Some(t), Some(tex)) = (inst.texture, inst.opcode.tex())
+            && reads_unit(tex)
+        {
+            v.push(t);
         }
     }
     v
@@ -309,13 +310,10 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
             continue;
         }
         if let Some(Some(t)) = bind.textures.get_mut(n) {
-            // Cube faces and array layers are filtered separately; 3D depth is filtered too.
-            let layered = p.declarations_of(File::SamplerView).any(|d| {
-                d.contains(n as i64)
-                    && d.sampler_view
-                        .is_some_and(|v| v.target != TextureTarget::Tex3D)
-            });
-            t.generate_mipmaps(layered && t.base().depth > 1);
+            // Cube faces and array layers are filtered separately; a 3D texture's depth is
+            // filtered with its width and height.
+            let volume = targets_of_unit(p, n).contains(&TextureTarget::Tex3D);
+            t.generate_mipmaps(!volume);
         }
     }
     let (buffers, units) = resources_read(p);
