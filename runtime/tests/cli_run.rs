@@ -1,0 +1,236 @@
+//! `tgsic run` and `tgsic cmp`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn tgsic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tgsic"))
+        .args(args)
+        .output()
+        .expect("tgsic runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tgsic-run-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn mesa() -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/mesa");
+    d.is_dir().then_some(d).or_else(|| {
+        eprintln!("skipped: ../shared/corpus is absent");
+        None
+    })
+}
+
+#[test]
+fn run_reproduces_a_mesa_reference_and_cmp_confirms_it() {
+    let Some(m) = mesa() else { return };
+    let d = temp("mesa");
+    let out = d.join("cube.f32");
+    let p = |x: &str| m.join(x).to_str().unwrap().to_string();
+    let o = tgsic(&[
+        "run",
+        &p("gltr_cube.tgsi"),
+        "-o",
+        out.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--size",
+        "64x64",
+        "--const",
+        &format!("0={}", p("gltr_cube.const0.bin")),
+        "--texture",
+        &format!("0={}", p("texture32.png")),
+        "--texture",
+        &format!("1={}", p("texture32.png")),
+        "--clear",
+        "-7,-7,-7,-7",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let c = tgsic(&["cmp", out.to_str().unwrap(), &p("gltr_cube.ref.f32")]);
+    assert!(c.status.success(), "{}", text(&c.stdout));
+    assert!(
+        text(&c.stdout).contains("identical:  16384 (100.000%)\nmax ulp:    0\n"),
+        "{}",
+        text(&c.stdout)
+    );
+    // Another shader's reference differs: exit 1.
+    let c = tgsic(&["cmp", out.to_str().unwrap(), &p("gltr_perlin.ref.f32")]);
+    assert_eq!(c.status.code(), Some(1));
+    assert!(text(&c.stderr).contains("differ by more than 0 ulp"));
+    // PNG output: 64x64 RGBA.
+    let png = d.join("cube.png");
+    let o = tgsic(&[
+        "run",
+        &p("npm_hsl2rgb.tgsi"),
+        "-o",
+        png.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--size",
+        "64x32",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let t = tgsic_runtime::texture::Texture::from_png(&png).unwrap();
+    assert_eq!((t.base().width, t.base().height), (64, 32));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn missing_bindings_and_bad_usage() {
+    let Some(m) = mesa() else { return };
+    let p = |x: &str| m.join(x).to_str().unwrap().to_string();
+    let o = tgsic(&[
+        "run",
+        &p("gltr_cube.tgsi"),
+        "-o",
+        "/tmp/x.f32",
+        "--engine",
+        "interp",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "error: the shader reads constant buffer 0, but no --const 0=FILE was given\n"
+    );
+    let o = tgsic(&[
+        "run",
+        &p("three_technicolor.tgsi"),
+        "-o",
+        "/tmp/x.f32",
+        "--engine",
+        "interp",
+    ]);
+    assert_eq!(
+        text(&o.stderr),
+        "error: the shader samples texture unit 0, but no --texture 0=FILE was given\n"
+    );
+    assert_eq!(
+        tgsic(&[
+            "run",
+            &p("npm_hsl2rgb.tgsi"),
+            "-o",
+            "/tmp/x.bmp",
+            "--engine",
+            "interp"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+    let o = tgsic(&["run", &p("npm_hsl2rgb.tgsi"), "-o", "/tmp/x.f32"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--engine interp"));
+    assert_eq!(
+        tgsic(&[
+            "run",
+            &p("npm_hsl2rgb.tgsi"),
+            "-o",
+            "/tmp/x.f32",
+            "--size",
+            "0x4"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn vertex_and_geometry_shaders_run_over_attribute_files() {
+    let d = temp("vg");
+    let vs = d.join("vs.tgsi");
+    std::fs::write(&vs, "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nADD OUT[0], IN[0], IN[1]\nMUL OUT[1], IN[0], IN[1]\nEND\n").unwrap();
+    let verts = d.join("verts.txt");
+    std::fs::write(
+        &verts,
+        "# two vertices\n1 2 3 4   0.5 0.5 0.5 0.5\n0x3f800000 0 0 1   2 2 2 2\n",
+    )
+    .unwrap();
+    let out = d.join("out.txt");
+    let o = tgsic(&[
+        "run",
+        vs.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--vertices",
+        verts.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let t = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        t,
+        "# one vertex per line: OUT[0] POSITION[0].xyzw OUT[1] GENERIC[0].xyzw\n1.5 2.5 3.5 4.5 0.5 1.0 1.5 2.0\n3.0 2.0 2.0 3.0 2.0 0.0 0.0 2.0\n"
+    );
+    // A malformed line names its place.
+    std::fs::write(&verts, "1 2 3 4 0 0 0 0\n1 2 x 4 0 0 0 0\n").unwrap();
+    let o = tgsic(&[
+        "run",
+        vs.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--vertices",
+        verts.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr)
+            .ends_with("verts.txt:2:5: error: `x` is not a number or a 0x bit pattern\n"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A geometry shader that emits each input vertex of a line twice.
+    let gs = d.join("gs.tgsi");
+    std::fs::write(&gs, "GEOM\nPROPERTY GS_INPUT_PRIMITIVE LINES\nPROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP\nPROPERTY GS_MAX_OUTPUT_VERTICES 4\nDCL IN[][0], POSITION\nDCL OUT[0], POSITION\nMOV OUT[0], IN[0][0]\nEMIT\nMOV OUT[0], IN[1][0]\nEMIT\nENDPRIM\nEND\n").unwrap();
+    let prims = d.join("prims.txt");
+    std::fs::write(&prims, "1 0 0 1\n2 0 0 1\n\n3 0 0 1\n4 0 0 1\n").unwrap();
+    let o = tgsic(&[
+        "run",
+        gs.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--primitives",
+        prims.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let t = std::fs::read_to_string(&out).unwrap();
+    assert!(t.contains("# primitive 0\n1.0 0.0 0.0 1.0\n2.0 0.0 0.0 1.0\nENDPRIM\n\n# primitive 1\n3.0 0.0 0.0 1.0\n4.0 0.0 0.0 1.0\nENDPRIM\n"), "{t}");
+    // An endless loop is cut by the budget and reported; the exit code stays 0.
+    let fs = d.join("loop.tgsi");
+    std::fs::write(&fs, "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD OUT[0], OUT[0], IMM[0]\nENDLOOP\nEND\n").unwrap();
+    let img = d.join("loop.f32");
+    let o = tgsic(&[
+        "run",
+        fs.to_str().unwrap(),
+        "--engine",
+        "interp",
+        "--size",
+        "4x4",
+        "--max-iterations",
+        "10",
+        "-o",
+        img.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(
+        text(&o.stderr)
+            .contains("16 invocation(s) ran out of loop iterations (--max-iterations 10)"),
+        "{}",
+        text(&o.stderr)
+    );
+    let v = tgsic_runtime::compare::read_f32(&img).unwrap();
+    assert_eq!(v[0], 11.0);
+    let _ = std::fs::remove_dir_all(&d);
+}
