@@ -888,3 +888,204 @@ fn load_time_errors_are_typed() {
     let e = render(&Shader::new(p).unwrap(), &Bindings::default(), 2, 2, 0).unwrap_err();
     assert!(e.to_string().contains("texture unit 3"), "{e}");
 }
+
+/// Runs a fragment shader with texture unit 0 bound; returns pixel (i, j).
+fn tex_frag(
+    body: &str,
+    decl: &str,
+    tex: crate::texture::Texture,
+    sampler: crate::texture::Sampler,
+    w: u32,
+    h: u32,
+) -> Image {
+    let src = format!(
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{decl}\n{body}"
+    );
+    let shader = Shader::new(tgsic::front::text::parse(&src).unwrap_or_else(|e| panic!("{e}")))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let bind = Bindings {
+        textures: vec![Some(tex)],
+        samplers: vec![sampler],
+        ..Bindings::default()
+    };
+    render(&shader, &bind, w, h, 0).unwrap()
+}
+
+/// A w×h×d RGBA32F texture whose texel (x, y, z) is (x, y, z, 1 + level) per level, mipmapped.
+fn indexed(w: u32, h: u32, d: u32) -> crate::texture::Texture {
+    let v: Vec<f32> = (0..d)
+        .flat_map(|z| {
+            (0..h).flat_map(move |y| (0..w).flat_map(move |x| [x as f32, y as f32, z as f32, 1.0]))
+        })
+        .collect();
+    let mut t = crate::texture::Texture::from_rgba32f(w, h, d, &v).unwrap();
+    t.generate_mipmaps(true);
+    for (k, l) in t.levels.iter_mut().enumerate() {
+        for tx in l.texels.iter_mut() {
+            tx[3] = 1.0 + k as f32;
+        }
+    }
+    t
+}
+
+#[test]
+fn texture_instructions() {
+    use crate::texture::{Filter, MipFilter, Sampler};
+    let s = Sampler::default();
+    // TEX 2D nearest at pixel centres of a 4x4 grid over a 4x4 texture reads texel (i, j).
+    let img = tex_frag(
+        "TEX OUT[0], IN[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]",
+        indexed(4, 4, 1),
+        s,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(3, 1), [3.0, 1.0, 0.0, 1.0]);
+    // Implicit LOD: a 16x16 texture over a 4x4 grid is minified by 4: LOD 2 (level 2's alpha 3).
+    let mip = Sampler {
+        mip: MipFilter::Nearest,
+        ..s
+    };
+    let img = tex_frag(
+        "TEX OUT[0], IN[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]",
+        indexed(16, 16, 1),
+        mip,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(0, 0)[3], 3.0);
+    // TXB adds its bias (w), TXL gives the level, TXD derives it from gradients.
+    let img = tex_frag(
+        "MOV TEMP[0], IN[0]\nMOV TEMP[0].w, IMM[0].xxxx\nTXB OUT[0], TEMP[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {-1.0, 1.0, 0.25, 0.0}",
+        indexed(16, 16, 1),
+        mip,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(0, 0)[3], 2.0);
+    let img = tex_frag(
+        "MOV TEMP[0], IN[0]\nMOV TEMP[0].w, IMM[0].yyyy\nTXL OUT[0], TEMP[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {-1.0, 1.0, 0.25, 0.0}",
+        indexed(16, 16, 1),
+        mip,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(0, 0)[3], 2.0);
+    let img = tex_frag(
+        "TXD OUT[0], IN[0], IMM[0].zwww, IMM[0].wzww, SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {-1.0, 1.0, 0.25, 0.0}",
+        indexed(16, 16, 1),
+        mip,
+        4,
+        4,
+    );
+    assert_eq!(
+        img.pixel(0, 0)[3],
+        3.0,
+        "gradient 1/4 over 16 texels: LOD 2"
+    );
+    // TXP divides by q.
+    let img = tex_frag(
+        "MUL TEMP[0], IN[0], IMM[0].yyyy\nMOV TEMP[0].w, IMM[0].yyyy\nMUL TEMP[0], TEMP[0], IMM[0].wwwz\nTXP OUT[0], TEMP[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {0.0, 1.0, 0.5, 0.5}",
+        indexed(4, 4, 1),
+        s,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(2, 3), [2.0, 3.0, 0.0, 1.0]);
+    // TXF: integer coordinates and level; outside reads 0.
+    let img = tex_frag(
+        "TXF OUT[0], IMM[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] INT32 {2, 3, 0, 1}",
+        indexed(8, 8, 1),
+        s,
+        2,
+        2,
+    );
+    assert_eq!(
+        img.pixel(0, 0),
+        [4.5, 6.5, 0.0, 2.0],
+        "level 1 texel (2, 3): the box average of texels (4..5, 6..7)"
+    );
+    let img = tex_frag(
+        "TXF OUT[0], IMM[0], SAMP[0], 2D\n",
+        "DCL SAMP[0]\nIMM[0] INT32 {9, 0, 0, 0}",
+        indexed(8, 8, 1),
+        s,
+        2,
+        2,
+    );
+    assert_eq!(img.pixel(0, 0), [0.0; 4]);
+    // TXQ: (width, height, 0, levels) of level 1.
+    let img = tex_frag(
+        "TXQ TEMP[0], IMM[0].xxxx, SAMP[0], 2D\nU2F OUT[0], TEMP[0]\n",
+        "DCL SAMP[0]\nIMM[0] UINT32 {1, 0, 0, 0}",
+        indexed(8, 4, 1),
+        s,
+        2,
+        2,
+    );
+    assert_eq!(img.pixel(0, 0), [4.0, 2.0, 0.0, 4.0]);
+    // 3D: r selects the slice; arrays: the layer rounds.
+    let img = tex_frag(
+        "MOV TEMP[0], IN[0]\nMOV TEMP[0].z, IMM[0].zzzz\nTEX OUT[0], TEMP[0], SAMP[0], 3D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {0.0, 0.0, 0.7, 0.0}",
+        indexed(4, 4, 4),
+        s,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(1, 2), [1.0, 2.0, 2.0, 1.0]);
+    let img = tex_frag(
+        "MOV TEMP[0], IN[0]\nMOV TEMP[0].z, IMM[0].zzzz\nTEX OUT[0], TEMP[0], SAMP[0], 2D_ARRAY\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {0.0, 0.0, 2.6, 0.0}",
+        indexed(4, 4, 4),
+        s,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(1, 2), [1.0, 2.0, 3.0, 1.0]);
+    // Cube: +Z at the centre of face 4.
+    let img = tex_frag(
+        "TEX OUT[0], IMM[0], SAMP[0], CUBE\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {0.0, 0.0, 1.0, 0.0}",
+        indexed(4, 4, 6),
+        s,
+        2,
+        2,
+    );
+    assert_eq!(img.pixel(0, 0), [2.0, 2.0, 4.0, 1.0]);
+    // Shadow: the reference (z) compared with red (x): LEQUAL passes from column 2.
+    let img = tex_frag(
+        "MOV TEMP[0], IN[0]\nMOV TEMP[0].z, IMM[0].zzzz\nTEX OUT[0], TEMP[0], SAMP[0], SHADOW2D\n",
+        "DCL SAMP[0]\nIMM[0] FLT32 {0.0, 0.0, 1.5, 0.0}",
+        indexed(4, 4, 1),
+        s,
+        4,
+        1,
+    );
+    assert_eq!(
+        (img.pixel(1, 0)[0], img.pixel(2, 0)[0], img.pixel(2, 0)[3]),
+        (0.0, 1.0, 1.0)
+    );
+    // SAMPLE with an SVIEW and a linear sampler in SAMP[0].
+    let lin = Sampler {
+        min: Filter::Linear,
+        mag: Filter::Linear,
+        ..s
+    };
+    let img = tex_frag(
+        "SAMPLE OUT[0], IN[0], SVIEW[0], SAMP[0]\n",
+        "DCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT",
+        indexed(4, 4, 1),
+        lin,
+        4,
+        4,
+    );
+    assert_eq!(img.pixel(1, 1), [1.0, 1.0, 0.0, 1.0]);
+}
