@@ -3,7 +3,7 @@
 
 use super::RunError;
 use super::exec::{Chan, Exec, LANES, Mask, Reg};
-use super::num::{self, b, f, fmax, fmin};
+use tgsic::numerics::{self as num, b, f, fmax, fmin};
 use tgsic::tgsi::*;
 
 const ONE: u32 = 0x3F80_0000;
@@ -90,7 +90,7 @@ pub(super) fn execute(
     ex: &mut Exec<'_>,
     pc: usize,
     inst: &Instruction,
-    _exec: Mask,
+    exec: Mask,
 ) -> Result<Reg, RunError> {
     use Opcode as O;
     let src = |k: usize, comps: u8| ex.fetch(&inst.src[k], comps);
@@ -411,7 +411,7 @@ pub(super) fn execute(
             let s = x(0);
             std::array::from_fn(|c| map1(&s, |v| b(((v >> (8 * c)) & 0xFF) as f32 / 255.0)))
         }
-        O::Popa => ex.pop_addr(),
+        O::Popa => ex.pop_addr(exec),
         O::ReadHelper => rep(std::array::from_fn(|l| {
             if ex.helpers & (1 << l) != 0 { TRUE } else { 0 }
         })),

@@ -1,9 +1,9 @@
 //! The SIMD execution engine: a batch of up to [`LANES`] invocations in structure-of-arrays form,
 //! with execution masks for divergent control flow (after tgsi_exec).
 
-use super::num::{self, b, f};
 use super::prepare::Prepared;
 use super::{Bindings, RunError};
+use tgsic::numerics::{self as num, b, f};
 use tgsic::tgsi::*;
 
 /// Invocations per batch (16 quads of fragments, or 64 vertices).
@@ -33,9 +33,15 @@ pub struct Regs {
     pub sv: Vec<Reg>,
     /// NV condition-code registers.
     pub cc: Vec<Reg>,
-    /// The PUSHA/POPA address stack.
+    /// The PUSHA/POPA address stack: levels, each a register across the lanes.
     pub addr_stack: Vec<Reg>,
+    /// Each lane's PUSHA/POPA stack depth.
+    pub addr_depth: [u8; LANES],
 }
+
+/// How many entries each invocation's PUSHA/POPA stack holds (a push beyond is dropped, a pop
+/// of an empty stack reads zeros).
+pub const ADDR_STACK_DEPTH: usize = 32;
 
 impl Regs {
     /// Zeroed storage for `p`.
@@ -55,6 +61,7 @@ impl Regs {
             sv: z(p.size(File::SystemValue)),
             cc: if p.uses_cc { z(16) } else { Vec::new() },
             addr_stack: Vec::new(),
+            addr_depth: [0; LANES],
         }
     }
 }
@@ -816,7 +823,19 @@ impl<'a> Exec<'a> {
             Opcode::Nop => {}
             Opcode::Pusha => {
                 let s = self.fetch(&inst.src[0], 0xF);
-                self.regs.addr_stack.push(s);
+                for l in lanes(exec) {
+                    let d = self.regs.addr_depth[l] as usize;
+                    if d >= ADDR_STACK_DEPTH {
+                        continue;
+                    }
+                    if self.regs.addr_stack.len() <= d {
+                        self.regs.addr_stack.resize(d + 1, [[0; LANES]; 4]);
+                    }
+                    for c in 0..4 {
+                        self.regs.addr_stack[d][c][l] = s[c][l];
+                    }
+                    self.regs.addr_depth[l] += 1;
+                }
             }
             _ => {
                 let res = if inst.opcode.tex().is_some() {
@@ -853,8 +872,19 @@ impl<'a> Exec<'a> {
         (dx, dy)
     }
 
-    /// Pops the PUSHA stack for POPA (an empty stack reads zeros).
-    pub fn pop_addr(&mut self) -> Reg {
-        self.regs.addr_stack.pop().unwrap_or([[0; LANES]; 4])
+    /// Pops each executing lane's PUSHA stack for POPA (an empty stack reads zeros).
+    pub fn pop_addr(&mut self, exec: Mask) -> Reg {
+        let mut out = [[0; LANES]; 4];
+        for l in lanes(exec) {
+            if self.regs.addr_depth[l] == 0 {
+                continue;
+            }
+            self.regs.addr_depth[l] -= 1;
+            let d = self.regs.addr_depth[l] as usize;
+            for c in 0..4 {
+                out[c][l] = self.regs.addr_stack[d][c][l];
+            }
+        }
+        out
     }
 }

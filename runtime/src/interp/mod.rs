@@ -17,7 +17,8 @@
 
 mod alu;
 mod exec;
-pub mod num;
+/// The shared scalar numerics (re-exported from the compiler).
+pub use tgsic::numerics as num;
 mod prepare;
 mod tex;
 
@@ -257,6 +258,7 @@ fn reset(regs: &mut Regs) {
         }
     }
     regs.addr_stack.clear();
+    regs.addr_depth = [0; LANES];
 }
 
 /// Vertex or geometry results for one invocation.

@@ -1089,3 +1089,19 @@ fn texture_instructions() {
     );
     assert_eq!(img.pixel(1, 1), [1.0, 1.0, 0.0, 1.0]);
 }
+
+#[test]
+fn the_address_stack_is_per_invocation() {
+    // Only vertices whose x is non-zero push; every vertex pops.
+    let body = "ARL ADDR[0], IN[1]\nIF IN[0].xxxx\n  PUSHA ADDR[0]\nENDIF\nARL ADDR[0], IN[2]\nPOPA ADDR[0]\nUARL OUT[0], ADDR[0]\n";
+    let o = run_bits(
+        body,
+        &[],
+        &[
+            vec![fl([1.0; 4]), fl([5.0; 4]), fl([9.0; 4])],
+            vec![fl([0.0; 4]), fl([5.0; 4]), fl([9.0; 4])],
+        ],
+    );
+    assert_eq!(o[0][0], [5; 4], "pushed 5, popped 5");
+    assert_eq!(o[1][0], [0; 4], "nothing pushed: the pop reads zeros");
+}

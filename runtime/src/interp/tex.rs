@@ -3,8 +3,8 @@
 
 use super::RunError;
 use super::exec::{Chan, Exec, LANES, Mask, Reg};
-use super::num::{b, f};
 use crate::texture::{self, Sampler, Texture};
+use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
 /// How the level of detail is chosen.
@@ -224,7 +224,7 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
         for c in coords.iter_mut() {
             let q = c[3];
             for k in 0..3 {
-                c[k] = super::num::ftz(c[k] / q);
+                c[k] = tgsic::numerics::ftz(c[k] / q);
             }
         }
     }

@@ -1,4 +1,5 @@
-//! Scalar numerics of the reference interpreter (DECISIONS.md §3, `docs/semantics.md`).
+//! Scalar numerics of TGSI execution (DECISIONS.md §3, `docs/semantics.md`): shared by the
+//! reference interpreter, constant folding and the IR evaluator, so that all agree bit for bit.
 //!
 //! Float arithmetic reads a denormal input as a zero of the same sign and flushes a denormal
 //! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. Bit moves (MOV, selects,
@@ -221,6 +222,12 @@ pub fn fixed12(x: f32) -> f32 {
     } else {
         ((x * 1024.0).round() / 1024.0).clamp(-2.0, 2.0 - 1.0 / 1024.0)
     }
+}
+
+/// The packing of PK2US/PK4B/PK4UB: round half away from zero (as `f32::round`).
+#[inline]
+pub fn pack_round(x: f32) -> f32 {
+    x.round()
 }
 
 #[cfg(test)]
