@@ -4,11 +4,13 @@
 //! - [`front`]: reading and writing TGSI in binary token form and in Mesa's text form.
 //! - [`valid`]: validation of a program after it was read.
 //! - [`numerics`]: the scalar numerics every execution path shares.
+//! - [`ir`]: the SSA IR, lifted from a validated program.
 //! - [`back`]: code generators (the THEIA instruction set so far).
 #![warn(missing_docs)]
 
 pub mod back;
 pub mod front;
+pub mod ir;
 pub mod numerics;
 pub mod tgsi;
 pub mod valid;

@@ -2,8 +2,14 @@
 //! reference interpreter, constant folding and the IR evaluator, so that all agree bit for bit.
 //!
 //! Float arithmetic reads a denormal input as a zero of the same sign and flushes a denormal
-//! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. Bit moves (MOV, selects,
-//! negate/abs modifiers) and integer operations never go through these helpers.
+//! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. A NaN result is the
+//! canonical quiet NaN [`CANONICAL_NAN`] (x86 keeps an operand's payload, and which operand
+//! depends on how the compiler ordered it, so payloads would differ between builds and
+//! engines). Bit moves (MOV, selects, negate/abs modifiers) and integer operations never go
+//! through these helpers and keep their bits.
+
+/// The NaN every float operation returns: quiet, positive, no payload.
+pub const CANONICAL_NAN: u32 = 0x7FC0_0000;
 
 /// Flushes a denormal to a zero of the same sign.
 #[inline]
@@ -21,10 +27,14 @@ pub fn f(bits: u32) -> f32 {
     ftz(f32::from_bits(bits))
 }
 
-/// Register bits of a float result, denormals flushed.
+/// Register bits of a float result: denormals flushed, NaN canonical.
 #[inline]
 pub fn b(x: f32) -> u32 {
-    ftz(x).to_bits()
+    if x.is_nan() {
+        CANONICAL_NAN
+    } else {
+        ftz(x).to_bits()
+    }
 }
 
 /// `fminf` as glibc's generic version: the non-NaN operand; `x` when equal.

@@ -3,6 +3,8 @@
 
 pub mod attributes;
 pub mod compare;
+pub mod dispatch;
 pub mod interp;
+pub mod ireval;
 pub mod texture;
 pub mod theia;

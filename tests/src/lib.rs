@@ -60,3 +60,231 @@ pub fn all_shaders() -> Option<Vec<PathBuf>> {
     v.extend(corpus(Corpus::Mesa)?);
     Some(v)
 }
+
+/// Random inputs for differential tests: a deterministic generator and random bindings and
+/// batches for a program.
+pub mod random {
+    use tgsic::tgsi::{File, Processor};
+    use tgsic_runtime::dispatch::{BatchIo, Engine};
+    use tgsic_runtime::interp::{
+        Arrangement, BatchReport, Bindings, Emitted, LANES, Mask, Prepared, Reg, RunError,
+    };
+    use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+
+    /// SplitMix64: small, fast, deterministic.
+    #[derive(Debug, Clone)]
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        /// The next 64 random bits.
+        pub fn bits(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        /// A number in `0..n`.
+        pub fn below(&mut self, n: u64) -> u64 {
+            self.bits() % n.max(1)
+        }
+
+        /// A float in `lo..hi`.
+        pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
+            lo + (hi - lo) * (self.bits() >> 40) as f32 / (1u64 << 24) as f32
+        }
+
+        /// A register word the way shaders see them: mostly moderate floats, some small
+        /// integers, some special values (±0, ±1, ±inf, NaN, denormals) and raw bits.
+        pub fn word(&mut self) -> u32 {
+            match self.below(20) {
+                0..=12 => self.float(-4.0, 4.0).to_bits(),
+                13..=14 => self.below(16) as u32,
+                15 => (self.below(8) as i32 - 4) as u32,
+                16 => [
+                    0.0f32,
+                    -0.0,
+                    1.0,
+                    -1.0,
+                    f32::INFINITY,
+                    f32::NEG_INFINITY,
+                    f32::NAN,
+                    0.5,
+                ][self.below(8) as usize]
+                    .to_bits(),
+                17 => self.below(0x0080_0000) as u32 | ((self.below(2) as u32) << 31),
+                18 => self.float(-1000.0, 1000.0).to_bits(),
+                _ => self.bits() as u32,
+            }
+        }
+    }
+
+    /// Random constant buffers, textures (RGBA8 with mipmaps, six layers) and samplers for
+    /// every unit `p` declares; loops get a small iteration budget.
+    pub fn bindings(p: &Prepared, rng: &mut Rng) -> Bindings {
+        let prog = &p.program;
+        let mut bind = Bindings::default();
+        let buffers = prog
+            .declarations_of(File::Constant)
+            .map(|d| d.dimension.unwrap_or(0) as usize + 1)
+            .max()
+            .unwrap_or(0);
+        bind.constants = (0..buffers)
+            .map(|_| {
+                (0..rng.below(300) as usize + 1)
+                    .map(|_| std::array::from_fn(|_| rng.word()))
+                    .collect()
+            })
+            .collect();
+        let units = prog
+            .declarations
+            .iter()
+            .filter(|d| matches!(d.file, File::Sampler | File::SamplerView))
+            .map(|d| d.span().last as usize + 1)
+            .max()
+            .unwrap_or(0);
+        bind.textures = (0..units)
+            .map(|_| {
+                let (w, h) = (1 << rng.below(4), 1 << rng.below(4));
+                let bytes: Vec<u8> = (0..w * h * 6 * 4).map(|_| rng.bits() as u8).collect();
+                let mut t = Texture::from_rgba8(w, h, 6, &bytes).expect("texture");
+                t.generate_mipmaps(true);
+                Some(t)
+            })
+            .collect();
+        let filter = |r: &mut Rng| {
+            if r.below(2) == 0 {
+                Filter::Nearest
+            } else {
+                Filter::Linear
+            }
+        };
+        let wrap = |r: &mut Rng| [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror][r.below(3) as usize];
+        bind.samplers = (0..units)
+            .map(|_| Sampler {
+                min: filter(rng),
+                mag: filter(rng),
+                mip: [MipFilter::None, MipFilter::Nearest, MipFilter::Linear]
+                    [rng.below(3) as usize],
+                wrap: [wrap(rng), wrap(rng), wrap(rng)],
+                ..Sampler::default()
+            })
+            .collect();
+        bind.max_iterations = 64 + rng.below(200) as u32;
+        bind
+    }
+
+    /// A batch with random inputs and system values: quads for fragment shaders (a few
+    /// helper lanes), independent lanes otherwise (a few lanes not alive).
+    pub fn batch(p: &Prepared, rng: &mut Rng) -> BatchIo {
+        let frag = p.program.processor == Processor::Fragment;
+        let per_vertex = if p.program.processor == Processor::Geometry {
+            p.gs_vertices as usize
+        } else {
+            1
+        };
+        let reg =
+            |rng: &mut Rng| -> Reg { std::array::from_fn(|_| std::array::from_fn(|_| rng.word())) };
+        let inputs = (0..p.size(File::Input) * per_vertex)
+            .map(|_| reg(rng))
+            .collect();
+        let sv = (0..p.size(File::SystemValue)).map(|_| reg(rng)).collect();
+        let (alive, helpers) = if frag {
+            let quads: Mask = (0..16).fold(0, |m, q| {
+                if rng.below(8) != 0 {
+                    m | (0xF << (4 * q))
+                } else {
+                    m
+                }
+            });
+            (quads, quads & rng.bits() & rng.bits() & rng.bits())
+        } else {
+            (rng.bits() | rng.bits(), 0)
+        };
+        BatchIo {
+            inputs,
+            sv,
+            outputs: vec![[[0; LANES]; 4]; p.size(File::Output)],
+            alive,
+            helpers,
+            arrangement: if frag {
+                Arrangement::Quads
+            } else {
+                Arrangement::Independent
+            },
+        }
+    }
+
+    /// What a batch produced, for comparisons.
+    #[derive(Debug, Clone)]
+    pub struct Outcome {
+        /// OUT registers.
+        pub outputs: Vec<Reg>,
+        /// The report (killed, exhausted, emitted, unspecified lanes).
+        pub report: BatchReport,
+    }
+
+    /// Runs `engine` on a copy of `io`.
+    pub fn run<E: Engine + ?Sized>(
+        engine: &E,
+        bind: &Bindings,
+        io: &BatchIo,
+    ) -> Result<Outcome, RunError> {
+        let mut io = io.clone();
+        let report = engine.run_batch(bind, &mut io)?;
+        Ok(Outcome {
+            outputs: io.outputs,
+            report,
+        })
+    }
+
+    /// The first difference between a reference outcome and another one over the lanes of
+    /// `alive`, leaving out the lanes `other` reports as unspecified; `None` when they agree
+    /// bit for bit.
+    pub fn difference(reference: &Outcome, other: &Outcome, alive: Mask) -> Option<String> {
+        let keep = alive & !other.report.unspecified;
+        for (r, (a, b)) in reference.outputs.iter().zip(&other.outputs).enumerate() {
+            for c in 0..4 {
+                for l in 0..LANES {
+                    if keep & (1 << l) != 0 && a[c][l] != b[c][l] {
+                        return Some(format!(
+                            "OUT[{r}].{} lane {l}: {:#010x} ({}) vs {:#010x} ({})",
+                            ['x', 'y', 'z', 'w'][c],
+                            a[c][l],
+                            f32::from_bits(a[c][l]),
+                            b[c][l],
+                            f32::from_bits(b[c][l])
+                        ));
+                    }
+                }
+            }
+        }
+        for (what, x, y) in [
+            ("killed", reference.report.killed, other.report.killed),
+            (
+                "exhausted",
+                reference.report.exhausted,
+                other.report.exhausted,
+            ),
+        ] {
+            if (x ^ y) & keep != 0 {
+                return Some(format!(
+                    "{what} lanes: {:#018x} vs {:#018x}",
+                    x & keep,
+                    y & keep
+                ));
+            }
+        }
+        let emitted = |e: &[Emitted]| -> Vec<Emitted> {
+            e.iter()
+                .filter(|x| keep & (1 << x.lane) != 0)
+                .cloned()
+                .collect()
+        };
+        if emitted(&reference.report.emitted) != emitted(&other.report.emitted) {
+            return Some("emitted vertices differ".into());
+        }
+        None
+    }
+}

@@ -572,3 +572,63 @@ impl Instruction {
         }
     }
 }
+
+/// What a texture instruction reads: the texture unit, the sampler state unit and the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TextureBinding {
+    /// Texture unit: SAMP[n] of TEX-style opcodes, SVIEW[n] of the SAMPLE family.
+    pub unit: u32,
+    /// Sampler state unit, when the instruction samples.
+    pub sampler: Option<u32>,
+    /// The target: the instruction's (TEX style) or the SVIEW declaration's (2D if absent).
+    pub target: TextureTarget,
+}
+
+impl Program {
+    /// Resolves the texture unit, sampler and target of texture instruction `inst`
+    /// (`docs/semantics.md`, "Textures").
+    ///
+    /// # Errors
+    /// A message naming the problem when `inst` is not a texture instruction or addresses its
+    /// sampler or view indirectly.
+    pub fn texture_binding(&self, inst: &Instruction) -> Result<TextureBinding, String> {
+        let op = inst.opcode;
+        let info = op
+            .tex()
+            .ok_or_else(|| format!("{op} is not a texture instruction"))?;
+        let unit = |k: u8| -> Result<u32, String> {
+            let s = inst
+                .src
+                .get(k as usize)
+                .ok_or_else(|| format!("{op} has no source {k}"))?;
+            if s.register.is_indirect() {
+                return Err(format!("{op}: indirect sampler or view indexing"));
+            }
+            Ok(s.register.index.offset.max(0) as u32)
+        };
+        match info.view {
+            Some(v) => {
+                let n = unit(v)?;
+                let target = self
+                    .declarations_of(File::SamplerView)
+                    .find(|d| d.contains(n as i64))
+                    .and_then(|d| d.sampler_view)
+                    .map_or(TextureTarget::Tex2D, |s| s.target);
+                let sampler = info.sampler.map(unit).transpose()?;
+                Ok(TextureBinding {
+                    unit: n,
+                    sampler,
+                    target,
+                })
+            }
+            None => {
+                let n = unit(info.sampler.unwrap_or(0))?;
+                Ok(TextureBinding {
+                    unit: n,
+                    sampler: Some(n),
+                    target: inst.texture.unwrap_or(TextureTarget::Tex2D),
+                })
+            }
+        }
+    }
+}

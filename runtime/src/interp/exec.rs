@@ -86,6 +86,9 @@ pub struct BatchReport {
     pub exhausted: Mask,
     /// Geometry output, in order.
     pub emitted: Vec<Emitted>,
+    /// Lanes whose results are unspecified by the IR's semantics (only the IR evaluator sets
+    /// them: derivatives in partly active quads).
+    pub unspecified: Mask,
 }
 
 /// How lanes are arranged.
@@ -804,7 +807,7 @@ impl<'a> Exec<'a> {
                 self.report.killed |= exec & mask_of(|l| (0..4).any(|c| f(s[c][l]) < 0.0));
             }
             Opcode::Emit | Opcode::EndPrim => {
-                let stream = inst.src.first().map_or(0, |s| self.fetch(s, 1)[0][0]);
+                let streams = inst.src.first().map_or([0; LANES], |s| self.fetch(s, 1)[0]);
                 for l in lanes(exec) {
                     let outputs = (inst.opcode == Opcode::Emit).then(|| {
                         self.regs
@@ -816,7 +819,7 @@ impl<'a> Exec<'a> {
                     self.report.emitted.push(Emitted {
                         lane: l,
                         outputs,
-                        stream,
+                        stream: streams[l],
                     });
                 }
             }

@@ -1,8 +1,8 @@
 //! Texture instructions: TEX/TXP/TXB/TXL/TXD/TXF/TXQ and the modern TEX2/TXB2/TXL2/TEX_LZ/TXF_LZ/
 //! TXQS/TG4/LODQ, and the SAMPLE family (`docs/semantics.md`, "Textures").
 
-use super::RunError;
 use super::exec::{Chan, Exec, LANES, Mask, Reg};
+use super::{Bindings, RunError};
 use crate::texture::{self, Sampler, Texture};
 use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
@@ -15,18 +15,6 @@ enum Lod {
     Explicit(Chan),
     /// From explicit derivative vectors.
     Gradients(Box<(Reg, Reg)>),
-}
-
-/// The unit (texture index) an SAMP or SVIEW operand names.
-fn unit(inst: &Instruction, k: u8) -> Result<usize, RunError> {
-    let s = &inst.src[k as usize];
-    if s.register.is_indirect() {
-        return Err(RunError::Unsupported(format!(
-            "{}: indirect sampler or view indexing",
-            inst.opcode
-        )));
-    }
-    Ok(s.register.index.offset.max(0) as usize)
 }
 
 fn rho_lod(d: [[f32; 3]; 2], size: [f32; 3], dims: usize) -> f32 {
@@ -61,30 +49,87 @@ fn shadow_ref(target: TextureTarget, c: [f32; 4]) -> Option<f32> {
     }
 }
 
-/// Executes a texture instruction for the lanes of `exec`.
+/// A texture instruction's operands, already evaluated.
+pub(crate) struct TexRequest<'a> {
+    /// The opcode, whose semantics apply.
+    pub opcode: Opcode,
+    /// Units and target.
+    pub binding: TextureBinding,
+    /// Every source operand, indexed by its TGSI source number, all four components (the
+    /// SAMP/SVIEW operands are ignored).
+    pub srcs: &'a [Reg],
+    /// The first texture offset (x, y, z), read raw.
+    pub offset: Option<[Chan; 3]>,
+    /// The lanes that execute it.
+    pub exec: Mask,
+    /// Whether lanes form 2×2 quads (fragments: implicit level of detail).
+    pub quads: bool,
+}
+
+/// Executes a texture instruction for the lanes of `exec` (the interpreter's operand fetch).
 pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Result<Reg, RunError> {
-    use Opcode as O;
-    let op = inst.opcode;
-    let info = op
-        .tex()
-        .ok_or_else(|| RunError::Unsupported(format!("{op} is not a texture instruction")))?;
-    let (tex_unit, samp_unit, target) = match info.view {
-        Some(v) => {
-            let n = unit(inst, v)?;
-            let target =
-                ex.p.program
-                    .declarations_of(File::SamplerView)
-                    .find(|d| d.contains(n as i64))
-                    .and_then(|d| d.sampler_view)
-                    .map_or(TextureTarget::Tex2D, |s| s.target);
-            (n, info.sampler.map(|s| unit(inst, s)).transpose()?, target)
-        }
-        None => {
-            let n = unit(inst, info.sampler.unwrap_or(0))?;
-            (n, Some(n), inst.texture.unwrap_or(TextureTarget::Tex2D))
-        }
+    let binding =
+        ex.p.program
+            .texture_binding(inst)
+            .map_err(RunError::Unsupported)?;
+    let info = inst.opcode.tex().expect("a texture opcode");
+    let srcs: Vec<Reg> = (0..inst.src.len())
+        .map(|k| {
+            if Some(k as u8) == info.sampler || Some(k as u8) == info.view {
+                [[0; LANES]; 4]
+            } else {
+                ex.fetch(&inst.src[k], 0xF)
+            }
+        })
+        .collect();
+    let offset = inst.tex_offsets.first().map(|o| {
+        let r = Register::new(o.file, o.index);
+        [
+            ex.read(&r, o.swizzle[0].index()),
+            ex.read(&r, o.swizzle[1].index()),
+            ex.read(&r, o.swizzle[2].index()),
+        ]
+    });
+    let req = TexRequest {
+        opcode: inst.opcode,
+        binding,
+        srcs: &srcs,
+        offset,
+        exec,
+        quads: ex.arrangement == super::exec::Arrangement::Quads,
     };
-    let bind = ex.bind;
+    sample(ex.bind, &req)
+}
+
+/// Whether a texture opcode takes its level of detail from the quad's derivatives (in
+/// fragment shaders).
+pub(crate) fn implicit_lod(op: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        op,
+        O::Tex
+            | O::Txb
+            | O::Txp
+            | O::Tex2
+            | O::Txb2
+            | O::Sample
+            | O::SampleB
+            | O::SampleC
+            | O::Lodq
+            | O::Lod
+    )
+}
+
+/// The semantics of every texture instruction (`docs/semantics.md`, "Textures"), shared by the
+/// interpreter and the IR evaluator.
+pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunError> {
+    use Opcode as O;
+    let op = req.opcode;
+    let (tex_unit, samp_unit, target) = (
+        req.binding.unit as usize,
+        req.binding.sampler.map(|s| s as usize),
+        req.binding.target,
+    );
     let tex: &Texture = bind
         .textures
         .get(tex_unit)
@@ -97,8 +142,11 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
     let sampler: Sampler = samp_unit
         .and_then(|s| bind.samplers.get(s).copied())
         .unwrap_or_default();
-    let coord = ex.fetch(&inst.src[0], 0xF);
-    let scalar = |ex: &Exec<'_>, k: usize| ex.fetch(&inst.src[k], 1)[0];
+    let zero = [[0u32; LANES]; 4];
+    let src = |k: usize| req.srcs.get(k).unwrap_or(&zero);
+    let coord = *src(0);
+    let scalar = |k: usize| src(k)[0];
+    let exec = req.exec;
     let mut out = [[0u32; LANES]; 4];
     let lanes = (0..LANES).filter(|&l| exec & (1u64 << l) != 0);
     let base = tex.base();
@@ -154,14 +202,7 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
             return Ok(out);
         }
         O::Txf | O::TxfLz | O::SampleI | O::SampleIMs => {
-            let offs = inst.tex_offsets.first().map(|o| {
-                let r = Register::new(o.file, o.index);
-                [
-                    ex.read(&r, o.swizzle[0].index()),
-                    ex.read(&r, o.swizzle[1].index()),
-                    ex.read(&r, o.swizzle[2].index()),
-                ]
-            });
+            let offs = req.offset;
             for l in lanes {
                 let mut ic = [
                     coord[0][l] as i32,
@@ -187,11 +228,7 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
             return Ok(out);
         }
         O::Tg4 | O::Gather4 => {
-            let comp = if op == O::Tg4 {
-                scalar(ex, 1)
-            } else {
-                [0; LANES]
-            };
+            let comp = if op == O::Tg4 { scalar(1) } else { [0; LANES] };
             for l in lanes {
                 let c = [
                     f(coord[0][l]),
@@ -228,13 +265,7 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
             }
         }
     }
-    if let Some(o) = inst.tex_offsets.first() {
-        let r = Register::new(o.file, o.index);
-        let offs = [
-            ex.read(&r, o.swizzle[0].index()),
-            ex.read(&r, o.swizzle[1].index()),
-            ex.read(&r, o.swizzle[2].index()),
-        ];
+    if let Some(offs) = req.offset {
         let sz = size(0);
         let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
         for (l, c) in coords.iter_mut().enumerate() {
@@ -246,36 +277,30 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
     }
     let refs: Vec<Option<f32>> = match op {
         O::Tex2 => {
-            let r = scalar(ex, 1);
+            let r = scalar(1);
             (0..LANES).map(|l| Some(f(r[l]))).collect()
         }
         O::SampleC | O::SampleCLz => {
-            let r = scalar(ex, 3);
+            let r = scalar(3);
             (0..LANES).map(|l| Some(f(r[l]))).collect()
         }
         _ => coords.iter().map(|&c| shadow_ref(target, c)).collect(),
     };
     let lod = match op {
         O::Txl => Lod::Explicit(coord[3]),
-        O::Txl2 => Lod::Explicit(scalar(ex, 1)),
-        O::SampleL => Lod::Explicit(scalar(ex, 3)),
+        O::Txl2 => Lod::Explicit(scalar(1)),
+        O::SampleL => Lod::Explicit(scalar(3)),
         O::TexLz | O::SampleCLz => Lod::Explicit([0; LANES]),
         O::Txb => Lod::Implicit(Some(coord[3])),
-        O::Txb2 => Lod::Implicit(Some(scalar(ex, 1))),
-        O::SampleB => Lod::Implicit(Some(scalar(ex, 3))),
-        O::Txd => Lod::Gradients(Box::new((
-            ex.fetch(&inst.src[1], 7),
-            ex.fetch(&inst.src[2], 7),
-        ))),
-        O::SampleD => Lod::Gradients(Box::new((
-            ex.fetch(&inst.src[3], 7),
-            ex.fetch(&inst.src[4], 7),
-        ))),
+        O::Txb2 => Lod::Implicit(Some(scalar(1))),
+        O::SampleB => Lod::Implicit(Some(scalar(3))),
+        O::Txd => Lod::Gradients(Box::new((*src(1), *src(2)))),
+        O::SampleD => Lod::Gradients(Box::new((*src(3), *src(4)))),
         _ => Lod::Implicit(None),
     };
     let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
     let sz0 = size(0).map(|v| if rect { 1.0 } else { v as f32 });
-    let quads = ex.arrangement == super::exec::Arrangement::Quads;
+    let quads = req.quads;
     let lods: Vec<f32> = match &lod {
         Lod::Explicit(v) => (0..LANES).map(|l| f(v[l])).collect(),
         Lod::Gradients(g) => (0..LANES)

@@ -178,21 +178,31 @@ fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
         Wrap::Repeat => {
             let u = s * size as f32 - 0.5;
             let i0 = ifloor(u).rem_euclid(n);
-            ((i0) as u32, ((i0 + 1).rem_euclid(n)) as u32, frac(u))
+            // i64: the neighbour of i32::MAX (a huge coordinate) must not overflow.
+            (
+                i0 as u32,
+                ((i0 as i64 + 1).rem_euclid(n as i64)) as u32,
+                frac(u),
+            )
         }
         Wrap::Clamp => {
             let u = (s * size as f32).clamp(0.0, size as f32) - 0.5;
             let i0 = ifloor(u);
-            ((i0.max(0)) as u32, ((i0 + 1).min(n - 1)) as u32, frac(u))
+            (
+                i0.max(0) as u32,
+                ((i0 as i64 + 1).min(n as i64 - 1)) as u32,
+                frac(u),
+            )
         }
         Wrap::Mirror => {
             let u = s * size as f32 - 0.5;
             let i0 = ifloor(u);
-            let mirror = |i: i32| {
+            let n = n as i64;
+            let mirror = |i: i64| {
                 let m = i.rem_euclid(2 * n);
                 (if m < n { m } else { 2 * n - 1 - m }) as u32
             };
-            (mirror(i0), mirror(i0 + 1), frac(u))
+            (mirror(i0 as i64), mirror(i0 as i64 + 1), frac(u))
         }
     }
 }

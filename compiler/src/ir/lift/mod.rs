@@ -1,0 +1,1092 @@
+//! Lifting a validated TGSI program into the IR.
+//!
+//! - Every component of every directly addressed TEMP, OUT and ADDR register, every NV condition
+//!   register, and the invocation's flags (discarded, out of iterations, loop budget, address
+//!   stack depth, returned) is a *variable*: the lifter tracks its current SSA value, `If`
+//!   statements yield the variables their branches change, loops carry the variables their
+//!   bodies may write. Registers start at 0.
+//! - Indirectly addressed TEMP and OUT ranges are arrays ([`ArrayDecl`]); the PUSHA/POPA stack
+//!   is an array too.
+//! - Control flow keeps its structure: IF/UIF → `If`; the three loop kinds → `Loop` with their
+//!   counters, and the iteration budget checked at every back edge; BRK and CONT → `Break` and
+//!   `Continue` (after the back-edge work); SWITCH → a chain of guarded `If`s with a "selected"
+//!   flag (fall-through, DEFAULT anywhere, BRK clears the flag); RET → a flag that guards the
+//!   rest of the routine (and leaves loops); CAL/CALLNZ are inlined.
+//! - Modifiers, saturation, write masks, modulation, condition codes and predication become
+//!   plain operations and selects; the legacy macro opcodes (LIT, DST, XPD, NRM, ...) expand to
+//!   the scalar operations the interpreter performs, in the same order, so results are
+//!   bit-identical.
+
+mod alu;
+mod operand;
+mod scan;
+
+use super::*;
+use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
+use crate::valid::{ValidationError, validate};
+use scan::{Layout, Structure};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use thiserror::Error;
+
+/// Why a program cannot be lifted.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LiftError {
+    /// The program does not validate.
+    #[error("the program is invalid: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Invalid(Vec<ValidationError>),
+    /// A token stream of a newer minor revision (reads, must not run).
+    #[error("revision {0}.{1} is newer than 1.1: the program reads but must not be compiled")]
+    NotExecutable(u8, u8),
+    /// Something the IR cannot express.
+    #[error("{location}: {what} cannot be compiled: {why}")]
+    Unsupported {
+        /// The construct (an opcode, an operand).
+        what: String,
+        /// Why.
+        why: String,
+        /// Where (the instruction).
+        location: Location,
+    },
+}
+
+/// Inlined subroutines may nest this deep (as the interpreter's call stack).
+const MAX_CALL_DEPTH: u32 = 64;
+/// A lifted function may hold this many instructions (inlining can multiply code).
+const MAX_INSTS: usize = 4 << 20;
+
+/// A lifter variable: a register component or an invocation flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Var {
+    Temp(u32, u8),
+    Out(u32, u8),
+    Addr(u32, u8),
+    Cc(u8, u8),
+    /// Discarded (Bool).
+    Killed,
+    /// Ran out of loop iterations (Bool).
+    Exhausted,
+    /// Loop iterations left (I32, unsigned).
+    Budget,
+    /// PUSHA/POPA stack depth (I32).
+    StackDepth,
+    /// Returned from the routine at this call depth (Bool).
+    Ret(u32),
+    /// Selected in the SWITCH with this id (Bool).
+    Switch(u32),
+    /// REP counter of the loop opened at this instruction (I32).
+    Counter(u32),
+}
+
+/// How the end of a lifted statement sequence is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Some lanes fall through.
+    Live,
+    /// Every lane that got here left the region through a flag (a switch BRK, a RET outside
+    /// loops): the rest of the region is skipped, the block still ends normally.
+    Skipped,
+    /// The block ended with an IR terminator (`Break`, `Continue`).
+    Terminated,
+}
+
+/// Something BRK can leave.
+#[derive(Debug, Clone)]
+enum Breakable {
+    Loop(LoopCtx),
+    Switch(u32),
+}
+
+/// An open loop.
+#[derive(Debug, Clone)]
+struct LoopCtx {
+    kind: LoopKind,
+    /// The loop's closing instruction.
+    end: usize,
+    /// Loop-carried variables, in parameter order.
+    carried: Vec<Var>,
+    /// Their types (of the parameters and results).
+    tys: Vec<Type>,
+}
+
+/// One entry of the breakable stack, with the call depth it belongs to.
+#[derive(Debug, Clone)]
+struct Open {
+    level: u32,
+    what: Breakable,
+}
+
+pub(super) struct Lifter<'p> {
+    p: &'p Program,
+    layout: Layout,
+    st: Structure,
+    f: Function,
+    /// The statements of the block being built.
+    cur: Vec<Stmt>,
+    /// Constants, emitted at the top of the body.
+    consts: HashMap<(u32, Type), Value>,
+    const_stmts: Vec<Stmt>,
+    env: BTreeMap<Var, Value>,
+    origin: Option<u32>,
+    open: Vec<Open>,
+    level: u32,
+    next_switch: u32,
+    inlining: Vec<usize>,
+    /// Per-instruction cache of fetched source components.
+    src_cache: HashMap<(usize, u8), Value>,
+}
+
+/// Lifts a TGSI program into the IR (validating it first).
+///
+/// The result verifies ([`super::verify::verify`]) and computes, for every invocation, the same
+/// bits as the interpreter (`docs/ir.md` states the one exception: derivatives inside
+/// non-uniform control flow).
+///
+/// # Errors
+/// [`LiftError`] when the program is invalid, of a newer revision, or uses something the IR
+/// cannot express (BRA, recursion, opcodes without semantics, indirect sampler indexing).
+pub fn lift(p: &Program) -> Result<Function, LiftError> {
+    validate(p).map_err(LiftError::Invalid)?;
+    if !p.revision.is_executable() {
+        return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
+    }
+    for (i, inst) in p.instructions.iter().enumerate() {
+        if let Some(reason) = inst.opcode.info().no_semantics {
+            return Err(LiftError::Unsupported {
+                what: inst.opcode.name().into(),
+                why: reason.into(),
+                location: p.source_map.instruction(i),
+            });
+        }
+    }
+    let mut l = Lifter {
+        p,
+        layout: Layout::new(p),
+        st: Structure::new(p),
+        f: Function::new(p.processor),
+        cur: Vec::new(),
+        consts: HashMap::new(),
+        const_stmts: Vec::new(),
+        env: BTreeMap::new(),
+        origin: None,
+        open: Vec::new(),
+        level: 0,
+        next_switch: 0,
+        inlining: Vec::new(),
+        src_cache: HashMap::new(),
+    };
+    l.prologue();
+    let (_, _) = l.seq(0)?;
+    l.origin = None;
+    l.epilogue();
+    let mut body = std::mem::take(&mut l.const_stmts);
+    body.append(&mut l.cur);
+    l.f.body = Block(body);
+    l.f.uniform = super::uniform::analyze(&l.f);
+    Ok(l.f)
+}
+
+impl Lifter<'_> {
+    fn unsupported(&self, pc: usize, what: impl Into<String>, why: impl Into<String>) -> LiftError {
+        LiftError::Unsupported {
+            what: what.into(),
+            why: why.into(),
+            location: self.p.source_map.instruction(pc),
+        }
+    }
+
+    // ------------------------------------------------------------------ emission
+
+    /// Emits an instruction into the current block.
+    fn emit(&mut self, op: Op, args: Vec<Value>, tys: &[Type]) -> Inst {
+        let i = self.f.new_inst(op, args, tys, self.origin);
+        self.cur.push(Stmt::Inst(i));
+        i
+    }
+
+    /// Emits a one-result instruction.
+    fn emit1(&mut self, op: Op, args: Vec<Value>, ty: Type) -> Value {
+        let i = self.emit(op, args, &[ty]);
+        self.f.insts[i].results[0]
+    }
+
+    /// A constant (emitted once, at the top of the function).
+    fn cnst(&mut self, bits: u32, ty: Type) -> Value {
+        if let Some(&v) = self.consts.get(&(bits, ty)) {
+            return v;
+        }
+        let i = self.f.new_inst(Op::Const(bits), vec![], &[ty], None);
+        self.const_stmts.push(Stmt::Inst(i));
+        let v = self.f.insts[i].results[0];
+        self.consts.insert((bits, ty), v);
+        v
+    }
+
+    fn fconst(&mut self, x: f32) -> Value {
+        self.cnst(x.to_bits(), Type::F32)
+    }
+
+    fn iconst(&mut self, x: u32) -> Value {
+        self.cnst(x, Type::I32)
+    }
+
+    fn bconst(&mut self, x: bool) -> Value {
+        self.cnst(x as u32, Type::Bool)
+    }
+
+    fn un(&mut self, u: Unary, a: Value) -> Value {
+        let (_, res) = verify::signature(&Op::Unary(u), 1).unwrap_or_default();
+        let ty = match res.first() {
+            Some(verify::Sig::Is(t)) => *t,
+            _ => self.f.ty(a),
+        };
+        self.emit1(Op::Unary(u), vec![a], ty)
+    }
+
+    fn bin(&mut self, b: Binary, a: Value, c: Value) -> Value {
+        use Binary as B;
+        let ty = match b {
+            B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax | B::FPow | B::Ldexp => {
+                Type::F32
+            }
+            B::BAnd | B::BOr => Type::Bool,
+            _ => Type::I32,
+        };
+        self.emit1(Op::Binary(b), vec![a, c], ty)
+    }
+
+    fn fbin(&mut self, b: Binary, a: Value, c: Value) -> Value {
+        let (a, c) = (self.as_f(a), self.as_f(c));
+        self.bin(b, a, c)
+    }
+
+    fn ibin(&mut self, b: Binary, a: Value, c: Value) -> Value {
+        let (a, c) = (self.as_i(a), self.as_i(c));
+        self.bin(b, a, c)
+    }
+
+    fn fcmp(&mut self, k: FCmp, a: Value, c: Value) -> Value {
+        let (a, c) = (self.as_f(a), self.as_f(c));
+        self.emit1(Op::FCmp(k), vec![a, c], Type::Bool)
+    }
+
+    fn icmp(&mut self, k: ICmp, a: Value, c: Value) -> Value {
+        let (a, c) = (self.as_i(a), self.as_i(c));
+        self.emit1(Op::ICmp(k), vec![a, c], Type::Bool)
+    }
+
+    fn band(&mut self, a: Value, c: Value) -> Value {
+        match (self.f.const_value(a), self.f.const_value(c)) {
+            (Some(1), _) => c,
+            (_, Some(1)) => a,
+            _ => self.bin(Binary::BAnd, a, c),
+        }
+    }
+
+    fn bor(&mut self, a: Value, c: Value) -> Value {
+        match (self.f.const_value(a), self.f.const_value(c)) {
+            (Some(0), _) => c,
+            (_, Some(0)) => a,
+            _ => self.bin(Binary::BOr, a, c),
+        }
+    }
+
+    /// `cond ? a : b`; the result has `a`'s type (b is reinterpreted if needed).
+    fn select(&mut self, cond: Value, a: Value, b: Value) -> Value {
+        if a == b {
+            return a;
+        }
+        let b = self.as_ty(b, self.f.ty(a));
+        let ty = self.f.ty(a);
+        self.emit1(Op::Select, vec![cond, a, b], ty)
+    }
+
+    /// `v` as F32 bits.
+    fn as_f(&mut self, v: Value) -> Value {
+        self.as_ty(v, Type::F32)
+    }
+
+    /// `v` as I32 bits.
+    fn as_i(&mut self, v: Value) -> Value {
+        self.as_ty(v, Type::I32)
+    }
+
+    fn as_ty(&mut self, v: Value, ty: Type) -> Value {
+        let have = self.f.ty(v);
+        if have == ty || ty == Type::Bool || have == Type::Bool {
+            return v;
+        }
+        if let Some(c) = self.f.const_value(v) {
+            return self.cnst(c, ty);
+        }
+        self.emit1(Op::Unary(Unary::Bitcast), vec![v], ty)
+    }
+
+    // ------------------------------------------------------------------ variables
+
+    fn get(&self, v: Var) -> Value {
+        self.env[&v]
+    }
+
+    fn set(&mut self, v: Var, x: Value) {
+        self.env.insert(v, x);
+    }
+
+    fn prologue(&mut self) {
+        let zero = self.cnst(0, Type::F32);
+        let izero = self.iconst(0);
+        let no = self.bconst(false);
+        let l = &self.layout;
+        let mut vars = Vec::new();
+        for &(file, reg) in &l.referenced {
+            if l.is_var(file, reg as i64) {
+                vars.push((file, reg));
+            }
+        }
+        for file in [File::Output, File::Address] {
+            for reg in 0..l.size(file) {
+                if l.is_var(file, reg as i64) {
+                    vars.push((file, reg));
+                }
+            }
+        }
+        let ccs: Vec<u8> = l.cc_regs.iter().copied().filter(|&n| n < 16).collect();
+        for (file, reg) in vars {
+            for c in 0..4 {
+                if let Some(v) = Layout::var(file, reg, c) {
+                    self.env.insert(v, zero);
+                }
+            }
+        }
+        for n in ccs {
+            for c in 0..4 {
+                self.env.insert(Var::Cc(n, c), zero);
+            }
+        }
+        self.env.insert(Var::Killed, no);
+        self.env.insert(Var::Exhausted, no);
+        self.env.insert(Var::Ret(0), no);
+        self.env.insert(Var::StackDepth, izero);
+        let budget = self
+            .f
+            .new_inst(Op::MaxIterations, vec![], &[Type::I32], None);
+        self.const_stmts.push(Stmt::Inst(budget));
+        let budget = self.f.insts[budget].results[0];
+        self.env.insert(Var::Budget, budget);
+        self.f.arrays = self.layout.arrays.clone();
+        if self.layout.uses_stack {
+            self.f.arrays.push(ArrayDecl {
+                kind: ArrayKind::AddressStack,
+                first: 0,
+                len: STACK_DEPTH,
+            });
+        }
+        self.f.immediates = self
+            .p
+            .immediates
+            .iter()
+            .map(|i| std::array::from_fn(|c| i.values.get(c).copied().unwrap_or(0)))
+            .collect();
+        self.f.gs_vertices = self
+            .p
+            .property(PropertyName::GsInputPrimitive)
+            .and_then(Primitive::from_bits)
+            .and_then(Primitive::vertices_per_primitive)
+            .unwrap_or(1);
+        self.f.outputs = (0..self.layout.size(File::Output))
+            .map(|reg| OutputSlot {
+                reg,
+                semantic: self
+                    .p
+                    .declarations_of(File::Output)
+                    .find(|d| d.contains(reg as i64))
+                    .and_then(|d| d.semantic)
+                    .map(|s| (s.name, s.index + (reg - d_first(self.p, reg)))),
+            })
+            .collect();
+    }
+
+    /// The output values of every slot, in slot order (four per slot).
+    fn output_values(&mut self) -> Vec<Value> {
+        let mut out = Vec::new();
+        for reg in 0..self.layout.size(File::Output) {
+            for c in 0..4u8 {
+                let v = self.read_reg_direct(File::Output, reg as i64, c);
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    fn epilogue(&mut self) {
+        let vals = self.output_values();
+        for (k, v) in vals.into_iter().enumerate() {
+            self.emit(
+                Op::StoreOutput {
+                    slot: (k / 4) as u32,
+                    comp: (k % 4) as u8,
+                },
+                vec![v],
+                &[],
+            );
+        }
+        let killed = self.get(Var::Killed);
+        self.emit(Op::Discard, vec![killed], &[]);
+        let ex = self.get(Var::Exhausted);
+        self.emit(Op::Exhausted, vec![ex], &[]);
+    }
+
+    // ------------------------------------------------------------------ structure
+
+    /// Skips from `pc` to the end of the current region (nested blocks skipped whole).
+    fn skip(&self, mut pc: usize) -> usize {
+        let insts = &self.p.instructions;
+        while pc < insts.len() {
+            let op = insts[pc].opcode;
+            if scan::ends_region(op) {
+                return pc;
+            }
+            match op.flow() {
+                Some(FlowOp::If | FlowOp::BeginLoop(_) | FlowOp::Switch | FlowOp::BeginSub) => {
+                    pc = self.st.end[pc] as usize + 1;
+                }
+                _ => pc += 1,
+            }
+        }
+        pc
+    }
+
+    /// The guard flags in scope: the return flag of this routine and, directly inside a
+    /// SWITCH, its selection flag. Each with the value that means "still running".
+    fn flags(&self) -> Vec<(Var, bool)> {
+        let mut f = vec![(Var::Ret(self.level), false)];
+        if let Some(Open {
+            level,
+            what: Breakable::Switch(id),
+        }) = self.open.last()
+            && *level == self.level
+        {
+            f.push((Var::Switch(*id), true));
+        }
+        f
+    }
+
+    /// The innermost loop of the current routine.
+    fn innermost_loop(&self) -> Option<LoopCtx> {
+        self.open
+            .iter()
+            .rev()
+            .take_while(|o| o.level == self.level)
+            .find_map(|o| match &o.what {
+                Breakable::Loop(l) => Some(l.clone()),
+                _ => None,
+            })
+    }
+
+    /// Lifts statements from `pc` to the end of the region; returns where the region ends and
+    /// how its end is reached.
+    fn seq(&mut self, mut pc: usize) -> Result<(usize, Reach), LiftError> {
+        let n = self.p.instructions.len();
+        loop {
+            if pc >= n {
+                return Ok((pc, Reach::Live));
+            }
+            if self.f.insts.len() > MAX_INSTS {
+                return Err(self.unsupported(
+                    pc,
+                    "the program",
+                    "inlining makes it larger than 4M IR instructions",
+                ));
+            }
+            let inst = &self.p.instructions[pc];
+            let op = inst.opcode;
+            if scan::ends_region(op) {
+                return Ok((pc, Reach::Live));
+            }
+            self.origin = Some(pc as u32);
+            self.src_cache.clear();
+            let flags_before: Vec<(Var, Option<Value>)> = self
+                .flags()
+                .into_iter()
+                .map(|(v, _)| (v, self.env.get(&v).copied()))
+                .collect();
+            let (next, reach) = match op.flow() {
+                None => {
+                    self.instruction(pc)?;
+                    (pc + 1, Reach::Live)
+                }
+                Some(FlowOp::BeginSub) => (self.st.end[pc] as usize + 1, Reach::Live),
+                Some(FlowOp::If) => self.lift_if(pc)?,
+                Some(FlowOp::BeginLoop(kind)) => self.lift_loop(pc, kind)?,
+                Some(FlowOp::Switch) => self.lift_switch(pc)?,
+                Some(FlowOp::Break | FlowOp::BreakC) => {
+                    let r = self.conditional(pc, |s| s.do_break(pc))?;
+                    (pc + 1, r)
+                }
+                Some(FlowOp::Continue) => {
+                    let r = self.conditional(pc, |s| s.do_continue(pc))?;
+                    (pc + 1, r)
+                }
+                Some(FlowOp::Return) => {
+                    let r = self.conditional(pc, |s| Ok(s.do_return()))?;
+                    (pc + 1, r)
+                }
+                Some(FlowOp::Call | FlowOp::CallNz) => (pc + 1, self.lift_call(pc)?),
+                Some(FlowOp::Branch) => {
+                    return Err(self.unsupported(
+                        pc,
+                        "BRA",
+                        "an unstructured jump has no structured form (use IF, loops and subroutines)",
+                    ));
+                }
+                Some(
+                    FlowOp::Else
+                    | FlowOp::EndIf
+                    | FlowOp::EndLoop(_)
+                    | FlowOp::Case
+                    | FlowOp::Default
+                    | FlowOp::EndSwitch
+                    | FlowOp::EndSub
+                    | FlowOp::End,
+                ) => unreachable!("region ends are handled above"),
+            };
+            match reach {
+                Reach::Terminated | Reach::Skipped => return Ok((self.skip(next), reach)),
+                Reach::Live => {}
+            }
+            // A flag the statement may have set makes the rest of the region conditional.
+            let changed: Vec<Var> = flags_before
+                .into_iter()
+                .filter(|(v, before)| self.env.get(v).copied() != *before)
+                .map(|(v, _)| v)
+                .collect();
+            if changed.is_empty() {
+                pc = next;
+                continue;
+            }
+            let ret = Var::Ret(self.level);
+            if changed.contains(&ret)
+                && let Some(l) = self.innermost_loop()
+            {
+                // Returned lanes leave the loop.
+                let r = self.get(ret);
+                self.origin = Some(pc as u32);
+                self.build_if(r, |s| Ok(s.emit_break(&l)), |_| Ok(Reach::Live))?;
+                if changed.len() == 1 {
+                    pc = next;
+                    continue;
+                }
+            }
+            let live = self.live_cond();
+            let (end, reach) = match live {
+                Some(c) => {
+                    let mut end = next;
+                    let r = self.build_if(
+                        c,
+                        |s| {
+                            let (e, r) = s.seq(next)?;
+                            end = e;
+                            Ok(r)
+                        },
+                        |_| Ok(Reach::Live),
+                    )?;
+                    (end, r)
+                }
+                None => self.seq(next)?,
+            };
+            let _ = reach;
+            return Ok((end, Reach::Live));
+        }
+    }
+
+    /// The conjunction of the guard flags that may be set (`None`: every lane runs).
+    fn live_cond(&mut self) -> Option<Value> {
+        let mut cond: Option<Value> = None;
+        for (v, running) in self.flags() {
+            let Some(&x) = self.env.get(&v) else { continue };
+            if self.f.const_value(x) == Some(running as u32) {
+                continue;
+            }
+            let t = if running { x } else { self.un(Unary::BNot, x) };
+            cond = Some(match cond {
+                Some(c) => self.band(c, t),
+                None => t,
+            });
+        }
+        cond
+    }
+
+    /// Runs `body` where the instruction's NV condition (on x) holds.
+    fn conditional(
+        &mut self,
+        pc: usize,
+        body: impl FnOnce(&mut Self) -> Result<Reach, LiftError>,
+    ) -> Result<Reach, LiftError> {
+        match self.inst_cond(pc, 0) {
+            None => body(self),
+            Some(c) => self.build_if(c, body, |_| Ok(Reach::Live)),
+        }
+    }
+
+    /// Builds `if cond { then } else { else }`, merging the variables the branches change.
+    fn build_if(
+        &mut self,
+        cond: Value,
+        then_: impl FnOnce(&mut Self) -> Result<Reach, LiftError>,
+        else_: impl FnOnce(&mut Self) -> Result<Reach, LiftError>,
+    ) -> Result<Reach, LiftError> {
+        let entry = self.env.clone();
+        let outer = std::mem::take(&mut self.cur);
+        let origin = self.origin;
+        let rt = then_(self)?;
+        let env_t = std::mem::replace(&mut self.env, entry.clone());
+        let block_t = std::mem::take(&mut self.cur);
+        self.origin = origin;
+        let re = else_(self)?;
+        let env_e = std::mem::replace(&mut self.env, entry.clone());
+        let block_e = std::mem::replace(&mut self.cur, outer);
+        self.origin = origin;
+        let live_t = rt != Reach::Terminated;
+        let live_e = re != Reach::Terminated;
+        // Variables changed by a branch that reaches the merge.
+        let mut changed: Vec<Var> = Vec::new();
+        for (k, &v0) in &entry {
+            let differs = |env: &BTreeMap<Var, Value>| env.get(k).is_some_and(|&v| v != v0);
+            if (live_t && differs(&env_t)) || (live_e && differs(&env_e)) {
+                changed.push(*k);
+            }
+        }
+        let mut blocks = [(block_t, env_t, live_t), (block_e, env_e, live_e)];
+        let mut results = Vec::new();
+        let mut yields: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+        for var in &changed {
+            let tys: Vec<Type> = blocks
+                .iter()
+                .filter(|b| b.2)
+                .map(|b| self.f.ty(b.1[var]))
+                .collect();
+            let ty = if tys.iter().all(|&t| t == tys[0]) {
+                tys[0]
+            } else {
+                Type::I32
+            };
+            for (k, (block, env, live)) in blocks.iter_mut().enumerate() {
+                if !*live {
+                    continue;
+                }
+                let v = env[var];
+                let v = if self.f.ty(v) == ty {
+                    v
+                } else {
+                    let saved = std::mem::replace(&mut self.cur, std::mem::take(block));
+                    let w = self.as_ty(v, ty);
+                    *block = std::mem::replace(&mut self.cur, saved);
+                    w
+                };
+                yields[k].push(v);
+            }
+            results.push(self.f.new_value(ty, Def::IfResult));
+        }
+        let [(mut bt, _, _), (mut be, _, _)] = blocks;
+        if live_t {
+            bt.push(Stmt::Yield(std::mem::take(&mut yields[0])));
+        }
+        if live_e {
+            be.push(Stmt::Yield(std::mem::take(&mut yields[1])));
+        }
+        self.cur.push(Stmt::If(Box::new(IfStmt {
+            cond,
+            then_: Block(bt),
+            else_: Block(be),
+            results: results.clone(),
+        })));
+        for (var, r) in changed.iter().zip(results) {
+            self.env.insert(*var, r);
+        }
+        Ok(match (rt, re) {
+            (Reach::Live, _) | (_, Reach::Live) => Reach::Live,
+            (Reach::Terminated, Reach::Terminated) => Reach::Terminated,
+            _ => Reach::Skipped,
+        })
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn lift_if(&mut self, pc: usize) -> Result<(usize, Reach), LiftError> {
+        let inst = &self.p.instructions[pc];
+        let x = self.src(pc, 0, 0);
+        let t = if inst.opcode == Opcode::Uif {
+            let z = self.iconst(0);
+            self.icmp(ICmp::Ne, x, z)
+        } else {
+            self.float_true(x)
+        };
+        let cond = match self.inst_cond(pc, 0) {
+            Some(c) => self.band(t, c),
+            None => t,
+        };
+        let mid = self.st.next[pc] as usize;
+        let end = self.st.end[pc] as usize;
+        let has_else = mid != end;
+        let r = self.build_if(
+            cond,
+            |s| Ok(s.seq(pc + 1)?.1),
+            |s| {
+                if has_else {
+                    Ok(s.seq(mid + 1)?.1)
+                } else {
+                    Ok(Reach::Live)
+                }
+            },
+        )?;
+        Ok((end + 1, r))
+    }
+
+    /// Float truth of IF and CALLNZ: x ≠ 0 (NaN is true, a denormal is zero).
+    fn float_true(&mut self, x: Value) -> Value {
+        let z = self.fconst(0.0);
+        self.fcmp(FCmp::Ne, x, z)
+    }
+
+    fn lift_loop(&mut self, pc: usize, kind: LoopKind) -> Result<(usize, Reach), LiftError> {
+        let end = self.st.end[pc] as usize;
+        let mut written = BTreeSet::new();
+        scan::written(
+            self.p,
+            &self.st,
+            &self.layout,
+            pc + 1,
+            end + 1,
+            Some(Var::Ret(self.level)),
+            &mut written,
+            &mut self.inlining.clone(),
+        );
+        written.insert(Var::Budget);
+        written.insert(Var::Exhausted);
+        let counter = Var::Counter(pc as u32);
+        // The loop's entry: REP counts, BGNFOR initializes its register.
+        let enter = match kind {
+            LoopKind::Loop => None,
+            LoopKind::Rep => {
+                let x = self.src(pc, 0, 0);
+                let x = self.as_f(x);
+                let c = self.un(Unary::FloorToInt, x);
+                self.set(counter, c);
+                written.insert(counter);
+                let z = self.iconst(0);
+                Some(self.icmp(ICmp::SLt, z, c))
+            }
+            LoopKind::For => {
+                let dst = self.p.instructions[pc].dst[0].register.clone();
+                let int = dst.file == File::Address;
+                let mut vals = Vec::new();
+                for c in 0..3u8 {
+                    let s = self.src(pc, 0, c);
+                    let s = self.as_f(s);
+                    let fl = self.un(Unary::FFloor, s);
+                    vals.push(if int {
+                        self.un(Unary::FloorToInt, s)
+                    } else {
+                        fl
+                    });
+                }
+                for (c, v) in vals.iter().enumerate() {
+                    self.write_reg(pc, &dst, c as u8, *v, None);
+                }
+                Some(self.positive(vals[1], int))
+            }
+        };
+        let carried: Vec<Var> = written
+            .into_iter()
+            .filter(|v| self.env.contains_key(v))
+            .collect();
+        let tys = carried.iter().map(|v| self.f.ty(self.get(*v))).collect();
+        let ctx = LoopCtx {
+            kind,
+            end,
+            carried,
+            tys,
+        };
+        let body = |s: &mut Self| -> Result<Reach, LiftError> {
+            let inits: Vec<Value> = ctx.carried.iter().map(|v| s.get(*v)).collect();
+            let params: Vec<Value> = inits
+                .iter()
+                .map(|&i| s.f.new_value(s.f.ty(i), Def::Param))
+                .collect();
+            let before = s.env.clone();
+            for (v, p) in ctx.carried.iter().zip(&params) {
+                s.set(*v, *p);
+            }
+            let outer = std::mem::take(&mut s.cur);
+            s.open.push(Open {
+                level: s.level,
+                what: Breakable::Loop(ctx.clone()),
+            });
+            let (_, reach) = s.seq(pc + 1)?;
+            if reach != Reach::Terminated {
+                s.origin = Some(end as u32);
+                s.latch_and_continue(&ctx)?;
+            }
+            s.open.pop();
+            let body = std::mem::replace(&mut s.cur, outer);
+            let results: Vec<Value> = params
+                .iter()
+                .map(|&p| s.f.new_value(s.f.ty(p), Def::LoopResult))
+                .collect();
+            s.env = before;
+            for (v, r) in ctx.carried.iter().zip(&results) {
+                s.set(*v, *r);
+            }
+            s.origin = Some(pc as u32);
+            s.cur.push(Stmt::Loop(Box::new(LoopStmt {
+                inits,
+                params,
+                body: Block(body),
+                results,
+            })));
+            Ok(Reach::Live)
+        };
+        match enter {
+            None => body(self)?,
+            Some(c) => self.build_if(c, body, |_| Ok(Reach::Live))?,
+        };
+        self.env.remove(&counter);
+        Ok((end + 1, Reach::Live))
+    }
+
+    /// `v > 0` as an integer (ADDR destinations) or a float.
+    fn positive(&mut self, v: Value, int: bool) -> Value {
+        if int {
+            let z = self.iconst(0);
+            self.icmp(ICmp::SLt, z, v)
+        } else {
+            let z = self.fconst(0.0);
+            self.fcmp(FCmp::Gt, v, z)
+        }
+    }
+
+    /// Emits `Break` with the loop's current variable values.
+    fn emit_break(&mut self, l: &LoopCtx) -> Reach {
+        let vals = self.loop_values(l);
+        self.cur.push(Stmt::Break(vals));
+        Reach::Terminated
+    }
+
+    /// The current values of the loop's variables, as the loop's types.
+    fn loop_values(&mut self, l: &LoopCtx) -> Vec<Value> {
+        l.carried
+            .iter()
+            .zip(&l.tys)
+            .map(|(v, &t)| {
+                let x = self.get(*v);
+                self.as_ty(x, t)
+            })
+            .collect()
+    }
+
+    /// The work of the loop's end instruction (counters, the iteration budget), then
+    /// `Continue`.
+    fn latch_and_continue(&mut self, l: &LoopCtx) -> Result<Reach, LiftError> {
+        match l.kind {
+            LoopKind::Loop => {}
+            LoopKind::Rep => {
+                let Some(counter) = l
+                    .carried
+                    .iter()
+                    .copied()
+                    .find(|v| matches!(v, Var::Counter(_)))
+                else {
+                    unreachable!("a REP loop carries its counter")
+                };
+                let c = self.get(counter);
+                let one = self.iconst(1);
+                let c = self.ibin(Binary::ISub, c, one);
+                self.set(counter, c);
+                let z = self.iconst(0);
+                let done = self.icmp(ICmp::SGe, z, c);
+                self.build_if(done, |s| Ok(s.emit_break(l)), |_| Ok(Reach::Live))?;
+            }
+            LoopKind::For => {
+                let d = self.p.instructions[l.end].dst[0].register.clone();
+                let int = d.file == File::Address;
+                let (x, y, z) = (
+                    self.read_reg(l.end, &d, 0),
+                    self.read_reg(l.end, &d, 1),
+                    self.read_reg(l.end, &d, 2),
+                );
+                let (nx, ny) = if int {
+                    let one = self.iconst(1);
+                    (
+                        self.ibin(Binary::IAdd, x, z),
+                        self.ibin(Binary::ISub, y, one),
+                    )
+                } else {
+                    let one = self.fconst(1.0);
+                    (
+                        self.fbin(Binary::FAdd, x, z),
+                        self.fbin(Binary::FSub, y, one),
+                    )
+                };
+                self.write_reg(l.end, &d, 0, nx, None);
+                self.write_reg(l.end, &d, 1, ny, None);
+                let pos = self.positive(ny, int);
+                let done = self.un(Unary::BNot, pos);
+                self.build_if(done, |s| Ok(s.emit_break(l)), |_| Ok(Reach::Live))?;
+            }
+        }
+        let budget = self.get(Var::Budget);
+        let z = self.iconst(0);
+        let out = self.icmp(ICmp::Eq, budget, z);
+        self.build_if(
+            out,
+            |s| {
+                let t = s.bconst(true);
+                s.set(Var::Exhausted, t);
+                Ok(s.emit_break(l))
+            },
+            |_| Ok(Reach::Live),
+        )?;
+        let one = self.iconst(1);
+        let b = self.ibin(Binary::ISub, budget, one);
+        self.set(Var::Budget, b);
+        let vals = self.loop_values(l);
+        self.cur.push(Stmt::Continue(vals));
+        Ok(Reach::Terminated)
+    }
+
+    fn do_break(&mut self, pc: usize) -> Result<Reach, LiftError> {
+        match self
+            .open
+            .last()
+            .filter(|o| o.level == self.level)
+            .map(|o| o.what.clone())
+        {
+            Some(Breakable::Loop(l)) => Ok(self.emit_break(&l)),
+            Some(Breakable::Switch(id)) => {
+                let f = self.bconst(false);
+                self.set(Var::Switch(id), f);
+                Ok(Reach::Skipped)
+            }
+            None => Err(self.unsupported(pc, "BRK", "outside any loop or switch")),
+        }
+    }
+
+    fn do_continue(&mut self, pc: usize) -> Result<Reach, LiftError> {
+        match self.innermost_loop() {
+            Some(l) => self.latch_and_continue(&l),
+            None => Err(self.unsupported(pc, "CONT", "outside any loop")),
+        }
+    }
+
+    fn do_return(&mut self) -> Reach {
+        let t = self.bconst(true);
+        self.set(Var::Ret(self.level), t);
+        match self.innermost_loop() {
+            Some(l) => self.emit_break(&l),
+            None => Reach::Skipped,
+        }
+    }
+
+    fn lift_switch(&mut self, pc: usize) -> Result<(usize, Reach), LiftError> {
+        let end = self.st.end[pc] as usize;
+        let v = self.src(pc, 0, 0);
+        let v = self.as_i(v);
+        let labels = self.st.labels.get(&pc).cloned().unwrap_or_default();
+        // DEFAULT takes the lanes no CASE matches; CASE operands are read at the SWITCH.
+        let mut any = self.bconst(false);
+        for &k in &labels {
+            if self.p.instructions[k].opcode == Opcode::Case {
+                self.origin = Some(k as u32);
+                self.src_cache.clear();
+                let c = self.src(k, 0, 0);
+                let m = self.icmp(ICmp::Eq, c, v);
+                any = self.bor(any, m);
+            }
+        }
+        let id = self.next_switch;
+        self.next_switch += 1;
+        let flag = Var::Switch(id);
+        let no = self.bconst(false);
+        self.set(flag, no);
+        self.open.push(Open {
+            level: self.level,
+            what: Breakable::Switch(id),
+        });
+        for (n, &k) in labels.iter().enumerate() {
+            self.origin = Some(k as u32);
+            self.src_cache.clear();
+            let sel = if self.p.instructions[k].opcode == Opcode::Case {
+                let c = self.src(k, 0, 0);
+                self.icmp(ICmp::Eq, c, v)
+            } else {
+                self.un(Unary::BNot, any)
+            };
+            let cur = self.get(flag);
+            let now = self.bor(cur, sel);
+            self.set(flag, now);
+            // Consecutive labels share one segment.
+            if labels.get(n + 1).is_some_and(|&j| j == k + 1) {
+                continue;
+            }
+            let live = self.live_cond().unwrap_or_else(|| self.bconst(true));
+            self.build_if(live, |s| Ok(s.seq(k + 1)?.1), |_| Ok(Reach::Live))?;
+        }
+        self.open.pop();
+        self.env.remove(&flag);
+        Ok((end + 1, Reach::Live))
+    }
+
+    fn lift_call(&mut self, pc: usize) -> Result<Reach, LiftError> {
+        let inst = &self.p.instructions[pc];
+        let target = inst.label.unwrap_or(0) as usize;
+        if self.inlining.contains(&target) {
+            return Err(self.unsupported(
+                pc,
+                inst.opcode.name(),
+                "recursive subroutines cannot be inlined",
+            ));
+        }
+        if self.level + 1 >= MAX_CALL_DEPTH {
+            return Err(self.unsupported(pc, inst.opcode.name(), "calls nest deeper than 64"));
+        }
+        let mut cond = self.inst_cond(pc, 0);
+        if inst.opcode == Opcode::CallNz {
+            let x = self.src(pc, 0, 0);
+            let t = self.float_true(x);
+            cond = Some(match cond {
+                Some(c) => self.band(c, t),
+                None => t,
+            });
+        }
+        let call = |s: &mut Self| -> Result<Reach, LiftError> {
+            s.inlining.push(target);
+            s.level += 1;
+            let ret = Var::Ret(s.level);
+            let no = s.bconst(false);
+            s.set(ret, no);
+            s.seq(target + 1)?;
+            s.env.remove(&ret);
+            s.level -= 1;
+            s.inlining.pop();
+            Ok(Reach::Live)
+        };
+        match cond {
+            None => call(self),
+            Some(c) => self.build_if(c, call, |_| Ok(Reach::Live)),
+        }
+    }
+}
+
+/// Levels of the PUSHA/POPA stack.
+pub(crate) const STACK_DEPTH: u32 = 32;
+
+/// The first register of the OUT declaration covering `reg`.
+fn d_first(p: &Program, reg: u32) -> u32 {
+    p.declarations_of(File::Output)
+        .find(|d| d.contains(reg as i64))
+        .map_or(reg, |d| {
+            d.ranges
+                .iter()
+                .find(|r| r.contains(reg as i64))
+                .map_or(reg, |r| r.first)
+        })
+}

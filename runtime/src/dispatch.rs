@@ -1,0 +1,384 @@
+//! Running a shader over a grid of fragments, a list of vertices or a list of primitives, with
+//! any execution engine (the interpreter, the IR evaluator, the JIT): the engine runs batches of
+//! [`LANES`] invocations; this module fills their inputs and collects their results.
+
+// Lane and component indices address several parallel arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+use crate::interp::{
+    ALL, Arrangement, BatchReport, Bindings, LANES, Mask, Prepared, Reg, RunError,
+};
+use tgsic::tgsi::*;
+
+/// One batch's inputs and outputs, in structure-of-arrays form.
+#[derive(Debug, Clone)]
+pub struct BatchIo {
+    /// IN registers; for geometry shaders vertex-major (`vertex * inputs_per_vertex + reg`).
+    pub inputs: Vec<Reg>,
+    /// SV registers.
+    pub sv: Vec<Reg>,
+    /// OUT registers, written by the engine (every register of the file, 0 if never written).
+    pub outputs: Vec<Reg>,
+    /// Lanes that hold an invocation.
+    pub alive: Mask,
+    /// Lanes computed only for derivatives (the missing pixels of an edge quad).
+    pub helpers: Mask,
+    /// How lanes are arranged.
+    pub arrangement: Arrangement,
+}
+
+/// Something that executes a shader over batches of invocations.
+pub trait Engine {
+    /// The program (its declarations decide the inputs).
+    fn shader(&self) -> &Prepared;
+
+    /// Runs one batch: reads `io.inputs` and `io.sv`, writes `io.outputs`.
+    ///
+    /// # Errors
+    /// [`RunError`] when a resource is missing or something cannot be executed.
+    fn run_batch(&self, bind: &Bindings, io: &mut BatchIo) -> Result<BatchReport, RunError>;
+}
+
+/// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// Pixels.
+    pub pixels: Vec<[f32; 4]>,
+    /// Invocations that ran out of loop iterations.
+    pub exhausted: u64,
+    /// Pixels discarded.
+    pub discarded: u64,
+    /// Per pixel, whether its value is unspecified by the IR's semantics (a derivative taken
+    /// where only part of its quad was active; `docs/ir.md`). Empty when no pixel is.
+    pub unspecified: Vec<bool>,
+}
+
+impl Image {
+    /// The pixel at column i, row j (j = 0 at the bottom).
+    pub fn pixel(&self, i: u32, j: u32) -> [f32; 4] {
+        self.pixels[(j * self.width + i) as usize]
+    }
+
+    /// Whether pixel (i, j) is unspecified (see [`Image::unspecified`]).
+    pub fn is_unspecified(&self, i: u32, j: u32) -> bool {
+        self.unspecified
+            .get((j * self.width + i) as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+}
+
+/// Vertex or geometry results for one invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    /// OUT registers (bits) at the end (vertex shaders).
+    pub outputs: Vec<[u32; 4]>,
+    /// What EMIT and ENDPRIM produced (geometry shaders): `Some(outputs)` per vertex, `None`
+    /// for a primitive end.
+    pub emitted: Vec<Option<Vec<[u32; 4]>>>,
+    /// Whether it ran out of loop iterations.
+    pub exhausted: bool,
+}
+
+fn bits(v: [f32; 4]) -> [u32; 4] {
+    v.map(f32::to_bits)
+}
+
+/// The value of a fragment input at pixel (i, j) (DECISIONS.md §4).
+fn fragment_input(
+    p: &Program,
+    sem: Option<SemanticDecl>,
+    i: u32,
+    j: u32,
+    w: u32,
+    h: u32,
+) -> [u32; 4] {
+    let integer_center =
+        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
+    match sem.map(|s| s.name) {
+        Some(Semantic::Position) => {
+            let d = if integer_center { 0.5 } else { 0.0 };
+            bits([
+                i as f32 + 0.5 - d,
+                h as f32 - (j as f32 + 0.5) - d,
+                0.5,
+                1.0,
+            ])
+        }
+        Some(Semantic::Face) => bits([1.0, 0.0, 0.0, 1.0]),
+        Some(Semantic::SampleId) => [0; 4],
+        Some(Semantic::SamplePos) => bits([0.5, 0.5, 0.0, 0.0]),
+        Some(Semantic::SampleMask) => [1, 0, 0, 0],
+        _ => bits([
+            (i as f32 + 0.5) / w as f32,
+            (j as f32 + 0.5) / h as f32,
+            0.0,
+            1.0,
+        ]),
+    }
+}
+
+/// Zeroed batch storage for `p`.
+fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
+    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+    let per_vertex = if p.program.processor == Processor::Geometry {
+        p.gs_vertices as usize
+    } else {
+        1
+    };
+    BatchIo {
+        inputs: z(p.size(File::Input) * per_vertex),
+        sv: z(p.size(File::SystemValue)),
+        outputs: z(p.size(File::Output)),
+        alive: 0,
+        helpers: 0,
+        arrangement,
+    }
+}
+
+fn clear(regs: &mut [Reg]) {
+    for r in regs {
+        *r = [[0; LANES]; 4];
+    }
+}
+
+/// Renders a fragment shader over a W × H grid; returns OUT with semantic COLOR[`output`].
+/// Discarded pixels keep `bind.clear`; a component never written is 0.
+///
+/// # Errors
+/// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an
+/// instruction cannot be executed.
+pub fn render<E: Engine + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    width: u32,
+    height: u32,
+    output: u32,
+) -> Result<Image, RunError> {
+    let shader = engine.shader();
+    let p = &shader.program;
+    if p.processor != Processor::Fragment {
+        return Err(RunError::Unsupported(format!(
+            "a {} shader does not render an image (give vertices or primitives)",
+            p.processor
+        )));
+    }
+    let out_reg = p
+        .declarations_of(File::Output)
+        .find(|d| {
+            d.semantic
+                .is_some_and(|s| s.name == Semantic::Color && s.index == output)
+        })
+        .map(|d| d.span().first as usize);
+    let mut image = Image {
+        width,
+        height,
+        pixels: vec![[0.0; 4]; (width * height) as usize],
+        exhausted: 0,
+        discarded: 0,
+        unspecified: Vec::new(),
+    };
+    let mut io = new_io(shader, Arrangement::Quads);
+    // Tiles of 8x8 pixels: 16 quads, 64 lanes.
+    for ty in (0..height).step_by(8) {
+        for tx in (0..width).step_by(8) {
+            let pos = |l: usize| {
+                let (q, k) = (l / 4, l % 4);
+                let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
+                let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
+                (i, j)
+            };
+            let inside = |l: usize| {
+                let (i, j) = pos(l);
+                i < width && j < height
+            };
+            let mut alive: Mask = 0;
+            let mut helpers: Mask = 0;
+            for q in 0..LANES / 4 {
+                if (0..4).any(|k| inside(4 * q + k)) {
+                    for k in 0..4 {
+                        alive |= 1 << (4 * q + k);
+                        if !inside(4 * q + k) {
+                            helpers |= 1 << (4 * q + k);
+                        }
+                    }
+                }
+            }
+            if alive == 0 {
+                continue;
+            }
+            clear(&mut io.inputs);
+            clear(&mut io.sv);
+            io.alive = alive;
+            io.helpers = helpers;
+            for d in p
+                .declarations
+                .iter()
+                .filter(|d| matches!(d.file, File::Input | File::SystemValue))
+            {
+                let store = if d.file == File::Input {
+                    &mut io.inputs
+                } else {
+                    &mut io.sv
+                };
+                for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
+                    for l in 0..LANES {
+                        let (i, j) = pos(l);
+                        let v = fragment_input(p, d.semantic, i, j, width, height);
+                        for c in 0..4 {
+                            store[r as usize][c][l] = v[c];
+                        }
+                    }
+                }
+            }
+            let report = engine.run_batch(bind, &mut io)?;
+            for l in 0..LANES {
+                if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
+                    continue;
+                }
+                let (i, j) = pos(l);
+                let at = (j * width + i) as usize;
+                if report.unspecified & (1 << l) != 0 {
+                    if image.unspecified.is_empty() {
+                        image.unspecified = vec![false; image.pixels.len()];
+                    }
+                    image.unspecified[at] = true;
+                }
+                let px = &mut image.pixels[at];
+                if report.exhausted & (1 << l) != 0 {
+                    image.exhausted += 1;
+                }
+                if report.killed & (1 << l) != 0 {
+                    *px = bind.clear;
+                    image.discarded += 1;
+                } else if let Some(o) = out_reg {
+                    *px = std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]));
+                }
+            }
+        }
+    }
+    Ok(image)
+}
+
+/// Runs a vertex shader once per vertex: `vertices[v][r]` is input register r of vertex v.
+/// System values: VERTEXID and VERTEXID_NOBASE are the vertex index, INSTANCEID 0.
+///
+/// # Errors
+/// As [`render`].
+pub fn run_vertices<E: Engine + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    vertices: &[Vec<[u32; 4]>],
+) -> Result<Vec<Invocation>, RunError> {
+    let p = &engine.shader().program;
+    if p.processor != Processor::Vertex {
+        return Err(RunError::Unsupported(format!(
+            "run_vertices needs a vertex shader, not {}",
+            p.processor
+        )));
+    }
+    run_independent(engine, bind, vertices.len(), |io, l, k| {
+        for (r, v) in vertices[k].iter().enumerate().take(io.inputs.len()) {
+            for c in 0..4 {
+                io.inputs[r][c][l] = v[c];
+            }
+        }
+    })
+}
+
+/// Runs a geometry shader once per primitive: `primitives[p][v][r]` is input register r of
+/// vertex v. PRIM_ID is the primitive index, INVOCATIONID 0.
+///
+/// # Errors
+/// As [`render`].
+pub fn run_geometry<E: Engine + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    primitives: &[Vec<Vec<[u32; 4]>>],
+) -> Result<Vec<Invocation>, RunError> {
+    let shader = engine.shader();
+    if shader.program.processor != Processor::Geometry {
+        return Err(RunError::Unsupported(format!(
+            "run_geometry needs a geometry shader, not {}",
+            shader.program.processor
+        )));
+    }
+    let per = shader.size(File::Input);
+    let verts = shader.gs_vertices as usize;
+    run_independent(engine, bind, primitives.len(), |io, l, k| {
+        for (v, vert) in primitives[k].iter().enumerate().take(verts) {
+            for (r, val) in vert.iter().enumerate().take(per) {
+                for c in 0..4 {
+                    io.inputs[v * per + r][c][l] = val[c];
+                }
+            }
+        }
+    })
+}
+
+fn run_independent<E: Engine + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    n: usize,
+    fill: impl Fn(&mut BatchIo, usize, usize),
+) -> Result<Vec<Invocation>, RunError> {
+    let shader = engine.shader();
+    let p = &shader.program;
+    let mut io = new_io(shader, Arrangement::Independent);
+    let mut out = Vec::with_capacity(n);
+    for start in (0..n).step_by(LANES) {
+        let count = (n - start).min(LANES);
+        io.alive = if count == LANES {
+            ALL
+        } else {
+            (1u64 << count) - 1
+        };
+        clear(&mut io.inputs);
+        clear(&mut io.sv);
+        for l in 0..count {
+            fill(&mut io, l, start + l);
+        }
+        for d in p.declarations_of(File::SystemValue) {
+            let v = |l: usize| -> [u32; 4] {
+                let k = (start + l) as u32;
+                match d.semantic.map(|s| s.name) {
+                    Some(Semantic::VertexId | Semantic::VertexIdNoBase | Semantic::PrimId) => {
+                        [k; 4]
+                    }
+                    _ => [0; 4],
+                }
+            };
+            for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
+                for l in 0..count {
+                    let val = v(l);
+                    for c in 0..4 {
+                        io.sv[r as usize][c][l] = val[c];
+                    }
+                }
+            }
+        }
+        let report = engine.run_batch(bind, &mut io)?;
+        for l in 0..count {
+            let emitted = report
+                .emitted
+                .iter()
+                .filter(|e| e.lane == l)
+                .map(|e| e.outputs.clone())
+                .collect();
+            out.push(Invocation {
+                outputs: io
+                    .outputs
+                    .iter()
+                    .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
+                    .collect(),
+                emitted,
+                exhausted: report.exhausted & (1 << l) != 0,
+            });
+        }
+    }
+    Ok(out)
+}
