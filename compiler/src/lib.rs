@@ -5,6 +5,7 @@
 //! - [`valid`]: validation of a program after it was read.
 //! - [`numerics`]: the scalar numerics every execution path shares.
 //! - [`ir`]: the SSA IR, lifted from a validated program.
+//! - [`opt`]: the optimizer (passes and the pass manager).
 //! - [`back`]: code generators (the THEIA instruction set so far).
 #![warn(missing_docs)]
 
@@ -12,5 +13,6 @@ pub mod back;
 pub mod front;
 pub mod ir;
 pub mod numerics;
+pub mod opt;
 pub mod tgsi;
 pub mod valid;

@@ -266,7 +266,7 @@ pub struct TexOp {
 }
 
 /// What an instruction computes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
     /// A constant (bits).
     Const(u32),
@@ -630,6 +630,40 @@ impl Function {
             Def::Inst(i, _) => Some(i),
             _ => None,
         }
+    }
+
+    /// Calls `f` on every instruction reachable from the body, in program order.
+    pub fn for_each_inst(&self, mut f: impl FnMut(Inst)) {
+        fn walk(b: &Block, f: &mut impl FnMut(Inst)) {
+            for s in &b.0 {
+                match s {
+                    Stmt::Inst(i) => f(*i),
+                    Stmt::If(x) => {
+                        walk(&x.then_, f);
+                        walk(&x.else_, f);
+                    }
+                    Stmt::Loop(l) => walk(&l.body, f),
+                    _ => {}
+                }
+            }
+        }
+        walk(&self.body, &mut f);
+    }
+
+    /// The input components (register, component) the function may read: what a host must
+    /// provide (or interpolate). Indirect reads count their whole clamp range.
+    pub fn inputs_read(&self) -> std::collections::BTreeSet<(u32, u8)> {
+        let mut out = std::collections::BTreeSet::new();
+        self.for_each_inst(|i| match self.insts[i].op {
+            Op::Input { reg, comp } => {
+                out.insert((reg, comp));
+            }
+            Op::InputIndirect { lo, hi, comp, .. } | Op::GsInput { lo, hi, comp, .. } => {
+                out.extend((lo..=hi).map(|r| (r, comp)));
+            }
+            _ => {}
+        });
+        out
     }
 
     /// Counts the instructions reachable from the body (statements included as one each).

@@ -5,6 +5,7 @@
 //! 2 wrong usage. Messages go to stderr.
 
 mod front;
+mod ir;
 mod report;
 mod run;
 mod theia;
@@ -34,6 +35,9 @@ enum Command {
     Dis(front::DisArgs),
     /// Read a shader (text or binary, detected), validate it and print its diagnostics.
     Check(front::CheckArgs),
+    /// Lift a shader into the SSA IR, optimize it (-O0, -O1, -O2; default -O2) and print it,
+    /// or print instruction counts with --stats.
+    Ir(ir::IrArgs),
     /// Run a shader: a fragment shader over an image (.f32 or .png), a vertex shader over a
     /// vertices file, a geometry shader over a primitives file.
     Run(run::RunArgs),
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Asm(a) => front::asm(&a),
         Command::Dis(a) => front::dis(&a),
         Command::Check(a) => front::check(&a),
+        Command::Ir(a) => ir::ir(&a),
         Command::Run(a) => run::run(&a),
         Command::Cmp(a) => run::cmp(&a),
         Command::Theia { command } => match command {

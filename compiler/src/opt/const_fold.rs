@@ -1,0 +1,207 @@
+//! Constant folding, bit-exact with the interpreter (it evaluates with [`crate::ir::semantics`],
+//! which uses the interpreter's numerics).
+//!
+//! - A pure operation whose arguments are all constants becomes constants.
+//! - `select` with a constant condition becomes the chosen value.
+//! - Indirect reads with constant indices become direct reads (`imm_indirect` of a constant
+//!   index becomes the immediate itself).
+//! - An `If` with a constant condition is replaced by the branch taken; a branch ending in
+//!   `break`/`continue` ends the enclosing block there.
+//!
+//! Invariant kept: the function verifies and computes the same bits for every invocation.
+
+use super::util::{ConstPool, Subst};
+use crate::ir::semantics as sem;
+use crate::ir::*;
+use crate::numerics::{b, f};
+
+/// Runs the pass; returns whether anything changed.
+pub fn run(func: &mut Function) -> bool {
+    let mut pool = ConstPool::new(func);
+    let mut subst = Subst::new(func);
+    let mut body = std::mem::take(&mut func.body);
+    let mut changed = fold_block(func, &mut body, &mut pool, &mut subst);
+    func.body = body;
+    pool.finish(func);
+    changed |= subst.changed;
+    subst.apply(func);
+    changed
+}
+
+fn konst(func: &Function, subst: &Subst, v: Value) -> Option<u32> {
+    func.const_value(subst.get(v))
+}
+
+/// Folds one instruction; returns the replacement of each result, if it folds.
+fn fold_inst(
+    func: &mut Function,
+    i: Inst,
+    pool: &mut ConstPool,
+    subst: &Subst,
+) -> Option<Vec<Value>> {
+    let d = &func.insts[i];
+    let args: Vec<Value> = d.args.iter().map(|&a| subst.get(a)).collect();
+    let consts: Option<Vec<u32>> = args.iter().map(|&a| func.const_value(a)).collect();
+    let results = d.results.clone();
+    let ty = |func: &Function, k: usize| func.ty(results[k]);
+    let one = |func: &mut Function, pool: &mut ConstPool, bits: u32| {
+        let t = ty(func, 0);
+        Some(vec![pool.get(func, bits, t)])
+    };
+    match d.op.clone() {
+        Op::Select => {
+            let c = func.const_value(args[0])?;
+            Some(vec![if c != 0 { args[1] } else { args[2] }])
+        }
+        Op::Unary(u) => one(func, pool, sem::unary(u, consts?[0])),
+        Op::Binary(op) => {
+            let c = consts?;
+            one(func, pool, sem::binary(op, c[0], c[1]))
+        }
+        Op::Nary(op) => one(func, pool, sem::nary(op, &consts?)),
+        Op::FCmp(k) => {
+            let c = consts?;
+            one(func, pool, sem::fcmp(k, c[0], c[1]) as u32)
+        }
+        Op::ICmp(k) => {
+            let c = consts?;
+            one(func, pool, sem::icmp(k, c[0], c[1]) as u32)
+        }
+        Op::Pack(k) => one(func, pool, sem::pack(k, &consts?)),
+        Op::Unpack(k) => {
+            let u = sem::unpack(k, consts?[0]);
+            Some((0..4).map(|c| pool.get(func, u[c], Type::F32)).collect())
+        }
+        Op::Derivative { .. } => {
+            let c = consts?[0];
+            let bits = if func.processor == crate::tgsi::Processor::Fragment {
+                b(f(c) - f(c))
+            } else {
+                0
+            };
+            one(func, pool, bits)
+        }
+        Op::ImmIndirect { offset, comp } => {
+            let idx = consts?[0];
+            let last = func.immediates.len().checked_sub(1)? as i64;
+            let k = (offset as i64 + idx as i32 as i64).clamp(0, last) as usize;
+            let bits = func.immediates[k][comp as usize];
+            one(func, pool, bits)
+        }
+        _ => None,
+    }
+}
+
+/// Folds a block in place; returns whether its structure changed.
+fn fold_block(func: &mut Function, b: &mut Block, pool: &mut ConstPool, subst: &mut Subst) -> bool {
+    let mut changed = false;
+    let mut out: Vec<Stmt> = Vec::with_capacity(b.0.len());
+    let stmts = std::mem::take(&mut b.0);
+    for s in stmts {
+        match s {
+            Stmt::Inst(i) => {
+                if let Some(rep) = fold_inst(func, i, pool, subst) {
+                    let results = func.insts[i].results.clone();
+                    for (r, v) in results.into_iter().zip(rep) {
+                        subst.replace(r, v);
+                    }
+                    changed = true;
+                } else {
+                    out.push(Stmt::Inst(i));
+                }
+            }
+            Stmt::If(mut x) => {
+                if let Some(c) = konst(func, subst, x.cond) {
+                    changed = true;
+                    let mut taken = if c != 0 { x.then_ } else { x.else_ };
+                    fold_block(func, &mut taken, pool, subst);
+                    match taken.0.pop() {
+                        Some(Stmt::Yield(vals)) => {
+                            for (r, v) in x.results.iter().zip(vals) {
+                                subst.replace(*r, v);
+                            }
+                            out.append(&mut taken.0);
+                        }
+                        Some(term) => {
+                            // The branch leaves the loop: the rest of this block is dead.
+                            out.append(&mut taken.0);
+                            out.push(term);
+                            b.0 = out;
+                            return true;
+                        }
+                        None => {}
+                    }
+                } else {
+                    changed |= fold_block(func, &mut x.then_, pool, subst);
+                    changed |= fold_block(func, &mut x.else_, pool, subst);
+                    out.push(Stmt::If(x));
+                }
+            }
+            Stmt::Loop(mut l) => {
+                changed |= fold_block(func, &mut l.body, pool, subst);
+                out.push(Stmt::Loop(l));
+            }
+            term => {
+                out.push(term);
+                b.0 = out;
+                return changed;
+            }
+        }
+    }
+    b.0 = out;
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::{Op, lift, verify::verify};
+
+    fn lifted(text: &str) -> crate::ir::Function {
+        lift(&crate::front::text::parse(text).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn arithmetic_on_immediates_folds_to_the_interpreters_bits() {
+        let mut f = lifted(
+            "FRAG\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 {2.0, 3.0, 0.5, -1.0}\n\
+             MAD TEMP[0], IMM[0].xxxx, IMM[0].yyyy, IMM[0].zzzz\nRSQ OUT[0].x, IMM[0].wwww\n\
+             LG2 OUT[0].y, IMM[0].xxxx\nMOV OUT[0].zw, TEMP[0]\nEND\n",
+        );
+        assert!(super::run(&mut f));
+        verify(&f).unwrap();
+        let stores: Vec<u32> = f
+            .insts
+            .iter()
+            .filter(|(_, d)| matches!(d.op, Op::StoreOutput { .. }))
+            .map(|(_, d)| f.const_value(d.args[0]).expect("folded"))
+            .collect();
+        // RSQ(-1) is NaN (canonical); LG2(2) = logf(2)·1.442695 rounds to 1.0000001.
+        assert_eq!(
+            stores,
+            [
+                0x7FC0_0000,
+                crate::numerics::lg2(2.0).to_bits(),
+                6.5f32.to_bits(),
+                6.5f32.to_bits()
+            ]
+        );
+    }
+
+    #[test]
+    fn a_constant_condition_keeps_only_the_branch_taken() {
+        let mut f = lifted(
+            "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\n\
+             IF IMM[0].xxxx\nMOV OUT[0], IMM[0].xxxx\nELSE\nMOV OUT[0], IMM[0].yyyy\nENDIF\nEND\n",
+        );
+        assert!(super::run(&mut f));
+        verify(&f).unwrap();
+        assert!(!f.body.0.iter().any(|s| matches!(s, crate::ir::Stmt::If(_))));
+        let first = f
+            .insts
+            .iter()
+            .find(|(_, d)| matches!(d.op, Op::StoreOutput { .. }))
+            .map(|(_, d)| f.const_value(d.args[0]))
+            .unwrap();
+        assert_eq!(first, Some(1f32.to_bits()));
+    }
+}

@@ -1,0 +1,128 @@
+//! The optimizer: passes over the IR, one per file, each keeping the function valid and its
+//! results bit-identical, and a pass manager ([`optimize`]) with three levels.
+//!
+//! | level | passes (repeated until nothing changes, at most [`MAX_ROUNDS`] rounds) |
+//! |-------|--------------------------------------------------------------------------|
+//! | `-O0` | none (the lifted IR, compacted) |
+//! | `-O1` | constant folding, algebraic simplification, copy propagation, dead-code elimination |
+//! | `-O2` | `-O1` plus value numbering, if-conversion and loop-invariant code motion |
+
+pub mod compact;
+pub mod const_fold;
+pub mod copy_prop;
+pub mod dce;
+pub mod gvn;
+pub mod if_convert;
+pub mod licm;
+pub mod simplify;
+pub mod util;
+
+use crate::ir::Function;
+use std::time::{Duration, Instant};
+
+/// How hard to optimize.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum OptLevel {
+    /// No optimization.
+    O0,
+    /// Cheap local cleanups.
+    O1,
+    /// Everything.
+    #[default]
+    O2,
+}
+
+/// Rounds of the pass pipeline at most.
+pub const MAX_ROUNDS: usize = 16;
+
+/// What one pass did over a whole optimization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassStats {
+    /// The pass.
+    pub name: &'static str,
+    /// Rounds in which it changed the function.
+    pub changed: u32,
+    /// Time spent in it.
+    pub time: Duration,
+}
+
+/// What [`optimize`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OptStats {
+    /// Instructions before ([`Function::count`]).
+    pub before: usize,
+    /// Instructions after.
+    pub after: usize,
+    /// Rounds of the pipeline run.
+    pub rounds: usize,
+    /// Per pass.
+    pub passes: Vec<PassStats>,
+}
+
+type Pass = (&'static str, fn(&mut Function) -> bool);
+
+const O1: &[Pass] = &[
+    ("const_fold", const_fold::run),
+    ("simplify", simplify::run),
+    ("copy_prop", copy_prop::run),
+    ("dce", dce::run),
+];
+
+const O2: &[Pass] = &[
+    ("const_fold", const_fold::run),
+    ("simplify", simplify::run),
+    ("copy_prop", copy_prop::run),
+    ("gvn", gvn::run),
+    ("if_convert", if_convert::run),
+    ("licm", licm::run),
+    ("dce", dce::run),
+];
+
+/// Optimizes `f` at `level`; the result is compacted ([`compact::compact`]) and its
+/// uniformity recomputed. The function keeps verifying and computing the same bits.
+pub fn optimize(f: &mut Function, level: OptLevel) -> OptStats {
+    let mut stats = OptStats {
+        before: f.count(),
+        ..OptStats::default()
+    };
+    let passes: &[Pass] = match level {
+        OptLevel::O0 => &[],
+        OptLevel::O1 => O1,
+        OptLevel::O2 => O2,
+    };
+    stats.passes = passes
+        .iter()
+        .map(|(name, _)| PassStats {
+            name,
+            changed: 0,
+            time: Duration::ZERO,
+        })
+        .collect();
+    for _ in 0..MAX_ROUNDS {
+        if passes.is_empty() {
+            break;
+        }
+        stats.rounds += 1;
+        let mut any = false;
+        for (k, (_, pass)) in passes.iter().enumerate() {
+            let t = Instant::now();
+            let changed = pass(f);
+            stats.passes[k].time += t.elapsed();
+            if changed {
+                stats.passes[k].changed += 1;
+                any = true;
+            }
+            #[cfg(debug_assertions)]
+            if let Err(e) = crate::ir::verify::verify(f) {
+                panic!("{} broke the IR: {}", passes[k].0, e[0]);
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    *f = compact::compact(f);
+    f.uniform = crate::ir::uniform::analyze(f);
+    stats.after = f.count();
+    stats
+}

@@ -1,0 +1,157 @@
+//! `tgsic ir`: lifts shaders into the IR, optimizes them, prints them (or statistics).
+
+use crate::report::{Failure, read_error, validation_error};
+use clap::Args;
+use std::io::Read;
+use std::time::{Duration, Instant};
+use tgsic::ir::{Function, lift, print::print, verify::verify};
+use tgsic::opt::{OptLevel, OptStats, optimize};
+
+/// Arguments of `tgsic ir`.
+#[derive(Debug, Args)]
+pub struct IrArgs {
+    /// Input shaders, text or binary (detected); `-` reads standard input.
+    #[arg(required = true)]
+    pub inputs: Vec<String>,
+    /// Optimization level: `-O0` (the lifted IR), `-O1` or `-O2`.
+    #[arg(short = 'O', long = "opt", default_value_t = 2, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub opt: u8,
+    /// Print instruction counts before and after optimization, time per pass, inputs read
+    /// and uniform values instead of the IR; with several inputs, totals and the median and
+    /// maximum lift + optimization time.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+struct Compiled {
+    f: Function,
+    stats: OptStats,
+    /// Lifting + optimization, the fastest of a few runs (timing is noisy).
+    time: Duration,
+    lift_time: Duration,
+}
+
+fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Compiled, Failure> {
+    let mut bytes = Vec::new();
+    let result = if input == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::read(input).map(|b| bytes = b)
+    };
+    result.map_err(|e| Failure::input(vec![format!("{name}: error: cannot read: {e}")]))?;
+    let src = tgsic::front::read(&bytes).map_err(|e| Failure::input(vec![read_error(name, &e)]))?;
+    if let Err(errors) = tgsic::valid::validate(&src.program) {
+        return Err(Failure::input(
+            errors.iter().map(|e| validation_error(name, e)).collect(),
+        ));
+    }
+    let mut best: Option<Compiled> = None;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        let mut f =
+            lift(&src.program).map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
+        let lift_time = t.elapsed();
+        let stats = optimize(&mut f, level);
+        let time = t.elapsed();
+        if best.as_ref().is_none_or(|b| time < b.time) {
+            best = Some(Compiled {
+                f,
+                stats,
+                time,
+                lift_time,
+            });
+        }
+    }
+    let c = best.expect("compiled once");
+    if let Err(e) = verify(&c.f) {
+        return Err(Failure::input(vec![format!(
+            "{name}: internal error: the IR does not verify: {}",
+            e[0]
+        )]));
+    }
+    Ok(c)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `tgsic ir`.
+pub fn ir(a: &IrArgs) -> Result<(), Failure> {
+    let level = match a.opt {
+        0 => OptLevel::O0,
+        1 => OptLevel::O1,
+        _ => OptLevel::O2,
+    };
+    let many = a.inputs.len() > 1;
+    let (mut before, mut after) = (0usize, 0usize);
+    let mut times = Vec::new();
+    for input in &a.inputs {
+        let name = if input == "-" {
+            "<stdin>"
+        } else {
+            input.as_str()
+        };
+        let c = compile(name, input, level, if a.stats { 3 } else { 1 })?;
+        before += c.stats.before;
+        after += c.stats.after;
+        times.push((c.time, name.to_string()));
+        if !a.stats {
+            if many {
+                println!("; {name}");
+            }
+            print!("{}", print(&c.f));
+            continue;
+        }
+        println!(
+            "{name}: {} instructions lifted, {} after -O{} ({:.3} ms: lift {:.3} ms, {} rounds)",
+            c.stats.before,
+            c.stats.after,
+            a.opt,
+            ms(c.time),
+            ms(c.lift_time),
+            c.stats.rounds
+        );
+        if many {
+            continue;
+        }
+        for p in &c.stats.passes {
+            println!(
+                "  {:<11} changed in {} rounds, {:.3} ms",
+                p.name,
+                p.changed,
+                ms(p.time)
+            );
+        }
+        let list: Vec<String> =
+            c.f.inputs_read()
+                .iter()
+                .map(|(r, k)| format!("IN[{r}].{}", tgsic::ir::comp_name(*k)))
+                .collect();
+        println!(
+            "  inputs read: {}",
+            if list.is_empty() {
+                "none".into()
+            } else {
+                list.join(" ")
+            }
+        );
+        let uniform = c.f.uniform.iter().filter(|&&u| u).count();
+        println!("  uniform values: {uniform} of {}", c.f.values.len());
+    }
+    if a.stats && many {
+        times.sort();
+        let median = times[times.len() / 2].0;
+        let (max, slowest) = times.last().cloned().unwrap_or_default();
+        println!(
+            "total: {} shaders, {before} instructions lifted, {after} after -O{} ({:.1}%); \
+             lift + optimize per shader: median {:.3} ms, max {:.3} ms ({slowest})",
+            times.len(),
+            a.opt,
+            100.0 * after as f64 / before.max(1) as f64,
+            ms(median),
+            ms(max)
+        );
+    }
+    Ok(())
+}

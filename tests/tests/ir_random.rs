@@ -1,0 +1,518 @@
+//! Property test: random TGSI programs (arithmetic and integer opcodes, swizzles and source
+//! modifiers, saturation and write masks, nested IF/UIF, loops with BRK/CONT, SWITCH, indirect
+//! TEMP arrays and CONST reads, subroutines, KILL_IF) compute the same bits in the interpreter,
+//! as lifted IR and as IR optimized at -O1 and -O2, on random inputs and constants.
+//!
+//! Cases: 48 under CI (`CI=true`), 400 otherwise; `TGSIC_RANDOM_CASES` overrides. A failure
+//! prints the program's text.
+
+use proptest::prelude::*;
+use tgsic::opt::{OptLevel, optimize};
+use tgsic::tgsi::*;
+use tgsic_runtime::interp::Shader;
+use tgsic_runtime::ireval::IrShader;
+use tgsic_tests::random::{Rng, batch, bindings, difference, run};
+
+const TEMPS: u32 = 8;
+/// TEMP[8..11] is ARRAY(1), addressed indirectly.
+const ARRAY: (u32, u32) = (8, 11);
+const CONSTS: u32 = 8;
+
+const FLOAT_OPS: &[Opcode] = &[
+    Opcode::Mov,
+    Opcode::Add,
+    Opcode::Mul,
+    Opcode::Mad,
+    Opcode::Dp3,
+    Opcode::Dp4,
+    Opcode::Dph,
+    Opcode::Min,
+    Opcode::Max,
+    Opcode::Slt,
+    Opcode::Sge,
+    Opcode::Seq,
+    Opcode::Sne,
+    Opcode::Frc,
+    Opcode::Flr,
+    Opcode::Ceil,
+    Opcode::Round,
+    Opcode::Rcp,
+    Opcode::Rsq,
+    Opcode::Sqrt,
+    Opcode::Ex2,
+    Opcode::Lg2,
+    Opcode::Pow,
+    Opcode::Sin,
+    Opcode::Cos,
+    Opcode::Cmp,
+    Opcode::Lrp,
+    Opcode::Abs,
+    Opcode::Xpd,
+    Opcode::Lit,
+    Opcode::Dst,
+    Opcode::Ssg,
+    Opcode::Div,
+    Opcode::Exp,
+    Opcode::Log,
+    Opcode::Nrm,
+    Opcode::Fslt,
+    Opcode::Fsge,
+    Opcode::Fseq,
+    Opcode::Fsne,
+    Opcode::F2i,
+    Opcode::F2u,
+];
+
+const INT_OPS: &[Opcode] = &[
+    Opcode::I2f,
+    Opcode::U2f,
+    Opcode::Uadd,
+    Opcode::Umul,
+    Opcode::Umad,
+    Opcode::And,
+    Opcode::Or,
+    Opcode::Xor,
+    Opcode::Not,
+    Opcode::Shl,
+    Opcode::Ishr,
+    Opcode::Ushr,
+    Opcode::Useq,
+    Opcode::Usne,
+    Opcode::Islt,
+    Opcode::Isge,
+    Opcode::Uslt,
+    Opcode::Usge,
+    Opcode::Ucmp,
+    Opcode::Imax,
+    Opcode::Imin,
+    Opcode::Umax,
+    Opcode::Umin,
+    Opcode::Idiv,
+    Opcode::Udiv,
+    Opcode::Umod,
+    Opcode::Mod,
+    Opcode::Ineg,
+    Opcode::Iabs,
+    Opcode::Issg,
+    Opcode::Ibfe,
+    Opcode::Ubfe,
+    Opcode::Bfi,
+    Opcode::Brev,
+    Opcode::Popc,
+    Opcode::Lsb,
+    Opcode::Imsb,
+    Opcode::Umsb,
+    Opcode::ImulHi,
+    Opcode::UmulHi,
+];
+
+struct Gen {
+    rng: Rng,
+    frag: bool,
+    insts: Vec<Instruction>,
+    /// Open loops (for BRK/CONT) and switches (for BRK).
+    loops: usize,
+    switches: usize,
+    /// Instruction budget left.
+    left: i32,
+    sub: Option<u32>,
+}
+
+fn swz(k: u64) -> ExtSwizzle {
+    [ExtSwizzle::X, ExtSwizzle::Y, ExtSwizzle::Z, ExtSwizzle::W][k as usize % 4]
+}
+
+fn indirect(file: File, offset: i32, array: Option<u32>) -> Register {
+    let mut r = Register::new(file, offset);
+    r.index.indirect = Some(Box::new(Indirect {
+        register: Register::new(File::Address, 0),
+        component: Swizzle::X,
+    }));
+    r.array_id = array;
+    r
+}
+
+impl Gen {
+    fn chance(&mut self, n: u64) -> bool {
+        self.rng.below(n) == 0
+    }
+
+    fn src_register(&mut self) -> Register {
+        match self.rng.below(20) {
+            0..=9 => Register::new(File::Temporary, self.rng.below(TEMPS as u64) as i32),
+            10..=12 => Register::new(File::Input, self.rng.below(3) as i32),
+            13..=14 => Register::new(File::Immediate, self.rng.below(4) as i32),
+            15..=16 => {
+                let mut r = Register::new(File::Constant, self.rng.below(CONSTS as u64) as i32);
+                r.dimensions = vec![Index::direct(0)];
+                r
+            }
+            17 => {
+                let mut r = indirect(
+                    File::Constant,
+                    self.rng.below(CONSTS as u64) as i32 - 2,
+                    None,
+                );
+                r.dimensions = vec![Index::direct(0)];
+                r
+            }
+            _ => indirect(
+                File::Temporary,
+                ARRAY.0 as i32 + self.rng.below(4) as i32 - 1,
+                Some(1),
+            ),
+        }
+    }
+
+    fn src(&mut self) -> Src {
+        let mut s = Src::new(self.src_register());
+        let rng = &mut self.rng;
+        s.swizzle = std::array::from_fn(|_| {
+            if rng.below(30) == 0 {
+                ExtSwizzle::One
+            } else {
+                swz(rng.bits())
+            }
+        });
+        s.negate = self.chance(5);
+        s.absolute = self.chance(10);
+        s
+    }
+
+    fn dst(&mut self) -> Dst {
+        let reg = match self.rng.below(10) {
+            0..=6 => Register::new(File::Temporary, self.rng.below(TEMPS as u64) as i32),
+            7 => indirect(
+                File::Temporary,
+                ARRAY.0 as i32 + self.rng.below(4) as i32 - 1,
+                Some(1),
+            ),
+            _ => Register::new(File::Output, self.rng.below(2) as i32),
+        };
+        let mut d = Dst::new(reg);
+        d.write_mask = WriteMask(1 + self.rng.below(15) as u8);
+        d
+    }
+
+    fn push(&mut self, i: Instruction) {
+        self.insts.push(i);
+        self.left -= 1;
+    }
+
+    fn flow(&mut self, op: Opcode, src: Vec<Src>) {
+        self.push(Instruction::new(op, vec![], src));
+    }
+
+    fn alu(&mut self) {
+        let op = if self.chance(3) {
+            INT_OPS[self.rng.below(INT_OPS.len() as u64) as usize]
+        } else {
+            FLOAT_OPS[self.rng.below(FLOAT_OPS.len() as u64) as usize]
+        };
+        let n = op.info().num_src.0 as usize;
+        let src = (0..n).map(|_| self.src()).collect();
+        let mut i = Instruction::new(op, vec![self.dst()], src);
+        if FLOAT_OPS.contains(&op) && self.chance(8) {
+            i.saturate = Saturate::ZeroOne;
+        }
+        self.push(i);
+    }
+
+    fn cond_src(&mut self) -> Src {
+        let mut s = self.src();
+        s.swizzle[0] = swz(self.rng.bits());
+        s
+    }
+
+    /// A block of statements at nesting `depth`.
+    fn block(&mut self, depth: u32) {
+        let n = 1 + self.rng.below(6);
+        for _ in 0..n {
+            if self.left <= 0 {
+                return;
+            }
+            match self.rng.below(24) {
+                0 if depth < 3 => {
+                    let op = if self.chance(2) {
+                        Opcode::If
+                    } else {
+                        Opcode::Uif
+                    };
+                    let c = self.cond_src();
+                    self.flow(op, vec![c]);
+                    self.block(depth + 1);
+                    if self.chance(2) {
+                        self.flow(Opcode::Else, vec![]);
+                        self.block(depth + 1);
+                    }
+                    self.flow(Opcode::EndIf, vec![]);
+                }
+                1 if depth < 3 => {
+                    // A loop with a counter in TEMP[7].w that stops it (the budget stops the
+                    // rest).
+                    let counter = Register::new(File::Temporary, 7);
+                    let mut zero = Src::new(Register::new(File::Immediate, 0));
+                    zero.swizzle = [ExtSwizzle::Zero; 4];
+                    let mut d = Dst::new(counter.clone());
+                    d.write_mask = WriteMask(8);
+                    self.push(Instruction::new(Opcode::Mov, vec![d.clone()], vec![zero]));
+                    self.flow(Opcode::BgnLoop, vec![]);
+                    self.loops += 1;
+                    self.block(depth + 1);
+                    let mut one = Src::new(Register::new(File::Immediate, 0));
+                    one.swizzle = [ExtSwizzle::One; 4];
+                    let mut cw = Src::new(counter.clone());
+                    cw.swizzle = [ExtSwizzle::W; 4];
+                    self.push(Instruction::new(
+                        Opcode::Add,
+                        vec![d.clone()],
+                        vec![cw.clone(), one],
+                    ));
+                    let mut lim = Src::new(Register::new(File::Immediate, 2));
+                    lim.swizzle = [swz(self.rng.bits()); 4];
+                    let mut t = Dst::new(Register::new(File::Temporary, 6));
+                    t.write_mask = WriteMask(8);
+                    let mut u = Src::new(Register::new(File::Immediate, 2));
+                    u.swizzle = [ExtSwizzle::X; 4];
+                    // Stop after 2..=5 iterations: counter >= limit + 2 (limit is 0..=3).
+                    self.push(Instruction::new(Opcode::Sge, vec![t], vec![cw, lim]));
+                    let mut tw = Src::new(Register::new(File::Temporary, 6));
+                    tw.swizzle = [ExtSwizzle::W; 4];
+                    self.flow(Opcode::If, vec![tw]);
+                    self.flow(Opcode::Brk, vec![]);
+                    self.flow(Opcode::EndIf, vec![]);
+                    self.flow(Opcode::EndLoop, vec![]);
+                    self.loops -= 1;
+                }
+                2 if depth < 3 => {
+                    let mut v = self.src();
+                    v.negate = false;
+                    v.absolute = false;
+                    if self.chance(2) {
+                        v = Src::new(Register::new(File::Immediate, 2));
+                        v.swizzle = [swz(self.rng.bits()); 4];
+                    }
+                    self.flow(Opcode::Switch, vec![v]);
+                    self.switches += 1;
+                    let mut values: Vec<u64> = (0..4).collect();
+                    let cases = 1 + self.rng.below(3) as usize;
+                    let default_at = if self.chance(2) {
+                        Some(self.rng.below(cases as u64 + 1) as usize)
+                    } else {
+                        None
+                    };
+                    for k in 0..=cases {
+                        if default_at == Some(k) {
+                            self.flow(Opcode::Default, vec![]);
+                        } else if k < cases {
+                            let pick = values.remove(self.rng.below(values.len() as u64) as usize);
+                            let mut c = Src::new(Register::new(File::Immediate, 2));
+                            c.swizzle = [swz(pick); 4];
+                            self.flow(Opcode::Case, vec![c]);
+                        } else {
+                            continue;
+                        }
+                        self.block(depth + 1);
+                        if self.chance(3) {
+                            self.flow(Opcode::Brk, vec![]);
+                        }
+                    }
+                    self.flow(Opcode::EndSwitch, vec![]);
+                    self.switches -= 1;
+                }
+                3 if self.loops > 0 && self.switches == 0 => {
+                    let c = self.cond_src();
+                    self.flow(Opcode::If, vec![c]);
+                    let op = if self.chance(2) {
+                        Opcode::Brk
+                    } else {
+                        Opcode::Cont
+                    };
+                    self.flow(op, vec![]);
+                    self.flow(Opcode::EndIf, vec![]);
+                }
+                4 => {
+                    let mut d = Dst::new(Register::new(File::Address, 0));
+                    d.write_mask = WriteMask(1);
+                    let s = self.src();
+                    self.push(Instruction::new(Opcode::Arl, vec![d], vec![s]));
+                }
+                5 if self.frag => {
+                    let s = self.src();
+                    self.push(Instruction::new(Opcode::KillIf, vec![], vec![s]));
+                }
+                6 if self.sub.is_some() => {
+                    let mut i = Instruction::new(Opcode::Cal, vec![], vec![]);
+                    i.label = self.sub;
+                    self.push(i);
+                }
+                _ => self.alu(),
+            }
+        }
+    }
+}
+
+/// A random valid program for `seed`.
+fn program(seed: u64) -> Program {
+    let mut rng = Rng(seed);
+    let frag = rng.below(2) == 0;
+    let mut p = Program::new(if frag {
+        Processor::Fragment
+    } else {
+        Processor::Vertex
+    });
+    let mut input = Declaration::new(File::Input, 0, 2);
+    if frag {
+        input.semantic = Some(SemanticDecl {
+            name: Semantic::Generic,
+            index: 0,
+            streams: [0; 4],
+        });
+        input.interpolation = Some(Interpolation::Perspective);
+    }
+    p.declarations.push(input);
+    let mut out = Declaration::new(File::Output, 0, 1);
+    out.semantic = Some(SemanticDecl {
+        name: if frag {
+            Semantic::Color
+        } else {
+            Semantic::Generic
+        },
+        index: 0,
+        streams: [0; 4],
+    });
+    p.declarations.push(out);
+    p.declarations
+        .push(Declaration::new(File::Constant, 0, CONSTS - 1));
+    p.declarations
+        .push(Declaration::new(File::Temporary, 0, TEMPS - 1));
+    let mut arr = Declaration::new(File::Temporary, ARRAY.0, ARRAY.1);
+    arr.array_id = Some(1);
+    p.declarations.push(arr);
+    p.declarations.push(Declaration::new(File::Address, 0, 0));
+    for k in 0..2 {
+        let _ = k;
+        p.immediates.push(Immediate::float(std::array::from_fn(|_| {
+            rng.float(-3.0, 3.0)
+        })));
+    }
+    p.immediates.push(Immediate {
+        ty: ImmediateType::Uint32,
+        values: vec![0, 1, 2, 3],
+    });
+    p.immediates.push(Immediate {
+        ty: ImmediateType::Int32,
+        values: (0..4).map(|_| rng.word()).collect(),
+    });
+    let with_sub = rng.below(3) == 0;
+    let mut g = Gen {
+        rng,
+        frag,
+        insts: Vec::new(),
+        loops: 0,
+        switches: 0,
+        left: 48,
+        sub: None,
+    };
+    // The subroutine goes after END; its label is known once main is generated, so generate
+    // main with a placeholder and patch the CAL labels.
+    if with_sub {
+        g.sub = Some(u32::MAX);
+    }
+    // Temporaries start from inputs and constants, so data flows through the program.
+    for t in 0..TEMPS + 4 {
+        let from = if g.chance(2) {
+            Register::new(File::Input, g.rng.below(3) as i32)
+        } else {
+            let mut r = Register::new(File::Constant, g.rng.below(CONSTS as u64) as i32);
+            r.dimensions = vec![Index::direct(0)];
+            r
+        };
+        let mut s = Src::new(from);
+        let rng = &mut g.rng;
+        s.swizzle = std::array::from_fn(|_| swz(rng.bits()));
+        let mut d = Dst::new(Register::new(File::Temporary, t as i32));
+        if t >= ARRAY.0 {
+            d.register = Register::new(File::Temporary, t as i32);
+        }
+        g.insts
+            .push(Instruction::new(Opcode::Mov, vec![d], vec![s]));
+    }
+    while g.left > 0 {
+        g.block(0);
+    }
+    g.flow(Opcode::End, vec![]);
+    if with_sub {
+        let at = g.insts.len() as u32;
+        for i in &mut g.insts {
+            if i.opcode == Opcode::Cal {
+                i.label = Some(at);
+            }
+        }
+        g.sub = None;
+        g.flow(Opcode::BgnSub, vec![]);
+        g.left = 12;
+        g.block(2);
+        let c = g.cond_src();
+        g.flow(Opcode::If, vec![c]);
+        g.flow(Opcode::Ret, vec![]);
+        g.flow(Opcode::EndIf, vec![]);
+        g.alu();
+        g.flow(Opcode::EndSub, vec![]);
+    }
+    p.instructions = g.insts;
+    p
+}
+
+fn cases() -> u32 {
+    if let Some(n) = std::env::var("TGSIC_RANDOM_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return n;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        48
+    } else {
+        400
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_programs_agree_in_every_engine(seed in any::<u64>()) {
+        let p = program(seed);
+        let text = tgsic::front::text::print(&p);
+        let shader = Shader::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let ir = IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut variants = vec![("lifted", ir.clone())];
+        for level in [OptLevel::O1, OptLevel::O2] {
+            let mut o = ir.clone();
+            optimize(&mut o.function, level);
+            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, o));
+        }
+        let mut rng = Rng(seed ^ 0x5eed);
+        for _ in 0..2 {
+            let bind = bindings(&shader, &mut rng);
+            let io = batch(&shader, &mut rng);
+            let reference = run(&shader, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            for (name, engine) in &variants {
+                let out = run(engine, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
+                prop_assert_eq!(out.report.unspecified, 0);
+                if let Some(d) = difference(&reference, &out, io.alive) {
+                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "prints a sample of generated programs"]
+fn print_samples() {
+    for seed in 0..3 {
+        println!("{}", tgsic::front::text::print(&program(seed)));
+    }
+}
