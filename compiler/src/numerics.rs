@@ -24,17 +24,25 @@ pub fn ftz(x: f32) -> f32 {
 /// A float from register bits, denormals read as zero.
 #[inline]
 pub fn f(bits: u32) -> f32 {
-    ftz(f32::from_bits(bits))
+    let flushed = if bits & 0x7FFF_FFFF < 0x0080_0000 {
+        bits & 0x8000_0000
+    } else {
+        bits
+    };
+    f32::from_bits(flushed)
 }
 
 /// Register bits of a float result: denormals flushed, NaN canonical.
 #[inline]
 pub fn b(x: f32) -> u32 {
-    if x.is_nan() {
-        CANONICAL_NAN
+    let bits = x.to_bits();
+    // An exponent of 0 is a zero or a denormal: keep only the sign.
+    let flushed = if bits & 0x7F80_0000 == 0 {
+        bits & 0x8000_0000
     } else {
-        ftz(x).to_bits()
-    }
+        bits
+    };
+    if x.is_nan() { CANONICAL_NAN } else { flushed }
 }
 
 /// `fminf` as glibc's generic version: the non-NaN operand; `x` when equal.

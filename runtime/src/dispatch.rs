@@ -29,14 +29,26 @@ pub struct BatchIo {
 
 /// Something that executes a shader over batches of invocations.
 pub trait Engine {
+    /// Working memory one thread reuses from batch to batch (registers, arrays).
+    type Scratch;
+
     /// The program (its declarations decide the inputs).
     fn shader(&self) -> &Prepared;
 
-    /// Runs one batch: reads `io.inputs` and `io.sv`, writes `io.outputs`.
+    /// Fresh working memory.
+    fn scratch(&self) -> Self::Scratch;
+
+    /// Runs one batch: reads `io.inputs` and `io.sv`, writes every register of `io.outputs`.
+    /// The result does not depend on what earlier batches left in `scratch`.
     ///
     /// # Errors
     /// [`RunError`] when a resource is missing or something cannot be executed.
-    fn run_batch(&self, bind: &Bindings, io: &mut BatchIo) -> Result<BatchReport, RunError>;
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Self::Scratch,
+    ) -> Result<BatchReport, RunError>;
 }
 
 /// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
@@ -183,6 +195,7 @@ pub fn render<E: Engine + ?Sized>(
         unspecified: Vec::new(),
     };
     let mut io = new_io(shader, Arrangement::Quads);
+    let mut scratch = engine.scratch();
     // Tiles of 8x8 pixels: 16 quads, 64 lanes.
     for ty in (0..height).step_by(8) {
         for tx in (0..width).step_by(8) {
@@ -235,7 +248,7 @@ pub fn render<E: Engine + ?Sized>(
                     }
                 }
             }
-            let report = engine.run_batch(bind, &mut io)?;
+            let report = engine.run_batch(bind, &mut io, &mut scratch)?;
             for l in 0..LANES {
                 if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
                     continue;
@@ -329,6 +342,7 @@ fn run_independent<E: Engine + ?Sized>(
     let shader = engine.shader();
     let p = &shader.program;
     let mut io = new_io(shader, Arrangement::Independent);
+    let mut scratch = engine.scratch();
     let mut out = Vec::with_capacity(n);
     for start in (0..n).step_by(LANES) {
         let count = (n - start).min(LANES);
@@ -361,7 +375,7 @@ fn run_independent<E: Engine + ?Sized>(
                 }
             }
         }
-        let report = engine.run_batch(bind, &mut io)?;
+        let report = engine.run_batch(bind, &mut io, &mut scratch)?;
         for l in 0..count {
             let emitted = report
                 .emitted

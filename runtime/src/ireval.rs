@@ -53,22 +53,47 @@ impl IrShader {
     }
 }
 
+/// The evaluator's working memory: a lane vector per value, the arrays.
+#[derive(Debug, Clone)]
+pub struct EvalScratch {
+    vals: Vec<Chan>,
+    arrays: Vec<Vec<Reg>>,
+}
+
 impl Engine for IrShader {
+    type Scratch = EvalScratch;
+
     fn shader(&self) -> &Prepared {
         &self.prepared
     }
 
-    fn run_batch(&self, bind: &Bindings, io: &mut BatchIo) -> Result<BatchReport, RunError> {
+    fn scratch(&self) -> EvalScratch {
         let f = &self.function;
-        let mut ev = Eval {
-            f,
-            bind,
+        EvalScratch {
             vals: vec![[0; LANES]; f.values.len()],
             arrays: f
                 .arrays
                 .iter()
                 .map(|a| vec![[[0; LANES]; 4]; a.len as usize])
                 .collect(),
+        }
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut EvalScratch,
+    ) -> Result<BatchReport, RunError> {
+        let f = &self.function;
+        for a in scratch.arrays.iter_mut() {
+            a.fill([[0; LANES]; 4]);
+        }
+        let mut ev = Eval {
+            f,
+            bind,
+            vals: std::mem::take(&mut scratch.vals),
+            arrays: std::mem::take(&mut scratch.arrays),
             report: BatchReport::default(),
             yields: Vec::new(),
             loops: Vec::new(),
@@ -78,8 +103,10 @@ impl Engine for IrShader {
             *o = [[0; LANES]; 4];
         }
         let alive = ev.io.alive;
-        ev.block(&f.body, alive)?;
-        Ok(ev.report)
+        let result = ev.block(&f.body, alive).map(|_| ());
+        scratch.vals = std::mem::take(&mut ev.vals);
+        scratch.arrays = std::mem::take(&mut ev.arrays);
+        result.map(|()| ev.report)
     }
 }
 

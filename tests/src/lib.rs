@@ -232,7 +232,7 @@ pub mod random {
         io: &BatchIo,
     ) -> Result<Outcome, RunError> {
         let mut io = io.clone();
-        let report = engine.run_batch(bind, &mut io)?;
+        let report = engine.run_batch(bind, &mut io, &mut engine.scratch())?;
         Ok(Outcome {
             outputs: io.outputs,
             report,

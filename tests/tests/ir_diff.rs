@@ -9,7 +9,7 @@ use tgsic_runtime::ireval::IrShader;
 use tgsic_tests::all_shaders;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
 
-const SEEDS: u64 = 3;
+const SEEDS: u64 = 4;
 
 #[test]
 fn lifted_ir_matches_the_interpreter() {

@@ -111,6 +111,10 @@ fn inst(out: &mut String, f: &Function, i: Inst, pad: &str) {
     if !d.args.is_empty() {
         let _ = write!(out, " {}", vals(&d.args));
     }
+    let uniform = |v: &Value| f.uniform.get(v.index()).copied().unwrap_or(false);
+    if !d.results.is_empty() && d.results.iter().all(uniform) && !matches!(d.op, Op::Const(_)) {
+        out.push_str("  ; uniform");
+    }
     out.push('\n');
 }
 

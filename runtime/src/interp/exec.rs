@@ -18,7 +18,7 @@ pub type Mask = u64;
 /// All lanes.
 pub const ALL: Mask = u64::MAX;
 
-/// The per-batch register files.
+/// The per-batch register files (the interpreter's working memory).
 #[derive(Debug, Clone)]
 pub struct Regs {
     /// TEMP.
@@ -44,6 +44,23 @@ pub struct Regs {
 pub const ADDR_STACK_DEPTH: usize = 32;
 
 impl Regs {
+    /// Zeroes the registers a shader writes (TEMP, OUT, ADDR, condition codes) and empties
+    /// the address stacks; inputs and system values are the caller's to fill.
+    pub fn reset(&mut self) {
+        for file in [
+            &mut self.temps,
+            &mut self.outputs,
+            &mut self.addr,
+            &mut self.cc,
+        ] {
+            for r in file.iter_mut() {
+                *r = [[0; LANES]; 4];
+            }
+        }
+        self.addr_stack.clear();
+        self.addr_depth = [0; LANES];
+    }
+
     /// Zeroed storage for `p`.
     pub fn new(p: &Prepared) -> Regs {
         let z = |n: usize| vec![[[0u32; LANES]; 4]; n];

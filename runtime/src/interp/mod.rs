@@ -28,7 +28,8 @@ pub use prepare::{LoadError, Prepared};
 use crate::dispatch::{BatchIo, Engine};
 pub use crate::dispatch::{Image, Invocation};
 use crate::texture::{Sampler, Texture};
-use exec::{Exec, Regs};
+use exec::Exec;
+pub use exec::Regs;
 use thiserror::Error;
 
 /// A program ready to run (validated and analysed).
@@ -121,22 +122,33 @@ pub fn run_geometry(
 
 /// The interpreter as an execution engine.
 impl Engine for Prepared {
+    type Scratch = Regs;
+
     fn shader(&self) -> &Prepared {
         self
     }
 
-    fn run_batch(&self, bind: &Bindings, io: &mut BatchIo) -> Result<BatchReport, RunError> {
-        let mut regs = Regs::new(self);
+    fn scratch(&self) -> Regs {
+        Regs::new(self)
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        regs: &mut Regs,
+    ) -> Result<BatchReport, RunError> {
+        regs.reset();
         std::mem::swap(&mut regs.inputs, &mut io.inputs);
         std::mem::swap(&mut regs.sv, &mut io.sv);
         let result = {
-            let mut ex = Exec::new(self, bind, &mut regs, io.alive, io.arrangement);
+            let mut ex = Exec::new(self, bind, regs, io.alive, io.arrangement);
             ex.helpers = io.helpers;
             ex.run().map(|()| std::mem::take(&mut ex.report))
         };
         std::mem::swap(&mut regs.inputs, &mut io.inputs);
         std::mem::swap(&mut regs.sv, &mut io.sv);
-        io.outputs = regs.outputs;
+        std::mem::swap(&mut regs.outputs, &mut io.outputs);
         result
     }
 }

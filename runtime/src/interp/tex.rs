@@ -73,7 +73,14 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
             .texture_binding(inst)
             .map_err(RunError::Unsupported)?;
     let info = inst.opcode.tex().expect("a texture opcode");
-    let srcs: Vec<Reg> = (0..inst.src.len())
+    // Sources up to the last one that is not a resource (the SAMP/SVIEW operands usually come
+    // last and need no storage).
+    let resource = |k: usize| Some(k as u8) == info.sampler || Some(k as u8) == info.view;
+    let n = (0..inst.src.len())
+        .rev()
+        .find(|&k| !resource(k))
+        .map_or(0, |k| k + 1);
+    let srcs: Vec<Reg> = (0..n)
         .map(|k| {
             if Some(k as u8) == info.sampler || Some(k as u8) == info.view {
                 [[0; LANES]; 4]
@@ -144,7 +151,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
         .unwrap_or_default();
     let zero = [[0u32; LANES]; 4];
     let src = |k: usize| req.srcs.get(k).unwrap_or(&zero);
-    let coord = *src(0);
+    let coord = src(0);
     let scalar = |k: usize| src(k)[0];
     let exec = req.exec;
     let mut out = [[0u32; LANES]; 4];

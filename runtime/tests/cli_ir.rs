@@ -1,0 +1,129 @@
+//! `tgsic ir`: IR printing, optimization levels, statistics, and its errors.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn tgsic(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tgsic runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("writes stdin");
+    child.wait_with_output().expect("tgsic finishes")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn corpus() -> Option<Vec<PathBuf>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    if !root.is_dir() {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return None;
+    }
+    fn walk(d: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "tgsi") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root, &mut v);
+    v.sort();
+    Some(v)
+}
+
+const SHADER: &[u8] = b"FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+IMM[0] FLT32 {2.0, 3.0, 0.5, 0.0}\nMAD TEMP[0], IMM[0].xxxx, IMM[0].yyyy, IMM[0].zzzz\n\
+MUL OUT[0], IN[0], TEMP[0]\nEND\n";
+
+#[test]
+fn levels_print_the_lifted_and_the_optimized_ir() {
+    let o0 = tgsic(&["ir", "-O0", "-"], SHADER);
+    assert!(o0.status.success(), "{}", text(&o0.stderr));
+    let o0 = text(&o0.stdout);
+    assert!(o0.starts_with("function FRAG\n"), "{o0}");
+    assert!(
+        o0.contains("fmul") && o0.contains("fadd"),
+        "the MAD is there: {o0}"
+    );
+    let o2 = tgsic(&["ir", "-"], SHADER);
+    assert!(o2.status.success(), "{}", text(&o2.stderr));
+    let o2 = text(&o2.stdout);
+    // 2·3 + 0.5 folds to 6.5; the four products with IN[0] and the stores remain.
+    assert!(o2.contains("const 0x40d00000 (6.5)"), "{o2}");
+    assert!(!o2.contains("fadd"), "{o2}");
+    assert_eq!(o2.matches("fmul").count(), 4, "{o2}");
+    assert_eq!(o2.matches("store_output").count(), 4, "{o2}");
+}
+
+#[test]
+fn stats_report_counts_and_inputs() {
+    let o = tgsic(&["ir", "--stats", "-O1", "-"], SHADER);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("instructions lifted") && out.contains("after -O1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("inputs read: IN[0].x IN[0].y IN[0].z IN[0].w"),
+        "{out}"
+    );
+    assert!(out.contains("const_fold"), "{out}");
+}
+
+#[test]
+fn errors_name_the_problem() {
+    let bra = tgsic(&["ir", "-"], b"FRAG\nDCL OUT[0], COLOR\nBRA :1\nEND\n");
+    assert_eq!(bra.status.code(), Some(1));
+    let e = text(&bra.stderr);
+    assert!(
+        e.starts_with("<stdin>:3:1: error: BRA cannot be compiled"),
+        "{e}"
+    );
+    let bad = tgsic(&["ir", "-"], b"FRAG\nMOV OUT[0], IN[0]\nEND\n");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("<stdin>:2:"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let level = tgsic(&["ir", "-O3", "-"], SHADER);
+    assert_eq!(level.status.code(), Some(2));
+}
+
+#[test]
+fn every_corpus_shader_prints_verified_ir_at_every_level() {
+    let Some(files) = corpus() else { return };
+    let paths: Vec<&str> = files
+        .iter()
+        .map(|p| p.to_str().expect("utf-8 path"))
+        .collect();
+    for level in ["-O0", "-O2"] {
+        let mut args = vec!["ir", level];
+        args.extend(&paths);
+        let o = tgsic(&args, b"");
+        assert!(o.status.success(), "{level}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("function ")).count(),
+            files.len(),
+            "{level}"
+        );
+    }
+}
