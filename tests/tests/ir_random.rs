@@ -106,9 +106,46 @@ const INT_OPS: &[Opcode] = &[
     Opcode::UmulHi,
 ];
 
+/// Legacy (pre-2010) opcodes the legacy programs add.
+const LEGACY_OPS: &[Opcode] = &[
+    Opcode::Sub,
+    Opcode::Cnd,
+    Opcode::Cnd0,
+    Opcode::Clamp,
+    Opcode::Dp2a,
+    Opcode::Dp2,
+    Opcode::X2d,
+    Opcode::Rfl,
+    Opcode::Scs,
+    Opcode::Nrm4,
+    Opcode::Sfl,
+    Opcode::Str,
+    Opcode::Sgt,
+    Opcode::Sle,
+    Opcode::Rcc,
+    Opcode::Negate,
+    Opcode::Swz,
+    Opcode::Trunc,
+    Opcode::Pk2h,
+    Opcode::Pk2us,
+    Opcode::Pk4b,
+    Opcode::Pk4ub,
+    Opcode::Up2h,
+    Opcode::Up2us,
+    Opcode::Up4b,
+    Opcode::Up4ub,
+    Opcode::M4x3,
+    Opcode::M3x4,
+    Opcode::M3x3,
+    Opcode::M3x2,
+];
+
 struct Gen {
     rng: Rng,
     frag: bool,
+    /// Use the legacy features: condition codes, predication, modulation, precision, REP,
+    /// BGNFOR, PUSHA/POPA, extended source modifiers, CALLNZ, RET in main.
+    legacy: bool,
     insts: Vec<Instruction>,
     /// Open loops (for BRK/CONT) and switches (for BRK).
     loops: usize,
@@ -176,7 +213,76 @@ impl Gen {
         });
         s.negate = self.chance(5);
         s.absolute = self.chance(10);
+        if self.legacy {
+            s.negate_components = if self.chance(6) {
+                self.rng.below(16) as u8
+            } else {
+                0
+            };
+            s.negate_after = self.chance(12);
+            s.complement = self.chance(15);
+            s.bias = self.chance(15);
+            s.scale2x = self.chance(15);
+            if self.chance(20) {
+                s.divide = swz(self.rng.bits());
+            }
+        }
         s
+    }
+
+    /// A condition test on condition register 0 or 1.
+    fn cond_test(&mut self) -> CondTest {
+        let masks = [
+            CondMask::Gt,
+            CondMask::Eq,
+            CondMask::Lt,
+            CondMask::Un,
+            CondMask::Ge,
+            CondMask::Le,
+            CondMask::Ne,
+            CondMask::Tr,
+            CondMask::Fl,
+        ];
+        let rng = &mut self.rng;
+        CondTest {
+            mask: masks[rng.below(9) as usize],
+            swizzle: std::array::from_fn(|_| Swizzle::XYZW[rng.below(4) as usize]),
+            index: rng.below(2) as u8,
+        }
+    }
+
+    /// Legacy result modifiers on an instruction with a destination.
+    fn decorate(&mut self, i: &mut Instruction) {
+        if !self.legacy {
+            return;
+        }
+        if self.chance(4) {
+            i.cond_update = Some(self.rng.below(2) as u8);
+        }
+        if self.chance(6) {
+            i.cond_test = Some(self.cond_test());
+        }
+        if !i.dst.is_empty() {
+            if self.chance(6) {
+                i.dst[0].cond = Some(self.cond_test());
+            }
+            if self.chance(8) {
+                i.dst[0].modulate = [
+                    Modulate::X2,
+                    Modulate::X4,
+                    Modulate::X8,
+                    Modulate::Half,
+                    Modulate::Quarter,
+                    Modulate::Eighth,
+                ][self.rng.below(6) as usize];
+            }
+        }
+        match self.rng.below(12) {
+            0 => i.precision = Precision::Float16,
+            1 => i.precision = Precision::Fixed12,
+            2 => i.saturate = Saturate::MinusPlusOne,
+            _ => {}
+        }
     }
 
     fn dst(&mut self) -> Dst {
@@ -204,17 +310,27 @@ impl Gen {
     }
 
     fn alu(&mut self) {
-        let op = if self.chance(3) {
+        let op = if self.legacy && self.chance(3) {
+            LEGACY_OPS[self.rng.below(LEGACY_OPS.len() as u64) as usize]
+        } else if self.chance(3) {
             INT_OPS[self.rng.below(INT_OPS.len() as u64) as usize]
         } else {
             FLOAT_OPS[self.rng.below(FLOAT_OPS.len() as u64) as usize]
         };
         let n = op.info().num_src.0 as usize;
-        let src = (0..n).map(|_| self.src()).collect();
+        let mut src: Vec<Src> = (0..n).map(|_| self.src()).collect();
+        if matches!(
+            op,
+            Opcode::M4x3 | Opcode::M3x4 | Opcode::M3x3 | Opcode::M3x2
+        ) {
+            // Rows are consecutive registers: start low enough for four of them.
+            src[1] = Src::new(Register::new(File::Temporary, self.rng.below(4) as i32));
+        }
         let mut i = Instruction::new(op, vec![self.dst()], src);
         if FLOAT_OPS.contains(&op) && self.chance(8) {
             i.saturate = Saturate::ZeroOne;
         }
+        self.decorate(&mut i);
         self.push(i);
     }
 
@@ -342,9 +458,91 @@ impl Gen {
                     self.push(Instruction::new(Opcode::KillIf, vec![], vec![s]));
                 }
                 6 if self.sub.is_some() => {
-                    let mut i = Instruction::new(Opcode::Cal, vec![], vec![]);
+                    let op = if self.legacy && self.chance(2) {
+                        Opcode::CallNz
+                    } else {
+                        Opcode::Cal
+                    };
+                    let src = if op == Opcode::CallNz {
+                        vec![self.cond_src()]
+                    } else {
+                        vec![]
+                    };
+                    let mut i = Instruction::new(op, vec![], src);
                     i.label = self.sub;
                     self.push(i);
+                }
+                7 | 8 if self.legacy && depth < 3 => {
+                    // REP n, or BGNFOR dst, (start, count, step): both bounded by small counts.
+                    let mut count = Src::new(Register::new(File::Immediate, 2));
+                    count.swizzle = [swz(self.rng.bits()); 4];
+                    let mut as_float = Dst::new(Register::new(File::Temporary, 5));
+                    as_float.write_mask = WriteMask(1);
+                    self.push(Instruction::new(Opcode::U2f, vec![as_float], vec![count]));
+                    let mut n = Src::new(Register::new(File::Temporary, 5));
+                    n.swizzle = [ExtSwizzle::X; 4];
+                    let (open, close) = if self.chance(2) {
+                        (
+                            Instruction::new(Opcode::Rep, vec![], vec![n]),
+                            Instruction::new(Opcode::EndRep, vec![], vec![]),
+                        )
+                    } else {
+                        let reg = if self.chance(2) {
+                            Register::new(File::Address, 0)
+                        } else {
+                            Register::new(File::Temporary, 4)
+                        };
+                        let mut init = self.src();
+                        init.swizzle[1] = ExtSwizzle::X;
+                        init.register = Register::new(File::Temporary, 5);
+                        init.absolute = false;
+                        init.negate = false;
+                        init.negate_components = 0;
+                        init.divide = ExtSwizzle::One;
+                        let d = Dst::new(reg);
+                        (
+                            Instruction::new(Opcode::BgnFor, vec![d.clone()], vec![init]),
+                            Instruction::new(Opcode::EndFor, vec![d], vec![]),
+                        )
+                    };
+                    self.push(open);
+                    self.loops += 1;
+                    self.block(depth + 1);
+                    self.loops -= 1;
+                    self.push(close);
+                }
+                9 if self.legacy => {
+                    if self.chance(2) {
+                        let s = self.src();
+                        let mut i = Instruction::new(Opcode::Pusha, vec![], vec![s]);
+                        if self.chance(4) {
+                            i.cond_test = Some(self.cond_test());
+                        }
+                        self.push(i);
+                    } else {
+                        let mut d = Dst::new(Register::new(File::Address, 0));
+                        d.write_mask = WriteMask(1 + self.rng.below(15) as u8);
+                        let mut i = Instruction::new(Opcode::Popa, vec![d], vec![]);
+                        self.decorate(&mut i);
+                        self.push(i);
+                    }
+                }
+                10 if self.legacy && depth > 0 && self.frag => {
+                    self.push(Instruction::new(Opcode::Kill, vec![], vec![]));
+                }
+                11 if self.legacy && depth > 0 => {
+                    let mut i = Instruction::new(Opcode::Ret, vec![], vec![]);
+                    if self.chance(2) {
+                        i.cond_test = Some(self.cond_test());
+                    }
+                    self.push(i);
+                }
+                12 if self.legacy => {
+                    let mut d = Dst::new(Register::new(File::Address, 0));
+                    d.write_mask = WriteMask(1 + self.rng.below(15) as u8);
+                    let op = [Opcode::Arr, Opcode::Ara, Opcode::Arl][self.rng.below(3) as usize];
+                    let s = self.src();
+                    self.push(Instruction::new(op, vec![d], vec![s]));
                 }
                 _ => self.alu(),
             }
@@ -405,9 +603,11 @@ fn program(seed: u64) -> Program {
         values: (0..4).map(|_| rng.word()).collect(),
     });
     let with_sub = rng.below(3) == 0;
+    let legacy = rng.below(2) == 0;
     let mut g = Gen {
         rng,
         frag,
+        legacy,
         insts: Vec::new(),
         loops: 0,
         switches: 0,
@@ -445,7 +645,7 @@ fn program(seed: u64) -> Program {
     if with_sub {
         let at = g.insts.len() as u32;
         for i in &mut g.insts {
-            if i.opcode == Opcode::Cal {
+            if matches!(i.opcode, Opcode::Cal | Opcode::CallNz) {
                 i.label = Some(at);
             }
         }

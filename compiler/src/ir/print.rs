@@ -43,22 +43,25 @@ pub fn op_name(op: &Op) -> String {
             lo,
             hi,
             comp,
-        } => format!("input_indirect IN[{offset}+ ; {lo}..{hi}].{}", c(comp)),
+        } => format!("input_indirect IN[{offset}+i clamp {lo}..{hi}].{}", c(comp)),
         Op::GsInput {
             vertex,
             reg,
             lo,
             hi,
             comp,
-        } => format!("gs_input IN[{vertex}+][{reg}+ ; {lo}..{hi}].{}", c(comp)),
+        } => format!(
+            "gs_input IN[{vertex}+v][{reg}+i clamp {lo}..{hi}].{}",
+            c(comp)
+        ),
         Op::SysVal { reg, comp } => format!("sysval SV[{reg}].{}", c(comp)),
         Op::Uniform { buffer, reg, comp } => format!("uniform CONST[{buffer}][{reg}].{}", c(comp)),
         Op::UniformIndirect {
             buffer,
             offset,
             comp,
-        } => format!("uniform_indirect CONST[{buffer}+][{offset}+].{}", c(comp)),
-        Op::ImmIndirect { offset, comp } => format!("imm_indirect IMM[{offset}+].{}", c(comp)),
+        } => format!("uniform_indirect CONST[{buffer}+b][{offset}+i].{}", c(comp)),
+        Op::ImmIndirect { offset, comp } => format!("imm_indirect IMM[{offset}+i].{}", c(comp)),
         Op::MaxIterations => "max_iterations".into(),
         Op::ClearColor { comp } => format!("clear_color .{}", c(comp)),
         Op::Helper => "helper".into(),
@@ -68,14 +71,20 @@ pub fn op_name(op: &Op) -> String {
             offset,
             lo,
             hi,
-        } => format!("array_load a{array}[{offset}+ ; {lo}..{hi}].{}", c(comp)),
+        } => format!(
+            "array_load a{array}[{offset}+i clamp {lo}..{hi}].{}",
+            c(comp)
+        ),
         Op::ArrayStore {
             array,
             comp,
             offset,
             lo,
             hi,
-        } => format!("array_store a{array}[{offset}+ ; {lo}..{hi}].{}", c(comp)),
+        } => format!(
+            "array_store a{array}[{offset}+i within {lo}..{hi}].{}",
+            c(comp)
+        ),
         Op::StoreOutput { slot, comp } => format!("store_output o{slot}.{}", c(comp)),
         Op::Discard => "discard".into(),
         Op::Exhausted => "exhausted".into(),
