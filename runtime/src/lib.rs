@@ -6,5 +6,6 @@ pub mod compare;
 pub mod dispatch;
 pub mod interp;
 pub mod ireval;
+pub mod jit;
 pub mod texture;
 pub mod theia;

@@ -11,6 +11,7 @@ use tgsic::opt::{OptLevel, optimize};
 use tgsic::tgsi::*;
 use tgsic_runtime::interp::Shader;
 use tgsic_runtime::ireval::IrShader;
+use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
 
 const TEMPS: u32 = 8;
@@ -611,7 +612,10 @@ fn program(seed: u64) -> Program {
         insts: Vec::new(),
         loops: 0,
         switches: 0,
-        left: 48,
+        left: std::env::var("TGSIC_RANDOM_SIZE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(48),
         sub: None,
     };
     // The subroutine goes after END; its label is known once main is generated, so generate
@@ -687,12 +691,19 @@ proptest! {
         let text = tgsic::front::text::print(&p);
         let shader = Shader::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let ir = IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
+            return Err(TestCaseError::fail(format!("the lifted IR does not verify: {}\n{text}", e[0])));
+        }
         let mut variants = vec![("lifted", ir.clone())];
         for level in [OptLevel::O1, OptLevel::O2] {
             let mut o = ir.clone();
             optimize(&mut o.function, level);
             variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, o));
         }
+        // The JIT in exact mode, at a width chosen by the seed (4, 8 or 16 lanes per step).
+        let vectors = [1, 2, 4][(seed % 3) as usize];
+        let jit = JitShader::new(shader.clone(), &JitConfig { vectors, ..JitConfig::default() })
+            .map_err(|e| TestCaseError::fail(format!("JIT: {e}\n{text}")))?;
         let mut rng = Rng(seed ^ 0x5eed);
         for _ in 0..2 {
             let bind = bindings(&shader, &mut rng);
@@ -705,6 +716,10 @@ proptest! {
                     return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
                 }
             }
+            let out = run(&jit, &bind, &io).map_err(|e| TestCaseError::fail(format!("JIT: {e}\n{text}")))?;
+            if let Some(d) = difference(&reference, &out, io.alive) {
+                return Err(TestCaseError::fail(format!("JIT ({vectors} vectors): {d}\n{text}")));
+            }
         }
     }
 }
@@ -714,5 +729,37 @@ proptest! {
 fn print_samples() {
     for seed in 0..3 {
         println!("{}", tgsic::front::text::print(&program(seed)));
+    }
+}
+
+#[test]
+#[ignore = "replays one seed: TGSIC_SEED=N cargo test --test ir_random replay -- --ignored --nocapture"]
+fn replay() {
+    let seed: u64 = std::env::var("TGSIC_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let p = program(seed);
+    println!("{}", tgsic::front::text::print(&p));
+    let mut f = tgsic::ir::lift(&p).unwrap();
+    optimize(&mut f, OptLevel::O2);
+    println!("{}", tgsic::ir::print::print(&f));
+    let shader = Shader::new(p).unwrap();
+    let vectors = [1, 2, 4][(seed % 3) as usize];
+    let jit = JitShader::new(
+        shader.clone(),
+        &JitConfig {
+            vectors,
+            ..JitConfig::default()
+        },
+    )
+    .unwrap();
+    let mut rng = Rng(seed ^ 0x5eed);
+    for _ in 0..2 {
+        let bind = bindings(&shader, &mut rng);
+        let io = batch(&shader, &mut rng);
+        let a = run(&shader, &bind, &io).unwrap();
+        let b = run(&jit, &bind, &io).unwrap();
+        println!("alive {:#x}: {:?}", io.alive, difference(&a, &b, io.alive));
     }
 }

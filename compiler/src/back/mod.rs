@@ -1,4 +1,6 @@
-//! Code generators. `theia` holds the THEIA b1.2 instruction set model (encoding, assembler,
-//! disassembler, program images); its code generator follows.
+//! Code generators: `cranelift` (native SIMD code through Cranelift, the default JIT) and
+//! `theia` (the THEIA b1.2 instruction set model: encoding, assembler, disassembler, program
+//! images; its code generator follows).
 
+pub mod cranelift;
 pub mod theia;

@@ -559,6 +559,11 @@ pub struct Function {
     pub immediates: Vec<[u32; 4]>,
     /// Vertices per input primitive (geometry shaders).
     pub gs_vertices: u32,
+    /// IN registers (per vertex for geometry shaders) the host provides: every input read
+    /// addresses a register below this.
+    pub input_regs: u32,
+    /// SV registers the host provides.
+    pub sysval_regs: u32,
     /// Per value, whether it is uniform (equal for every invocation); filled by the lifter
     /// and the pass manager ([`uniform::analyze`]), empty when not computed.
     pub uniform: Vec<bool>,
@@ -576,6 +581,8 @@ impl Function {
             outputs: Vec::new(),
             immediates: Vec::new(),
             gs_vertices: 1,
+            input_regs: 0,
+            sysval_regs: 0,
             uniform: Vec::new(),
         }
     }

@@ -16,6 +16,8 @@ pub fn compact(f: &Function) -> Function {
     new.outputs = f.outputs.clone();
     new.immediates = f.immediates.clone();
     new.gs_vertices = f.gs_vertices;
+    new.input_regs = f.input_regs;
+    new.sysval_regs = f.sysval_regs;
     let mut c = Compact {
         old: f,
         new,

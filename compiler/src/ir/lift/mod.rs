@@ -392,6 +392,8 @@ impl Lifter<'_> {
             .and_then(Primitive::from_bits)
             .and_then(Primitive::vertices_per_primitive)
             .unwrap_or(1);
+        self.f.input_regs = self.layout.size(File::Input);
+        self.f.sysval_regs = self.layout.size(File::SystemValue);
         self.f.outputs = (0..self.layout.size(File::Output))
             .map(|reg| OutputSlot {
                 reg,
@@ -550,7 +552,20 @@ impl Lifter<'_> {
                 ) => unreachable!("region ends are handled above"),
             };
             match reach {
-                Reach::Terminated | Reach::Skipped => return Ok((self.skip(next), reach)),
+                Reach::Terminated => {
+                    // An `If` whose branches both leave the loop ends the block: close it with
+                    // a (never reached) break, so the block ends with a terminator.
+                    if !self.cur.last().is_some_and(Stmt::is_terminator)
+                        && let Some(l) = self.open.iter().rev().find_map(|o| match &o.what {
+                            Breakable::Loop(l) => Some(l.clone()),
+                            _ => None,
+                        })
+                    {
+                        self.emit_break(&l);
+                    }
+                    return Ok((self.skip(next), reach));
+                }
+                Reach::Skipped => return Ok((self.skip(next), reach)),
                 Reach::Live => {}
             }
             // A flag the statement may have set makes the rest of the region conditional.

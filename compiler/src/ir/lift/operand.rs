@@ -173,7 +173,7 @@ impl Lifter<'_> {
             }
             File::Input => {
                 if !indirect {
-                    if off < 0 {
+                    if off < 0 || off as u32 >= self.layout.size(File::Input) {
                         return self.fconst(0.0);
                     }
                     return self.emit1(

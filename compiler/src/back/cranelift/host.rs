@@ -1,0 +1,291 @@
+//! Host functions the generated code calls: operations evaluated per lane with the
+//! interpreter's own code ([`tgsic_lanes_op`]), the libcalls Cranelift may emit, and the MXCSR.
+
+use crate::ir::semantics as sem;
+use crate::ir::{Binary, Nary, Pack, Unary};
+use cranelift_jit::JITBuilder;
+
+/// MXCSR: denormals are zeros.
+pub const MXCSR_DAZ: u32 = 1 << 6;
+/// MXCSR: flush to zero.
+pub const MXCSR_FTZ: u32 = 1 << 15;
+
+/// Reads the MXCSR.
+pub fn get_mxcsr() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut v: u32 = 0;
+        // SAFETY: stmxcsr writes 4 bytes to the given address.
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut v, options(nostack)) };
+        v
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// Writes the MXCSR.
+pub fn set_mxcsr(v: u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: ldmxcsr reads 4 bytes; `v` keeps the reserved bits of a value read from the
+    // register, or the bits the callers add (DAZ, FTZ).
+    unsafe {
+        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, readonly))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// Runs `f` with the default floating-point environment (no DAZ/FTZ): host code called from
+/// generated code computes exactly as it does everywhere else.
+pub fn without_ftz<R>(f: impl FnOnce() -> R) -> R {
+    let old = get_mxcsr();
+    set_mxcsr(old & !(MXCSR_DAZ | MXCSR_FTZ));
+    let r = f();
+    set_mxcsr(old);
+    r
+}
+
+const UNARY: &[Unary] = &[
+    Unary::FNeg,
+    Unary::FAbs,
+    Unary::FFloor,
+    Unary::FCeil,
+    Unary::FTrunc,
+    Unary::FRound,
+    Unary::FSqrt,
+    Unary::FExp2,
+    Unary::FLg2,
+    Unary::FSin,
+    Unary::FCos,
+    Unary::FSat01,
+    Unary::FSat11,
+    Unary::FSign,
+    Unary::FRoundF16,
+    Unary::FRoundFx12,
+    Unary::F2I,
+    Unary::F2U,
+    Unary::FloorToInt,
+    Unary::I2F,
+    Unary::U2F,
+    Unary::INeg,
+    Unary::IAbs,
+    Unary::ISign,
+    Unary::Not,
+    Unary::BitRev,
+    Unary::Popcount,
+    Unary::FindLsb,
+    Unary::FindMsbS,
+    Unary::FindMsbU,
+    Unary::BNot,
+    Unary::BoolToInt,
+    Unary::BoolToFloat,
+    Unary::Bitcast,
+];
+
+const BINARY: &[Binary] = &[
+    Binary::FAdd,
+    Binary::FSub,
+    Binary::FMul,
+    Binary::FDiv,
+    Binary::FMin,
+    Binary::FMax,
+    Binary::FPow,
+    Binary::Ldexp,
+    Binary::IAdd,
+    Binary::ISub,
+    Binary::IMul,
+    Binary::IMulHiS,
+    Binary::IMulHiU,
+    Binary::IDivS,
+    Binary::IDivU,
+    Binary::IRemS,
+    Binary::IRemU,
+    Binary::IMinS,
+    Binary::IMaxS,
+    Binary::IMinU,
+    Binary::IMaxU,
+    Binary::Shl,
+    Binary::ShrS,
+    Binary::ShrU,
+    Binary::And,
+    Binary::Or,
+    Binary::Xor,
+    Binary::UAbsDiff,
+    Binary::BAnd,
+    Binary::BOr,
+];
+
+const NARY: &[Nary] = &[Nary::Fma, Nary::Ubfe, Nary::Ibfe, Nary::Bfi];
+const PACK: &[Pack] = &[
+    Pack::Half2x16,
+    Pack::Unorm2x16,
+    Pack::Snorm4x8,
+    Pack::Unorm4x8,
+];
+
+/// An operation the host evaluates per lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostOp {
+    /// One operand.
+    Unary(Unary),
+    /// Two operands.
+    Binary(Binary),
+    /// Three or four operands.
+    Nary(Nary),
+    /// Packing (2 or 4 float operands, one word).
+    Pack(Pack),
+    /// Unpacking (one word, four floats: `out` holds 4·n words).
+    Unpack(Pack),
+}
+
+impl HostOp {
+    /// The code passed to [`tgsic_lanes_op`].
+    pub fn code(self) -> u32 {
+        let pos = |found: Option<usize>| found.expect("every operation is in its table") as u32;
+        match self {
+            HostOp::Unary(u) => 0x100 | pos(UNARY.iter().position(|&x| x == u)),
+            HostOp::Binary(b) => 0x200 | pos(BINARY.iter().position(|&x| x == b)),
+            HostOp::Nary(n) => 0x300 | pos(NARY.iter().position(|&x| x == n)),
+            HostOp::Pack(p) => 0x400 | pos(PACK.iter().position(|&x| x == p)),
+            HostOp::Unpack(p) => 0x500 | pos(PACK.iter().position(|&x| x == p)),
+        }
+    }
+
+    fn from_code(code: u32) -> Option<HostOp> {
+        let k = (code & 0xFF) as usize;
+        Some(match code >> 8 {
+            1 => HostOp::Unary(*UNARY.get(k)?),
+            2 => HostOp::Binary(*BINARY.get(k)?),
+            3 => HostOp::Nary(*NARY.get(k)?),
+            4 => HostOp::Pack(*PACK.get(k)?),
+            5 => HostOp::Unpack(*PACK.get(k)?),
+            _ => return None,
+        })
+    }
+}
+
+/// Evaluates host operation `code` ([`HostOp::code`]) on `n` lanes: operand k is `n` words at
+/// `a`, `b`, `c`, `d` (those the operation takes), the result `n` words at `out` (4·n for
+/// unpacking). Runs in the default floating-point environment whatever the caller's MXCSR.
+///
+/// # Safety
+/// The pointers the operation uses must address `n` readable (`out`: writable) words.
+pub unsafe extern "C" fn tgsic_lanes_op(
+    code: u32,
+    a: *const u32,
+    b: *const u32,
+    c: *const u32,
+    d: *const u32,
+    out: *mut u32,
+    n: u32,
+) {
+    let Some(op) = HostOp::from_code(code) else {
+        return;
+    };
+    let n = n as usize;
+    // SAFETY: the caller passes n-word buffers for the operands this operation uses.
+    let arg = |p: *const u32, k: usize| unsafe { *p.add(k) };
+    without_ftz(|| {
+        for l in 0..n {
+            match op {
+                HostOp::Unary(u) => unsafe { *out.add(l) = sem::unary(u, arg(a, l)) },
+                HostOp::Binary(bo) => unsafe {
+                    *out.add(l) = sem::binary(bo, arg(a, l), arg(b, l))
+                },
+                HostOp::Nary(no) => {
+                    let xs = [
+                        arg(a, l),
+                        arg(b, l),
+                        arg(c, l),
+                        if no == Nary::Bfi { arg(d, l) } else { 0 },
+                    ];
+                    unsafe { *out.add(l) = sem::nary(no, &xs) };
+                }
+                HostOp::Pack(p) => {
+                    let k = if matches!(p, Pack::Half2x16 | Pack::Unorm2x16) {
+                        2
+                    } else {
+                        4
+                    };
+                    let xs = [
+                        arg(a, l),
+                        arg(b, l),
+                        if k == 4 { arg(c, l) } else { 0 },
+                        if k == 4 { arg(d, l) } else { 0 },
+                    ];
+                    unsafe { *out.add(l) = sem::pack(p, &xs[..k]) };
+                }
+                HostOp::Unpack(p) => {
+                    let u = sem::unpack(p, arg(a, l));
+                    for (k, v) in u.into_iter().enumerate() {
+                        unsafe { *out.add(k * n + l) = v };
+                    }
+                }
+            }
+        }
+    });
+}
+
+extern "C" fn floorf_(x: f32) -> f32 {
+    x.floor()
+}
+extern "C" fn ceilf_(x: f32) -> f32 {
+    x.ceil()
+}
+extern "C" fn truncf_(x: f32) -> f32 {
+    x.trunc()
+}
+extern "C" fn nearbyintf_(x: f32) -> f32 {
+    x.round_ties_even()
+}
+extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
+    x.mul_add(y, z)
+}
+
+/// Registers the libm functions Cranelift calls when the CPU lacks an instruction (Rust
+/// binaries do not link libm, so `dlsym` would not find them).
+pub fn register_libcalls(jb: &mut JITBuilder) {
+    jb.symbol("floorf", floorf_ as *const u8);
+    jb.symbol("ceilf", ceilf_ as *const u8);
+    jb.symbol("truncf", truncf_ as *const u8);
+    jb.symbol("nearbyintf", nearbyintf_ as *const u8);
+    jb.symbol("fmaf", fmaf_ as *const u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip() {
+        for &u in UNARY {
+            assert_eq!(
+                HostOp::from_code(HostOp::Unary(u).code()),
+                Some(HostOp::Unary(u))
+            );
+        }
+        for &b in BINARY {
+            assert_eq!(
+                HostOp::from_code(HostOp::Binary(b).code()),
+                Some(HostOp::Binary(b))
+            );
+        }
+        for &p in PACK {
+            assert_eq!(
+                HostOp::from_code(HostOp::Unpack(p).code()),
+                Some(HostOp::Unpack(p))
+            );
+        }
+    }
+
+    #[test]
+    fn the_host_restores_the_callers_mxcsr() {
+        let before = get_mxcsr();
+        crate::back::cranelift::with_ftz(|| {
+            assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ);
+            without_ftz(|| assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), 0));
+            assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ);
+        });
+        assert_eq!(get_mxcsr(), before);
+    }
+}

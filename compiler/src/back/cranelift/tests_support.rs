@@ -1,0 +1,412 @@
+//! Running compiled functions in unit tests, without the runtime.
+
+use super::*;
+use crate::ir::{Function, Op, OutputSlot, Stmt, Type, Unary};
+use crate::tgsi::Processor;
+
+unsafe extern "C" fn no_texture(
+    _: *mut c_void,
+    _: u32,
+    _: *const u32,
+    _: *mut u32,
+    _: u64,
+    _: u32,
+    _: u32,
+) {
+}
+unsafe extern "C" fn no_emit(
+    _: *mut c_void,
+    _: u32,
+    _: *const u32,
+    _: u32,
+    _: u64,
+    _: u32,
+    _: u32,
+) {
+}
+
+/// Runs a compiled function with one input and one output register over `xs` (component x),
+/// returning component x of the output.
+pub fn run_inputs(shader: &CompiledShader, xs: &[u32]) -> Vec<u32> {
+    let zeros = [0u32; 16];
+    let empty = ConstBuffer {
+        ptr: zeros.as_ptr(),
+        len: 0,
+    };
+    let mut out = Vec::new();
+    for chunk in xs.chunks(BATCH_LANES) {
+        let mut inputs = vec![0u32; 4 * BATCH_LANES];
+        inputs[..chunk.len()].copy_from_slice(chunk);
+        let mut outputs = vec![0u32; 4 * BATCH_LANES];
+        let mut arrays = vec![0u32; shader.array_words];
+        let mut args = JitArgs {
+            inputs: inputs.as_ptr(),
+            sv: zeros.as_ptr(),
+            outputs: outputs.as_mut_ptr(),
+            arrays: arrays.as_mut_ptr(),
+            uniforms: zeros.as_ptr(),
+            constants: &empty,
+            num_constants: 0,
+            immediates: shader.immediates.as_ptr(),
+            zeros: zeros.as_ptr(),
+            alive: if chunk.len() == 64 {
+                u64::MAX
+            } else {
+                (1u64 << chunk.len()) - 1
+            },
+            helpers: 0,
+            killed: 0,
+            exhausted: 0,
+            max_iterations: 65536,
+            inputs_per_vertex: 1,
+            clear: [0; 4],
+            host: std::ptr::null_mut(),
+            texture: no_texture,
+            emit: no_emit,
+        };
+        // SAFETY: the buffers match the function built by `unary_function`.
+        with_ftz(|| unsafe { shader.call(&mut args) });
+        out.extend_from_slice(&outputs[..chunk.len()]);
+    }
+    out
+}
+
+/// `OUT[0].x = op(IN[0].x)`.
+pub fn unary_function(u: Unary) -> Function {
+    let mut f = Function::new(Processor::Vertex);
+    f.input_regs = 1;
+    f.outputs = vec![OutputSlot {
+        reg: 0,
+        semantic: None,
+    }];
+    let x = f.new_inst(Op::Input { reg: 0, comp: 0 }, vec![], &[Type::F32], None);
+    let xv = f.insts[x].results[0];
+    let y = f.new_inst(Op::Unary(u), vec![xv], &[Type::F32], None);
+    let yv = f.insts[y].results[0];
+    let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![yv], &[], None);
+    f.body.0 = vec![Stmt::Inst(x), Stmt::Inst(y), Stmt::Inst(s)];
+    f
+}
+
+/// Applies `u` in fast math mode to every value of `xs`.
+pub fn run_unary(u: Unary, xs: &[f32]) -> Vec<f32> {
+    let f = unary_function(u);
+    let opts = JitOptions {
+        math: MathMode::Fast,
+        vectors: 2,
+        verify: true,
+    };
+    let shader = compile(&f, &opts).expect("compiles");
+    let bits: Vec<u32> = xs.iter().map(|x| x.to_bits()).collect();
+    run_inputs(&shader, &bits)
+        .into_iter()
+        .map(f32::from_bits)
+        .collect()
+}
+
+#[test]
+fn a_loop_stops_at_its_budget() {
+    let p = crate::front::text::parse(
+        "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 {0.0, 10.0, 14.0, 1.0}\n\
+         BGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\nENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n",
+    )
+    .unwrap();
+    let mut f = crate::ir::lift(&p).unwrap();
+    crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    let shader = compile(
+        &f,
+        &JitOptions {
+            math: MathMode::Exact,
+            vectors: 1,
+            verify: true,
+        },
+    )
+    .unwrap();
+    let out = run_inputs(&shader, &[0; 4]);
+    assert_eq!(f32::from_bits(out[0]), 65537.0);
+}
+
+/// Every pure operation, compiled alone, against `ir::semantics` on random and special words.
+#[test]
+fn every_operation_matches_the_interpreters_numerics() {
+    use crate::ir::semantics as sem;
+    use crate::ir::{Binary, FCmp, ICmp, Nary, Pack, verify::Sig, verify::signature};
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let specials = [
+        0u32,
+        0x8000_0000,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0xFFC0_0001,
+        0x7F80_0001,
+        1,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x0080_0000,
+        0x4F00_0000,
+        0xCF00_0000,
+        0x5F00_0000,
+        31,
+        32,
+        0xFFFF_FFFF,
+        7,
+    ];
+    let word = |next: &mut dyn FnMut() -> u64| -> u32 {
+        let r = next();
+        match r % 6 {
+            0 => specials[(r >> 8) as usize % specials.len()],
+            1 => (((r >> 8) % 200) as f32 - 100.0).to_bits() ^ ((r >> 20) as u32 & 0x0000_00FF),
+            2 => ((r >> 8) as u32) & 0x807F_FFFF,
+            3 => ((r >> 8) % 64) as u32,
+            _ => (r >> 16) as u32,
+        }
+    };
+    let mut ops: Vec<Op> = Vec::new();
+    for u in [
+        Unary::FNeg,
+        Unary::FAbs,
+        Unary::FFloor,
+        Unary::FCeil,
+        Unary::FTrunc,
+        Unary::FRound,
+        Unary::FSqrt,
+        Unary::FExp2,
+        Unary::FLg2,
+        Unary::FSin,
+        Unary::FCos,
+        Unary::FSat01,
+        Unary::FSat11,
+        Unary::FSign,
+        Unary::FRoundF16,
+        Unary::FRoundFx12,
+        Unary::F2I,
+        Unary::F2U,
+        Unary::FloorToInt,
+        Unary::I2F,
+        Unary::U2F,
+        Unary::INeg,
+        Unary::IAbs,
+        Unary::ISign,
+        Unary::Not,
+        Unary::BitRev,
+        Unary::Popcount,
+        Unary::FindLsb,
+        Unary::FindMsbS,
+        Unary::FindMsbU,
+    ] {
+        ops.push(Op::Unary(u));
+    }
+    for b in [
+        Binary::FAdd,
+        Binary::FSub,
+        Binary::FMul,
+        Binary::FDiv,
+        Binary::FMin,
+        Binary::FMax,
+        Binary::FPow,
+        Binary::Ldexp,
+        Binary::IAdd,
+        Binary::ISub,
+        Binary::IMul,
+        Binary::IMulHiS,
+        Binary::IMulHiU,
+        Binary::IDivS,
+        Binary::IDivU,
+        Binary::IRemS,
+        Binary::IRemU,
+        Binary::IMinS,
+        Binary::IMaxS,
+        Binary::IMinU,
+        Binary::IMaxU,
+        Binary::Shl,
+        Binary::ShrS,
+        Binary::ShrU,
+        Binary::And,
+        Binary::Or,
+        Binary::Xor,
+        Binary::UAbsDiff,
+    ] {
+        ops.push(Op::Binary(b));
+    }
+    for n in [Nary::Fma, Nary::Ubfe, Nary::Ibfe, Nary::Bfi] {
+        ops.push(Op::Nary(n));
+    }
+    for k in [FCmp::Lt, FCmp::Le, FCmp::Gt, FCmp::Ge, FCmp::Eq, FCmp::Ne] {
+        ops.push(Op::FCmp(k));
+    }
+    for k in [
+        ICmp::Eq,
+        ICmp::Ne,
+        ICmp::SLt,
+        ICmp::SGe,
+        ICmp::ULt,
+        ICmp::UGe,
+    ] {
+        ops.push(Op::ICmp(k));
+    }
+    for p in [
+        Pack::Half2x16,
+        Pack::Unorm2x16,
+        Pack::Snorm4x8,
+        Pack::Unorm4x8,
+    ] {
+        ops.push(Op::Pack(p));
+    }
+    let mut failures = Vec::new();
+    for op in &ops {
+        let n = match op {
+            Op::Unary(_) => 1,
+            Op::Binary(_) | Op::FCmp(_) | Op::ICmp(_) => 2,
+            Op::Nary(Nary::Bfi) => 4,
+            Op::Nary(_) => 3,
+            Op::Pack(Pack::Half2x16 | Pack::Unorm2x16) => 2,
+            _ => 4,
+        };
+        let (sig_args, sig_res) = signature(op, n).unwrap();
+        let mut f = Function::new(Processor::Vertex);
+        f.input_regs = 1;
+        f.outputs = vec![OutputSlot {
+            reg: 0,
+            semantic: None,
+        }];
+        let mut body = Vec::new();
+        let mut args = Vec::new();
+        for (k, s) in sig_args.iter().enumerate() {
+            let i = f.new_inst(
+                Op::Input {
+                    reg: 0,
+                    comp: k as u8,
+                },
+                vec![],
+                &[Type::F32],
+                None,
+            );
+            body.push(Stmt::Inst(i));
+            let mut v = f.insts[i].results[0];
+            if *s == Sig::Is(Type::I32) {
+                let c = f.new_inst(Op::Unary(Unary::Bitcast), vec![v], &[Type::I32], None);
+                body.push(Stmt::Inst(c));
+                v = f.insts[c].results[0];
+            }
+            args.push(v);
+        }
+        let rty = match sig_res[0] {
+            Sig::Is(t) => t,
+            _ => Type::F32,
+        };
+        let r = f.new_inst(op.clone(), args, &[rty], None);
+        body.push(Stmt::Inst(r));
+        let mut v = f.insts[r].results[0];
+        if rty == Type::Bool {
+            let c = f.new_inst(Op::Unary(Unary::BoolToInt), vec![v], &[Type::I32], None);
+            body.push(Stmt::Inst(c));
+            v = f.insts[c].results[0];
+        }
+        let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![v], &[], None);
+        body.push(Stmt::Inst(s));
+        f.body.0 = body;
+        let shader = compile(
+            &f,
+            &JitOptions {
+                math: MathMode::Exact,
+                vectors: 2,
+                verify: true,
+            },
+        )
+        .unwrap();
+        // One lane per 4-word input: component k is operand k.
+        for _ in 0..64 {
+            let mut inputs = vec![0u32; 4 * BATCH_LANES];
+            let mut want = Vec::new();
+            for l in 0..BATCH_LANES {
+                let xs: Vec<u32> = (0..4).map(|_| word(&mut next)).collect();
+                for c in 0..4 {
+                    inputs[c * BATCH_LANES + l] = xs[c];
+                }
+                want.push(match op {
+                    Op::Unary(u) => sem::unary(*u, xs[0]),
+                    Op::Binary(b) => sem::binary(*b, xs[0], xs[1]),
+                    Op::Nary(nn) => sem::nary(*nn, &xs),
+                    Op::FCmp(k) => {
+                        if sem::fcmp(*k, xs[0], xs[1]) {
+                            u32::MAX
+                        } else {
+                            0
+                        }
+                    }
+                    Op::ICmp(k) => {
+                        if sem::icmp(*k, xs[0], xs[1]) {
+                            u32::MAX
+                        } else {
+                            0
+                        }
+                    }
+                    Op::Pack(p) => sem::pack(*p, &xs[..n]),
+                    _ => unreachable!(),
+                });
+            }
+            let got = run_soa(&shader, &inputs);
+            for l in 0..BATCH_LANES {
+                if got[l] != want[l] {
+                    let xs: Vec<String> = (0..n)
+                        .map(|c| format!("{:#x}", inputs[c * BATCH_LANES + l]))
+                        .collect();
+                    failures.push(format!(
+                        "{op:?}({}) = {:#x}, want {:#x}",
+                        xs.join(", "),
+                        got[l],
+                        want[l]
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    failures.dedup_by(|a, b| a.split('(').next() == b.split('(').next());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs one batch with the given input register (4 components × 64 lanes); returns OUT[0].x.
+fn run_soa(shader: &CompiledShader, inputs: &[u32]) -> Vec<u32> {
+    let zeros = [0u32; 16];
+    let empty = ConstBuffer {
+        ptr: zeros.as_ptr(),
+        len: 0,
+    };
+    let mut outputs = vec![0u32; 4 * BATCH_LANES];
+    let mut arrays = vec![0u32; shader.array_words];
+    let mut args = JitArgs {
+        inputs: inputs.as_ptr(),
+        sv: zeros.as_ptr(),
+        outputs: outputs.as_mut_ptr(),
+        arrays: arrays.as_mut_ptr(),
+        uniforms: zeros.as_ptr(),
+        constants: &empty,
+        num_constants: 0,
+        immediates: zeros.as_ptr(),
+        zeros: zeros.as_ptr(),
+        alive: u64::MAX,
+        helpers: 0,
+        killed: 0,
+        exhausted: 0,
+        max_iterations: 65536,
+        inputs_per_vertex: 1,
+        clear: [0; 4],
+        host: std::ptr::null_mut(),
+        texture: no_texture,
+        emit: no_emit,
+    };
+    // SAFETY: one input and one output register, as the test functions use.
+    with_ftz(|| unsafe { shader.call(&mut args) });
+    outputs[..BATCH_LANES].to_vec()
+}

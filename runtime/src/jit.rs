@@ -1,0 +1,375 @@
+//! The JIT executor: a shader lifted, optimized at -O2 and compiled by the Cranelift back end,
+//! run over the same batches as the interpreter ([`Engine`]). Texture lookups and EMIT call
+//! back into this module; compiled code is cached by program and options.
+//!
+//! ```
+//! use tgsic_runtime::dispatch::render;
+//! use tgsic_runtime::interp::{Bindings, Shader};
+//! use tgsic_runtime::jit::{JitShader, JitConfig};
+//! let program = tgsic::front::text::parse(
+//!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
+//! let shader = Shader::new(program).unwrap();
+//! let jit = JitShader::new(shader.clone(), &JitConfig::default()).unwrap();
+//! let a = render(&jit, &Bindings::default(), 16, 16, 0).unwrap();
+//! let b = render(&shader, &Bindings::default(), 16, 16, 0).unwrap();
+//! assert_eq!(a.pixels, b.pixels);
+//! ```
+
+// Lane and component indices address several parallel arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+use crate::dispatch::{BatchIo, Engine};
+use crate::interp::tex::{TexRequest, sample};
+use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+use tgsic::back::cranelift::{
+    self as cl, BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitOptions, MathMode,
+};
+use tgsic::ir::{Function, LiftError};
+use tgsic::opt::{OptLevel, optimize};
+use tgsic::tgsi::TextureBinding;
+use thiserror::Error;
+
+const _: () = assert!(
+    BATCH_LANES == LANES,
+    "the JIT and the interpreter share batches"
+);
+
+/// How to compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct JitConfig {
+    /// Transcendental functions: exact (bit-identical to the interpreter) or fast.
+    pub math: MathMode,
+    /// F32X4 registers per value (lanes per step: 4·vectors).
+    pub vectors: usize,
+    /// IR optimization before code generation.
+    pub opt: OptLevel,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        JitConfig {
+            math: MathMode::Exact,
+            vectors: 2,
+            opt: OptLevel::O2,
+        }
+    }
+}
+
+/// Why a shader cannot be JIT-compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum JitLoadError {
+    /// The program cannot be lifted into the IR.
+    #[error(transparent)]
+    Lift(#[from] LiftError),
+    /// Code generation failed.
+    #[error(transparent)]
+    Codegen(#[from] cl::JitError),
+}
+
+/// A JIT-compiled shader.
+#[derive(Debug, Clone)]
+pub struct JitShader {
+    /// The program (its declarations decide the inputs).
+    pub prepared: Prepared,
+    /// The optimized IR the code was generated from.
+    pub function: Arc<Function>,
+    /// The machine code.
+    pub compiled: Arc<CompiledShader>,
+    /// Time spent lifting, optimizing and compiling (0 when it came from the cache).
+    pub compile_time: Duration,
+}
+
+type CacheKey = (u64, JitConfig);
+type Cache = Mutex<HashMap<CacheKey, (Arc<Function>, Arc<CompiledShader>)>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn program_hash(p: &Prepared) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match tgsic::front::binary::encode(&p.program) {
+        Ok(words) => words.hash(&mut h),
+        Err(_) => tgsic::front::text::print(&p.program).hash(&mut h),
+    }
+    h.finish()
+}
+
+impl JitShader {
+    /// Lifts, optimizes and compiles `prepared`'s program, or takes the code from the cache
+    /// (keyed by the program's tokens and `config`).
+    ///
+    /// # Errors
+    /// [`JitLoadError`] when the program cannot be lifted or compiled.
+    pub fn new(prepared: Prepared, config: &JitConfig) -> Result<JitShader, JitLoadError> {
+        let key = (program_hash(&prepared), *config);
+        if let Some((function, compiled)) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(JitShader {
+                prepared,
+                function,
+                compiled,
+                compile_time: Duration::ZERO,
+            });
+        }
+        let t = Instant::now();
+        let mut f = tgsic::ir::lift(&prepared.program)?;
+        optimize(&mut f, config.opt);
+        let opts = JitOptions {
+            math: config.math,
+            vectors: config.vectors,
+            verify: cfg!(debug_assertions),
+        };
+        let compiled = Arc::new(cl::compile(&f, &opts)?);
+        let function = Arc::new(f);
+        let compile_time = t.elapsed();
+        if let Ok(mut c) = cache().lock() {
+            c.insert(key, (function.clone(), compiled.clone()));
+        }
+        Ok(JitShader {
+            prepared,
+            function,
+            compiled,
+            compile_time,
+        })
+    }
+}
+
+/// Working memory of one thread.
+#[derive(Debug)]
+pub struct JitScratch {
+    arrays: Vec<u32>,
+    uniforms: Vec<u32>,
+    srcs: Vec<Reg>,
+}
+
+/// What the callbacks see.
+struct Host<'a> {
+    bind: &'a Bindings,
+    textures: &'a [cl::TextureCall],
+    quads: bool,
+    srcs: &'a mut Vec<Reg>,
+    emitted: Vec<Emitted>,
+    error: Option<RunError>,
+}
+
+static ZEROS: [u32; 16] = [0; 16];
+
+impl Engine for JitShader {
+    type Scratch = JitScratch;
+
+    fn shader(&self) -> &Prepared {
+        &self.prepared
+    }
+
+    fn scratch(&self) -> JitScratch {
+        JitScratch {
+            arrays: vec![0; self.compiled.array_words],
+            uniforms: vec![0; self.compiled.uniforms.len()],
+            srcs: Vec::new(),
+        }
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut JitScratch,
+    ) -> Result<BatchReport, RunError> {
+        let c = &self.compiled;
+        for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
+            scratch.uniforms[slot] = bind
+                .constants
+                .get(b as usize)
+                .and_then(|buf| buf.get(r as usize))
+                .map_or(0, |v| v[comp as usize]);
+        }
+        scratch.arrays.fill(0);
+        let mut buffers: Vec<ConstBuffer> = bind
+            .constants
+            .iter()
+            .map(|b| ConstBuffer {
+                ptr: b.as_ptr() as *const u32,
+                len: b.len() as u64,
+            })
+            .collect();
+        let num_constants = buffers.len() as u64;
+        // The generated code always reads one descriptor, even when no buffer is bound.
+        buffers.push(ConstBuffer {
+            ptr: ZEROS.as_ptr(),
+            len: 0,
+        });
+        for o in io.outputs.iter_mut() {
+            *o = [[0; LANES]; 4];
+        }
+        let mut host = Host {
+            bind,
+            textures: &c.textures,
+            quads: io.arrangement == Arrangement::Quads,
+            srcs: &mut scratch.srcs,
+            emitted: Vec::new(),
+            error: None,
+        };
+        let mut args = JitArgs {
+            inputs: io.inputs.as_ptr() as *const u32,
+            sv: io.sv.as_ptr() as *const u32,
+            outputs: io.outputs.as_mut_ptr() as *mut u32,
+            arrays: scratch.arrays.as_mut_ptr(),
+            uniforms: if scratch.uniforms.is_empty() {
+                ZEROS.as_ptr()
+            } else {
+                scratch.uniforms.as_ptr()
+            },
+            constants: buffers.as_ptr(),
+            num_constants,
+            immediates: if c.immediates.is_empty() {
+                ZEROS.as_ptr()
+            } else {
+                c.immediates.as_ptr()
+            },
+            zeros: ZEROS.as_ptr(),
+            alive: io.alive,
+            helpers: io.helpers,
+            killed: 0,
+            exhausted: 0,
+            max_iterations: bind.max_iterations as u64,
+            inputs_per_vertex: self.function.input_regs as u64,
+            clear: bind.clear.map(f32::to_bits),
+            host: &mut host as *mut Host as *mut c_void,
+            texture: texture_callback,
+            emit: emit_callback,
+        };
+        // SAFETY: every buffer is sized as the function needs: inputs, system values and
+        // outputs as the prepared program declares (the IR reads nothing beyond,
+        // `Function::input_regs`), arrays as `array_words`, uniforms as `uniforms`; the
+        // callbacks get `host`, alive for the call.
+        cl::with_ftz(|| unsafe { c.call(&mut args) });
+        let (killed, exhausted) = (args.killed, args.exhausted);
+        if let Some(e) = host.error {
+            return Err(e);
+        }
+        Ok(BatchReport {
+            killed,
+            exhausted,
+            emitted: host.emitted,
+            unspecified: 0,
+        })
+    }
+}
+
+/// `TextureFn`: the interpreter's texture semantics on the lanes of one step.
+unsafe extern "C" fn texture_callback(
+    host: *mut c_void,
+    index: u32,
+    args: *const u32,
+    out: *mut u32,
+    mask: u64,
+    lane0: u32,
+    lanes: u32,
+) {
+    let _ = lane0;
+    // SAFETY: `host` is the `Host` of the running batch; the code passes `args` with every
+    // argument's `lanes` words and `out` with room for four components.
+    let h = unsafe { &mut *(host as *mut Host) };
+    let n = lanes as usize;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        cl::without_ftz(|| {
+            let call = &h.textures[index as usize];
+            let t = &call.op;
+            let info = t.opcode.tex().expect("a texture opcode");
+            let total = call.args;
+            let n_src = (total - 3 * t.offsets as usize) / 4;
+            let arg = |a: usize, l: usize| unsafe { *args.add(a * n + l) };
+            h.srcs.clear();
+            let (mut taken, mut k) = (0usize, 0u8);
+            while taken < n_src {
+                let mut r: Reg = [[0; LANES]; 4];
+                if Some(k) != info.sampler && Some(k) != info.view {
+                    for c in 0..4 {
+                        for l in 0..n {
+                            r[c][l] = arg(4 * taken + c, l);
+                        }
+                    }
+                    taken += 1;
+                }
+                h.srcs.push(r);
+                k += 1;
+            }
+            let offset = (t.offsets > 0).then(|| {
+                std::array::from_fn(|c| {
+                    let mut ch = [0u32; LANES];
+                    for l in 0..n {
+                        ch[l] = arg(4 * n_src + c, l);
+                    }
+                    ch
+                })
+            });
+            let req = TexRequest {
+                opcode: t.opcode,
+                binding: TextureBinding {
+                    unit: t.unit,
+                    sampler: t.sampler,
+                    target: t.target,
+                },
+                srcs: h.srcs,
+                offset,
+                exec: mask,
+                quads: h.quads,
+            };
+            sample(h.bind, &req)
+        })
+    }));
+    match result {
+        Ok(Ok(res)) => {
+            for c in 0..4 {
+                for l in 0..n {
+                    // SAFETY: `out` holds 4·lanes words.
+                    unsafe { *out.add(c * n + l) = res[c][l] };
+                }
+            }
+        }
+        Ok(Err(e)) => {
+            h.error.get_or_insert(e);
+        }
+        Err(_) => {
+            h.error
+                .get_or_insert(RunError::Unsupported("a texture lookup panicked".into()));
+        }
+    }
+}
+
+/// `EmitFn`: records EMIT (every output component, then the stream) and ENDPRIM per lane.
+unsafe extern "C" fn emit_callback(
+    host: *mut c_void,
+    is_emit: u32,
+    values: *const u32,
+    count: u32,
+    mask: u64,
+    lane0: u32,
+    lanes: u32,
+) {
+    // SAFETY: as `texture_callback`; `values` holds `count` values of `lanes` words.
+    let h = unsafe { &mut *(host as *mut Host) };
+    let (n, count) = (lanes as usize, count as usize);
+    let val = |a: usize, l: usize| unsafe { *values.add(a * n + l) };
+    for l in 0..n {
+        if mask & (1 << l) == 0 {
+            continue;
+        }
+        let outputs = (is_emit != 0).then(|| {
+            (0..(count - 1) / 4)
+                .map(|s| std::array::from_fn(|c| val(4 * s + c, l)))
+                .collect()
+        });
+        h.emitted.push(Emitted {
+            lane: lane0 as usize + l,
+            outputs,
+            stream: val(count - 1, l),
+        });
+    }
+}
