@@ -102,15 +102,13 @@ fn bits(v: [f32; 4]) -> [u32; 4] {
 
 /// The value of a fragment input at pixel (i, j) (DECISIONS.md §4).
 fn fragment_input(
-    p: &Program,
     sem: Option<SemanticDecl>,
+    integer_center: bool,
     i: u32,
     j: u32,
     w: u32,
     h: u32,
 ) -> [u32; 4] {
-    let integer_center =
-        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
     match sem.map(|s| s.name) {
         Some(Semantic::Position) => {
             let d = if integer_center { 0.5 } else { 0.0 };
@@ -158,19 +156,126 @@ fn clear(regs: &mut [Reg]) {
     }
 }
 
-/// Renders a fragment shader over a W × H grid; returns OUT with semantic COLOR[`output`].
-/// Discarded pixels keep `bind.clear`; a component never written is 0.
+/// How a run is spread over threads, and who hears of its progress.
+#[derive(Clone, Copy, Default)]
+pub struct RunOptions<'a> {
+    /// Worker threads: 0 uses every core, 1 runs on the calling thread. Results do not depend on
+    /// it: batches are independent.
+    pub threads: usize,
+    /// Called with (batches done, batches in all) as the run goes (from any worker thread).
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+}
+
+impl std::fmt::Debug for RunOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunOptions")
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+/// Runs `work` over `0..n` batch indices on `opts.threads` threads, each with its own scratch
+/// and batch storage; results come back in index order.
+fn parallel<E, T>(
+    engine: &E,
+    arrangement: Arrangement,
+    n: usize,
+    opts: &RunOptions<'_>,
+    work: impl Fn(&mut BatchIo, &mut E::Scratch, usize) -> Result<T, RunError> + Sync,
+) -> Result<Vec<T>, RunError>
+where
+    E: Engine + Sync + ?Sized,
+    E::Scratch: Send,
+    T: Send,
+{
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let tick = || {
+        if let Some(p) = opts.progress {
+            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            p(d, n as u64);
+        }
+    };
+    if opts.threads == 1 || n <= 1 {
+        let mut io = new_io(engine.shader(), arrangement);
+        let mut scratch = engine.scratch();
+        return (0..n)
+            .map(|k| {
+                let r = work(&mut io, &mut scratch, k);
+                tick();
+                r
+            })
+            .collect();
+    }
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads)
+        .build()
+        .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
+    pool.install(|| {
+        (0..n)
+            .into_par_iter()
+            .map_init(
+                || (new_io(engine.shader(), arrangement), engine.scratch()),
+                |(io, scratch), k| {
+                    let r = work(io, scratch, k);
+                    tick();
+                    r
+                },
+            )
+            .collect()
+    })
+}
+
+/// One tile's results: 64 lanes of pixels and flags.
+struct Tile {
+    pixels: Vec<(usize, [f32; 4], bool, bool, bool)>,
+}
+
+/// Renders a fragment shader over a W × H grid on one thread; returns OUT with semantic
+/// COLOR[`output`]. Discarded pixels keep `bind.clear`; a component never written is 0.
 ///
 /// # Errors
 /// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an
 /// instruction cannot be executed.
-pub fn render<E: Engine + ?Sized>(
+pub fn render<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     width: u32,
     height: u32,
     output: u32,
-) -> Result<Image, RunError> {
+) -> Result<Image, RunError>
+where
+    E::Scratch: Send,
+{
+    render_with(
+        engine,
+        bind,
+        width,
+        height,
+        output,
+        &RunOptions {
+            threads: 1,
+            progress: None,
+        },
+    )
+}
+
+/// [`render`] with threads and progress ([`RunOptions`]); the image is the same for any
+/// number of threads.
+///
+/// # Errors
+/// As [`render`].
+pub fn render_with<E: Engine + Sync + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    width: u32,
+    height: u32,
+    output: u32,
+    opts: &RunOptions<'_>,
+) -> Result<Image, RunError>
+where
+    E::Scratch: Send,
+{
     let shader = engine.shader();
     let p = &shader.program;
     if p.processor != Processor::Fragment {
@@ -186,6 +291,96 @@ pub fn render<E: Engine + ?Sized>(
                 .is_some_and(|s| s.name == Semantic::Color && s.index == output)
         })
         .map(|d| d.span().first as usize);
+    // Per input declaration: its registers and the value function of (i, j).
+    let integer_center =
+        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
+    let decls: Vec<(File, Vec<u32>, Option<SemanticDecl>)> = p
+        .declarations
+        .iter()
+        .filter(|d| matches!(d.file, File::Input | File::SystemValue))
+        .map(|d| {
+            (
+                d.file,
+                d.ranges.iter().flat_map(|r| r.first..=r.last).collect(),
+                d.semantic,
+            )
+        })
+        .collect();
+    let tiles_x = width.div_ceil(8);
+    let tiles = (tiles_x * height.div_ceil(8)) as usize;
+    let results = parallel(engine, Arrangement::Quads, tiles, opts, |io, scratch, k| {
+        let (tx, ty) = (8 * (k as u32 % tiles_x), 8 * (k as u32 / tiles_x));
+        let pos = |l: usize| {
+            let (q, k) = (l / 4, l % 4);
+            let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
+            let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
+            (i, j)
+        };
+        let inside = |l: usize| {
+            let (i, j) = pos(l);
+            i < width && j < height
+        };
+        let mut alive: Mask = 0;
+        let mut helpers: Mask = 0;
+        for q in 0..LANES / 4 {
+            if (0..4).any(|k| inside(4 * q + k)) {
+                for k in 0..4 {
+                    alive |= 1 << (4 * q + k);
+                    if !inside(4 * q + k) {
+                        helpers |= 1 << (4 * q + k);
+                    }
+                }
+            }
+        }
+        if alive == 0 {
+            return Ok(Tile { pixels: Vec::new() });
+        }
+        clear(&mut io.inputs);
+        clear(&mut io.sv);
+        io.alive = alive;
+        io.helpers = helpers;
+        for (file, regs, sem) in &decls {
+            for l in 0..LANES {
+                let (i, j) = pos(l);
+                let v = fragment_input(*sem, integer_center, i, j, width, height);
+                let store = if *file == File::Input {
+                    &mut io.inputs
+                } else {
+                    &mut io.sv
+                };
+                for &r in regs {
+                    for c in 0..4 {
+                        store[r as usize][c][l] = v[c];
+                    }
+                }
+            }
+        }
+        let report = engine.run_batch(bind, io, scratch)?;
+        let mut pixels = Vec::with_capacity(LANES);
+        for l in 0..LANES {
+            if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
+                continue;
+            }
+            let (i, j) = pos(l);
+            let at = (j * width + i) as usize;
+            let killed = report.killed & (1 << l) != 0;
+            let px = if killed {
+                bind.clear
+            } else if let Some(o) = out_reg {
+                std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]))
+            } else {
+                [0.0; 4]
+            };
+            pixels.push((
+                at,
+                px,
+                killed,
+                report.exhausted & (1 << l) != 0,
+                report.unspecified & (1 << l) != 0,
+            ));
+        }
+        Ok(Tile { pixels })
+    })?;
     let mut image = Image {
         width,
         height,
@@ -194,83 +389,16 @@ pub fn render<E: Engine + ?Sized>(
         discarded: 0,
         unspecified: Vec::new(),
     };
-    let mut io = new_io(shader, Arrangement::Quads);
-    let mut scratch = engine.scratch();
-    // Tiles of 8x8 pixels: 16 quads, 64 lanes.
-    for ty in (0..height).step_by(8) {
-        for tx in (0..width).step_by(8) {
-            let pos = |l: usize| {
-                let (q, k) = (l / 4, l % 4);
-                let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
-                let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
-                (i, j)
-            };
-            let inside = |l: usize| {
-                let (i, j) = pos(l);
-                i < width && j < height
-            };
-            let mut alive: Mask = 0;
-            let mut helpers: Mask = 0;
-            for q in 0..LANES / 4 {
-                if (0..4).any(|k| inside(4 * q + k)) {
-                    for k in 0..4 {
-                        alive |= 1 << (4 * q + k);
-                        if !inside(4 * q + k) {
-                            helpers |= 1 << (4 * q + k);
-                        }
-                    }
+    for tile in results {
+        for (at, px, killed, exhausted, unspecified) in tile.pixels {
+            image.pixels[at] = px;
+            image.discarded += killed as u64;
+            image.exhausted += exhausted as u64;
+            if unspecified {
+                if image.unspecified.is_empty() {
+                    image.unspecified = vec![false; image.pixels.len()];
                 }
-            }
-            if alive == 0 {
-                continue;
-            }
-            clear(&mut io.inputs);
-            clear(&mut io.sv);
-            io.alive = alive;
-            io.helpers = helpers;
-            for d in p
-                .declarations
-                .iter()
-                .filter(|d| matches!(d.file, File::Input | File::SystemValue))
-            {
-                let store = if d.file == File::Input {
-                    &mut io.inputs
-                } else {
-                    &mut io.sv
-                };
-                for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
-                    for l in 0..LANES {
-                        let (i, j) = pos(l);
-                        let v = fragment_input(p, d.semantic, i, j, width, height);
-                        for c in 0..4 {
-                            store[r as usize][c][l] = v[c];
-                        }
-                    }
-                }
-            }
-            let report = engine.run_batch(bind, &mut io, &mut scratch)?;
-            for l in 0..LANES {
-                if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
-                    continue;
-                }
-                let (i, j) = pos(l);
-                let at = (j * width + i) as usize;
-                if report.unspecified & (1 << l) != 0 {
-                    if image.unspecified.is_empty() {
-                        image.unspecified = vec![false; image.pixels.len()];
-                    }
-                    image.unspecified[at] = true;
-                }
-                let px = &mut image.pixels[at];
-                if report.exhausted & (1 << l) != 0 {
-                    image.exhausted += 1;
-                }
-                if report.killed & (1 << l) != 0 {
-                    *px = bind.clear;
-                    image.discarded += 1;
-                } else if let Some(o) = out_reg {
-                    *px = std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]));
-                }
+                image.unspecified[at] = true;
             }
         }
     }
@@ -282,11 +410,15 @@ pub fn render<E: Engine + ?Sized>(
 ///
 /// # Errors
 /// As [`render`].
-pub fn run_vertices<E: Engine + ?Sized>(
+pub fn run_vertices<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
-) -> Result<Vec<Invocation>, RunError> {
+    opts: &RunOptions<'_>,
+) -> Result<Vec<Invocation>, RunError>
+where
+    E::Scratch: Send,
+{
     let p = &engine.shader().program;
     if p.processor != Processor::Vertex {
         return Err(RunError::Unsupported(format!(
@@ -294,7 +426,7 @@ pub fn run_vertices<E: Engine + ?Sized>(
             p.processor
         )));
     }
-    run_independent(engine, bind, vertices.len(), |io, l, k| {
+    run_independent(engine, bind, vertices.len(), opts, |io, l, k| {
         for (r, v) in vertices[k].iter().enumerate().take(io.inputs.len()) {
             for c in 0..4 {
                 io.inputs[r][c][l] = v[c];
@@ -308,11 +440,15 @@ pub fn run_vertices<E: Engine + ?Sized>(
 ///
 /// # Errors
 /// As [`render`].
-pub fn run_geometry<E: Engine + ?Sized>(
+pub fn run_geometry<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     primitives: &[Vec<Vec<[u32; 4]>>],
-) -> Result<Vec<Invocation>, RunError> {
+    opts: &RunOptions<'_>,
+) -> Result<Vec<Invocation>, RunError>
+where
+    E::Scratch: Send,
+{
     let shader = engine.shader();
     if shader.program.processor != Processor::Geometry {
         return Err(RunError::Unsupported(format!(
@@ -322,7 +458,7 @@ pub fn run_geometry<E: Engine + ?Sized>(
     }
     let per = shader.size(File::Input);
     let verts = shader.gs_vertices as usize;
-    run_independent(engine, bind, primitives.len(), |io, l, k| {
+    run_independent(engine, bind, primitives.len(), opts, |io, l, k| {
         for (v, vert) in primitives[k].iter().enumerate().take(verts) {
             for (r, val) in vert.iter().enumerate().take(per) {
                 for c in 0..4 {
@@ -333,66 +469,77 @@ pub fn run_geometry<E: Engine + ?Sized>(
     })
 }
 
-fn run_independent<E: Engine + ?Sized>(
+fn run_independent<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     n: usize,
-    fill: impl Fn(&mut BatchIo, usize, usize),
-) -> Result<Vec<Invocation>, RunError> {
-    let shader = engine.shader();
-    let p = &shader.program;
-    let mut io = new_io(shader, Arrangement::Independent);
-    let mut scratch = engine.scratch();
-    let mut out = Vec::with_capacity(n);
-    for start in (0..n).step_by(LANES) {
-        let count = (n - start).min(LANES);
-        io.alive = if count == LANES {
-            ALL
-        } else {
-            (1u64 << count) - 1
-        };
-        clear(&mut io.inputs);
-        clear(&mut io.sv);
-        for l in 0..count {
-            fill(&mut io, l, start + l);
-        }
-        for d in p.declarations_of(File::SystemValue) {
-            let v = |l: usize| -> [u32; 4] {
-                let k = (start + l) as u32;
-                match d.semantic.map(|s| s.name) {
-                    Some(Semantic::VertexId | Semantic::VertexIdNoBase | Semantic::PrimId) => {
-                        [k; 4]
-                    }
-                    _ => [0; 4],
-                }
+    opts: &RunOptions<'_>,
+    fill: impl Fn(&mut BatchIo, usize, usize) + Sync,
+) -> Result<Vec<Invocation>, RunError>
+where
+    E::Scratch: Send,
+{
+    let p = &engine.shader().program;
+    let batches = n.div_ceil(LANES);
+    let results = parallel(
+        engine,
+        Arrangement::Independent,
+        batches,
+        opts,
+        |io, scratch, b| {
+            let start = b * LANES;
+            let count = (n - start).min(LANES);
+            io.alive = if count == LANES {
+                ALL
+            } else {
+                (1u64 << count) - 1
             };
-            for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
-                for l in 0..count {
-                    let val = v(l);
-                    for c in 0..4 {
-                        io.sv[r as usize][c][l] = val[c];
+            io.helpers = 0;
+            clear(&mut io.inputs);
+            clear(&mut io.sv);
+            for l in 0..count {
+                fill(io, l, start + l);
+            }
+            for d in p.declarations_of(File::SystemValue) {
+                let v = |l: usize| -> [u32; 4] {
+                    let k = (start + l) as u32;
+                    match d.semantic.map(|s| s.name) {
+                        Some(Semantic::VertexId | Semantic::VertexIdNoBase | Semantic::PrimId) => {
+                            [k; 4]
+                        }
+                        _ => [0; 4],
+                    }
+                };
+                for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
+                    for l in 0..count {
+                        let val = v(l);
+                        for c in 0..4 {
+                            io.sv[r as usize][c][l] = val[c];
+                        }
                     }
                 }
             }
-        }
-        let report = engine.run_batch(bind, &mut io, &mut scratch)?;
-        for l in 0..count {
-            let emitted = report
-                .emitted
-                .iter()
-                .filter(|e| e.lane == l)
-                .map(|e| e.outputs.clone())
-                .collect();
-            out.push(Invocation {
-                outputs: io
-                    .outputs
+            let report = engine.run_batch(bind, io, scratch)?;
+            let mut out = Vec::with_capacity(count);
+            for l in 0..count {
+                let emitted = report
+                    .emitted
                     .iter()
-                    .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
-                    .collect(),
-                emitted,
-                exhausted: report.exhausted & (1 << l) != 0,
-            });
-        }
-    }
-    Ok(out)
+                    .filter(|e| e.lane == l)
+                    .map(|e| e.outputs.clone())
+                    .collect();
+                out.push(Invocation {
+                    outputs: io
+                        .outputs
+                        .iter()
+                        .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
+                        .collect(),
+                    emitted,
+                    exhausted: report.exhausted & (1 << l) != 0,
+                });
+            }
+            Ok(out)
+        },
+    )?;
+    Ok(results.into_iter().flatten().collect())
 }

@@ -117,13 +117,17 @@ fn geometry_shaders_emit_the_same_vertices() {
             })
             .collect();
         let bind = bindings(&shader, &mut rng);
-        let reference = tgsic_runtime::dispatch::run_geometry(&shader, &bind, &prims).unwrap();
+        let reference =
+            tgsic_runtime::dispatch::run_geometry(&shader, &bind, &prims, &Default::default())
+                .unwrap();
         assert!(
             reference.iter().any(|i| i.emitted.len() > 2),
             "some primitive emits vertices"
         );
         for engine in [&ir, &o2] {
-            let out = tgsic_runtime::dispatch::run_geometry(engine, &bind, &prims).unwrap();
+            let out =
+                tgsic_runtime::dispatch::run_geometry(engine, &bind, &prims, &Default::default())
+                    .unwrap();
             assert_eq!(out, reference, "seed {seed}");
         }
     }

@@ -104,7 +104,15 @@ pub fn run_vertices(
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
 ) -> Result<Vec<Invocation>, RunError> {
-    crate::dispatch::run_vertices(shader, bind, vertices)
+    crate::dispatch::run_vertices(
+        shader,
+        bind,
+        vertices,
+        &crate::dispatch::RunOptions {
+            threads: 1,
+            progress: None,
+        },
+    )
 }
 
 /// Runs a geometry shader once per primitive with the interpreter: `primitives[p][v][r]` is
@@ -117,7 +125,15 @@ pub fn run_geometry(
     bind: &Bindings,
     primitives: &[Vec<Vec<[u32; 4]>>],
 ) -> Result<Vec<Invocation>, RunError> {
-    crate::dispatch::run_geometry(shader, bind, primitives)
+    crate::dispatch::run_geometry(
+        shader,
+        bind,
+        primitives,
+        &crate::dispatch::RunOptions {
+            threads: 1,
+            progress: None,
+        },
+    )
 }
 
 /// The interpreter as an execution engine.

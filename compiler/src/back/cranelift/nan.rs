@@ -2,17 +2,40 @@
 //!
 //! The interpreter returns the canonical NaN `0x7FC00000` from every float operation; SSE
 //! returns an operand's NaN (quieted) or `0xFFC00000`. Canonicalizing after every operation
-//! would cost two instructions each, so the back end tracks, per value, whether it is
-//! *arithmetic*: produced by SSE float arithmetic, so its NaN bits may differ from the
-//! interpreter's while everything else is equal. Arithmetic consumers (arithmetic,
-//! comparisons, conversions) do not care. A consumer that exposes bits — a sign operation,
-//! a bitcast, a store, an EMIT, a host call — canonicalizes an arithmetic operand first. A
-//! merge (`select`, `If` result, loop parameter or result) is arithmetic when all its inputs
-//! are; otherwise its arithmetic inputs are canonicalized where they enter it, so that raw
-//! bits (a MOV of an input NaN) keep their payload.
+//! would cost two instructions each, so the back end tracks, per value, its [`Class`]:
+//! whether it is *arithmetic* — its bits may differ from the interpreter's only in a NaN's
+//! payload — and, if so, which NaN the interpreter would hold there (`-x` of an arithmetic x
+//! holds `0xFFC00000`). Arithmetic consumers (arithmetic, comparisons, conversions, sign
+//! operations) do not care. A consumer that exposes bits — a bitcast, a store, an EMIT, a host
+//! call — canonicalizes an arithmetic operand first. A merge (`select`, `If` result, loop
+//! parameter or result) keeps the class its inputs share; otherwise its arithmetic inputs are
+//! canonicalized where they enter it, so that raw bits (a MOV of an input NaN) keep their
+//! payload.
 
 use crate::ir::*;
 use std::collections::HashMap;
+
+/// What is known of a value's NaN bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Exactly the interpreter's bits.
+    Exact,
+    /// The interpreter's bits, except that where it holds the NaN `0x7FC00000` this may hold
+    /// another NaN.
+    Arith,
+    /// As `Arith`, with the interpreter's NaN `0xFFC00000` (a negated arithmetic value).
+    ArithNeg,
+}
+
+impl Class {
+    /// The NaN the interpreter holds where this class may differ.
+    pub fn canonical_nan(self) -> u32 {
+        match self {
+            Class::ArithNeg => 0xFFC0_0000,
+            _ => crate::numerics::CANONICAL_NAN,
+        }
+    }
+}
 
 /// Whether the operation's result comes from SSE arithmetic (in `fast` math mode, the inline
 /// approximations count too).
@@ -39,25 +62,52 @@ fn arithmetic(op: &Op, fast: bool) -> bool {
     }
 }
 
-/// Per value, whether it is arithmetic (see the module documentation).
-pub fn classes(f: &Function, fast: bool) -> Vec<bool> {
-    let mut arith = vec![false; f.values.len()];
-    // Merges start optimistic and are demoted to a fixpoint.
+/// Per value, its class (see the module documentation).
+pub fn classes(f: &Function, fast: bool) -> Vec<Class> {
+    let mut cls = vec![Class::Exact; f.values.len()];
+    // Merges start optimistic (the class of their first input) and settle to a fixpoint; sign
+    // operations follow their operand.
     let mut merges: HashMap<Value, Vec<Value>> = HashMap::new();
-    collect(f, &f.body, fast, &mut arith, &mut merges);
+    let mut signs: Vec<(Value, Unary, Value)> = Vec::new();
+    collect(f, &f.body, fast, &mut cls, &mut merges, &mut signs);
     for &v in merges.keys() {
-        arith[v.index()] = f.ty(v) == Type::F32;
+        cls[v.index()] = if f.ty(v) == Type::F32 {
+            Class::Arith
+        } else {
+            Class::Exact
+        };
     }
     loop {
         let mut changed = false;
+        for &(r, u, x) in &signs {
+            let c = match (u, cls[x.index()]) {
+                (_, Class::Exact) => Class::Exact,
+                (Unary::FAbs, _) => Class::Arith,
+                (_, Class::Arith) => Class::ArithNeg,
+                (_, Class::ArithNeg) => Class::Arith,
+            };
+            if cls[r.index()] != c {
+                cls[r.index()] = c;
+                changed = true;
+            }
+        }
         for (&v, inputs) in &merges {
-            if arith[v.index()] && !inputs.iter().all(|i| arith[i.index()]) {
-                arith[v.index()] = false;
+            let first = inputs.first().map_or(Class::Exact, |i| cls[i.index()]);
+            let c = if inputs.iter().all(|i| cls[i.index()] == first) {
+                first
+            } else {
+                Class::Exact
+            };
+            // Demote only (optimistic start): Arith → ArithNeg/Exact, never back up.
+            let cur = cls[v.index()];
+            let next = if cur == Class::Exact { Class::Exact } else { c };
+            if next != cur {
+                cls[v.index()] = next;
                 changed = true;
             }
         }
         if !changed {
-            return arith;
+            return cls;
         }
     }
 }
@@ -80,24 +130,34 @@ fn collect(
     f: &Function,
     b: &Block,
     fast: bool,
-    arith: &mut [bool],
+    cls: &mut [Class],
     merges: &mut HashMap<Value, Vec<Value>>,
+    signs: &mut Vec<(Value, Unary, Value)>,
 ) {
     for s in &b.0 {
         match s {
             Stmt::Inst(i) => {
                 let d = &f.insts[*i];
-                if d.op == Op::Select {
-                    merges.insert(d.results[0], vec![d.args[1], d.args[2]]);
-                } else if arithmetic(&d.op, fast) {
-                    for &r in &d.results {
-                        arith[r.index()] = f.ty(r) == Type::F32;
+                match &d.op {
+                    Op::Select => {
+                        merges.insert(d.results[0], vec![d.args[1], d.args[2]]);
                     }
+                    Op::Unary(u @ (Unary::FNeg | Unary::FAbs)) => {
+                        signs.push((d.results[0], *u, d.args[0]))
+                    }
+                    op if arithmetic(op, fast) => {
+                        for &r in &d.results {
+                            if f.ty(r) == Type::F32 {
+                                cls[r.index()] = Class::Arith;
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
             Stmt::If(x) => {
-                collect(f, &x.then_, fast, arith, merges);
-                collect(f, &x.else_, fast, arith, merges);
+                collect(f, &x.then_, fast, cls, merges, signs);
+                collect(f, &x.else_, fast, cls, merges, signs);
                 for (k, &r) in x.results.iter().enumerate() {
                     let ys = [&x.then_, &x.else_]
                         .into_iter()
@@ -110,7 +170,7 @@ fn collect(
                 }
             }
             Stmt::Loop(l) => {
-                collect(f, &l.body, fast, arith, merges);
+                collect(f, &l.body, fast, cls, merges, signs);
                 let (mut conts, mut breaks) = (Vec::new(), Vec::new());
                 jumps(&l.body, &mut conts, &mut breaks);
                 for (k, &p) in l.params.iter().enumerate() {

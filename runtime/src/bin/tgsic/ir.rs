@@ -22,6 +22,26 @@ pub struct IrArgs {
     /// maximum lift + optimization time.
     #[arg(long)]
     pub stats: bool,
+    /// What to print: the IR, the Cranelift IR the JIT generates, or its machine code.
+    #[arg(long, value_enum, default_value_t = Emit::Ir)]
+    pub emit: Emit,
+    /// Transcendental functions in generated code (with --emit clif|asm).
+    #[arg(long, value_enum, default_value_t = crate::run::MathArg::Exact)]
+    pub math: crate::run::MathArg,
+    /// JIT lanes per step in F32X4 registers (with --emit clif|asm).
+    #[arg(long, default_value_t = 2)]
+    pub vectors: usize,
+}
+
+/// `--emit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// The SSA IR.
+    Ir,
+    /// Cranelift IR.
+    Clif,
+    /// Machine code (disassembled).
+    Asm,
 }
 
 struct Compiled {
@@ -119,7 +139,30 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
             if many {
                 println!("; {name}");
             }
-            print!("{}", print(&c.f));
+            match a.emit {
+                Emit::Ir => print!("{}", print(&c.f)),
+                Emit::Clif | Emit::Asm => {
+                    let opts = tgsic::back::cranelift::JitOptions {
+                        math: match a.math {
+                            crate::run::MathArg::Exact => tgsic::back::cranelift::MathMode::Exact,
+                            crate::run::MathArg::Fast => tgsic::back::cranelift::MathMode::Fast,
+                        },
+                        vectors: a.vectors,
+                        verify: true,
+                    };
+                    let code = tgsic::back::cranelift::compile_with_text(&c.f, &opts)
+                        .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
+                    let text = if a.emit == Emit::Clif {
+                        code.clif.as_deref()
+                    } else {
+                        code.asm.as_deref()
+                    };
+                    print!("{}", text.unwrap_or(""));
+                    if a.emit == Emit::Asm {
+                        println!("; {} bytes of machine code", code.code_size);
+                    }
+                }
+            }
             continue;
         }
         println!(

@@ -4,6 +4,7 @@
 //! place: `PATH:LINE:COL: error: ...` for text, `PATH: token N (FIELD): ...` for binary),
 //! 2 wrong usage. Messages go to stderr.
 
+mod bench;
 mod front;
 mod ir;
 mod report;
@@ -41,6 +42,9 @@ enum Command {
     /// Run a shader: a fragment shader over an image (.f32 or .png), a vertex shader over a
     /// vertices file, a geometry shader over a primitives file.
     Run(run::RunArgs),
+    /// Time shader compilation and shading per engine (default interp,jit at 1024x1024) and
+    /// print megapixels per second and the speed ratio.
+    Bench(bench::BenchArgs),
     /// Compare two .f32 images component by component; exit 1 when they differ by more than
     /// --ulp.
     Cmp(run::CmpArgs),
@@ -66,6 +70,7 @@ fn main() -> ExitCode {
         Command::Ir(a) => ir::ir(&a),
         Command::Run(a) => run::run(&a),
         Command::Cmp(a) => run::cmp(&a),
+        Command::Bench(a) => bench::bench(&a),
         Command::Theia { command } => match command {
             theia::TheiaCommand::Asm(a) => theia::asm(&a),
             theia::TheiaCommand::Dis(a) => theia::dis(&a),

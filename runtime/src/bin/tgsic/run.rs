@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use tgsic::tgsi::*;
 use tgsic_runtime::attributes;
 use tgsic_runtime::compare::{compare, read_f32};
+use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Shader};
+use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
 /// Execution engines.
@@ -42,6 +44,44 @@ pub struct BindArgs {
     pub max_iterations: u32,
 }
 
+/// Options of the JIT engines and of parallel runs (shared by `run` and `bench`).
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Transcendental functions in JIT code: exact (bit-identical to the interpreter) or
+    /// fast (inline approximations, bounds in docs/jit.md).
+    #[arg(long, value_enum, default_value_t = MathArg::Exact)]
+    pub math: MathArg,
+    /// Worker threads (0: every core). The results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// JIT lanes per step, in F32X4 registers per value (1, 2, 4 or 8: 4 to 32 lanes).
+    #[arg(long, default_value_t = JitConfig::default().vectors)]
+    pub vectors: usize,
+}
+
+/// `--math`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MathArg {
+    /// Bit-identical to the interpreter.
+    Exact,
+    /// Inline vector approximations.
+    Fast,
+}
+
+impl ExecArgs {
+    /// The JIT configuration these options ask for.
+    pub fn jit_config(&self) -> JitConfig {
+        JitConfig {
+            math: match self.math {
+                MathArg::Exact => tgsic::back::cranelift::MathMode::Exact,
+                MathArg::Fast => tgsic::back::cranelift::MathMode::Fast,
+            },
+            vectors: self.vectors,
+            ..JitConfig::default()
+        }
+    }
+}
+
 /// Arguments of `tgsic run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -71,6 +111,8 @@ pub struct RunArgs {
     pub primitives: Option<PathBuf>,
     #[command(flatten)]
     pub bind: BindArgs,
+    #[command(flatten)]
+    pub exec: ExecArgs,
 }
 
 /// Arguments of `tgsic cmp`.
@@ -85,7 +127,7 @@ pub struct CmpArgs {
     pub ulp: u64,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or("expected WxH")?;
     let w: u32 = w.parse().map_err(|_| format!("bad width `{w}`"))?;
     let h: u32 = h.parse().map_err(|_| format!("bad height `{h}`"))?;
@@ -95,7 +137,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-fn parse_clear(s: &str) -> Result<[f32; 4], String> {
+pub fn parse_clear(s: &str) -> Result<[f32; 4], String> {
     let v: Vec<f32> = s
         .split(',')
         .map(|x| {
@@ -107,14 +149,14 @@ fn parse_clear(s: &str) -> Result<[f32; 4], String> {
     <[f32; 4]>::try_from(v).map_err(|_| "expected four numbers r,g,b,a".to_string())
 }
 
-fn usage(msg: String) -> Failure {
+pub fn usage(msg: String) -> Failure {
     Failure {
         messages: vec![format!("error: {msg}")],
         code: 2,
     }
 }
 
-fn input_error(msg: String) -> Failure {
+pub fn input_error(msg: String) -> Failure {
     Failure::input(vec![msg])
 }
 
@@ -336,7 +378,8 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
     Ok(bind)
 }
 
-fn load_shader(input: &str) -> Result<Shader, Failure> {
+/// Reads and prepares a shader (validated).
+pub fn load_shader(input: &str) -> Result<Shader, Failure> {
     let name = if input == "-" { "<stdin>" } else { input };
     let mut bytes = Vec::new();
     let r = if input == "-" {
@@ -403,26 +446,83 @@ pub fn write_image(path: &Path, img: &interp::Image) -> Result<(), Failure> {
         .map_err(|e| input_error(format!("{}: error: cannot write: {e}", path.display())))
 }
 
+/// A progress bar on stderr for runs of many batches (hidden when stderr is not a terminal).
+pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
+    let pb = indicatif::ProgressBar::new(0);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} batches ({elapsed})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+/// An engine chosen on the command line.
+pub enum AnyEngine {
+    /// The interpreter.
+    Interp(Box<Shader>),
+    /// The Cranelift JIT.
+    Jit(Box<JitShader>),
+}
+
+/// Builds the engine `engine` for `shader`.
+pub fn make_engine(
+    engine: Engine,
+    shader: Shader,
+    exec: &ExecArgs,
+    name: &str,
+) -> Result<AnyEngine, Failure> {
+    match engine {
+        Engine::Interp => Ok(AnyEngine::Interp(Box::new(shader))),
+        Engine::Jit => JitShader::new(shader, &exec.jit_config())
+            .map(|j| AnyEngine::Jit(Box::new(j)))
+            .map_err(|e| input_error(format!("{name}: error: {e}"))),
+        Engine::Llvm => Err(usage(
+            "the llvm engine needs tgsic built with the cargo feature `llvm` (cargo build --features llvm)"
+                .into(),
+        )),
+    }
+}
+
+/// Runs `$body` with `$e` bound to the concrete engine inside an [`AnyEngine`].
+macro_rules! with_engine {
+    ($any:expr, $e:ident => $body:expr) => {
+        match $any {
+            $crate::run::AnyEngine::Interp($e) => {
+                let $e = &**$e;
+                $body
+            }
+            $crate::run::AnyEngine::Jit($e) => {
+                let $e = &**$e;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_engine;
+
 /// `tgsic run`.
 pub fn run(a: &RunArgs) -> Result<(), Failure> {
-    if a.engine != Engine::Interp {
-        return Err(usage(format!(
-            "the {} engine is not built yet; run with --engine interp",
-            if a.engine == Engine::Jit {
-                "jit"
-            } else {
-                "llvm"
-            }
-        )));
-    }
     let shader = load_shader(&a.input)?;
-    let p = &shader.program;
-    let bind = bindings(p, &a.bind, a.clear)?;
+    let p = shader.program.clone();
+    let bind = bindings(&p, &a.bind, a.clear)?;
+    let engine = make_engine(a.engine, shader, &a.exec, &a.input)?;
     let err = |e: interp::RunError| input_error(format!("{}: error: {e}", a.input));
+    let pb = progress_bar(&a.input);
+    let tick = |done: u64, all: u64| {
+        pb.set_length(all);
+        pb.set_position(done);
+    };
+    let opts = RunOptions {
+        threads: a.exec.threads,
+        progress: Some(&tick),
+    };
     let exhausted = match p.processor {
         Processor::Fragment => {
             let (w, h) = a.size;
-            let img = interp::render(&shader, &bind, w, h, a.output_index).map_err(err)?;
+            let img = with_engine!(&engine, e => dispatch::render_with(e, &bind, w, h, a.output_index, &opts))
+                .map_err(err)?;
+            pb.finish_and_clear();
             write_image(&a.output, &img)?;
             img.exhausted
         }
@@ -431,18 +531,23 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
                 usage("a vertex shader runs over vertices: give --vertices FILE".into())
             })?;
             let verts = attributes::read_vertices(path).map_err(|e| input_error(e.to_string()))?;
-            let out = interp::run_vertices(&shader, &bind, &verts).map_err(err)?;
-            write_text(&a.output, &attributes::write_vertices(p, &out))?;
+            let out = with_engine!(&engine, e => dispatch::run_vertices(e, &bind, &verts, &opts))
+                .map_err(err)?;
+            pb.finish_and_clear();
+            write_text(&a.output, &attributes::write_vertices(&p, &out))?;
             out.iter().filter(|o| o.exhausted).count() as u64
         }
         Processor::Geometry => {
             let path = a.primitives.as_ref().ok_or_else(|| {
                 usage("a geometry shader runs over primitives: give --primitives FILE".into())
             })?;
-            let prims = attributes::read_primitives(path, shader.gs_vertices as usize)
+            let gs_vertices = with_engine!(&engine, e => e.shader().gs_vertices);
+            let prims = attributes::read_primitives(path, gs_vertices as usize)
                 .map_err(|e| input_error(e.to_string()))?;
-            let out = interp::run_geometry(&shader, &bind, &prims).map_err(err)?;
-            write_text(&a.output, &attributes::write_emitted(p, &out))?;
+            let out = with_engine!(&engine, e => dispatch::run_geometry(e, &bind, &prims, &opts))
+                .map_err(err)?;
+            pb.finish_and_clear();
+            write_text(&a.output, &attributes::write_emitted(&p, &out))?;
             out.iter().filter(|o| o.exhausted).count() as u64
         }
         Processor::Compute => {

@@ -69,7 +69,7 @@ pub(super) struct Lower<'a, 'f> {
     /// Vectors per value.
     k: usize,
     math: MathMode,
-    arith: Vec<bool>,
+    arith: Vec<super::nan::Class>,
     vals: Vec<Option<L>>,
     vars: HashMap<ir::Value, Vec<Variable>>,
     exec: Vec<Variable>,
@@ -369,20 +369,53 @@ impl Lower<'_, '_> {
         (0..self.k)
             .map(|k| {
                 let ty = self.b.func.dfg.value_type(x[k]);
-                let c = self.bitcast(m[k], ty);
+                let c = self.lane_mask(m[k]);
+                let c = self.bitcast(c, ty);
                 let yk = self.bitcast(y[k], ty);
                 self.b.ins().bitselect(c, x[k], yk)
             })
             .collect()
     }
 
-    fn canonical(&mut self, l: &L) -> L {
+    /// A lane mask Cranelift knows to be all ones or all zeros per lane (a comparison's
+    /// result), so `bitselect` becomes one blend instruction instead of and/andnot/or.
+    fn lane_mask(&mut self, m: Value) -> Value {
+        use cranelift_codegen::ir::{InstructionData, Opcode};
+        let dfg = &self.b.func.dfg;
+        let direct = match dfg.value_def(m).inst() {
+            Some(i) => match dfg.insts[i] {
+                InstructionData::IntCompare { .. } | InstructionData::FloatCompare { .. } => true,
+                InstructionData::LoadNoOffset {
+                    opcode: Opcode::Bitcast,
+                    arg,
+                    ..
+                } => dfg
+                    .value_def(arg)
+                    .inst()
+                    .is_some_and(|j| matches!(dfg.insts[j], InstructionData::FloatCompare { .. })),
+                _ => false,
+            },
+            None => false,
+        };
+        if direct {
+            return m;
+        }
+        let m = self.bitcast(m, types::I32X4);
+        let z = self.vconst(types::I32X4, [0; 4]);
+        self.b
+            .ins()
+            .icmp(cl::condcodes::IntCC::SignedLessThan, m, z)
+    }
+
+    /// The interpreter's bits of a value of class `class`: its NaNs replaced by the NaN the
+    /// interpreter holds there.
+    fn canonical(&mut self, l: &L, class: super::nan::Class) -> L {
         l.iter()
             .map(|&v| {
                 let v = self.bitcast(v, types::F32X4);
                 let nan = self.b.ins().fcmp(cl::condcodes::FloatCC::Unordered, v, v);
                 let nan = self.bitcast(nan, types::F32X4);
-                let c = self.vconst(types::F32X4, [crate::numerics::CANONICAL_NAN; 4]);
+                let c = self.vconst(types::F32X4, [class.canonical_nan(); 4]);
                 self.b.ins().bitselect(nan, c, v)
             })
             .collect()
@@ -446,17 +479,16 @@ impl Lower<'_, '_> {
     /// An IR value whose bits are observed: canonical NaN if it is arithmetic.
     fn get_bits(&mut self, v: ir::Value) -> L {
         let l = self.get(v);
-        if self.arith[v.index()] {
-            self.canonical(&l)
-        } else {
-            l
+        match self.arith[v.index()] {
+            super::nan::Class::Exact => l,
+            c => self.canonical(&l, c),
         }
     }
 
     /// The value entering a merge whose result is `to`: canonicalized unless the merge is
     /// arithmetic itself.
     fn get_for(&mut self, v: ir::Value, to: ir::Value) -> L {
-        let l = if self.arith[to.index()] {
+        let l = if self.arith[to.index()] != super::nan::Class::Exact {
             self.get(v)
         } else {
             self.get_bits(v)

@@ -74,18 +74,36 @@ impl Lower<'_, '_> {
     }
 
     /// `fminf`/`fmaxf` as the interpreter: the non-NaN operand, `x` when equal; flushed.
-    fn fminmax(&mut self, x: Value, y: Value, max: bool) -> Value {
+    /// `fminf`/`fmaxf` as the interpreter: the non-NaN operand, `x` when equal; flushed.
+    /// `y_number`: y is a constant that is not NaN (no NaN test); `normal`: neither operand
+    /// can be a denormal (no flush).
+    fn fminmax(&mut self, x: Value, y: Value, max: bool, y_number: bool, normal: bool) -> Value {
         let cc = if max {
             FloatCC::GreaterThanOrEqual
         } else {
             FloatCC::LessThanOrEqual
         };
         let c = self.b.ins().fcmp(cc, x, y);
-        let ynan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-        let c = self.b.ins().bor(c, ynan);
+        let c = if y_number {
+            c
+        } else {
+            let ynan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+            let c = self.b.ins().bor(c, ynan);
+            self.lane_mask(c)
+        };
         let c = self.bitcast(c, types::F32X4);
         let r = self.b.ins().bitselect(c, x, y);
-        self.flush(r)
+        if normal { r } else { self.flush(r) }
+    }
+
+    /// Whether an IR value can never hold a denormal (an SSE arithmetic result under FTZ, or a
+    /// constant that is not one).
+    fn never_denormal(&self, v: ir::Value) -> bool {
+        self.arith[v.index()] != super::super::nan::Class::Exact
+            || self
+                .f
+                .const_value(v)
+                .is_some_and(|c| !f32::from_bits(c).is_subnormal())
     }
 
     fn fcmp_cc(k: FCmp) -> FloatCC {
@@ -130,18 +148,22 @@ impl Lower<'_, '_> {
     fn unary(&mut self, u: Unary, x: ir::Value) -> L {
         use Unary as U;
         let a = match u {
-            // Sign operations and bitcasts expose the bits.
-            U::FNeg | U::FAbs | U::Bitcast => self.get_bits(x),
+            // Bitcasts expose the bits (sign operations carry the class along: nan.rs).
+            U::Bitcast => self.get_bits(x),
             _ => self.get(x),
         };
         match u {
-            U::FNeg => self.map1(&a, |s, v| {
-                let v = s.bitcast(v, types::F32X4);
-                s.b.ins().fneg(v)
-            }),
-            U::FAbs => self.map1(&a, |s, v| {
-                let v = s.bitcast(v, types::F32X4);
-                s.b.ins().fabs(v)
+            // Sign-bit operations as one xor/and with a constant.
+            U::FNeg | U::FAbs => self.map1(&a, |s, v| {
+                let v = s.bitcast(v, types::I32X4);
+                let r = if u == U::FNeg {
+                    let m = s.vconst(types::I32X4, [0x8000_0000; 4]);
+                    s.b.ins().bxor(v, m)
+                } else {
+                    let m = s.vconst(types::I32X4, [0x7FFF_FFFF; 4]);
+                    s.b.ins().band(v, m)
+                };
+                s.bitcast(r, types::F32X4)
             }),
             U::FFloor => self.map1(&a, |s, v| s.b.ins().floor(v)),
             U::FCeil => self.map1(&a, |s, v| s.b.ins().ceil(v)),
@@ -156,27 +178,30 @@ impl Lower<'_, '_> {
                     _ => vmath::cos(&mut s.b, v),
                 })
             }
-            U::FSat01 | U::FSat11 => self.map1(&a, |s, v| {
-                // fmin(fmax(x, lo), 1) with x flushed; FSat11 sends NaN to 0.
-                let lo = if u == U::FSat01 { 0.0 } else { -1.0 };
-                let xf = s.flush(v);
-                let l = s.fsplat(lo);
-                let one = s.fsplat(1.0);
-                let c = s.b.ins().fcmp(FloatCC::GreaterThanOrEqual, xf, l);
-                let c = s.bitcast(c, types::F32X4);
-                let r = s.b.ins().bitselect(c, xf, l);
-                let c = s.b.ins().fcmp(FloatCC::LessThanOrEqual, r, one);
-                let c = s.bitcast(c, types::F32X4);
-                let r = s.b.ins().bitselect(c, r, one);
-                if u == U::FSat11 {
-                    let nan = s.b.ins().fcmp(FloatCC::Unordered, v, v);
-                    let z = s.fsplat(0.0);
-                    let nan = s.bitcast(nan, types::F32X4);
-                    s.b.ins().bitselect(nan, z, r)
-                } else {
-                    r
-                }
-            }),
+            U::FSat01 | U::FSat11 => {
+                let normal = self.never_denormal(x);
+                self.map1(&a, |s, v| {
+                    // fmin(fmax(x, lo), 1) with x flushed; FSat11 sends NaN to 0.
+                    let lo = if u == U::FSat01 { 0.0 } else { -1.0 };
+                    let xf = if normal { v } else { s.flush(v) };
+                    let l = s.fsplat(lo);
+                    let one = s.fsplat(1.0);
+                    let c = s.b.ins().fcmp(FloatCC::GreaterThanOrEqual, xf, l);
+                    let c = s.bitcast(c, types::F32X4);
+                    let r = s.b.ins().bitselect(c, xf, l);
+                    let c = s.b.ins().fcmp(FloatCC::LessThanOrEqual, r, one);
+                    let c = s.bitcast(c, types::F32X4);
+                    let r = s.b.ins().bitselect(c, r, one);
+                    if u == U::FSat11 {
+                        let nan = s.b.ins().fcmp(FloatCC::Unordered, v, v);
+                        let z = s.fsplat(0.0);
+                        let nan = s.bitcast(nan, types::F32X4);
+                        s.b.ins().bitselect(nan, z, r)
+                    } else {
+                        r
+                    }
+                })
+            }
             U::FSign => self.map1(&a, |s, v| {
                 let z = s.fsplat(0.0);
                 let gt = s.b.ins().fcmp(FloatCC::GreaterThan, v, z);
@@ -246,8 +271,16 @@ impl Lower<'_, '_> {
             B::FSub => self.map2(&a, &c, |s, p, q| s.b.ins().fsub(p, q)),
             B::FMul => self.map2(&a, &c, |s, p, q| s.b.ins().fmul(p, q)),
             B::FDiv => self.map2(&a, &c, |s, p, q| s.b.ins().fdiv(p, q)),
-            B::FMin => self.map2(&a, &c, |s, p, q| s.fminmax(p, q, false)),
-            B::FMax => self.map2(&a, &c, |s, p, q| s.fminmax(p, q, true)),
+            B::FMin | B::FMax => {
+                let y_number = self
+                    .f
+                    .const_value(y)
+                    .is_some_and(|c| !f32::from_bits(c).is_nan());
+                let normal = self.never_denormal(x) && self.never_denormal(y);
+                self.map2(&a, &c, |s, p, q| {
+                    s.fminmax(p, q, op == B::FMax, y_number, normal)
+                })
+            }
             B::FPow => self.map2(&a, &c, |s, p, q| vmath::pow(&mut s.b, p, q)),
             B::IAdd => self.map2(&a, &c, |s, p, q| s.b.ins().iadd(p, q)),
             B::ISub => self.map2(&a, &c, |s, p, q| s.b.ins().isub(p, q)),
