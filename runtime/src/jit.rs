@@ -285,10 +285,23 @@ unsafe extern "C" fn texture_callback(
             let total = call.args;
             let n_src = (total - 3 * t.offsets as usize) / 4;
             let arg = |a: usize, l: usize| unsafe { *args.add(a * n + l) };
-            h.srcs.clear();
+            // Reuse the operand storage: only lanes 0..n are read (the mask's).
+            let mut count = 0usize;
+            {
+                let (mut taken, mut k) = (0usize, 0u8);
+                while taken < n_src {
+                    if Some(k) != info.sampler && Some(k) != info.view {
+                        taken += 1;
+                    }
+                    k += 1;
+                    count += 1;
+                }
+            }
+            if h.srcs.len() < count {
+                h.srcs.resize(count, [[0; LANES]; 4]);
+            }
             let (mut taken, mut k) = (0usize, 0u8);
-            while taken < n_src {
-                let mut r: Reg = [[0; LANES]; 4];
+            for r in h.srcs.iter_mut().take(count) {
                 if Some(k) != info.sampler && Some(k) != info.view {
                     for c in 0..4 {
                         for l in 0..n {
@@ -297,7 +310,6 @@ unsafe extern "C" fn texture_callback(
                     }
                     taken += 1;
                 }
-                h.srcs.push(r);
                 k += 1;
             }
             let offset = (t.offsets > 0).then(|| {
@@ -316,7 +328,7 @@ unsafe extern "C" fn texture_callback(
                     sampler: t.sampler,
                     target: t.target,
                 },
-                srcs: h.srcs,
+                srcs: &h.srcs[..count],
                 offset,
                 exec: mask,
                 quads: h.quads,

@@ -129,9 +129,20 @@ fn missing_bindings_and_bad_usage() {
     let o = tgsic(&["run", &p("npm_hsl2rgb.tgsi"), "-o", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let _ = std::fs::remove_file(&out);
-    let o = tgsic(&["run", &p("npm_hsl2rgb.tgsi"), "-o", "/tmp/x.f32", "--engine", "llvm"]);
+    let o = tgsic(&[
+        "run",
+        &p("npm_hsl2rgb.tgsi"),
+        "-o",
+        "/tmp/x.f32",
+        "--engine",
+        "llvm",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("feature `llvm`"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("feature `llvm`"),
+        "{}",
+        text(&o.stderr)
+    );
     assert_eq!(
         tgsic(&[
             "run",

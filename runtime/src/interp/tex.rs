@@ -7,16 +7,6 @@ use crate::texture::{self, Sampler, Texture};
 use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
-/// How the level of detail is chosen.
-enum Lod {
-    /// From the quad's coordinate derivatives (fragments), plus a per-lane bias.
-    Implicit(Option<Chan>),
-    /// Explicit per lane.
-    Explicit(Chan),
-    /// From explicit derivative vectors.
-    Gradients(Box<(Reg, Reg)>),
-}
-
 fn rho_lod(d: [[f32; 3]; 2], size: [f32; 3], dims: usize) -> f32 {
     let mut rho = 0.0f32;
     for k in 0..dims {
@@ -253,105 +243,115 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
         _ => {}
     }
 
-    // Sampling: coordinates (projected for TXP), reference, level of detail.
-    let mut coords: Vec<[f32; 4]> = (0..LANES)
-        .map(|l| {
-            [
-                f(coord[0][l]),
-                f(coord[1][l]),
-                f(coord[2][l]),
-                f(coord[3][l]),
-            ]
-        })
-        .collect();
-    if op == O::Txp {
-        for c in coords.iter_mut() {
+    // Sampling: coordinates (projected for TXP), reference, level of detail — computed only
+    // for the lanes that execute, and the quad neighbours an implicit LOD reads.
+    let implicit = !matches!(
+        op,
+        O::Txl | O::Txl2 | O::SampleL | O::TexLz | O::SampleCLz | O::Txd | O::SampleD
+    );
+    let quads = req.quads;
+    let mut need = exec;
+    if implicit && quads {
+        for q in 0..LANES / 4 {
+            if exec & (0xF << (4 * q)) != 0 {
+                need |= 0x7 << (4 * q);
+            }
+        }
+    }
+    let mut coords = [[0f32; 4]; LANES];
+    let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
+    let sz_level0 = size(0);
+    for l in (0..LANES).filter(|&l| need & (1u64 << l) != 0) {
+        let mut c = [
+            f(coord[0][l]),
+            f(coord[1][l]),
+            f(coord[2][l]),
+            f(coord[3][l]),
+        ];
+        if op == O::Txp {
             let q = c[3];
             for k in 0..3 {
                 c[k] = tgsic::numerics::ftz(c[k] / q);
             }
         }
-    }
-    if let Some(offs) = req.offset {
-        let sz = size(0);
-        let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
-        for (l, c) in coords.iter_mut().enumerate() {
+        if let Some(offs) = &req.offset {
             for k in 0..3 {
                 let d = offs[k][l] as i32 as f32;
-                c[k] += if rect { d } else { d / sz[k] as f32 };
+                c[k] += if rect { d } else { d / sz_level0[k] as f32 };
             }
         }
+        coords[l] = c;
     }
-    let refs: Vec<Option<f32>> = match op {
-        O::Tex2 => {
-            let r = scalar(1);
-            (0..LANES).map(|l| Some(f(r[l]))).collect()
+    let reference = |l: usize| -> Option<f32> {
+        match op {
+            O::Tex2 => Some(f(src(1)[0][l])),
+            O::SampleC | O::SampleCLz => Some(f(src(3)[0][l])),
+            _ => shadow_ref(target, coords[l]),
         }
-        O::SampleC | O::SampleCLz => {
-            let r = scalar(3);
-            (0..LANES).map(|l| Some(f(r[l]))).collect()
-        }
-        _ => coords.iter().map(|&c| shadow_ref(target, c)).collect(),
     };
-    let lod = match op {
-        O::Txl => Lod::Explicit(coord[3]),
-        O::Txl2 => Lod::Explicit(scalar(1)),
-        O::SampleL => Lod::Explicit(scalar(3)),
-        O::TexLz | O::SampleCLz => Lod::Explicit([0; LANES]),
-        O::Txb => Lod::Implicit(Some(coord[3])),
-        O::Txb2 => Lod::Implicit(Some(scalar(1))),
-        O::SampleB => Lod::Implicit(Some(scalar(3))),
-        O::Txd => Lod::Gradients(Box::new((*src(1), *src(2)))),
-        O::SampleD => Lod::Gradients(Box::new((*src(3), *src(4)))),
-        _ => Lod::Implicit(None),
-    };
-    let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
-    let sz0 = size(0).map(|v| if rect { 1.0 } else { v as f32 });
-    let quads = req.quads;
-    let lods: Vec<f32> = match &lod {
-        Lod::Explicit(v) => (0..LANES).map(|l| f(v[l])).collect(),
-        Lod::Gradients(g) => (0..LANES)
-            .map(|l| {
+    let sz0 = sz_level0.map(|v| if rect { 1.0 } else { v as f32 });
+    let mut quad_lod: [Option<f32>; LANES / 4] = [None; LANES / 4];
+    let mut lod_of = |l: usize| -> f32 {
+        match op {
+            O::Txl => f(coord[3][l]),
+            O::Txl2 => f(src(1)[0][l]),
+            O::SampleL => f(src(3)[0][l]),
+            O::TexLz | O::SampleCLz => 0.0,
+            O::Txd | O::SampleD => {
+                let (gx, gy) = if op == O::Txd {
+                    (src(1), src(2))
+                } else {
+                    (src(3), src(4))
+                };
                 let (_, dims) = lod_coords(target, coords[l]);
-                let (dx, dy) = &**g;
                 let d = [
-                    [f(dx[0][l]), f(dx[1][l]), f(dx[2][l])],
-                    [f(dy[0][l]), f(dy[1][l]), f(dy[2][l])],
+                    [f(gx[0][l]), f(gx[1][l]), f(gx[2][l])],
+                    [f(gy[0][l]), f(gy[1][l]), f(gy[2][l])],
                 ];
                 rho_lod(d, sz0, dims)
-            })
-            .collect(),
-        Lod::Implicit(bias) => (0..LANES)
-            .map(|l| {
+            }
+            _ => {
+                // From the quad's derivatives (computed once per quad), plus the bias.
                 let base_lod = if quads {
-                    let q = l & !3;
-                    let (c0, dims) = lod_coords(target, coords[q]);
-                    let (c1, _) = lod_coords(target, coords[q + 1]);
-                    let (c2, _) = lod_coords(target, coords[q + 2]);
-                    let d = [
-                        std::array::from_fn(|k| c1[k] - c0[k]),
-                        std::array::from_fn(|k| c0[k] - c2[k]),
-                    ];
-                    rho_lod(d, sz0, dims)
+                    let q = l / 4;
+                    *quad_lod[q].get_or_insert_with(|| {
+                        let b0 = 4 * q;
+                        let (c0, dims) = lod_coords(target, coords[b0]);
+                        let (c1, _) = lod_coords(target, coords[b0 + 1]);
+                        let (c2, _) = lod_coords(target, coords[b0 + 2]);
+                        let d = [
+                            std::array::from_fn(|k| c1[k] - c0[k]),
+                            std::array::from_fn(|k| c0[k] - c2[k]),
+                        ];
+                        rho_lod(d, sz0, dims)
+                    })
                 } else {
                     0.0
                 };
-                base_lod + bias.map_or(0.0, |bv| f(bv[l]))
-            })
-            .collect(),
+                let bias = match op {
+                    O::Txb => f(coord[3][l]),
+                    O::Txb2 => f(src(1)[0][l]),
+                    O::SampleB => f(src(3)[0][l]),
+                    _ => 0.0,
+                };
+                base_lod + bias
+            }
+        }
     };
     if matches!(op, O::Lodq | O::Lod) {
         for l in lanes {
-            let clamped = (lods[l] + sampler.lod_bias)
+            let lod = lod_of(l);
+            let clamped = (lod + sampler.lod_bias)
                 .clamp(sampler.min_lod, sampler.max_lod)
                 .clamp(0.0, (tex.levels.len() - 1) as f32);
             out[0][l] = b(clamped);
-            out[1][l] = b(lods[l]);
+            out[1][l] = b(lod);
         }
         return Ok(out);
     }
     for l in lanes {
-        let v = texture::sample(tex, &sampler, target, coords[l], lods[l], refs[l]);
+        let lod = lod_of(l);
+        let v = texture::sample(tex, &sampler, target, coords[l], lod, reference(l));
         for c in 0..4 {
             out[c][l] = b(v[c]);
         }

@@ -13,8 +13,14 @@ use tgsic_runtime::dispatch::{self, RunOptions};
 /// Arguments of `tgsic bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Fragment shader, text or binary (detected).
-    pub input: String,
+    /// Fragment shader, text or binary (detected); with --compile-only, any number of
+    /// shaders of any kind.
+    #[arg(required = true)]
+    pub inputs: Vec<String>,
+    /// Only JIT-compile the shaders (lift, -O2, Cranelift) and print the compile time median,
+    /// p99 and maximum, and the machine code size.
+    #[arg(long)]
+    pub compile_only: bool,
     /// Engines to compare, the first is the reference of the ratios.
     #[arg(long, value_delimiter = ',', default_value = "interp,jit")]
     pub engines: Vec<Engine>,
@@ -40,16 +46,84 @@ struct Row {
     image: tgsic_runtime::interp::Image,
 }
 
+/// `tgsic bench --compile-only`: JIT compile times over many shaders (each compiled fresh,
+/// fastest of three).
+fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
+    let config = a.exec.jit_config();
+    let mut times = Vec::new();
+    let mut bytes = Vec::new();
+    let pb = progress_bar("compiling");
+    pb.set_length(a.inputs.len() as u64);
+    for input in &a.inputs {
+        let shader = load_shader(input)?;
+        let mut best = Duration::MAX;
+        let mut size = 0;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let mut f = tgsic::ir::lift(&shader.program)
+                .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+            tgsic::opt::optimize(&mut f, config.opt);
+            let opts = tgsic::back::cranelift::JitOptions {
+                math: config.math,
+                vectors: config.vectors,
+                verify: false,
+            };
+            let code = tgsic::back::cranelift::compile(&f, &opts)
+                .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+            best = best.min(t.elapsed());
+            size = code.code_size;
+        }
+        times.push((best, input.clone()));
+        bytes.push(size);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    times.sort();
+    bytes.sort_unstable();
+    let at = |q: f64| {
+        times[((times.len() - 1) as f64 * q).round() as usize]
+            .0
+            .as_secs_f64()
+            * 1e3
+    };
+    let total: f64 = times.iter().map(|t| t.0.as_secs_f64()).sum::<f64>() * 1e3;
+    println!(
+        "{} shaders: lift + -O2 + Cranelift per shader: median {:.3} ms, p99 {:.3} ms, max {:.3} ms ({}); total {:.1} ms",
+        times.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0),
+        times.last().map_or("", |t| &t.1[..]),
+        total
+    );
+    println!(
+        "machine code per shader: median {} bytes, max {} bytes, total {} bytes",
+        bytes[bytes.len() / 2],
+        bytes.last().copied().unwrap_or(0),
+        bytes.iter().sum::<usize>()
+    );
+    Ok(())
+}
+
 /// `tgsic bench`.
 pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
+    if a.compile_only {
+        return compile_only(a);
+    }
     if a.engines.is_empty() {
         return Err(usage("--engines names no engine".into()));
     }
-    let shader = load_shader(&a.input)?;
+    if a.inputs.len() != 1 {
+        return Err(usage(
+            "tgsic bench renders one shader (--compile-only takes many)".into(),
+        ));
+    }
+    let input = &a.inputs[0];
+    let shader = load_shader(input)?;
     if shader.program.processor != Processor::Fragment {
         return Err(input_error(format!(
             "{}: error: tgsic bench renders fragment shaders",
-            a.input
+            input
         )));
     }
     let p = shader.program.clone();
@@ -58,7 +132,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let mut rows: Vec<Row> = Vec::new();
     for &engine in &a.engines {
         let t = Instant::now();
-        let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, &a.input)?;
+        let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, &input)?;
         let compile = match &e {
             AnyEngine::Jit(j) => j.compile_time.max(t.elapsed().min(j.compile_time)),
             AnyEngine::Interp(_) => t.elapsed(),
@@ -78,7 +152,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
             };
             let t = Instant::now();
             let img = with_engine!(&e, x => dispatch::render_with(x, &bind, w, h, 0, &opts))
-                .map_err(|err| input_error(format!("{}: error: {err}", a.input)))?;
+                .map_err(|err| input_error(format!("{}: error: {err}", input)))?;
             best = best.min(t.elapsed());
             image = Some(img);
         }
@@ -93,7 +167,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let mpix = |d: Duration| (w as f64 * h as f64) / d.as_secs_f64() / 1e6;
     println!(
         "{}: {w}x{h}, {} thread(s)",
-        a.input,
+        input,
         if a.exec.threads == 0 {
             "all".to_string()
         } else {

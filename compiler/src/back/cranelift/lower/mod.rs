@@ -6,6 +6,7 @@ mod ops;
 
 use super::{BATCH_LANES, JitArgs, JitError, JitOptions, MathMode};
 use crate::ir::{self, Def, Stmt};
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
     self as cl, AbiParam, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData,
     StackSlotKind, Value, types,
@@ -88,6 +89,9 @@ pub(super) struct Lower<'a, 'f> {
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores go.
     trash: u64,
+    /// Vector constants, in the entry block before `entry_jump`.
+    consts: HashMap<(cl::Type, [u32; 4]), Value>,
+    entry_jump: cl::Inst,
 }
 
 /// Memory flags of every access: the addresses are valid, alignment is not assumed.
@@ -193,6 +197,11 @@ pub(super) fn lower(
         emit: ld(&mut b, offset_of!(JitArgs, emit)),
         lane0: args,
     };
+    // The entry block ends with the jump to the batch loop; constants go before it.
+    let header = b.create_block();
+    b.append_block_param(header, types::I64);
+    let zero = b.ins().iconst(types::I64, 0);
+    let entry_jump_placeholder = b.ins().jump(header, &[cl::BlockArg::Value(zero)]);
     let mut array_base = Vec::new();
     let mut total = 0u64;
     for a in &f.arrays {
@@ -220,17 +229,15 @@ pub(super) fn lower(
         scratch,
         array_base,
         trash: total,
+        consts: HashMap::new(),
+        entry_jump: entry_jump_placeholder,
     };
     lw.exec = (0..lw.k).map(|_| lw.b.declare_var(types::I32X4)).collect();
 
     // for group in 0..BATCH_LANES / lanes
-    let header = lw.b.create_block();
     let body = lw.b.create_block();
     let next = lw.b.create_block();
     let exit = lw.b.create_block();
-    lw.b.append_block_param(header, types::I64);
-    let zero = lw.b.ins().iconst(types::I64, 0);
-    lw.b.ins().jump(header, &[cl::BlockArg::Value(zero)]);
     lw.b.switch_to_block(header);
     let group = lw.b.block_params(header)[0];
     let lane0 = lw.b.ins().imul_imm_s(group, lanes as i64);
@@ -299,10 +306,18 @@ impl Lower<'_, '_> {
     }
 
     /// A vector of four 32-bit words.
+    /// A vector constant, defined once in the entry block (so it dominates every use and
+    /// never sits inside a loop).
     fn vconst(&mut self, ty: cl::Type, words: [u32; 4]) -> Value {
+        if let Some(&v) = self.consts.get(&(ty, words)) {
+            return v;
+        }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
-        self.b.ins().vconst(ty, c)
+        let mut cur = FuncCursor::new(self.b.func).at_inst(self.entry_jump);
+        let v = cur.ins().vconst(ty, c);
+        self.consts.insert((ty, words), v);
+        v
     }
 
     fn splat(&mut self, ty: cl::Type, bits: u32) -> L {
