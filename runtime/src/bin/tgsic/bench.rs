@@ -132,7 +132,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let mut rows: Vec<Row> = Vec::new();
     for &engine in &a.engines {
         let t = Instant::now();
-        let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, &input)?;
+        let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, input)?;
         let compile = match &e {
             AnyEngine::Jit(j) => j.compile_time.max(t.elapsed().min(j.compile_time)),
             AnyEngine::Interp(_) => t.elapsed(),
