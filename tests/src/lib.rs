@@ -288,3 +288,91 @@ pub mod random {
         None
     }
 }
+
+/// The Mesa corpus under its contract (index.json): 64×64, clear −7, `const0.bin`, every
+/// sampler reading `texture32.png` with nearest/repeat.
+pub mod mesa {
+    use std::path::Path;
+    use tgsic_runtime::interp::{Bindings, Shader};
+    use tgsic_runtime::texture::Texture;
+
+    /// One shader of the corpus, ready to render, with Mesa's output.
+    pub struct Case {
+        /// File stem.
+        pub name: String,
+        /// The prepared program.
+        pub shader: Shader,
+        /// Its bindings.
+        pub bind: Bindings,
+        /// Mesa's rendering (64×64 RGBA f32).
+        pub reference: Vec<f32>,
+    }
+
+    fn words(path: &Path) -> Vec<[u32; 4]> {
+        let bytes = std::fs::read(path).expect("constant file");
+        bytes
+            .chunks(16)
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    c.get(4 * k..4 * k + 4)
+                        .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                })
+            })
+            .collect()
+    }
+
+    /// Every case, or `None` when the shared folder is absent.
+    pub fn cases() -> Option<Vec<Case>> {
+        let shared = crate::shared_dir()?;
+        let dir = shared.join("corpus/mesa");
+        let texture = Texture::from_png(&dir.join("texture32.png")).expect("texture32.png");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .ok()?
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_suffix(".tgsi")
+                    .map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        let mut out = Vec::new();
+        for name in names {
+            let src = std::fs::read_to_string(dir.join(format!("{name}.tgsi"))).expect("reads");
+            let shader =
+                Shader::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
+            let mut bind = Bindings {
+                clear: [-7.0; 4],
+                ..Bindings::default()
+            };
+            let const_file = dir.join(format!("{name}.const0.bin"));
+            if const_file.exists() {
+                bind.constants.push(words(&const_file));
+            }
+            let units = shader
+                .program
+                .declarations
+                .iter()
+                .filter(|d| {
+                    matches!(
+                        d.file,
+                        tgsic::tgsi::File::Sampler | tgsic::tgsi::File::SamplerView
+                    )
+                })
+                .map(|d| d.span().last as usize + 1)
+                .max()
+                .unwrap_or(0);
+            bind.textures = vec![Some(texture.clone()); units];
+            let reference = tgsic_runtime::compare::read_f32(&dir.join(format!("{name}.ref.f32")))
+                .expect("reference");
+            out.push(Case {
+                name,
+                shader,
+                bind,
+                reference,
+            });
+        }
+        Some(out)
+    }
+}

@@ -1,0 +1,195 @@
+//! The JIT never leaves its buffers and never hangs: indirect addressing driven by extreme
+//! address values, texture lookups at extreme coordinates on every target, a loop that never
+//! ends; and two threads render what one does. Every result is also compared with the
+//! interpreter.
+
+use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
+use tgsic_runtime::interp::{Bindings, Shader};
+use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+
+/// Floats that make bad addresses and coordinates.
+const EXTREMES: &[f32] = &[
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    3.0e9,
+    -3.0e9,
+    2_147_483_520.0,
+    -2_147_483_648.0,
+    1.0e38,
+    -1.0e38,
+    1.0e-40,
+    -0.0,
+    0.5,
+    -1.5,
+    7.0,
+    11.0,
+    1000.0,
+];
+
+fn vertices(n: usize) -> Vec<Vec<[u32; 4]>> {
+    (0..n)
+        .map(|k| {
+            let v = |j: usize| EXTREMES[(k * 7 + j * 3) % EXTREMES.len()].to_bits();
+            vec![[v(0), v(1), v(2), v(3)], [v(4), v(5), v(6), v(7)]]
+        })
+        .collect()
+}
+
+fn both(text: &str, bind: &Bindings) {
+    let shader = Shader::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let verts = vertices(200);
+    let one = RunOptions {
+        threads: 1,
+        progress: None,
+    };
+    let want = run_vertices(&shader, bind, &verts, &one).unwrap();
+    for vectors in [1, 2, 4] {
+        let jit = JitShader::new(
+            shader.clone(),
+            &JitConfig {
+                vectors,
+                ..JitConfig::default()
+            },
+        )
+        .unwrap();
+        let got = run_vertices(&jit, bind, &verts, &one).unwrap();
+        assert_eq!(got, want, "{vectors} vectors");
+    }
+}
+
+#[test]
+fn indirect_addressing_with_extreme_addresses_stays_inside() {
+    let mut bind = Bindings::default();
+    bind.constants = vec![(0..6u32).map(|k| [k, k + 100, k + 200, k + 300]).collect()];
+    both(
+        "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL CONST[0..5]\nDCL TEMP[0..3], ARRAY(1)\n\
+         DCL TEMP[4]\nDCL ADDR[0]\nIMM[0] FLT32 {1.0, 2.0, 3.0, 4.0}\nIMM[1] FLT32 {5.0, 6.0, 7.0, 8.0}\n\
+         ARL ADDR[0].x, IN[0].xxxx\nMOV TEMP[ADDR[0].x+1](1), IN[1]\nMOV TEMP[ADDR[0].x-2](1).y, IN[0].wwww\n\
+         MOV OUT[0], TEMP[ADDR[0].x](1)\nMOV OUT[1], CONST[ADDR[0].x-2]\nMOV OUT[2], IMM[ADDR[0].x+1]\n\
+         ARL ADDR[0].x, IN[0].yyyy\nMOV OUT[ADDR[0].x+3], IN[ADDR[0].x]\nMOV TEMP[4], TEMP[ADDR[0].x+1](1)\n\
+         ADD OUT[3].x, TEMP[4].xxxx, OUT[3].yyyy\nEND\n",
+        &bind,
+    );
+}
+
+fn texture(w: u32, h: u32, d: u32) -> Texture {
+    let bytes: Vec<u8> = (0..w * h * d * 4)
+        .map(|k| (k.wrapping_mul(37) % 251) as u8)
+        .collect();
+    let mut t = Texture::from_rgba8(w, h, d, &bytes).unwrap();
+    t.generate_mipmaps(true);
+    t
+}
+
+#[test]
+fn texture_lookups_at_extreme_coordinates_on_every_target() {
+    let targets = [
+        "1D",
+        "2D",
+        "3D",
+        "CUBE",
+        "RECT",
+        "1D_ARRAY",
+        "2D_ARRAY",
+        "SHADOW1D",
+        "SHADOW2D",
+        "SHADOWRECT",
+        "SHADOWCUBE",
+        "SHADOW1D_ARRAY",
+        "SHADOW2D_ARRAY",
+        "CUBEARRAY",
+        "SHADOWCUBEARRAY",
+    ];
+    for (k, target) in targets.iter().enumerate() {
+        let mut bind = Bindings::default();
+        bind.textures = vec![Some(texture(4, 4, 6))];
+        bind.samplers = vec![Sampler {
+            min: if k % 2 == 0 {
+                Filter::Linear
+            } else {
+                Filter::Nearest
+            },
+            mag: Filter::Linear,
+            mip: MipFilter::Linear,
+            wrap: [Wrap::Repeat, Wrap::Mirror, Wrap::Clamp],
+            ..Sampler::default()
+        }];
+        both(
+            &format!(
+                "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL SAMP[0]\nDCL TEMP[0]\n\
+                 MOV TEMP[0], IN[0]\nMOV TEMP[0].w, IN[1].xxxx\nTXL OUT[0], TEMP[0], SAMP[0], {target}\n\
+                 TXF OUT[1], IN[1], SAMP[0], {target}\nTXQ OUT[2], IN[1], SAMP[0], {target}\n\
+                 TXD OUT[3], IN[0], IN[1], IN[0].wzyx, SAMP[0], {target}\nEND\n"
+            ),
+            &bind,
+        );
+    }
+}
+
+#[test]
+fn a_loop_that_never_ends_returns_with_the_budget_report() {
+    let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
+                ENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n";
+    let shader = Shader::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let jit = JitShader::new(shader.clone(), &JitConfig::default()).unwrap();
+    let bind = Bindings {
+        max_iterations: 1000,
+        ..Bindings::default()
+    };
+    let img = render(&jit, &bind, 10, 6, 0).unwrap();
+    assert_eq!(img.exhausted, 60);
+    // 1000 iterations charged, the 1001st stops: 1001 additions.
+    assert_eq!(img.pixel(3, 2)[0], 1001.0);
+    assert_eq!(img, render(&shader, &bind, 10, 6, 0).unwrap());
+}
+
+#[test]
+fn two_threads_render_what_one_renders() {
+    let Some(cases) = tgsic_tests::mesa::cases() else {
+        return;
+    };
+    for c in cases.iter().filter(|c| {
+        [
+            "npm_curl_noise",
+            "gltr_tangentmotionblur",
+            "piglit_loop_300",
+        ]
+        .contains(&c.name.as_str())
+    }) {
+        let jit = JitShader::new(c.shader.clone(), &JitConfig::default()).unwrap();
+        let one = render_with(
+            &jit,
+            &c.bind,
+            93,
+            71,
+            0,
+            &RunOptions {
+                threads: 1,
+                progress: None,
+            },
+        )
+        .unwrap();
+        let two = render_with(
+            &jit,
+            &c.bind,
+            93,
+            71,
+            0,
+            &RunOptions {
+                threads: 2,
+                progress: None,
+            },
+        )
+        .unwrap();
+        assert_eq!(one, two, "{}", c.name);
+        assert_eq!(
+            one,
+            render(&c.shader, &c.bind, 93, 71, 0).unwrap(),
+            "{}",
+            c.name
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! Mesa's own output with the JIT: exact math reproduces it bit for bit (as the interpreter
+//! does); fast math is reported (hash-style shaders amplify any difference, so it is not
+//! bounded).
+
+use tgsic::back::cranelift::MathMode;
+use tgsic_runtime::compare::compare;
+use tgsic_runtime::dispatch::render;
+use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_tests::mesa::cases;
+
+fn run(math: MathMode) -> Vec<(String, usize, usize, u64)> {
+    let Some(cases) = cases() else {
+        return Vec::new();
+    };
+    cases
+        .iter()
+        .map(|c| {
+            let jit = JitShader::new(
+                c.shader.clone(),
+                &JitConfig {
+                    math,
+                    ..JitConfig::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            let img =
+                render(&jit, &c.bind, 64, 64, 0).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            let ours: Vec<f32> = img.pixels.iter().flatten().copied().collect();
+            let cmp = compare(&ours, &c.reference);
+            (c.name.clone(), cmp.identical, cmp.total, cmp.max_ulp)
+        })
+        .collect()
+}
+
+#[test]
+fn exact_math_reproduces_mesa_bit_for_bit() {
+    let rows = run(MathMode::Exact);
+    let bad: Vec<String> = rows
+        .iter()
+        .filter(|(_, same, total, _)| same != total)
+        .map(|(n, same, total, ulp)| format!("{n}: {same} of {total} identical, max {ulp} ulp"))
+        .collect();
+    println!("{} of {} bit-identical", rows.len() - bad.len(), rows.len());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn fast_math_is_reported() {
+    let rows = run(MathMode::Fast);
+    let identical = rows.iter().filter(|(_, s, t, _)| s == t).count();
+    for (n, same, total, ulp) in &rows {
+        if same != total {
+            println!("{n}: {same} of {total} components identical, max {ulp} ulp");
+        }
+    }
+    println!(
+        "fast math: {identical} of {} shaders bit-identical to Mesa",
+        rows.len()
+    );
+    if !rows.is_empty() {
+        assert!(identical > 0);
+    }
+}
