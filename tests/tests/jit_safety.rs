@@ -61,8 +61,10 @@ fn both(text: &str, bind: &Bindings) {
 
 #[test]
 fn indirect_addressing_with_extreme_addresses_stays_inside() {
-    let mut bind = Bindings::default();
-    bind.constants = vec![(0..6u32).map(|k| [k, k + 100, k + 200, k + 300]).collect()];
+    let bind = Bindings {
+        constants: vec![(0..6u32).map(|k| [k, k + 100, k + 200, k + 300]).collect()],
+        ..Bindings::default()
+    };
     both(
         "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL CONST[0..5]\nDCL TEMP[0..3], ARRAY(1)\n\
          DCL TEMP[4]\nDCL ADDR[0]\nIMM[0] FLT32 {1.0, 2.0, 3.0, 4.0}\nIMM[1] FLT32 {5.0, 6.0, 7.0, 8.0}\n\
@@ -103,19 +105,21 @@ fn texture_lookups_at_extreme_coordinates_on_every_target() {
         "SHADOWCUBEARRAY",
     ];
     for (k, target) in targets.iter().enumerate() {
-        let mut bind = Bindings::default();
-        bind.textures = vec![Some(texture(4, 4, 6))];
-        bind.samplers = vec![Sampler {
-            min: if k % 2 == 0 {
-                Filter::Linear
-            } else {
-                Filter::Nearest
-            },
-            mag: Filter::Linear,
-            mip: MipFilter::Linear,
-            wrap: [Wrap::Repeat, Wrap::Mirror, Wrap::Clamp],
-            ..Sampler::default()
-        }];
+        let bind = Bindings {
+            textures: vec![Some(texture(4, 4, 6))],
+            samplers: vec![Sampler {
+                min: if k % 2 == 0 {
+                    Filter::Linear
+                } else {
+                    Filter::Nearest
+                },
+                mag: Filter::Linear,
+                mip: MipFilter::Linear,
+                wrap: [Wrap::Repeat, Wrap::Mirror, Wrap::Clamp],
+                ..Sampler::default()
+            }],
+            ..Bindings::default()
+        };
         both(
             &format!(
                 "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL SAMP[0]\nDCL TEMP[0]\n\
