@@ -19,7 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dispatch::{BatchIo, Engine};
-use crate::interp::tex::{TexRequest, sample};
+use crate::interp::tex::{TexRequest, sample_into};
 use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -146,6 +146,7 @@ pub struct JitScratch {
     arrays: Vec<u32>,
     uniforms: Vec<u32>,
     srcs: Vec<Reg>,
+    out: Box<Reg>,
 }
 
 /// What the callbacks see.
@@ -154,6 +155,7 @@ struct Host<'a> {
     textures: &'a [cl::TextureCall],
     quads: bool,
     srcs: &'a mut Vec<Reg>,
+    out: &'a mut Reg,
     emitted: Vec<Emitted>,
     error: Option<RunError>,
 }
@@ -172,6 +174,7 @@ impl Engine for JitShader {
             arrays: vec![0; self.compiled.array_words],
             uniforms: vec![0; self.compiled.uniforms.len()],
             srcs: Vec::new(),
+            out: Box::new([[0; LANES]; 4]),
         }
     }
 
@@ -212,6 +215,7 @@ impl Engine for JitShader {
             textures: &c.textures,
             quads: io.arrangement == Arrangement::Quads,
             srcs: &mut scratch.srcs,
+            out: &mut scratch.out,
             emitted: Vec::new(),
             error: None,
         };
@@ -333,15 +337,15 @@ unsafe extern "C" fn texture_callback(
                 exec: mask,
                 quads: h.quads,
             };
-            sample(h.bind, &req)
+            sample_into(h.bind, &req, &mut h.out)
         })
     }));
     match result {
-        Ok(Ok(res)) => {
+        Ok(Ok(())) => {
             for c in 0..4 {
                 for l in 0..n {
                     // SAFETY: `out` holds 4·lanes words.
-                    unsafe { *out.add(c * n + l) = res[c][l] };
+                    unsafe { *out.add(c * n + l) = h.out[c][l] };
                 }
             }
         }

@@ -98,6 +98,17 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
     sample(ex.bind, &req)
 }
 
+/// The set bits of a mask, lowest first (as lane indices).
+fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
 /// Whether a texture opcode takes its level of detail from the quad's derivatives (in
 /// fragment shaders).
 pub(crate) fn implicit_lod(op: Opcode) -> bool {
@@ -120,6 +131,17 @@ pub(crate) fn implicit_lod(op: Opcode) -> bool {
 /// The semantics of every texture instruction (`docs/semantics.md`, "Textures"), shared by the
 /// interpreter and the IR evaluator.
 pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunError> {
+    let mut out = [[0u32; LANES]; 4];
+    sample_into(bind, req, &mut out)?;
+    Ok(out)
+}
+
+/// [`sample`] into `out`: the lanes of `req.exec` are written, the others left alone.
+pub(crate) fn sample_into(
+    bind: &Bindings,
+    req: &TexRequest<'_>,
+    out: &mut Reg,
+) -> Result<(), RunError> {
     use Opcode as O;
     let op = req.opcode;
     let (tex_unit, samp_unit, target) = (
@@ -144,8 +166,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
     let coord = src(0);
     let scalar = |k: usize| src(k)[0];
     let exec = req.exec;
-    let mut out = [[0u32; LANES]; 4];
-    let lanes = (0..LANES).filter(|&l| exec & (1u64 << l) != 0);
+    let lanes = bits(exec);
     let base = tex.base();
     let size = |level: usize| {
         let l = &tex.levels[level.min(tex.levels.len() - 1)];
@@ -183,20 +204,20 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
                 }
                 out[3][l] = tex.levels.len() as u32;
             }
-            return Ok(out);
+            return Ok(());
         }
         O::Txqs | O::SampleInfo => {
             for l in lanes {
                 out[0][l] = 1;
             }
-            return Ok(out);
+            return Ok(());
         }
         O::SamplePos => {
             for l in lanes {
                 out[0][l] = 0.5f32.to_bits();
                 out[1][l] = 0.5f32.to_bits();
             }
-            return Ok(out);
+            return Ok(());
         }
         O::Txf | O::TxfLz | O::SampleI | O::SampleIMs => {
             let offs = req.offset;
@@ -222,7 +243,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
                     out[c][l] = b(t[c]);
                 }
             }
-            return Ok(out);
+            return Ok(());
         }
         O::Tg4 | O::Gather4 => {
             let comp = if op == O::Tg4 { scalar(1) } else { [0; LANES] };
@@ -238,7 +259,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
                     out[k][l] = b(g[k]);
                 }
             }
-            return Ok(out);
+            return Ok(());
         }
         _ => {}
     }
@@ -261,7 +282,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
     let mut coords = [[0f32; 4]; LANES];
     let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
     let sz_level0 = size(0);
-    for l in (0..LANES).filter(|&l| need & (1u64 << l) != 0) {
+    for l in bits(need) {
         let mut c = [
             f(coord[0][l]),
             f(coord[1][l]),
@@ -347,7 +368,7 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
             out[0][l] = b(clamped);
             out[1][l] = b(lod);
         }
-        return Ok(out);
+        return Ok(());
     }
     for l in lanes {
         let lod = lod_of(l);
@@ -356,5 +377,5 @@ pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunEr
             out[c][l] = b(v[c]);
         }
     }
-    Ok(out)
+    Ok(())
 }

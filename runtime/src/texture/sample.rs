@@ -126,11 +126,11 @@ impl Default for Sampler {
 }
 
 fn ifloor(f: f32) -> i32 {
-    f.floor() as i32
+    tgsic::numerics::floor(f) as i32
 }
 
 fn frac(f: f32) -> f32 {
-    f - f.floor()
+    f - tgsic::numerics::floor(f)
 }
 
 fn lerp(a: f32, v0: f32, v1: f32) -> f32 {

@@ -88,6 +88,46 @@ pub fn unary_function(u: Unary) -> Function {
     f
 }
 
+/// `OUT[0].x = op(IN[0].x, IN[0].y)` in fast math mode over pairs.
+pub fn run_binary(op: crate::ir::Binary, xs: &[f32], ys: &[f32]) -> Vec<f32> {
+    let mut f = Function::new(Processor::Vertex);
+    f.input_regs = 1;
+    f.outputs = vec![OutputSlot {
+        reg: 0,
+        semantic: None,
+    }];
+    let a = f.new_inst(Op::Input { reg: 0, comp: 0 }, vec![], &[Type::F32], None);
+    let b = f.new_inst(Op::Input { reg: 0, comp: 1 }, vec![], &[Type::F32], None);
+    let (av, bv) = (f.insts[a].results[0], f.insts[b].results[0]);
+    let r = f.new_inst(Op::Binary(op), vec![av, bv], &[Type::F32], None);
+    let rv = f.insts[r].results[0];
+    let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![rv], &[], None);
+    f.body.0 = vec![Stmt::Inst(a), Stmt::Inst(b), Stmt::Inst(r), Stmt::Inst(s)];
+    let shader = compile(
+        &f,
+        &JitOptions {
+            math: MathMode::Fast,
+            vectors: 2,
+            verify: true,
+        },
+    )
+    .expect("compiles");
+    let mut out = Vec::new();
+    for (cx, cy) in xs.chunks(BATCH_LANES).zip(ys.chunks(BATCH_LANES)) {
+        let mut inputs = vec![0u32; 4 * BATCH_LANES];
+        for (l, (x, y)) in cx.iter().zip(cy).enumerate() {
+            inputs[l] = x.to_bits();
+            inputs[BATCH_LANES + l] = y.to_bits();
+        }
+        out.extend(
+            run_soa(&shader, &inputs)[..cx.len()]
+                .iter()
+                .map(|&v| f32::from_bits(v)),
+        );
+    }
+    out
+}
+
 /// Applies `u` in fast math mode to every value of `xs`.
 pub fn run_unary(u: Unary, xs: &[f32]) -> Vec<f32> {
     let f = unary_function(u);
