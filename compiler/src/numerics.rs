@@ -1,12 +1,62 @@
 //! Scalar numerics of TGSI execution (DECISIONS.md §3, `docs/semantics.md`): shared by the
 //! reference interpreter, constant folding and the IR evaluator, so that all agree bit for bit.
 //!
+//! **Every engine computes under SSE's DAZ and FTZ modes** ([`with_ftz`]), as softpipe's
+//! threads do: an operand that is a denormal reads as zero, and a result whose exact value is
+//! below 2⁻¹²⁶ in magnitude becomes a zero of its sign — even one that IEEE rounding would lift
+//! to 2⁻¹²⁶ (x86 detects tininess before rounding). The explicit flushes of [`f`] and [`b`]
+//! then only matter outside that mode.
+//!
 //! Float arithmetic reads a denormal input as a zero of the same sign and flushes a denormal
 //! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. A NaN result is the
 //! canonical quiet NaN [`CANONICAL_NAN`] (x86 keeps an operand's payload, and which operand
 //! depends on how the compiler ordered it, so payloads would differ between builds and
 //! engines). Bit moves (MOV, selects, negate/abs modifiers) and integer operations never go
 //! through these helpers and keep their bits.
+
+/// MXCSR: denormals are zeros.
+pub const MXCSR_DAZ: u32 = 1 << 6;
+/// MXCSR: flush to zero.
+pub const MXCSR_FTZ: u32 = 1 << 15;
+
+/// Reads the MXCSR (0 on other architectures).
+pub fn get_mxcsr() -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut v: u32 = 0;
+        // SAFETY: stmxcsr writes 4 bytes to the given address.
+        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut v, options(nostack)) };
+        v
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    0
+}
+
+/// Writes the MXCSR (nothing on other architectures).
+pub fn set_mxcsr(v: u32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: ldmxcsr reads 4 bytes; `v` is a value read from the register with the DAZ/FTZ
+    // bits changed.
+    unsafe {
+        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, readonly))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = v;
+}
+
+/// Runs `f` with the MXCSR's DAZ and FTZ bits set — the floating-point environment every
+/// engine computes in (module documentation) — restoring the previous value afterwards.
+pub fn with_ftz<R>(f: impl FnOnce() -> R) -> R {
+    let old = get_mxcsr();
+    let want = old | MXCSR_DAZ | MXCSR_FTZ;
+    if old == want {
+        return f();
+    }
+    set_mxcsr(want);
+    let r = f();
+    set_mxcsr(old);
+    r
+}
 
 /// The NaN every float operation returns: quiet, positive, no payload.
 pub const CANONICAL_NAN: u32 = 0x7FC0_0000;

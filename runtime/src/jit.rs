@@ -282,7 +282,7 @@ unsafe extern "C" fn texture_callback(
     let h = unsafe { &mut *(host as *mut Host) };
     let n = lanes as usize;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        cl::without_ftz(|| {
+        {
             let call = &h.textures[index as usize];
             let t = &call.op;
             let info = t.opcode.tex().expect("a texture opcode");
@@ -337,8 +337,8 @@ unsafe extern "C" fn texture_callback(
                 exec: mask,
                 quads: h.quads,
             };
-            sample_into(h.bind, &req, &mut h.out)
-        })
+            sample_into(h.bind, &req, h.out)
+        }
     }));
     match result {
         Ok(Ok(())) => {

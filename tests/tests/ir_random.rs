@@ -761,5 +761,24 @@ fn replay() {
         let a = run(&shader, &bind, &io).unwrap();
         let b = run(&jit, &bind, &io).unwrap();
         println!("alive {:#x}: {:?}", io.alive, difference(&a, &b, io.alive));
+        if let Ok(l) = std::env::var("TGSIC_LANE") {
+            let l: usize = l.parse().unwrap();
+            for (r, reg) in io.inputs.iter().enumerate() {
+                println!(
+                    "IN[{r}] lane {l}: {:?}",
+                    [0, 1, 2, 3].map(|c| format!("{:#010x}", reg[c][l]))
+                );
+            }
+            for (r, reg) in bind
+                .constants
+                .first()
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .take(8)
+            {
+                println!("CONST[{r}]: {:?}", reg.map(|w| format!("{w:#010x}")));
+            }
+        }
     }
 }

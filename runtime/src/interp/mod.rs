@@ -160,7 +160,8 @@ impl Engine for Prepared {
         let result = {
             let mut ex = Exec::new(self, bind, regs, io.alive, io.arrangement);
             ex.helpers = io.helpers;
-            ex.run().map(|()| std::mem::take(&mut ex.report))
+            // Every engine computes under DAZ/FTZ (tgsic::numerics).
+            tgsic::numerics::with_ftz(|| ex.run()).map(|()| std::mem::take(&mut ex.report))
         };
         std::mem::swap(&mut regs.inputs, &mut io.inputs);
         std::mem::swap(&mut regs.sv, &mut io.sv);

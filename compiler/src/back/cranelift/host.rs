@@ -5,46 +5,6 @@ use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
 use cranelift_jit::JITBuilder;
 
-/// MXCSR: denormals are zeros.
-pub const MXCSR_DAZ: u32 = 1 << 6;
-/// MXCSR: flush to zero.
-pub const MXCSR_FTZ: u32 = 1 << 15;
-
-/// Reads the MXCSR.
-pub fn get_mxcsr() -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut v: u32 = 0;
-        // SAFETY: stmxcsr writes 4 bytes to the given address.
-        unsafe { std::arch::asm!("stmxcsr [{}]", in(reg) &mut v, options(nostack)) };
-        v
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    0
-}
-
-/// Writes the MXCSR.
-pub fn set_mxcsr(v: u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: ldmxcsr reads 4 bytes; `v` keeps the reserved bits of a value read from the
-    // register, or the bits the callers add (DAZ, FTZ).
-    unsafe {
-        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, readonly))
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-}
-
-/// Runs `f` with the default floating-point environment (no DAZ/FTZ): host code called from
-/// generated code computes exactly as it does everywhere else.
-pub fn without_ftz<R>(f: impl FnOnce() -> R) -> R {
-    let old = get_mxcsr();
-    set_mxcsr(old & !(MXCSR_DAZ | MXCSR_FTZ));
-    let r = f();
-    set_mxcsr(old);
-    r
-}
-
 const UNARY: &[Unary] = &[
     Unary::FNeg,
     Unary::FAbs,
@@ -166,7 +126,8 @@ impl HostOp {
 
 /// Evaluates host operation `code` ([`HostOp::code`]) on `n` lanes: operand k is `n` words at
 /// `a`, `b`, `c`, `d` (those the operation takes), the result `n` words at `out` (4·n for
-/// unpacking). Runs in the default floating-point environment whatever the caller's MXCSR.
+/// unpacking), in the caller's floating-point environment (the generated code runs under
+/// DAZ/FTZ, as every engine).
 ///
 /// # Safety
 /// The pointers the operation uses must address `n` readable (`out`: writable) words.
@@ -185,7 +146,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
     let n = n as usize;
     // SAFETY: the caller passes n-word buffers for the operands this operation uses.
     let arg = |p: *const u32, k: usize| unsafe { *p.add(k) };
-    without_ftz(|| {
+    {
         for l in 0..n {
             match op {
                 HostOp::Unary(u) => unsafe { *out.add(l) = sem::unary(u, arg(a, l)) },
@@ -223,7 +184,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
                 }
             }
         }
-    });
+    }
 }
 
 extern "C" fn floorf_(x: f32) -> f32 {
@@ -279,13 +240,10 @@ mod tests {
     }
 
     #[test]
-    fn the_host_restores_the_callers_mxcsr() {
+    fn with_ftz_sets_and_restores_the_mxcsr() {
+        use crate::numerics::{MXCSR_DAZ, MXCSR_FTZ, get_mxcsr, with_ftz};
         let before = get_mxcsr();
-        crate::back::cranelift::with_ftz(|| {
-            assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ);
-            without_ftz(|| assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), 0));
-            assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ);
-        });
+        with_ftz(|| assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ));
         assert_eq!(get_mxcsr(), before);
     }
 }

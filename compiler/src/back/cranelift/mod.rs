@@ -7,9 +7,9 @@
 //!   branch; otherwise each branch runs (and is skipped when no lane takes it) under its mask.
 //!   A loop runs while any lane is in it; `break` and `continue` move lanes out, with their
 //!   values, under masks.
-//! - **Numerics** are the interpreter's, bit for bit, in [`MathMode::Exact`]: the runtime sets
-//!   the MXCSR's DAZ and FTZ bits around the call, so SSE arithmetic reads denormals as zero
-//!   and flushes denormal results exactly as `numerics::{f, b}`; NaN results are canonicalized
+//! - **Numerics** are the interpreter's, bit for bit, in [`MathMode::Exact`]: like every
+//!   engine, the code runs with the MXCSR's DAZ and FTZ bits set ([`with_ftz`]), so SSE
+//!   arithmetic flushes exactly as the interpreter's; NaN results are canonicalized
 //!   where their bits can be observed (a store, a bitcast, a sign operation) — see
 //!   [`nan`](self). Operations without a vector instruction (integer division, bit fields,
 //!   packing, transcendental functions in exact mode) call [`host::tgsic_lanes_op`], which
@@ -29,7 +29,8 @@ mod nan;
 mod tests_support;
 pub mod vmath;
 
-pub use host::{tgsic_lanes_op, without_ftz};
+pub use crate::numerics::with_ftz;
+pub use host::tgsic_lanes_op;
 
 use crate::ir::{Function, TexOp};
 use cranelift_codegen::ir::AbiParam;
@@ -225,16 +226,6 @@ impl CompiledShader {
     pub unsafe fn call(&self, args: &mut JitArgs) {
         unsafe { (self.entry)(args) }
     }
-}
-
-/// Runs `f` with the MXCSR's DAZ and FTZ bits set (the numerics of DECISIONS.md §3 for SSE
-/// arithmetic), restoring the previous value afterwards.
-pub fn with_ftz<R>(f: impl FnOnce() -> R) -> R {
-    let old = host::get_mxcsr();
-    host::set_mxcsr(old | host::MXCSR_DAZ | host::MXCSR_FTZ);
-    let r = f();
-    host::set_mxcsr(old);
-    r
 }
 
 fn isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {

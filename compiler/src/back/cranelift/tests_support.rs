@@ -373,7 +373,7 @@ fn every_operation_matches_the_interpreters_numerics() {
                 for c in 0..4 {
                     inputs[c * BATCH_LANES + l] = xs[c];
                 }
-                want.push(match op {
+                want.push(crate::numerics::with_ftz(|| match op {
                     Op::Unary(u) => sem::unary(*u, xs[0]),
                     Op::Binary(b) => sem::binary(*b, xs[0], xs[1]),
                     Op::Nary(nn) => sem::nary(*nn, &xs),
@@ -393,7 +393,7 @@ fn every_operation_matches_the_interpreters_numerics() {
                     }
                     Op::Pack(p) => sem::pack(*p, &xs[..n]),
                     _ => unreachable!(),
-                });
+                }));
             }
             let got = run_soa(&shader, &inputs);
             for l in 0..BATCH_LANES {
