@@ -32,29 +32,19 @@ pub mod vmath;
 pub use crate::numerics::with_ftz;
 pub use host::tgsic_lanes_op;
 
-use crate::ir::{Function, TexOp};
+use crate::ir::Function;
 use cranelift_codegen::ir::AbiParam;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa::OwnedTargetIsa};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
-use std::ffi::c_void;
 use std::sync::OnceLock;
-use thiserror::Error;
 
-/// Invocations per call of the generated code.
-pub const BATCH_LANES: usize = 64;
-
-/// How transcendental functions are computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum MathMode {
-    /// Bit-identical to the interpreter (glibc's functions, called per lane).
-    #[default]
-    Exact,
-    /// Inline vector approximations (bounds in [`vmath`]).
-    Fast,
-}
+pub use super::abi::{
+    BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
+    MathMode, TextureCall, TextureFn,
+};
 
 /// Code generation options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,154 +67,17 @@ impl Default for JitOptions {
     }
 }
 
-/// Why a function cannot be compiled.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum JitError {
-    /// The host is not supported (an x86-64 CPU with SSE4.1 is needed).
-    #[error("unsupported host: {0}")]
-    Host(String),
-    /// Cranelift rejected the generated code (a bug in tgsic).
-    #[error("code generation failed: {0}")]
-    Codegen(String),
-    /// Options out of range.
-    #[error("invalid JIT options: {0}")]
-    Options(String),
-}
+/// A Cranelift module kept alive for its code (cranelift-jit does not free on drop).
+struct CraneliftCode(Option<JITModule>);
 
-/// A constant buffer as the generated code sees it.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct ConstBuffer {
-    /// Registers, four words each.
-    pub ptr: *const u32,
-    /// Number of registers.
-    pub len: u64,
-}
+impl CodeOwner for CraneliftCode {}
 
-/// The texture callback: `(host, texture op index, args, out, lane mask, first lane, lanes)`.
-/// `args` holds each texture argument's lanes in turn (`lanes` words each); `out` receives
-/// four components of `lanes` words.
-pub type TextureFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, *mut u32, u64, u32, u32);
-
-/// The EMIT/ENDPRIM callback: `(host, is_emit, values, value count, lane mask, first lane,
-/// lanes)`; `values` holds every output component, then the stream, `lanes` words each.
-pub type EmitFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, u32, u64, u32, u32);
-
-/// What the generated code reads and writes; laid out for it (`#[repr(C)]`). Register files are
-/// structure-of-arrays: component `c` of register `r` at lane `l` is word
-/// `(r·4 + c)·BATCH_LANES + l`.
-#[repr(C)]
-#[derive(Debug)]
-pub struct JitArgs {
-    /// IN (geometry shaders: vertex-major, `inputs_per_vertex` registers per vertex).
-    pub inputs: *const u32,
-    /// SV.
-    pub sv: *const u32,
-    /// OUT (written for the active lanes).
-    pub outputs: *mut u32,
-    /// Every array of the function, in order, zeroed by the caller: `len` registers each.
-    pub arrays: *mut u32,
-    /// The direct constant reads, resolved: [`CompiledShader::uniforms`] gives their order.
-    pub uniforms: *const u32,
-    /// Constant buffers, for indirect reads.
-    pub constants: *const ConstBuffer,
-    /// Number of constant buffers.
-    pub num_constants: u64,
-    /// The function's immediates ([`CompiledShader::immediates`]), four words each.
-    pub immediates: *const u32,
-    /// At least four readable zero words (reads that must not touch memory read these).
-    pub zeros: *const u32,
-    /// Lanes holding an invocation.
-    pub alive: u64,
-    /// Helper lanes (READ_HELPER).
-    pub helpers: u64,
-    /// Out: discarded lanes.
-    pub killed: u64,
-    /// Out: lanes out of loop iterations.
-    pub exhausted: u64,
-    /// Loop iterations each invocation may run.
-    pub max_iterations: u64,
-    /// IN registers per vertex (geometry shaders).
-    pub inputs_per_vertex: u64,
-    /// The clear colour's bits (FBFETCH).
-    pub clear: [u32; 4],
-    /// Passed to the callbacks.
-    pub host: *mut c_void,
-    /// Texture lookups.
-    pub texture: TextureFn,
-    /// EMIT and ENDPRIM.
-    pub emit: EmitFn,
-}
-
-/// A texture operation of the code: what the callback index stands for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextureCall {
-    /// The operation.
-    pub op: TexOp,
-    /// Its argument count (four per non-resource source, then three per offset), each
-    /// `lanes` words in the callback's `args`.
-    pub args: usize,
-}
-
-/// A compiled shader: machine code for one [`Function`], and what the caller must provide.
-pub struct CompiledShader {
-    module: Option<JITModule>,
-    entry: unsafe extern "C" fn(*mut JitArgs),
-    /// The direct constant reads `(buffer, register, component)` in [`JitArgs::uniforms`] order.
-    pub uniforms: Vec<(u32, u32, u8)>,
-    /// The texture operations, by the index the callback receives.
-    pub textures: Vec<TextureCall>,
-    /// The immediates [`JitArgs::immediates`] must point to.
-    pub immediates: Vec<u32>,
-    /// Words of the arrays buffer [`JitArgs::arrays`] must point to (zeroed): every array,
-    /// then one register where dropped stores go.
-    pub array_words: usize,
-    /// Bytes of machine code.
-    pub code_size: usize,
-    /// Lanes per step.
-    pub lanes_per_step: usize,
-    /// The Cranelift IR, when asked for ([`compile_with_text`]).
-    pub clif: Option<String>,
-    /// The disassembled machine code, when asked for.
-    pub asm: Option<String>,
-}
-
-// SAFETY: the module is only touched again by `Drop`; the entry point reads nothing but its
-// arguments and immutable code, so concurrent calls are fine.
-unsafe impl Send for CompiledShader {}
-unsafe impl Sync for CompiledShader {}
-
-impl std::fmt::Debug for CompiledShader {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompiledShader")
-            .field("code_size", &self.code_size)
-            .field("lanes_per_step", &self.lanes_per_step)
-            .field("uniforms", &self.uniforms.len())
-            .field("textures", &self.textures.len())
-            .finish()
-    }
-}
-
-impl Drop for CompiledShader {
+impl Drop for CraneliftCode {
     fn drop(&mut self) {
-        if let Some(m) = self.module.take() {
-            // SAFETY: no pointer into the module's code outlives `self`.
+        if let Some(m) = self.0.take() {
+            // SAFETY: the code is only called through the `CompiledShader` that owns this.
             unsafe { m.free_memory() };
         }
-    }
-}
-
-impl CompiledShader {
-    /// Runs the code over one batch.
-    ///
-    /// # Safety
-    /// Every pointer of `args` must address the storage its documentation describes, sized
-    /// for the function this was compiled from (registers up to the function's highest input,
-    /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
-    /// `constants` with `num_constants` valid buffers), and the callbacks must be safe to call
-    /// with `args.host`. The MXCSR must have DAZ and FTZ set ([`with_ftz`]).
-    pub unsafe fn call(&self, args: &mut JitArgs) {
-        unsafe { (self.entry)(args) }
     }
 }
 
@@ -270,7 +123,7 @@ pub fn compile(f: &Function, opts: &JitOptions) -> Result<CompiledShader, JitErr
     compile_inner(f, opts, false)
 }
 
-/// Compiles `f` and keeps the Cranelift IR and the disassembly ([`CompiledShader::clif`],
+/// Compiles `f` and keeps the Cranelift IR and the disassembly ([`CompiledShader::ir_text`],
 /// [`CompiledShader::asm`]).
 ///
 /// # Errors
@@ -328,16 +181,14 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     // SAFETY: the function was declared with this signature.
     let entry =
         unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut JitArgs)>(code) };
-    Ok(CompiledShader {
-        module: Some(module),
-        entry,
+    let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
-        immediates: f.immediates.iter().flatten().copied().collect(),
-        array_words: (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES,
         code_size,
         lanes_per_step: 4 * opts.vectors,
-        clif,
+        ir_text: clif,
         asm: if text { asm } else { None },
-    })
+    };
+    // SAFETY: `entry` lives in `module`, which the owner keeps until the shader is dropped.
+    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
 }

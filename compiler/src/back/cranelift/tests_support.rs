@@ -3,6 +3,7 @@
 use super::*;
 use crate::ir::{Function, Op, OutputSlot, Stmt, Type, Unary};
 use crate::tgsi::Processor;
+use std::ffi::c_void;
 
 unsafe extern "C" fn no_texture(
     _: *mut c_void,

@@ -153,7 +153,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                     let code = tgsic::back::cranelift::compile_with_text(&c.f, &opts)
                         .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
                     let text = if a.emit == Emit::Clif {
-                        code.clif.as_deref()
+                        code.ir_text.as_deref()
                     } else {
                         code.asm.as_deref()
                     };

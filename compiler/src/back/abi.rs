@@ -1,0 +1,213 @@
+//! The calling interface of generated shader code, shared by the JIT back ends (Cranelift, and
+//! LLVM behind the `llvm` feature): what the code reads and writes ([`JitArgs`]), the callbacks
+//! it makes, and the compiled object the runtime runs ([`CompiledShader`]).
+
+use crate::ir::TexOp;
+use std::ffi::c_void;
+use thiserror::Error;
+
+pub use crate::numerics::with_ftz;
+
+/// Invocations per call of the generated code.
+pub const BATCH_LANES: usize = 64;
+
+/// How transcendental functions are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MathMode {
+    /// Bit-identical to the interpreter (glibc's functions, called per lane).
+    #[default]
+    Exact,
+    /// Inline vector approximations (bounds in [`vmath`](crate::back::cranelift::vmath)).
+    Fast,
+}
+
+/// Why a function cannot be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum JitError {
+    /// The host is not supported (an x86-64 CPU with SSE4.1 is needed).
+    #[error("unsupported host: {0}")]
+    Host(String),
+    /// The code generator rejected the generated code (a bug in tgsic).
+    #[error("code generation failed: {0}")]
+    Codegen(String),
+    /// Options out of range.
+    #[error("invalid JIT options: {0}")]
+    Options(String),
+}
+
+/// A constant buffer as the generated code sees it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ConstBuffer {
+    /// Registers, four words each.
+    pub ptr: *const u32,
+    /// Number of registers.
+    pub len: u64,
+}
+
+/// The texture callback: `(host, texture op index, args, out, lane mask, first lane, lanes)`.
+/// `args` holds each texture argument's lanes in turn (`lanes` words each); `out` receives
+/// four components of `lanes` words.
+pub type TextureFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, *mut u32, u64, u32, u32);
+
+/// The EMIT/ENDPRIM callback: `(host, is_emit, values, value count, lane mask, first lane,
+/// lanes)`; `values` holds every output component, then the stream, `lanes` words each.
+pub type EmitFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, u32, u64, u32, u32);
+
+/// What the generated code reads and writes; laid out for it (`#[repr(C)]`). Register files are
+/// structure-of-arrays: component `c` of register `r` at lane `l` is word
+/// `(r·4 + c)·BATCH_LANES + l`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct JitArgs {
+    /// IN (geometry shaders: vertex-major, `inputs_per_vertex` registers per vertex).
+    pub inputs: *const u32,
+    /// SV.
+    pub sv: *const u32,
+    /// OUT (written for the active lanes).
+    pub outputs: *mut u32,
+    /// Every array of the function, in order, zeroed by the caller: `len` registers each.
+    pub arrays: *mut u32,
+    /// The direct constant reads, resolved: [`CompiledShader::uniforms`] gives their order.
+    pub uniforms: *const u32,
+    /// Constant buffers, for indirect reads.
+    pub constants: *const ConstBuffer,
+    /// Number of constant buffers.
+    pub num_constants: u64,
+    /// The function's immediates ([`CompiledShader::immediates`]), four words each.
+    pub immediates: *const u32,
+    /// At least four readable zero words (reads that must not touch memory read these).
+    pub zeros: *const u32,
+    /// Lanes holding an invocation.
+    pub alive: u64,
+    /// Helper lanes (READ_HELPER).
+    pub helpers: u64,
+    /// Out: discarded lanes.
+    pub killed: u64,
+    /// Out: lanes out of loop iterations.
+    pub exhausted: u64,
+    /// Loop iterations each invocation may run.
+    pub max_iterations: u64,
+    /// IN registers per vertex (geometry shaders).
+    pub inputs_per_vertex: u64,
+    /// The clear colour's bits (FBFETCH).
+    pub clear: [u32; 4],
+    /// Passed to the callbacks.
+    pub host: *mut c_void,
+    /// Texture lookups.
+    pub texture: TextureFn,
+    /// EMIT and ENDPRIM.
+    pub emit: EmitFn,
+}
+
+/// A texture operation of the code: what the callback index stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureCall {
+    /// The operation.
+    pub op: TexOp,
+    /// Its argument count (four per non-resource source, then three per offset), each
+    /// `lanes` words in the callback's `args`.
+    pub args: usize,
+}
+
+/// Keeps generated machine code alive; dropping it frees the code.
+pub trait CodeOwner {}
+
+/// A compiled shader: machine code for one [`Function`](crate::ir::Function), and what the
+/// caller must provide. Both JIT back ends produce it; the runtime runs either alike.
+pub struct CompiledShader {
+    /// Held for its `Drop`, which frees the code.
+    _owner: Box<dyn CodeOwner>,
+    entry: unsafe extern "C" fn(*mut JitArgs),
+    /// The direct constant reads `(buffer, register, component)` in [`JitArgs::uniforms`] order.
+    pub uniforms: Vec<(u32, u32, u8)>,
+    /// The texture operations, by the index the callback receives.
+    pub textures: Vec<TextureCall>,
+    /// The immediates [`JitArgs::immediates`] must point to.
+    pub immediates: Vec<u32>,
+    /// Words of the arrays buffer [`JitArgs::arrays`] must point to (zeroed): every array,
+    /// then one register where dropped stores go.
+    pub array_words: usize,
+    /// Bytes of machine code.
+    pub code_size: usize,
+    /// Lanes per step.
+    pub lanes_per_step: usize,
+    /// The back end's IR (Cranelift IR, LLVM IR), when asked for.
+    pub ir_text: Option<String>,
+    /// The disassembled machine code, when asked for.
+    pub asm: Option<String>,
+}
+
+// SAFETY: the owner is only touched again by `Drop`; the entry point reads nothing but its
+// arguments and immutable code, so concurrent calls are fine.
+unsafe impl Send for CompiledShader {}
+unsafe impl Sync for CompiledShader {}
+
+impl std::fmt::Debug for CompiledShader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompiledShader")
+            .field("code_size", &self.code_size)
+            .field("lanes_per_step", &self.lanes_per_step)
+            .field("uniforms", &self.uniforms.len())
+            .field("textures", &self.textures.len())
+            .finish()
+    }
+}
+
+/// What a back end hands over besides the code.
+#[derive(Debug, Clone, Default)]
+pub struct CodeInfo {
+    /// See [`CompiledShader::uniforms`].
+    pub uniforms: Vec<(u32, u32, u8)>,
+    /// See [`CompiledShader::textures`].
+    pub textures: Vec<TextureCall>,
+    /// See [`CompiledShader::code_size`].
+    pub code_size: usize,
+    /// See [`CompiledShader::lanes_per_step`].
+    pub lanes_per_step: usize,
+    /// See [`CompiledShader::ir_text`].
+    pub ir_text: Option<String>,
+    /// See [`CompiledShader::asm`].
+    pub asm: Option<String>,
+}
+
+impl CompiledShader {
+    /// Wraps code generated for `f`.
+    ///
+    /// # Safety
+    /// `entry` must point to code that `owner` keeps alive and that implements the
+    /// [`JitArgs`] contract for `f`.
+    pub unsafe fn new(
+        owner: Box<dyn CodeOwner>,
+        entry: unsafe extern "C" fn(*mut JitArgs),
+        f: &crate::ir::Function,
+        info: CodeInfo,
+    ) -> CompiledShader {
+        CompiledShader {
+            _owner: owner,
+            entry,
+            uniforms: info.uniforms,
+            textures: info.textures,
+            immediates: f.immediates.iter().flatten().copied().collect(),
+            array_words: (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1)
+                * 4
+                * BATCH_LANES,
+            code_size: info.code_size,
+            lanes_per_step: info.lanes_per_step,
+            ir_text: info.ir_text,
+            asm: info.asm,
+        }
+    }
+
+    /// Runs the code over one batch.
+    ///
+    /// # Safety
+    /// Every pointer of `args` must address the storage its documentation describes, sized
+    /// for the function this was compiled from (registers up to the function's highest input,
+    /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
+    /// `constants` with `num_constants` valid buffers), and the callbacks must be safe to call
+    /// with `args.host`. The MXCSR must have DAZ and FTZ set ([`with_ftz`]).
+    pub unsafe fn call(&self, args: &mut JitArgs) {
+        unsafe { (self.entry)(args) }
+    }
+}
