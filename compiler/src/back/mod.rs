@@ -1,7 +1,19 @@
-//! Code generators: `cranelift` (native SIMD code through Cranelift, the default JIT) and
-//! `theia` (the THEIA b1.2 instruction set model: encoding, assembler, disassembler, program
-//! images; its code generator follows).
+//! Code generators.
+//!
+//! - [`cranelift`]: native SIMD code through Cranelift, the default JIT.
+//! - `llvm` (cargo feature `llvm`): native code through LLVM 19, as wide as the host's vectors.
+//! - [`theia`]: the THEIA b1.2 instruction set model (encoding, assembler, disassembler, program
+//!   images).
+//!
+//! The JIT back ends share their calling interface ([`abi`]), the host operations they call
+//! ([`host`]) and the analysis of where NaN bits must be canonicalized ([`nan`]).
 
 pub mod abi;
 pub mod cranelift;
+pub mod host;
+#[cfg(feature = "llvm")]
+pub mod llvm;
+pub mod nan;
+#[cfg(test)]
+mod tests_support;
 pub mod theia;

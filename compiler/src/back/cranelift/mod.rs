@@ -12,7 +12,7 @@
 //!   arithmetic flushes exactly as the interpreter's; NaN results are canonicalized
 //!   where their bits can be observed (a store, a bitcast, a sign operation) — see
 //!   [`nan`](self). Operations without a vector instruction (integer division, bit fields,
-//!   packing, transcendental functions in exact mode) call [`host::tgsic_lanes_op`], which
+//!   packing, transcendental functions in exact mode) call [`tgsic_lanes_op`], which
 //!   evaluates them with the interpreter's own code. [`MathMode::Fast`] replaces SIN, COS, EX2,
 //!   LG2 and POW by inline vector approximations with the bounds documented in [`vmath`].
 //! - **Memory safety**: inputs, outputs and arrays are addressed with clamped indices; an
@@ -22,15 +22,12 @@
 //! [`compile`] returns a [`CompiledShader`] that owns its machine code (freed on drop) and may
 //! be called from many threads at once.
 
-mod host;
 mod lower;
-mod nan;
-#[cfg(test)]
-mod tests_support;
 pub mod vmath;
 
+use super::host;
+pub use super::host::tgsic_lanes_op;
 pub use crate::numerics::with_ftz;
-pub use host::tgsic_lanes_op;
 
 use crate::ir::Function;
 use cranelift_codegen::ir::AbiParam;
@@ -142,7 +139,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let isa = isa(opts.verify)?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op as *const u8);
-    host::register_libcalls(&mut jb);
+    register_libcalls(&mut jb);
     let mut module = JITModule::new(jb);
     let ptr = module.target_config().pointer_type();
     let mut sig = module.make_signature();
@@ -191,4 +188,61 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     };
     // SAFETY: `entry` lives in `module`, which the owner keeps until the shader is dropped.
     Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
+}
+
+extern "C" fn floorf_(x: f32) -> f32 {
+    x.floor()
+}
+extern "C" fn ceilf_(x: f32) -> f32 {
+    x.ceil()
+}
+extern "C" fn truncf_(x: f32) -> f32 {
+    x.trunc()
+}
+extern "C" fn nearbyintf_(x: f32) -> f32 {
+    x.round_ties_even()
+}
+extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
+    x.mul_add(y, z)
+}
+
+/// Registers the libm functions Cranelift calls when the CPU lacks an instruction (Rust
+/// binaries do not link libm, so `dlsym` would not find them).
+fn register_libcalls(jb: &mut JITBuilder) {
+    jb.symbol("floorf", floorf_ as *const u8);
+    jb.symbol("ceilf", ceilf_ as *const u8);
+    jb.symbol("truncf", truncf_ as *const u8);
+    jb.symbol("nearbyintf", nearbyintf_ as *const u8);
+    jb.symbol("fmaf", fmaf_ as *const u8);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::back::tests_support as ts;
+
+    fn cranelift(
+        vectors: usize,
+    ) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
+        move |f, math| {
+            compile(
+                f,
+                &JitOptions {
+                    math,
+                    vectors,
+                    verify: true,
+                },
+            )
+        }
+    }
+
+    #[test]
+    fn a_loop_stops_at_its_budget() {
+        ts::check_loop_budget(&cranelift(1));
+    }
+
+    #[test]
+    fn every_operation_matches_the_interpreters_numerics() {
+        ts::check_every_operation(&cranelift(2));
+    }
 }

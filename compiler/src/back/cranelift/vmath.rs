@@ -251,144 +251,47 @@ pub fn pow(b: &mut FunctionBuilder, x: Value, y: Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    //! Dense sweeps of each approximation against an f64 reference, through the JIT.
-    use crate::back::cranelift::tests_support::{run_binary, run_unary};
-    use crate::ir::Unary;
+    //! Dense sweeps of each approximation against an f64 reference, through this back end.
+    use crate::back::tests_support::Compiler;
+    use crate::back::tests_support::vmath as sweep;
 
-    fn ulp_diff(a: f32, b: f32) -> u64 {
-        if a == b || (a.is_nan() && b.is_nan()) {
-            return 0;
+    fn cranelift() -> impl Fn(
+        &crate::ir::Function,
+        super::super::MathMode,
+    ) -> Result<super::super::CompiledShader, super::super::JitError> {
+        |f, math| {
+            super::super::compile(
+                f,
+                &super::super::JitOptions {
+                    math,
+                    vectors: 2,
+                    verify: true,
+                },
+            )
         }
-        let key = |x: f32| {
-            let i = x.to_bits() as i32 as i64;
-            if i < 0 { i64::from(i32::MIN) - i } else { i }
-        };
-        (key(a) - key(b)).unsigned_abs()
-    }
-
-    /// Inputs spread over `lo..hi` (n of them).
-    fn sweep(lo: f32, hi: f32, n: usize) -> Vec<f32> {
-        (0..n)
-            .map(|k| lo + (hi - lo) * k as f32 / n as f32)
-            .collect()
-    }
-
-    fn check(
-        op: Unary,
-        xs: &[f32],
-        reference: impl Fn(f64) -> f64,
-        max_ulp: u64,
-        max_abs: f64,
-    ) -> (u64, f64) {
-        let got = run_unary(op, xs);
-        let (mut worst_ulp, mut worst_abs) = (0u64, 0f64);
-        for (&x, &g) in xs.iter().zip(&got) {
-            // Denormal inputs read as zero (DAZ), as everywhere in TGSI arithmetic.
-            let xf = if x.is_subnormal() { 0.0 } else { x };
-            let want = reference(xf as f64);
-            let w32 = want as f32;
-            let w32 = if w32.is_subnormal() { 0.0 } else { w32 };
-            let u = ulp_diff(g, w32);
-            let a = (g as f64 - want).abs();
-            if u > max_ulp && a > max_abs {
-                panic!("{op:?}({x:e}) = {g:e}, want {want:e} ({u} ulp, {a:e} absolute)");
-            }
-            worst_ulp = worst_ulp.max(u);
-            if a.is_finite() {
-                worst_abs = worst_abs.max(a);
-            }
-        }
-        (worst_ulp, worst_abs)
     }
 
     #[test]
     fn ex2_within_2_ulp() {
-        let n = if cfg!(debug_assertions) {
-            1 << 16
-        } else {
-            1 << 22
-        };
-        let w = check(Unary::FExp2, &sweep(-126.0, 128.0, n), |x| x.exp2(), 2, 0.0);
-        println!("EX2 worst: {} ulp", w.0);
-        let special = run_unary(
-            Unary::FExp2,
-            &[f32::INFINITY, f32::NEG_INFINITY, 200.0, -200.0],
-        );
-        assert_eq!(special, [f32::INFINITY, 0.0, f32::INFINITY, 0.0]);
+        let c = cranelift();
+        sweep::ex2_within_2_ulp(&c as Compiler);
     }
 
     #[test]
     fn lg2_within_2_ulp_or_tiny_absolute() {
-        let n = if cfg!(debug_assertions) {
-            1 << 16
-        } else {
-            1 << 22
-        };
-        let mut xs = sweep(0.0, 8.0, n);
-        xs.extend(sweep(1.0, 1e30, n / 4));
-        xs.extend((0..n / 4).map(|k| f32::from_bits(0x0080_0000 + k as u32 * 7919)));
-        xs.retain(|&x| x > 0.0);
-        let w = check(Unary::FLg2, &xs, f64::log2, 2, 2f64.powi(-22));
-        println!("LG2 worst: {} ulp, {:e} absolute", w.0, w.1);
-        let special = run_unary(Unary::FLg2, &[0.0, -1.0, f32::INFINITY]);
-        assert_eq!(special[0], f32::NEG_INFINITY);
-        assert!(special[1].is_nan());
-        assert_eq!(special[2], f32::INFINITY);
+        let c = cranelift();
+        sweep::lg2_within_2_ulp_or_tiny_absolute(&c as Compiler);
     }
 
     #[test]
     fn pow_within_its_bound() {
-        // x in [1e-3, 1e3], y in [-8, 8]: |x^y| stays normal. Bound: 4 ulp plus the log2
-        // error carried through y (2^-22 · |y·log2 x| relative).
-        let n = if cfg!(debug_assertions) {
-            1 << 14
-        } else {
-            1 << 20
-        };
-        let mut seed = 12345u64;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 40) as f32 / (1u64 << 24) as f32
-        };
-        let xs: Vec<f32> = (0..n).map(|_| 10f32.powf(next() * 6.0 - 3.0)).collect();
-        let ys: Vec<f32> = (0..n).map(|_| next() * 16.0 - 8.0).collect();
-        let got = run_binary(crate::ir::Binary::FPow, &xs, &ys);
-        let mut worst = 0f64;
-        for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
-            let want = (x as f64).powf(y as f64);
-            let rel = ((g as f64 - want) / want).abs();
-            let bound =
-                4.0 * f32::EPSILON as f64 + 2f64.powi(-22) * (y as f64 * (x as f64).log2()).abs();
-            assert!(
-                rel <= bound,
-                "pow({x:e}, {y}) = {g:e}, want {want:e} (relative {rel:e}, bound {bound:e})"
-            );
-            worst = worst.max(rel / bound);
-        }
-        println!("POW worst: {:.2} of the bound", worst);
-        let special = run_binary(
-            crate::ir::Binary::FPow,
-            &[-2.0, -2.0, 0.0, 0.0, 1.0, 5.0],
-            &[3.0, 0.5, 2.0, -1.0, f32::NAN, 0.0],
-        );
-        assert_eq!(special[0], -8.0);
-        assert!(special[1].is_nan());
-        assert_eq!(special[2..], [0.0, f32::INFINITY, 1.0, 1.0]);
+        let c = cranelift();
+        sweep::pow_within_its_bound(&c as Compiler);
     }
 
     #[test]
     fn sin_cos_within_2_pow_22_absolute() {
-        let n = if cfg!(debug_assertions) {
-            1 << 16
-        } else {
-            1 << 22
-        };
-        let xs = sweep(-8192.0, 8192.0, n);
-        let s = check(Unary::FSin, &xs, f64::sin, 0, 2f64.powi(-22));
-        let c = check(Unary::FCos, &xs, f64::cos, 0, 2f64.powi(-22));
-        println!("SIN worst: {:e}, COS worst: {:e} absolute", s.1, c.1);
-        assert!(run_unary(Unary::FSin, &[f32::INFINITY])[0].is_nan());
+        let c = cranelift();
+        sweep::sin_cos_within_2_pow_22_absolute(&c as Compiler);
     }
 }

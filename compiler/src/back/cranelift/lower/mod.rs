@@ -70,7 +70,7 @@ pub(super) struct Lower<'a, 'f> {
     /// Vectors per value.
     k: usize,
     math: MathMode,
-    arith: Vec<super::nan::Class>,
+    arith: Vec<crate::back::nan::Class>,
     vals: Vec<Option<L>>,
     vars: HashMap<ir::Value, Vec<Variable>>,
     exec: Vec<Variable>,
@@ -213,7 +213,7 @@ pub(super) fn lower(
         b,
         k: opts.vectors,
         math: opts.math,
-        arith: super::nan::classes(f, opts.math == MathMode::Fast),
+        arith: crate::back::nan::classes(f, opts.math == MathMode::Fast),
         vals: vec![None; f.values.len()],
         vars: HashMap::new(),
         exec: Vec::new(),
@@ -424,7 +424,7 @@ impl Lower<'_, '_> {
 
     /// The interpreter's bits of a value of class `class`: its NaNs replaced by the NaN the
     /// interpreter holds there.
-    fn canonical(&mut self, l: &L, class: super::nan::Class) -> L {
+    fn canonical(&mut self, l: &L, class: crate::back::nan::Class) -> L {
         l.iter()
             .map(|&v| {
                 let v = self.bitcast(v, types::F32X4);
@@ -495,7 +495,7 @@ impl Lower<'_, '_> {
     fn get_bits(&mut self, v: ir::Value) -> L {
         let l = self.get(v);
         match self.arith[v.index()] {
-            super::nan::Class::Exact => l,
+            crate::back::nan::Class::Exact => l,
             c => self.canonical(&l, c),
         }
     }
@@ -503,7 +503,7 @@ impl Lower<'_, '_> {
     /// The value entering a merge whose result is `to`: canonicalized unless the merge is
     /// arithmetic itself.
     fn get_for(&mut self, v: ir::Value, to: ir::Value) -> L {
-        let l = if self.arith[to.index()] != super::nan::Class::Exact {
+        let l = if self.arith[to.index()] != crate::back::nan::Class::Exact {
             self.get(v)
         } else {
             self.get_bits(v)

@@ -1,9 +1,9 @@
 //! Lowering of IR instructions to vector code (or host calls for what has no vector
 //! instruction), with the interpreter's exact semantics under DAZ/FTZ.
 
-use super::super::host::HostOp;
 use super::{L, Lower, flags, vty};
 use crate::back::cranelift::{JitError, MathMode, vmath};
+use crate::back::host::HostOp;
 use crate::ir::{self, Binary, FCmp, ICmp, Nary, Op, Unary};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
@@ -99,7 +99,7 @@ impl Lower<'_, '_> {
     /// Whether an IR value can never hold a denormal (an SSE arithmetic result under FTZ, or a
     /// constant that is not one).
     fn never_denormal(&self, v: ir::Value) -> bool {
-        self.arith[v.index()] != super::super::nan::Class::Exact
+        self.arith[v.index()] != crate::back::nan::Class::Exact
             || self
                 .f
                 .const_value(v)

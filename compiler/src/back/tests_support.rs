@@ -1,9 +1,13 @@
-//! Running compiled functions in unit tests, without the runtime.
+//! Running compiled functions in unit tests, without the runtime, and the checks every JIT
+//! back end must pass: each is given a [`Compiler`] and asserts what a user would check.
 
-use super::*;
+use super::abi::*;
 use crate::ir::{Function, Op, OutputSlot, Stmt, Type, Unary};
 use crate::tgsi::Processor;
 use std::ffi::c_void;
+
+/// A back end under test: compiles a function with the given math mode.
+pub type Compiler<'a> = &'a dyn Fn(&Function, MathMode) -> Result<CompiledShader, JitError>;
 
 unsafe extern "C" fn no_texture(
     _: *mut c_void,
@@ -90,7 +94,7 @@ pub fn unary_function(u: Unary) -> Function {
 }
 
 /// `OUT[0].x = op(IN[0].x, IN[0].y)` in fast math mode over pairs.
-pub fn run_binary(op: crate::ir::Binary, xs: &[f32], ys: &[f32]) -> Vec<f32> {
+pub fn run_binary(c: Compiler, op: crate::ir::Binary, xs: &[f32], ys: &[f32]) -> Vec<f32> {
     let mut f = Function::new(Processor::Vertex);
     f.input_regs = 1;
     f.outputs = vec![OutputSlot {
@@ -104,15 +108,7 @@ pub fn run_binary(op: crate::ir::Binary, xs: &[f32], ys: &[f32]) -> Vec<f32> {
     let rv = f.insts[r].results[0];
     let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![rv], &[], None);
     f.body.0 = vec![Stmt::Inst(a), Stmt::Inst(b), Stmt::Inst(r), Stmt::Inst(s)];
-    let shader = compile(
-        &f,
-        &JitOptions {
-            math: MathMode::Fast,
-            vectors: 2,
-            verify: true,
-        },
-    )
-    .expect("compiles");
+    let shader = c(&f, MathMode::Fast).expect("compiles");
     let mut out = Vec::new();
     for (cx, cy) in xs.chunks(BATCH_LANES).zip(ys.chunks(BATCH_LANES)) {
         let mut inputs = vec![0u32; 4 * BATCH_LANES];
@@ -130,14 +126,9 @@ pub fn run_binary(op: crate::ir::Binary, xs: &[f32], ys: &[f32]) -> Vec<f32> {
 }
 
 /// Applies `u` in fast math mode to every value of `xs`.
-pub fn run_unary(u: Unary, xs: &[f32]) -> Vec<f32> {
+pub fn run_unary(c: Compiler, u: Unary, xs: &[f32]) -> Vec<f32> {
     let f = unary_function(u);
-    let opts = JitOptions {
-        math: MathMode::Fast,
-        vectors: 2,
-        verify: true,
-    };
-    let shader = compile(&f, &opts).expect("compiles");
+    let shader = c(&f, MathMode::Fast).expect("compiles");
     let bits: Vec<u32> = xs.iter().map(|x| x.to_bits()).collect();
     run_inputs(&shader, &bits)
         .into_iter()
@@ -145,8 +136,8 @@ pub fn run_unary(u: Unary, xs: &[f32]) -> Vec<f32> {
         .collect()
 }
 
-#[test]
-fn a_loop_stops_at_its_budget() {
+/// A loop without an exit stops after its budget (65536 iterations).
+pub fn check_loop_budget(c: Compiler) {
     let p = crate::front::text::parse(
         "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 {0.0, 10.0, 14.0, 1.0}\n\
          BGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\nENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n",
@@ -154,22 +145,13 @@ fn a_loop_stops_at_its_budget() {
     .unwrap();
     let mut f = crate::ir::lift(&p).unwrap();
     crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
-    let shader = compile(
-        &f,
-        &JitOptions {
-            math: MathMode::Exact,
-            vectors: 1,
-            verify: true,
-        },
-    )
-    .unwrap();
+    let shader = c(&f, MathMode::Exact).unwrap();
     let out = run_inputs(&shader, &[0; 4]);
     assert_eq!(f32::from_bits(out[0]), 65537.0);
 }
 
 /// Every pure operation, compiled alone, against `ir::semantics` on random and special words.
-#[test]
-fn every_operation_matches_the_interpreters_numerics() {
+pub fn check_every_operation(c: Compiler) {
     use crate::ir::semantics as sem;
     use crate::ir::{Binary, FCmp, ICmp, Nary, Pack, verify::Sig, verify::signature};
     let mut seed = 0x1234_5678_9abc_def0u64;
@@ -356,15 +338,7 @@ fn every_operation_matches_the_interpreters_numerics() {
         let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![v], &[], None);
         body.push(Stmt::Inst(s));
         f.body.0 = body;
-        let shader = compile(
-            &f,
-            &JitOptions {
-                math: MathMode::Exact,
-                vectors: 2,
-                verify: true,
-            },
-        )
-        .unwrap();
+        let shader = c(&f, MathMode::Exact).unwrap();
         // One lane per 4-word input: component k is operand k.
         for _ in 0..64 {
             let mut inputs = vec![0u32; 4 * BATCH_LANES];
@@ -450,4 +424,158 @@ fn run_soa(shader: &CompiledShader, inputs: &[u32]) -> Vec<u32> {
     // SAFETY: one input and one output register, as the test functions use.
     with_ftz(|| unsafe { shader.call(&mut args) });
     outputs[..BATCH_LANES].to_vec()
+}
+
+/// Dense sweeps of the fast-math approximations against an f64 reference; the bounds are
+/// those documented in [`crate::back::cranelift::vmath`].
+pub mod vmath {
+    use super::{Compiler, run_binary, run_unary};
+    use crate::ir::Unary;
+
+    fn ulp_diff(a: f32, b: f32) -> u64 {
+        if a == b || (a.is_nan() && b.is_nan()) {
+            return 0;
+        }
+        let key = |x: f32| {
+            let i = x.to_bits() as i32 as i64;
+            if i < 0 { i64::from(i32::MIN) - i } else { i }
+        };
+        (key(a) - key(b)).unsigned_abs()
+    }
+
+    /// Inputs spread over `lo..hi` (n of them).
+    fn sweep(lo: f32, hi: f32, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|k| lo + (hi - lo) * k as f32 / n as f32)
+            .collect()
+    }
+
+    fn check(
+        c: Compiler,
+        op: Unary,
+        xs: &[f32],
+        reference: impl Fn(f64) -> f64,
+        max_ulp: u64,
+        max_abs: f64,
+    ) -> (u64, f64) {
+        let got = run_unary(c, op, xs);
+        let (mut worst_ulp, mut worst_abs) = (0u64, 0f64);
+        for (&x, &g) in xs.iter().zip(&got) {
+            // Denormal inputs read as zero (DAZ), as everywhere in TGSI arithmetic.
+            let xf = if x.is_subnormal() { 0.0 } else { x };
+            let want = reference(xf as f64);
+            let w32 = want as f32;
+            let w32 = if w32.is_subnormal() { 0.0 } else { w32 };
+            let u = ulp_diff(g, w32);
+            let a = (g as f64 - want).abs();
+            if u > max_ulp && a > max_abs {
+                panic!("{op:?}({x:e}) = {g:e}, want {want:e} ({u} ulp, {a:e} absolute)");
+            }
+            worst_ulp = worst_ulp.max(u);
+            if a.is_finite() {
+                worst_abs = worst_abs.max(a);
+            }
+        }
+        (worst_ulp, worst_abs)
+    }
+
+    /// Asserts the documented bound.
+    pub fn ex2_within_2_ulp(c: Compiler) {
+        let n = if cfg!(debug_assertions) {
+            1 << 16
+        } else {
+            1 << 22
+        };
+        let w = check(
+            c,
+            Unary::FExp2,
+            &sweep(-126.0, 128.0, n),
+            |x| x.exp2(),
+            2,
+            0.0,
+        );
+        println!("EX2 worst: {} ulp", w.0);
+        let special = run_unary(
+            c,
+            Unary::FExp2,
+            &[f32::INFINITY, f32::NEG_INFINITY, 200.0, -200.0],
+        );
+        assert_eq!(special, [f32::INFINITY, 0.0, f32::INFINITY, 0.0]);
+    }
+
+    /// Asserts the documented bound.
+    pub fn lg2_within_2_ulp_or_tiny_absolute(c: Compiler) {
+        let n = if cfg!(debug_assertions) {
+            1 << 16
+        } else {
+            1 << 22
+        };
+        let mut xs = sweep(0.0, 8.0, n);
+        xs.extend(sweep(1.0, 1e30, n / 4));
+        xs.extend((0..n / 4).map(|k| f32::from_bits(0x0080_0000 + k as u32 * 7919)));
+        xs.retain(|&x| x > 0.0);
+        let w = check(c, Unary::FLg2, &xs, f64::log2, 2, 2f64.powi(-22));
+        println!("LG2 worst: {} ulp, {:e} absolute", w.0, w.1);
+        let special = run_unary(c, Unary::FLg2, &[0.0, -1.0, f32::INFINITY]);
+        assert_eq!(special[0], f32::NEG_INFINITY);
+        assert!(special[1].is_nan());
+        assert_eq!(special[2], f32::INFINITY);
+    }
+
+    /// Asserts the documented bound.
+    pub fn pow_within_its_bound(c: Compiler) {
+        // x in [1e-3, 1e3], y in [-8, 8]: |x^y| stays normal. Bound: 4 ulp plus the log2
+        // error carried through y (2^-22 · |y·log2 x| relative).
+        let n = if cfg!(debug_assertions) {
+            1 << 14
+        } else {
+            1 << 20
+        };
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let xs: Vec<f32> = (0..n).map(|_| 10f32.powf(next() * 6.0 - 3.0)).collect();
+        let ys: Vec<f32> = (0..n).map(|_| next() * 16.0 - 8.0).collect();
+        let got = run_binary(c, crate::ir::Binary::FPow, &xs, &ys);
+        let mut worst = 0f64;
+        for ((&x, &y), &g) in xs.iter().zip(&ys).zip(&got) {
+            let want = (x as f64).powf(y as f64);
+            let rel = ((g as f64 - want) / want).abs();
+            let bound =
+                4.0 * f32::EPSILON as f64 + 2f64.powi(-22) * (y as f64 * (x as f64).log2()).abs();
+            assert!(
+                rel <= bound,
+                "pow({x:e}, {y}) = {g:e}, want {want:e} (relative {rel:e}, bound {bound:e})"
+            );
+            worst = worst.max(rel / bound);
+        }
+        println!("POW worst: {:.2} of the bound", worst);
+        let special = run_binary(
+            c,
+            crate::ir::Binary::FPow,
+            &[-2.0, -2.0, 0.0, 0.0, 1.0, 5.0],
+            &[3.0, 0.5, 2.0, -1.0, f32::NAN, 0.0],
+        );
+        assert_eq!(special[0], -8.0);
+        assert!(special[1].is_nan());
+        assert_eq!(special[2..], [0.0, f32::INFINITY, 1.0, 1.0]);
+    }
+
+    /// Asserts the documented bound.
+    pub fn sin_cos_within_2_pow_22_absolute(c: Compiler) {
+        let n = if cfg!(debug_assertions) {
+            1 << 16
+        } else {
+            1 << 22
+        };
+        let xs = sweep(-8192.0, 8192.0, n);
+        let s = check(c, Unary::FSin, &xs, f64::sin, 0, 2f64.powi(-22));
+        let co = check(c, Unary::FCos, &xs, f64::cos, 0, 2f64.powi(-22));
+        println!("SIN worst: {:e}, COS worst: {:e} absolute", s.1, co.1);
+        assert!(run_unary(c, Unary::FSin, &[f32::INFINITY])[0].is_nan());
+    }
 }

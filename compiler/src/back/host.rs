@@ -1,9 +1,9 @@
-//! Host functions the generated code calls: operations evaluated per lane with the
-//! interpreter's own code ([`tgsic_lanes_op`]), the libcalls Cranelift may emit, and the MXCSR.
+//! The host function generated code calls for what has no vector instruction: operations
+//! evaluated per lane with the interpreter's own code ([`tgsic_lanes_op`]). Both JIT back ends
+//! call it with the same [`HostOp`] codes.
 
 use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
-use cranelift_jit::JITBuilder;
 
 const UNARY: &[Unary] = &[
     Unary::FNeg,
@@ -185,32 +185,6 @@ pub unsafe extern "C" fn tgsic_lanes_op(
             }
         }
     }
-}
-
-extern "C" fn floorf_(x: f32) -> f32 {
-    x.floor()
-}
-extern "C" fn ceilf_(x: f32) -> f32 {
-    x.ceil()
-}
-extern "C" fn truncf_(x: f32) -> f32 {
-    x.trunc()
-}
-extern "C" fn nearbyintf_(x: f32) -> f32 {
-    x.round_ties_even()
-}
-extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
-    x.mul_add(y, z)
-}
-
-/// Registers the libm functions Cranelift calls when the CPU lacks an instruction (Rust
-/// binaries do not link libm, so `dlsym` would not find them).
-pub fn register_libcalls(jb: &mut JITBuilder) {
-    jb.symbol("floorf", floorf_ as *const u8);
-    jb.symbol("ceilf", ceilf_ as *const u8);
-    jb.symbol("truncf", truncf_ as *const u8);
-    jb.symbol("nearbyintf", nearbyintf_ as *const u8);
-    jb.symbol("fmaf", fmaf_ as *const u8);
 }
 
 #[cfg(test)]

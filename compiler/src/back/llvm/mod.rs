@@ -1,0 +1,372 @@
+//! The LLVM back end (cargo feature `llvm`): native code through LLVM 19, with vectors as wide
+//! as the host allows. Cranelift stays the default JIT; this one compiles about ten times
+//! slower and runs ALU-heavy shaders faster (figures in `docs/jit.md`).
+//!
+//! - **One vector per value.** A step shades [`LlvmOptions::lanes`] invocations: every IR value
+//!   is one `<lanes x float>` or `<lanes x i32>` (booleans `<lanes x i1>`); the default is
+//!   the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), detected at
+//!   run time. The generated function loops over the [`BATCH_LANES`] lanes of a batch.
+//! - **The host CPU on every function.** LLVM emits generic SSE2 code unless each function
+//!   names the CPU and its features (`target-cpu`, `target-features`), so every function does,
+//!   and the optimization pipeline (`default<O2>`, without the loop and SLP vectorizers and
+//!   unrolling, which have nothing to do on code that is vector already) runs with a target
+//!   machine for the same CPU.
+//! - **Same semantics as the Cranelift back end**, lowered from the same IR and with the same
+//!   calling interface ([`JitArgs`], [`CompiledShader`]): execution masks for divergent control
+//!   flow, the loop budget, kill, derivatives, indirect addressing with clamped indices,
+//!   texture and EMIT callbacks, and [`MathMode::Exact`] bit-identical to the interpreter.
+//! - **Denormals.** The code runs under DAZ/FTZ ([`with_ftz`]) and its functions say so
+//!   (`"denormal-fp-math"="preserve-sign,preserve-sign"`). LLVM may still drop an operation
+//!   that would have flushed (`x·1 → x`), so where the bits of an arithmetic result are
+//!   observed they are flushed in integer arithmetic as well as NaN-canonicalized
+//!   ([`nan`](super::nan)).
+//! - **Fast math** replaces SIN, COS, EX2, LG2 and POW with the vector approximations of
+//!   [`vmath`], the algorithms of the Cranelift back end's, with the same bounds.
+//!
+//! The compiled code (an MCJIT execution engine and the LLVM context it lives in) is freed
+//! when the [`CompiledShader`] is dropped.
+
+mod emit;
+mod lower;
+mod vmath;
+
+pub use super::abi::{
+    BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
+    MathMode, TextureCall, TextureFn, with_ftz,
+};
+
+use crate::ir::Function;
+use inkwell::OptimizationLevel;
+use inkwell::context::Context;
+use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Module;
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
+};
+use std::mem::ManuallyDrop;
+use std::sync::OnceLock;
+
+/// Code generation options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LlvmOptions {
+    /// Transcendental functions.
+    pub math: MathMode,
+    /// Lanes per step (the width of every vector): 0 for the host's widest vector (16 with
+    /// AVX-512, 8 with AVX2, 4 otherwise); otherwise 4, 8, 16, 32 or 64 (LLVM splits a vector
+    /// wider than the host's registers).
+    pub lanes: usize,
+    /// Run LLVM's IR verifier on the generated code before optimizing it.
+    pub verify: bool,
+}
+
+impl Default for LlvmOptions {
+    fn default() -> Self {
+        LlvmOptions {
+            math: MathMode::Exact,
+            lanes: 0,
+            verify: cfg!(debug_assertions),
+        }
+    }
+}
+
+/// What LLVM knows of the host CPU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostCpu {
+    /// LLVM's name for it (`znver5`, `skylake-avx512`, ...).
+    pub name: String,
+    /// Its features, as LLVM spells them (`+avx2,+fma,...`).
+    pub features: String,
+    /// The widest vector of 32-bit lanes: 16, 8 or 4.
+    pub width: usize,
+    /// Whether it has fused multiply-add (otherwise FMA is computed on the host).
+    pub fma: bool,
+}
+
+impl HostCpu {
+    fn has(&self, feature: &str) -> bool {
+        self.features
+            .split(',')
+            .any(|f| f.strip_prefix('+') == Some(feature))
+    }
+}
+
+/// The host CPU, detected once; an error if it cannot run the generated code (an x86-64 CPU
+/// with SSE4.1 is needed) or LLVM cannot target it.
+///
+/// # Errors
+/// [`JitError::Host`].
+pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
+    static HOST: OnceLock<Result<HostCpu, JitError>> = OnceLock::new();
+    HOST.get_or_init(|| {
+        if !cfg!(target_arch = "x86_64") {
+            return Err(JitError::Host(
+                "the LLVM back end generates x86-64 code".into(),
+            ));
+        }
+        Target::initialize_native(&InitializationConfig::default()).map_err(JitError::Host)?;
+        let mut cpu = HostCpu {
+            name: TargetMachine::get_host_cpu_name().to_string(),
+            features: TargetMachine::get_host_cpu_features().to_string(),
+            width: 4,
+            fma: false,
+        };
+        if !cpu.has("sse4.1") {
+            return Err(JitError::Host("the CPU lacks SSE4.1".into()));
+        }
+        cpu.width = if cpu.has("avx512f") {
+            16
+        } else if cpu.has("avx2") {
+            8
+        } else {
+            4
+        };
+        cpu.fma = cpu.has("fma");
+        Ok(cpu)
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple).map_err(|e| JitError::Host(e.to_string()))?;
+    target
+        .create_target_machine(
+            &triple,
+            &cpu.name,
+            &cpu.features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
+        .ok_or_else(|| JitError::Host(format!("LLVM cannot target {}", cpu.name)))
+}
+
+impl From<inkwell::builder::BuilderError> for JitError {
+    fn from(e: inkwell::builder::BuilderError) -> Self {
+        JitError::Codegen(format!("LLVM builder: {e}"))
+    }
+}
+
+/// The LLVM objects that own a shader's machine code, dropped in order: the module's handle,
+/// then the execution engine (which frees the module and the code), then the context.
+struct LlvmCode {
+    module: ManuallyDrop<Module<'static>>,
+    engine: ManuallyDrop<ExecutionEngine<'static>>,
+    context: ManuallyDrop<Box<Context>>,
+}
+
+impl CodeOwner for LlvmCode {}
+
+impl Drop for LlvmCode {
+    fn drop(&mut self) {
+        // SAFETY: each is dropped once, here, after everything that borrows from it.
+        unsafe {
+            ManuallyDrop::drop(&mut self.module);
+            ManuallyDrop::drop(&mut self.engine);
+            ManuallyDrop::drop(&mut self.context);
+        }
+    }
+}
+
+/// Compiles `f`.
+///
+/// # Errors
+/// [`JitError`] when the host is not supported, the options are out of range or code
+/// generation fails.
+pub fn compile(f: &Function, opts: &LlvmOptions) -> Result<CompiledShader, JitError> {
+    compile_inner(f, opts, false)
+}
+
+/// Compiles `f` and keeps the optimized LLVM IR ([`CompiledShader::ir_text`]) and the
+/// assembly ([`CompiledShader::asm`]); only then is [`CompiledShader::code_size`] measured
+/// (from an object file generated for the purpose).
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_with_text(f: &Function, opts: &LlvmOptions) -> Result<CompiledShader, JitError> {
+    compile_inner(f, opts, true)
+}
+
+/// The lanes per step `opts` asks for on this host.
+///
+/// # Errors
+/// [`JitError::Options`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
+/// when the host is not supported.
+pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
+    let cpu = host_cpu()?;
+    match opts.lanes {
+        0 => Ok(cpu.width),
+        n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
+        n => Err(JitError::Options(format!(
+            "lanes = {n} (0, 4, 8, 16, 32 or 64)"
+        ))),
+    }
+}
+
+fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<CompiledShader, JitError> {
+    let cpu = host_cpu()?;
+    let lanes = lanes(opts)?;
+    let context = Box::new(Context::create());
+    // SAFETY: the context is only dropped after everything made from it: on the error paths
+    // below, locals are dropped in reverse order (the module before the context); on success
+    // `LlvmCode` drops the module and the engine first.
+    let cx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
+    let module = cx.create_module("tgsic");
+    let tm = target_machine(cpu)?;
+    module.set_triple(&tm.get_triple());
+    module.set_data_layout(&tm.get_target_data().get_data_layout());
+    let lowered = lower::lower(f, opts, lanes, cpu, cx, &module)?;
+    if opts.verify {
+        module
+            .verify()
+            .map_err(|e| JitError::Codegen(format!("LLVM verifier: {}", e.to_string_lossy())))?;
+    }
+    let pb = PassBuilderOptions::create();
+    pb.set_loop_vectorization(false);
+    pb.set_loop_slp_vectorization(false);
+    pb.set_loop_unrolling(false);
+    pb.set_loop_interleaving(false);
+    module
+        .run_passes("default<O2>", &tm, pb)
+        .map_err(|e| JitError::Codegen(format!("LLVM passes: {}", e.to_string_lossy())))?;
+    let (ir_text, asm, code_size) = if text {
+        let ir = module.print_to_string().to_string();
+        let asm = tm
+            .write_to_memory_buffer(&module, FileType::Assembly)
+            .map(|b| String::from_utf8_lossy(b.as_slice()).into_owned())
+            .map_err(|e| JitError::Codegen(e.to_string()))?;
+        let size = text_size(&tm, &module)?;
+        (Some(ir), Some(asm), size)
+    } else {
+        (None, None, 0)
+    };
+    let engine = module
+        .create_jit_execution_engine(OptimizationLevel::Aggressive)
+        .map_err(|e| JitError::Codegen(format!("MCJIT: {}", e.to_string_lossy())))?;
+    let addr = engine
+        .get_function_address("shade")
+        .map_err(|e| JitError::Codegen(format!("MCJIT: {e}")))?;
+    // SAFETY: `shade` was defined as `void (ptr)`, the `JitArgs` contract.
+    let entry = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*mut JitArgs)>(addr) };
+    let info = CodeInfo {
+        uniforms: lowered.uniforms,
+        textures: lowered.textures,
+        code_size,
+        lanes_per_step: lanes,
+        ir_text,
+        asm,
+    };
+    let owner = LlvmCode {
+        module: ManuallyDrop::new(module),
+        engine: ManuallyDrop::new(engine),
+        context: ManuallyDrop::new(context),
+    };
+    // SAFETY: `entry` lives in the engine, which the owner keeps until the shader is dropped.
+    Ok(unsafe { CompiledShader::new(Box::new(owner), entry, f, info) })
+}
+
+/// Bytes of code in an object file compiled from `module`.
+fn text_size(tm: &TargetMachine, module: &Module) -> Result<usize, JitError> {
+    let obj = tm
+        .write_to_memory_buffer(module, FileType::Object)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let bin = obj
+        .create_binary_file(None)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let mut size = 0;
+    if let Some(mut sections) = bin.get_sections() {
+        while let Some(s) = sections.next_section() {
+            // The JIT's large code model puts code in `.ltext`.
+            let code = |n: &std::ffi::CStr| {
+                let n = n.to_bytes();
+                n.starts_with(b".text") || n.starts_with(b".ltext")
+            };
+            if s.get_name().is_some_and(code) {
+                size += s.get_size() as usize;
+            }
+        }
+    }
+    Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::back::tests_support as ts;
+
+    fn llvm(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
+        move |f, math| {
+            compile(
+                f,
+                &LlvmOptions {
+                    math,
+                    lanes,
+                    verify: true,
+                },
+            )
+        }
+    }
+
+    #[test]
+    fn the_host_is_detected() {
+        let cpu = host_cpu().unwrap();
+        assert!([4, 8, 16].contains(&cpu.width), "{cpu:?}");
+        assert!(!cpu.name.is_empty());
+        assert_eq!(lanes(&LlvmOptions::default()).unwrap(), cpu.width);
+        assert!(matches!(
+            lanes(&LlvmOptions {
+                lanes: 12,
+                ..Default::default()
+            }),
+            Err(JitError::Options(_))
+        ));
+    }
+
+    #[test]
+    fn a_loop_stops_at_its_budget() {
+        for lanes in [4, 16] {
+            ts::check_loop_budget(&llvm(lanes));
+        }
+    }
+
+    #[test]
+    fn every_operation_matches_the_interpreters_numerics() {
+        for lanes in [0, 4, 8, 64] {
+            ts::check_every_operation(&llvm(lanes));
+        }
+    }
+
+    #[test]
+    fn ex2_within_2_ulp() {
+        ts::vmath::ex2_within_2_ulp(&llvm(0));
+    }
+
+    #[test]
+    fn lg2_within_2_ulp_or_tiny_absolute() {
+        ts::vmath::lg2_within_2_ulp_or_tiny_absolute(&llvm(0));
+    }
+
+    #[test]
+    fn pow_within_its_bound() {
+        ts::vmath::pow_within_its_bound(&llvm(0));
+    }
+
+    #[test]
+    fn sin_cos_within_2_pow_22_absolute() {
+        ts::vmath::sin_cos_within_2_pow_22_absolute(&llvm(0));
+    }
+
+    #[test]
+    fn text_and_code_size_are_reported() {
+        let f = ts::unary_function(crate::ir::Unary::FSqrt);
+        let c = compile_with_text(&f, &LlvmOptions::default()).unwrap();
+        let ir = c.ir_text.as_deref().unwrap();
+        assert!(ir.contains("define void @shade"), "{ir}");
+        assert!(ir.contains("llvm.sqrt"), "{ir}");
+        assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
+        assert!(c.code_size > 0);
+        assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
+    }
+}
