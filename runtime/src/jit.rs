@@ -1,6 +1,8 @@
-//! The JIT executor: a shader lifted, optimized at -O2 and compiled by the Cranelift back end,
-//! run over the same batches as the interpreter ([`Engine`]). Texture lookups and EMIT call
-//! back into this module; compiled code is cached by program and options.
+//! The JIT executor: a shader lifted, optimized at -O2 and compiled by a JIT back end
+//! ([`Backend`]: Cranelift, or LLVM with the cargo feature `llvm`), run over the same batches as
+//! the interpreter ([`Engine`]). Both back ends generate code with the same calling interface,
+//! so one executor runs either. Texture lookups and EMIT call back into this module; compiled
+//! code is cached by program and configuration.
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
@@ -26,9 +28,10 @@ use std::ffi::c_void;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tgsic::back::cranelift::{
-    self as cl, BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitOptions, MathMode,
+use tgsic::back::abi::{
+    BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MathMode, TextureCall,
 };
+use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError};
 use tgsic::opt::{OptLevel, optimize};
 use tgsic::tgsi::TextureBinding;
@@ -39,13 +42,37 @@ const _: () = assert!(
     "the JIT and the interpreter share batches"
 );
 
+/// The code generator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// Cranelift: fast to compile, 128-bit vectors.
+    #[default]
+    Cranelift,
+    /// LLVM 19 (cargo feature `llvm`): slower to compile, vectors as wide as the host's.
+    Llvm,
+}
+
+impl Backend {
+    /// Whether this build has the back end.
+    pub fn available(self) -> bool {
+        match self {
+            Backend::Cranelift => true,
+            Backend::Llvm => cfg!(feature = "llvm"),
+        }
+    }
+}
+
 /// How to compile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct JitConfig {
+    /// The code generator.
+    pub backend: Backend,
     /// Transcendental functions: exact (bit-identical to the interpreter) or fast.
     pub math: MathMode,
-    /// F32X4 registers per value (lanes per step: 4·vectors).
-    pub vectors: usize,
+    /// Lanes per step, 0 for the back end's default: Cranelift takes 4, 8 (its default), 16 or
+    /// 32; LLVM 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512,
+    /// 8 with AVX2).
+    pub lanes: usize,
     /// IR optimization before code generation.
     pub opt: OptLevel,
 }
@@ -53,10 +80,86 @@ pub struct JitConfig {
 impl Default for JitConfig {
     fn default() -> Self {
         JitConfig {
+            backend: Backend::Cranelift,
             math: MathMode::Exact,
-            vectors: 2,
+            lanes: 0,
             opt: OptLevel::O2,
         }
+    }
+}
+
+impl JitConfig {
+    /// The default configuration of `backend`.
+    pub fn with_backend(backend: Backend) -> JitConfig {
+        JitConfig {
+            backend,
+            ..JitConfig::default()
+        }
+    }
+}
+
+/// Compiles `f` as `config` asks.
+///
+/// # Errors
+/// [`JitLoadError::Codegen`] when the back end fails or rejects the options,
+/// [`JitLoadError::Unavailable`] for a back end this build does not have.
+pub fn compile(f: &Function, config: &JitConfig) -> Result<CompiledShader, JitLoadError> {
+    compile_with(f, config, false)
+}
+
+/// As [`compile`], keeping the back end's IR and the assembly (`CompiledShader::ir_text`,
+/// `CompiledShader::asm`).
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_with_text(f: &Function, config: &JitConfig) -> Result<CompiledShader, JitLoadError> {
+    compile_with(f, config, true)
+}
+
+fn compile_with(
+    f: &Function,
+    config: &JitConfig,
+    text: bool,
+) -> Result<CompiledShader, JitLoadError> {
+    let verify = cfg!(debug_assertions);
+    match config.backend {
+        Backend::Cranelift => {
+            let lanes = if config.lanes == 0 { 8 } else { config.lanes };
+            if lanes % 4 != 0 {
+                return Err(JitError::Options(format!(
+                    "Cranelift lanes = {lanes} (4, 8, 16 or 32)"
+                ))
+                .into());
+            }
+            let opts = JitOptions {
+                math: config.math,
+                vectors: lanes / 4,
+                verify,
+            };
+            let c = if text {
+                cl::compile_with_text(f, &opts)
+            } else {
+                cl::compile(f, &opts)
+            };
+            Ok(c?)
+        }
+        #[cfg(feature = "llvm")]
+        Backend::Llvm => {
+            use tgsic::back::llvm;
+            let opts = llvm::LlvmOptions {
+                math: config.math,
+                lanes: config.lanes,
+                verify,
+            };
+            let c = if text {
+                llvm::compile_with_text(f, &opts)
+            } else {
+                llvm::compile(f, &opts)
+            };
+            Ok(c?)
+        }
+        #[cfg(not(feature = "llvm"))]
+        Backend::Llvm => Err(JitLoadError::Unavailable("llvm")),
     }
 }
 
@@ -68,7 +171,12 @@ pub enum JitLoadError {
     Lift(#[from] LiftError),
     /// Code generation failed.
     #[error(transparent)]
-    Codegen(#[from] cl::JitError),
+    Codegen(#[from] JitError),
+    /// The back end is not in this build.
+    #[error(
+        "the {0} back end needs tgsic built with the cargo feature `{0}` (cargo build --release --features {0})"
+    )]
+    Unavailable(&'static str),
 }
 
 /// A JIT-compiled shader.
@@ -120,12 +228,7 @@ impl JitShader {
         let t = Instant::now();
         let mut f = tgsic::ir::lift(&prepared.program)?;
         optimize(&mut f, config.opt);
-        let opts = JitOptions {
-            math: config.math,
-            vectors: config.vectors,
-            verify: cfg!(debug_assertions),
-        };
-        let compiled = Arc::new(cl::compile(&f, &opts)?);
+        let compiled = Arc::new(compile(&f, config)?);
         let function = Arc::new(f);
         let compile_time = t.elapsed();
         if let Ok(mut c) = cache().lock() {
@@ -152,7 +255,7 @@ pub struct JitScratch {
 /// What the callbacks see.
 struct Host<'a> {
     bind: &'a Bindings,
-    textures: &'a [cl::TextureCall],
+    textures: &'a [TextureCall],
     quads: bool,
     srcs: &'a mut Vec<Reg>,
     out: &'a mut Reg,
@@ -252,7 +355,7 @@ impl Engine for JitShader {
         // outputs as the prepared program declares (the IR reads nothing beyond,
         // `Function::input_regs`), arrays as `array_words`, uniforms as `uniforms`; the
         // callbacks get `host`, alive for the call.
-        cl::with_ftz(|| unsafe { c.call(&mut args) });
+        tgsic::numerics::with_ftz(|| unsafe { c.call(&mut args) });
         let (killed, exhausted) = (args.killed, args.exhausted);
         if let Some(e) = host.error {
             return Err(e);

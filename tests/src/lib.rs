@@ -61,6 +61,18 @@ pub fn all_shaders() -> Option<Vec<PathBuf>> {
     Some(v)
 }
 
+/// The JIT back ends of this build, each with the lane counts its tests run: Cranelift, and
+/// LLVM when built with the feature `llvm`.
+pub fn jit_backends() -> Vec<(tgsic_runtime::jit::Backend, &'static [usize])> {
+    use tgsic_runtime::jit::Backend;
+    let mut v: Vec<(Backend, &'static [usize])> = vec![(Backend::Cranelift, &[4, 8, 16])];
+    if Backend::Llvm.available() {
+        // 0: the host's widest vector; 4 and 64 the narrowest and widest steps.
+        v.push((Backend::Llvm, &[0, 4, 64]));
+    }
+    v
+}
+
 /// Random inputs for differential tests: a deterministic generator and random bindings and
 /// batches for a program.
 pub mod random {

@@ -11,7 +11,8 @@ use tgsic::opt::{OptLevel, optimize};
 use tgsic::tgsi::*;
 use tgsic_runtime::interp::Shader;
 use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_tests::jit_backends;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
 
 const TEMPS: u32 = 8;
@@ -682,6 +683,31 @@ fn cases() -> u32 {
     }
 }
 
+/// Every JIT back end of this build, each at a lane count chosen by the seed, named.
+fn jit_engines(shader: &Shader, seed: u64) -> Result<Vec<(String, JitShader)>, String> {
+    jit_backends()
+        .into_iter()
+        .map(|(backend, widths)| {
+            // TGSIC_LANES overrides the width where the back end takes it (to replay a case
+            // at other widths).
+            let lanes = std::env::var("TGSIC_LANES")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|&l| backend == Backend::Llvm || l <= 32)
+                .unwrap_or(widths[(seed % widths.len() as u64) as usize]);
+            let name = format!("{backend:?} ({lanes} lanes)");
+            let config = JitConfig {
+                backend,
+                lanes,
+                ..JitConfig::default()
+            };
+            JitShader::new(shader.clone(), &config)
+                .map(|j| (name.clone(), j))
+                .map_err(|e| format!("{name}: {e}"))
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -700,10 +726,8 @@ proptest! {
             optimize(&mut o.function, level);
             variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, o));
         }
-        // The JIT in exact mode, at a width chosen by the seed (4, 8 or 16 lanes per step).
-        let vectors = [1, 2, 4][(seed % 3) as usize];
-        let jit = JitShader::new(shader.clone(), &JitConfig { vectors, ..JitConfig::default() })
-            .map_err(|e| TestCaseError::fail(format!("JIT: {e}\n{text}")))?;
+        // Each JIT back end in exact mode, at a width chosen by the seed.
+        let jits = jit_engines(&shader, seed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut rng = Rng(seed ^ 0x5eed);
         for _ in 0..2 {
             let bind = bindings(&shader, &mut rng);
@@ -716,9 +740,11 @@ proptest! {
                     return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
                 }
             }
-            let out = run(&jit, &bind, &io).map_err(|e| TestCaseError::fail(format!("JIT: {e}\n{text}")))?;
-            if let Some(d) = difference(&reference, &out, io.alive) {
-                return Err(TestCaseError::fail(format!("JIT ({vectors} vectors): {d}\n{text}")));
+            for (name, jit) in &jits {
+                let out = run(jit, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
+                if let Some(d) = difference(&reference, &out, io.alive) {
+                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
+                }
             }
         }
     }
@@ -745,22 +771,36 @@ fn replay() {
     optimize(&mut f, OptLevel::O2);
     println!("{}", tgsic::ir::print::print(&f));
     let shader = Shader::new(p).unwrap();
-    let vectors = [1, 2, 4][(seed % 3) as usize];
-    let jit = JitShader::new(
-        shader.clone(),
-        &JitConfig {
-            vectors,
-            ..JitConfig::default()
-        },
-    )
-    .unwrap();
+    let jits = jit_engines(&shader, seed).unwrap();
     let mut rng = Rng(seed ^ 0x5eed);
     for _ in 0..2 {
         let bind = bindings(&shader, &mut rng);
         let io = batch(&shader, &mut rng);
         let a = run(&shader, &bind, &io).unwrap();
-        let b = run(&jit, &bind, &io).unwrap();
-        println!("alive {:#x}: {:?}", io.alive, difference(&a, &b, io.alive));
+        println!(
+            "interpreter: killed {:#x}, exhausted {:#x}",
+            a.report.killed, a.report.exhausted
+        );
+        for (name, jit) in &jits {
+            let b = run(jit, &bind, &io).unwrap();
+            println!(
+                "{name}: alive {:#x}: {:?}; killed {:#x}, exhausted {:#x}",
+                io.alive,
+                difference(&a, &b, io.alive),
+                b.report.killed,
+                b.report.exhausted
+            );
+            if let Ok(l) = std::env::var("TGSIC_LANE") {
+                let l: usize = l.parse().unwrap();
+                for (r, reg) in b.outputs.iter().enumerate() {
+                    println!(
+                        "  OUT[{r}] lane {l}: {:?} (interpreter {:?})",
+                        [0, 1, 2, 3].map(|c| format!("{:#010x}", reg[c][l])),
+                        [0, 1, 2, 3].map(|c| format!("{:#010x}", a.outputs[r][c][l]))
+                    );
+                }
+            }
+        }
         if let Ok(l) = std::env::var("TGSIC_LANE") {
             let l: usize = l.parse().unwrap();
             for (r, reg) in io.inputs.iter().enumerate() {

@@ -1,18 +1,24 @@
-//! Differential test: the JIT (exact math) computes the interpreter's bits over both corpora,
-//! for random inputs, constants, textures and samplers (several seeds per shader). Lanes the
+//! Differential test: each JIT back end (exact math) computes the interpreter's bits over both
+//! corpora, for random inputs, constants, textures and samplers (several seeds per shader). Lanes the
 //! IR leaves unspecified (derivatives in partly active quads, found by the IR evaluator on the
 //! same batch) are left out.
 
 use tgsic_runtime::interp::Shader;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::{JitConfig, JitShader};
-use tgsic_tests::all_shaders;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
+use tgsic_tests::{all_shaders, jit_backends};
 
 const SEEDS: u64 = 3;
 
 #[test]
 fn jit_matches_the_interpreter() {
+    for (backend, _) in jit_backends() {
+        check(JitConfig::with_backend(backend));
+    }
+}
+
+fn check(config: JitConfig) {
     let Some(files) = all_shaders() else { return };
     let mut failures = Vec::new();
     let (mut batches, mut compiled) = (0u64, 0u64);
@@ -21,7 +27,7 @@ fn jit_matches_the_interpreter() {
         let program = tgsic::front::text::parse(&text).unwrap();
         let shader = Shader::new(program).unwrap();
         let ir = IrShader::lift(shader.clone()).unwrap();
-        let jit = match JitShader::new(shader.clone(), &JitConfig::default()) {
+        let jit = match JitShader::new(shader.clone(), &config) {
             Ok(j) => j,
             Err(e) => {
                 failures.push(format!("{}: {e}", path.display()));
@@ -47,9 +53,10 @@ fn jit_matches_the_interpreter() {
                 (Err(a), Err(b)) if a == b => {}
                 (a, b) => {
                     failures.push(format!(
-                        "{} seed {seed}: interpreter {:?}, JIT {:?}",
+                        "{} seed {seed}: interpreter {:?}, {:?} {:?}",
                         path.display(),
                         a.err(),
+                        config.backend,
                         b.err()
                     ));
                     break;
@@ -57,10 +64,14 @@ fn jit_matches_the_interpreter() {
             }
         }
     }
-    println!("{compiled} shaders compiled, {batches} batches compared");
+    println!(
+        "{:?}: {compiled} shaders compiled, {batches} batches compared",
+        config.backend
+    );
     assert!(
         failures.is_empty(),
-        "{} shaders differ:\n{}",
+        "{:?}: {} shaders differ:\n{}",
+        config.backend,
         failures.len(),
         failures.join("\n")
     );

@@ -7,6 +7,7 @@ use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
 use tgsic_runtime::interp::{Bindings, Shader};
 use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+use tgsic_tests::jit_backends;
 
 /// Floats that make bad addresses and coordinates.
 const EXTREMES: &[f32] = &[
@@ -45,17 +46,20 @@ fn both(text: &str, bind: &Bindings) {
         progress: None,
     };
     let want = run_vertices(&shader, bind, &verts, &one).unwrap();
-    for vectors in [1, 2, 4] {
-        let jit = JitShader::new(
-            shader.clone(),
-            &JitConfig {
-                vectors,
-                ..JitConfig::default()
-            },
-        )
-        .unwrap();
-        let got = run_vertices(&jit, bind, &verts, &one).unwrap();
-        assert_eq!(got, want, "{vectors} vectors");
+    for (backend, widths) in jit_backends() {
+        for &lanes in widths {
+            let jit = JitShader::new(
+                shader.clone(),
+                &JitConfig {
+                    backend,
+                    lanes,
+                    ..JitConfig::default()
+                },
+            )
+            .unwrap();
+            let got = run_vertices(&jit, bind, &verts, &one).unwrap();
+            assert_eq!(got, want, "{backend:?}, {lanes} lanes");
+        }
     }
 }
 
@@ -138,16 +142,22 @@ fn a_loop_that_never_ends_returns_with_the_budget_report() {
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
                 ENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n";
     let shader = Shader::new(tgsic::front::text::parse(text).unwrap()).unwrap();
-    let jit = JitShader::new(shader.clone(), &JitConfig::default()).unwrap();
     let bind = Bindings {
         max_iterations: 1000,
         ..Bindings::default()
     };
-    let img = render(&jit, &bind, 10, 6, 0).unwrap();
-    assert_eq!(img.exhausted, 60);
-    // 1000 iterations charged, the 1001st stops: 1001 additions.
-    assert_eq!(img.pixel(3, 2)[0], 1001.0);
-    assert_eq!(img, render(&shader, &bind, 10, 6, 0).unwrap());
+    for (backend, _) in jit_backends() {
+        let jit = JitShader::new(shader.clone(), &JitConfig::with_backend(backend)).unwrap();
+        let img = render(&jit, &bind, 10, 6, 0).unwrap();
+        assert_eq!(img.exhausted, 60, "{backend:?}");
+        // 1000 iterations charged, the 1001st stops: 1001 additions.
+        assert_eq!(img.pixel(3, 2)[0], 1001.0, "{backend:?}");
+        assert_eq!(
+            img,
+            render(&shader, &bind, 10, 6, 0).unwrap(),
+            "{backend:?}"
+        );
+    }
 }
 
 #[test]
@@ -163,37 +173,39 @@ fn two_threads_render_what_one_renders() {
         ]
         .contains(&c.name.as_str())
     }) {
-        let jit = JitShader::new(c.shader.clone(), &JitConfig::default()).unwrap();
-        let one = render_with(
-            &jit,
-            &c.bind,
-            93,
-            71,
-            0,
-            &RunOptions {
-                threads: 1,
-                progress: None,
-            },
-        )
-        .unwrap();
-        let two = render_with(
-            &jit,
-            &c.bind,
-            93,
-            71,
-            0,
-            &RunOptions {
-                threads: 2,
-                progress: None,
-            },
-        )
-        .unwrap();
-        assert_eq!(one, two, "{}", c.name);
-        assert_eq!(
-            one,
-            render(&c.shader, &c.bind, 93, 71, 0).unwrap(),
-            "{}",
-            c.name
-        );
+        for (backend, _) in jit_backends() {
+            let jit = JitShader::new(c.shader.clone(), &JitConfig::with_backend(backend)).unwrap();
+            let one = render_with(
+                &jit,
+                &c.bind,
+                93,
+                71,
+                0,
+                &RunOptions {
+                    threads: 1,
+                    progress: None,
+                },
+            )
+            .unwrap();
+            let two = render_with(
+                &jit,
+                &c.bind,
+                93,
+                71,
+                0,
+                &RunOptions {
+                    threads: 2,
+                    progress: None,
+                },
+            )
+            .unwrap();
+            assert_eq!(one, two, "{backend:?} {}", c.name);
+            assert_eq!(
+                one,
+                render(&c.shader, &c.bind, 93, 71, 0).unwrap(),
+                "{backend:?} {}",
+                c.name
+            );
+        }
     }
 }

@@ -1,14 +1,15 @@
-//! Mesa's own output with the JIT: exact math reproduces it bit for bit (as the interpreter
-//! does); fast math is reported (hash-style shaders amplify any difference, so it is not
-//! bounded).
+//! Mesa's own output with each JIT back end: exact math reproduces it bit for bit (as the
+//! interpreter does); fast math is reported (hash-style shaders amplify any difference, so it
+//! is not bounded).
 
-use tgsic::back::cranelift::MathMode;
+use tgsic::back::abi::MathMode;
 use tgsic_runtime::compare::compare;
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_tests::jit_backends;
 use tgsic_tests::mesa::cases;
 
-fn run(math: MathMode) -> Vec<(String, usize, usize, u64)> {
+fn run(backend: Backend, math: MathMode) -> Vec<(String, usize, usize, u64)> {
     let Some(cases) = cases() else {
         return Vec::new();
     };
@@ -18,6 +19,7 @@ fn run(math: MathMode) -> Vec<(String, usize, usize, u64)> {
             let jit = JitShader::new(
                 c.shader.clone(),
                 &JitConfig {
+                    backend,
                     math,
                     ..JitConfig::default()
                 },
@@ -34,27 +36,43 @@ fn run(math: MathMode) -> Vec<(String, usize, usize, u64)> {
 
 #[test]
 fn exact_math_reproduces_mesa_bit_for_bit() {
-    let rows = run(MathMode::Exact);
+    for (backend, _) in jit_backends() {
+        exact(backend);
+    }
+}
+
+fn exact(backend: Backend) {
+    let rows = run(backend, MathMode::Exact);
     let bad: Vec<String> = rows
         .iter()
         .filter(|(_, same, total, _)| same != total)
         .map(|(n, same, total, ulp)| format!("{n}: {same} of {total} identical, max {ulp} ulp"))
         .collect();
-    println!("{} of {} bit-identical", rows.len() - bad.len(), rows.len());
-    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    println!(
+        "{backend:?}: {} of {} bit-identical",
+        rows.len() - bad.len(),
+        rows.len()
+    );
+    assert!(bad.is_empty(), "{backend:?}: {}", bad.join("\n"));
 }
 
 #[test]
 fn fast_math_is_reported() {
-    let rows = run(MathMode::Fast);
+    for (backend, _) in jit_backends() {
+        fast(backend);
+    }
+}
+
+fn fast(backend: Backend) {
+    let rows = run(backend, MathMode::Fast);
     let identical = rows.iter().filter(|(_, s, t, _)| s == t).count();
     for (n, same, total, ulp) in &rows {
         if same != total {
-            println!("{n}: {same} of {total} components identical, max {ulp} ulp");
+            println!("{backend:?} {n}: {same} of {total} components identical, max {ulp} ulp");
         }
     }
     println!(
-        "fast math: {identical} of {} shaders bit-identical to Mesa",
+        "{backend:?} fast math: {identical} of {} shaders bit-identical to Mesa",
         rows.len()
     );
     if !rows.is_empty() {

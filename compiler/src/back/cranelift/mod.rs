@@ -242,6 +242,11 @@ mod tests {
     }
 
     #[test]
+    fn constant_operands_keep_the_denormal_rules() {
+        ts::check_constant_operands(&cranelift(2));
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         ts::check_every_operation(&cranelift(2));
     }

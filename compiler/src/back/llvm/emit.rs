@@ -7,7 +7,7 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::intrinsics::Intrinsic;
 use inkwell::module::Module;
-use inkwell::types::{BasicTypeEnum, IntType, PointerType, VectorType};
+use inkwell::types::{BasicTypeEnum, FloatType, IntType, PointerType, VectorType};
 use inkwell::values::{
     AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, IntValue, PointerValue,
     ValueKind, VectorValue,
@@ -23,6 +23,7 @@ pub(super) type V<'ctx> = VectorValue<'ctx>;
 /// The types the lowering uses; `v*` are vectors of a step's lanes.
 #[derive(Clone, Copy)]
 pub(super) struct Types<'ctx> {
+    pub f32: FloatType<'ctx>,
     pub i1: IntType<'ctx>,
     pub i32: IntType<'ctx>,
     pub i64: IntType<'ctx>,
@@ -46,6 +47,7 @@ impl<'ctx> Types<'ctx> {
             .and_then(|n| cx.custom_width_int_type(n))
             .map_err(|e| JitError::Codegen(e.into()))?;
         Ok(Types {
+            f32: cx.f32_type(),
             i1: cx.bool_type(),
             i32: cx.i32_type(),
             i64: cx.i64_type(),
@@ -211,6 +213,15 @@ impl<'ctx> Emit<'_, 'ctx> {
     pub fn fcmp(&self, p: FloatPredicate, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         Ok(self.b.build_float_compare(p, a, c, "")?)
     }
+    /// Whether `x` is zero as the CPU sees it under DAZ (±0 or a denormal): its exponent bits
+    /// are 0. Tested on the bits: LLVM 19 turns a comparison with zero into
+    /// `fcmp oeq x, 0.0` and, when `x` is a bitcast integer, folds that into an integer test
+    /// that ignores the function's denormal mode (a denormal is then not zero); it leaves the
+    /// integer test alone.
+    pub fn is_zero(&self, x: V<'ctx>) -> R<V<'ctx>> {
+        let exp = self.and(self.ints(x)?, self.iconst(0x7F80_0000))?;
+        self.icmp(IntPredicate::EQ, exp, self.iconst(0))
+    }
     pub fn icmp(&self, p: IntPredicate, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         Ok(self.b.build_int_compare(p, a, c, "")?)
     }
@@ -291,9 +302,14 @@ impl<'ctx> Emit<'_, 'ctx> {
         Ok(self.extract(v, 0)?.into_int_value())
     }
 
-    /// A scalar in every lane.
-    pub fn splat(&self, x: IntValue<'ctx>) -> R<V<'ctx>> {
-        let ty = x.get_type().vec_type(self.lanes);
+    /// A scalar (integer or float) in every lane.
+    pub fn splat(&self, x: impl BasicValue<'ctx>) -> R<V<'ctx>> {
+        let x = x.as_basic_value_enum();
+        let ty = match x.get_type() {
+            BasicTypeEnum::IntType(t) => t.vec_type(self.lanes),
+            BasicTypeEnum::FloatType(t) => t.vec_type(self.lanes),
+            other => return Err(JitError::Codegen(format!("cannot splat {other:?}"))),
+        };
         let v = self
             .b
             .build_insert_element(ty.get_poison(), x, self.i32c(0), "")?;

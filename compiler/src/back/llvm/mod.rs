@@ -332,6 +332,11 @@ mod tests {
     }
 
     #[test]
+    fn constant_operands_keep_the_denormal_rules() {
+        ts::check_constant_operands(&llvm(0));
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         for lanes in [0, 4, 8, 64] {
             ts::check_every_operation(&llvm(lanes));

@@ -82,7 +82,7 @@ pub(super) fn lg2<'ctx>(e: &Emit<'_, 'ctx>, x: V<'ctx>) -> R<V<'ctx>> {
     let r = e.fadd(ef, lm)?;
     // Special values: 0 (and denormals, under DAZ) → −inf, x < 0 → NaN, inf → inf, NaN.
     let z = e.fconst(0.0)?;
-    let is0 = e.fcmp(F::OEQ, x, z)?;
+    let is0 = e.is_zero(x)?;
     let r = e.select(is0, e.fconst(f32::NEG_INFINITY)?, r)?;
     let neg = e.fcmp(F::OLT, x, z)?;
     let r = e.select(neg, e.fconst(f32::NAN)?, r)?;
@@ -163,7 +163,7 @@ pub(super) fn pow<'ctx>(e: &Emit<'_, 'ctx>, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>
     let r = e.select(neg, negres, r)?;
     // y = 0 or x = 1: exactly 1, even for NaN operands.
     let one = e.fconst(1.0)?;
-    let y0 = e.fcmp(F::OEQ, y, z)?;
+    let y0 = e.is_zero(y)?;
     let x1 = e.fcmp(F::OEQ, x, one)?;
     let unit = e.or(y0, x1)?;
     e.select(unit, one, r)

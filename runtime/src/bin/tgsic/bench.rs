@@ -17,8 +17,8 @@ pub struct BenchArgs {
     /// shaders of any kind.
     #[arg(required = true)]
     pub inputs: Vec<String>,
-    /// Only JIT-compile the shaders (lift, -O2, Cranelift) and print the compile time median,
-    /// p99 and maximum, and the machine code size.
+    /// Only JIT-compile the shaders (lift, -O2, code generation) with each JIT engine of
+    /// --engines and print the compile time median, p99 and maximum, and the machine code size.
     #[arg(long)]
     pub compile_only: bool,
     /// Engines to compare, the first is the reference of the ratios.
@@ -46,62 +46,83 @@ struct Row {
     image: tgsic_runtime::interp::Image,
 }
 
-/// `tgsic bench --compile-only`: JIT compile times over many shaders (each compiled fresh,
-/// fastest of three).
+/// `tgsic bench --compile-only`: JIT compile times over many shaders, per JIT engine (each
+/// shader compiled fresh, fastest of three).
 fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
-    let config = a.exec.jit_config();
-    let mut times = Vec::new();
-    let mut bytes = Vec::new();
-    let pb = progress_bar("compiling");
-    pb.set_length(a.inputs.len() as u64);
-    for input in &a.inputs {
-        let shader = load_shader(input)?;
-        let mut best = Duration::MAX;
-        let mut size = 0;
-        for _ in 0..3 {
-            let t = Instant::now();
+    let shaders = a
+        .inputs
+        .iter()
+        .map(|i| load_shader(i).map(|s| (i, s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    for &engine in &a.engines {
+        let Some(backend) = engine.backend() else {
+            continue;
+        };
+        if !backend.available() {
+            return Err(usage(
+                "the llvm engine needs tgsic built with the cargo feature `llvm` \
+                 (cargo build --release --features llvm)"
+                    .into(),
+            ));
+        }
+        let config = a.exec.jit_config(backend);
+        let mut times = Vec::new();
+        let mut bytes = Vec::new();
+        let pb = progress_bar(&format!("compiling ({engine:?})").to_lowercase());
+        pb.set_length(shaders.len() as u64);
+        for (input, shader) in &shaders {
+            let mut best = Duration::MAX;
+            for _ in 0..3 {
+                let t = Instant::now();
+                let mut f = tgsic::ir::lift(&shader.program)
+                    .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+                tgsic::opt::optimize(&mut f, config.opt);
+                tgsic_runtime::jit::compile(&f, &config)
+                    .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+                best = best.min(t.elapsed());
+            }
+            // The code size, measured apart (LLVM reports it only with the text).
             let mut f = tgsic::ir::lift(&shader.program)
                 .map_err(|e| input_error(format!("{input}: error: {e}")))?;
             tgsic::opt::optimize(&mut f, config.opt);
-            let opts = tgsic::back::cranelift::JitOptions {
-                math: config.math,
-                vectors: config.vectors,
-                verify: false,
-            };
-            let code = tgsic::back::cranelift::compile(&f, &opts)
-                .map_err(|e| input_error(format!("{input}: error: {e}")))?;
-            best = best.min(t.elapsed());
-            size = code.code_size;
+            let size = tgsic_runtime::jit::compile_with_text(&f, &config)
+                .map_err(|e| input_error(format!("{input}: error: {e}")))?
+                .code_size;
+            times.push((best, input.to_string()));
+            bytes.push(size);
+            pb.inc(1);
         }
-        times.push((best, input.clone()));
-        bytes.push(size);
-        pb.inc(1);
+        pb.finish_and_clear();
+        if times.is_empty() {
+            continue;
+        }
+        times.sort();
+        bytes.sort_unstable();
+        let at = |q: f64| {
+            times[((times.len() - 1) as f64 * q).round() as usize]
+                .0
+                .as_secs_f64()
+                * 1e3
+        };
+        let total: f64 = times.iter().map(|t| t.0.as_secs_f64()).sum::<f64>() * 1e3;
+        println!(
+            "{}: {} shaders, lift + -O2 + code generation per shader: median {:.3} ms, p99 {:.3} ms, max {:.3} ms ({}); total {:.1} ms",
+            format!("{engine:?}").to_lowercase(),
+            times.len(),
+            at(0.5),
+            at(0.99),
+            at(1.0),
+            times.last().map_or("", |t| &t.1[..]),
+            total
+        );
+        println!(
+            "{}: machine code per shader: median {} bytes, max {} bytes, total {} bytes",
+            format!("{engine:?}").to_lowercase(),
+            bytes[bytes.len() / 2],
+            bytes.last().copied().unwrap_or(0),
+            bytes.iter().sum::<usize>()
+        );
     }
-    pb.finish_and_clear();
-    times.sort();
-    bytes.sort_unstable();
-    let at = |q: f64| {
-        times[((times.len() - 1) as f64 * q).round() as usize]
-            .0
-            .as_secs_f64()
-            * 1e3
-    };
-    let total: f64 = times.iter().map(|t| t.0.as_secs_f64()).sum::<f64>() * 1e3;
-    println!(
-        "{} shaders: lift + -O2 + Cranelift per shader: median {:.3} ms, p99 {:.3} ms, max {:.3} ms ({}); total {:.1} ms",
-        times.len(),
-        at(0.5),
-        at(0.99),
-        at(1.0),
-        times.last().map_or("", |t| &t.1[..]),
-        total
-    );
-    println!(
-        "machine code per shader: median {} bytes, max {} bytes, total {} bytes",
-        bytes[bytes.len() / 2],
-        bytes.last().copied().unwrap_or(0),
-        bytes.iter().sum::<usize>()
-    );
     Ok(())
 }
 

@@ -22,15 +22,19 @@ pub struct IrArgs {
     /// maximum lift + optimization time.
     #[arg(long)]
     pub stats: bool,
-    /// What to print: the IR, the Cranelift IR the JIT generates, or its machine code.
+    /// What to print: the IR, the Cranelift IR the jit engine generates, the optimized LLVM
+    /// IR the llvm engine generates (cargo feature `llvm`), or the machine code of --engine.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     pub emit: Emit,
-    /// Transcendental functions in generated code (with --emit clif|asm).
+    /// Whose machine code --emit asm prints: jit (Cranelift) or llvm.
+    #[arg(long, value_enum, default_value_t = crate::run::Engine::Jit)]
+    pub engine: crate::run::Engine,
+    /// Transcendental functions in generated code (with --emit clif|llvm-ir|asm).
     #[arg(long, value_enum, default_value_t = crate::run::MathArg::Exact)]
     pub math: crate::run::MathArg,
-    /// JIT lanes per step in F32X4 registers (with --emit clif|asm).
-    #[arg(long, default_value_t = 2)]
-    pub vectors: usize,
+    /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
+    #[arg(long, default_value_t = 0)]
+    pub lanes: usize,
 }
 
 /// `--emit`.
@@ -40,6 +44,8 @@ pub enum Emit {
     Ir,
     /// Cranelift IR.
     Clif,
+    /// LLVM IR, optimized.
+    LlvmIr,
     /// Machine code (disassembled).
     Asm,
 }
@@ -141,21 +147,34 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
             }
             match a.emit {
                 Emit::Ir => print!("{}", print(&c.f)),
-                Emit::Clif | Emit::Asm => {
-                    let opts = tgsic::back::cranelift::JitOptions {
-                        math: match a.math {
-                            crate::run::MathArg::Exact => tgsic::back::cranelift::MathMode::Exact,
-                            crate::run::MathArg::Fast => tgsic::back::cranelift::MathMode::Fast,
-                        },
-                        vectors: a.vectors,
-                        verify: true,
+                Emit::Clif | Emit::LlvmIr | Emit::Asm => {
+                    use tgsic_runtime::jit::Backend;
+                    let backend = match a.emit {
+                        Emit::Clif => Backend::Cranelift,
+                        Emit::LlvmIr => Backend::Llvm,
+                        _ => a.engine.backend().ok_or_else(|| {
+                            crate::run::usage("--emit asm needs a JIT engine (jit or llvm)".into())
+                        })?,
                     };
-                    let code = tgsic::back::cranelift::compile_with_text(&c.f, &opts)
-                        .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
-                    let text = if a.emit == Emit::Clif {
-                        code.ir_text.as_deref()
-                    } else {
+                    if !backend.available() {
+                        return Err(crate::run::usage(
+                            "LLVM output needs tgsic built with the cargo feature `llvm` \
+                             (cargo build --release --features llvm)"
+                                .into(),
+                        ));
+                    }
+                    let exec = crate::run::ExecArgs {
+                        math: a.math,
+                        threads: 1,
+                        lanes: a.lanes,
+                    };
+                    let code =
+                        tgsic_runtime::jit::compile_with_text(&c.f, &exec.jit_config(backend))
+                            .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
+                    let text = if a.emit == Emit::Asm {
                         code.asm.as_deref()
+                    } else {
+                        code.ir_text.as_deref()
                     };
                     print!("{}", text.unwrap_or(""));
                     if a.emit == Emit::Asm {

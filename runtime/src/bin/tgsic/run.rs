@@ -4,12 +4,13 @@ use crate::report::{Failure, read_error};
 use clap::{Args, ValueEnum};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
 use tgsic_runtime::attributes;
 use tgsic_runtime::compare::{compare, read_f32};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Shader};
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
 /// Execution engines.
@@ -21,6 +22,17 @@ pub enum Engine {
     Jit,
     /// The LLVM JIT (cargo feature `llvm`).
     Llvm,
+}
+
+impl Engine {
+    /// The JIT back end of a JIT engine.
+    pub fn backend(self) -> Option<Backend> {
+        match self {
+            Engine::Interp => None,
+            Engine::Jit => Some(Backend::Cranelift),
+            Engine::Llvm => Some(Backend::Llvm),
+        }
+    }
 }
 
 /// Options that bind what a shader reads (shared by `run` and `bench`).
@@ -54,9 +66,10 @@ pub struct ExecArgs {
     /// Worker threads (0: every core). The results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// JIT lanes per step, in F32X4 registers per value (1, 2, 4 or 8: 4 to 32 lanes).
-    #[arg(long, default_value_t = JitConfig::default().vectors)]
-    pub vectors: usize,
+    /// JIT lanes per step (0: the engine's default): jit takes 4, 8 (default), 16 or 32;
+    /// llvm 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512).
+    #[arg(long, default_value_t = 0)]
+    pub lanes: usize,
 }
 
 /// `--math`.
@@ -69,14 +82,15 @@ pub enum MathArg {
 }
 
 impl ExecArgs {
-    /// The JIT configuration these options ask for.
-    pub fn jit_config(&self) -> JitConfig {
+    /// The configuration these options ask for of a JIT back end.
+    pub fn jit_config(&self, backend: Backend) -> JitConfig {
         JitConfig {
+            backend,
             math: match self.math {
-                MathArg::Exact => tgsic::back::cranelift::MathMode::Exact,
-                MathArg::Fast => tgsic::back::cranelift::MathMode::Fast,
+                MathArg::Exact => MathMode::Exact,
+                MathArg::Fast => MathMode::Fast,
             },
-            vectors: self.vectors,
+            lanes: self.lanes,
             ..JitConfig::default()
         }
     }
@@ -461,7 +475,7 @@ pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
 pub enum AnyEngine {
     /// The interpreter.
     Interp(Box<Shader>),
-    /// The Cranelift JIT.
+    /// A JIT engine (Cranelift or LLVM).
     Jit(Box<JitShader>),
 }
 
@@ -474,13 +488,19 @@ pub fn make_engine(
 ) -> Result<AnyEngine, Failure> {
     match engine {
         Engine::Interp => Ok(AnyEngine::Interp(Box::new(shader))),
-        Engine::Jit => JitShader::new(shader, &exec.jit_config())
-            .map(|j| AnyEngine::Jit(Box::new(j)))
-            .map_err(|e| input_error(format!("{name}: error: {e}"))),
-        Engine::Llvm => Err(usage(
-            "the llvm engine needs tgsic built with the cargo feature `llvm` (cargo build --features llvm)"
-                .into(),
-        )),
+        Engine::Jit | Engine::Llvm => {
+            let backend = engine.backend().unwrap_or_default();
+            if !backend.available() {
+                return Err(usage(
+                    "the llvm engine needs tgsic built with the cargo feature `llvm` \
+                     (cargo build --release --features llvm)"
+                        .into(),
+                ));
+            }
+            JitShader::new(shader, &exec.jit_config(backend))
+                .map(|j| AnyEngine::Jit(Box::new(j)))
+                .map_err(|e| input_error(format!("{name}: error: {e}")))
+        }
     }
 }
 

@@ -8,7 +8,8 @@ use super::{Lower, R, V};
 use crate::back::llvm::BATCH_LANES;
 use crate::ir::{self, Op};
 use inkwell::IntPredicate;
-use inkwell::values::{InstructionOpcode, IntValue, PointerValue};
+use inkwell::types::{BasicTypeEnum, VectorType};
+use inkwell::values::{BasicValueEnum, InstructionOpcode, IntValue, PointerValue};
 
 const LANES: i64 = BATCH_LANES as i64;
 
@@ -46,6 +47,15 @@ impl<'ctx> Lower<'_, 'ctx> {
         }
     }
 
+    /// The lane type of an i32 or float vector.
+    fn scalar(&self, ty: VectorType<'ctx>) -> BasicTypeEnum<'ctx> {
+        if ty == self.t.vf {
+            self.t.f32.into()
+        } else {
+            self.t.i32.into()
+        }
+    }
+
     /// The step's first lane in every lane (i32).
     fn lane0_splat(&self) -> R<V<'ctx>> {
         let l = self.b.build_int_truncate(self.p.lane0, self.t.i32, "")?;
@@ -75,8 +85,10 @@ impl<'ctx> Lower<'_, 'ctx> {
     }
 
     /// Reads a file at `regs` (a register per lane), by one vector load when `uniform`.
+    #[allow(clippy::too_many_arguments)]
     fn read_file(
         &self,
+        ty: VectorType<'ctx>,
         base: PointerValue<'ctx>,
         regs: V<'ctx>,
         uniform: bool,
@@ -88,23 +100,25 @@ impl<'ctx> Lower<'_, 'ctx> {
             let r = self.extract_int(regs)?;
             let w = self.reg_word(r, comp, first, base_words)?;
             let p = self.word_ptr(base, w)?;
-            return self.load_vec(self.t.vi, p);
+            return self.load_vec(ty, p);
         }
         let words = self.lane_words(regs, comp, first, base_words)?;
         let ptrs = self.lane_ptrs(base.into(), words)?;
-        self.gather(self.t.vi, ptrs)
+        self.gather(ty, ptrs)
     }
 
-    /// A read (inputs, system values, constants, immediates, arrays).
-    pub(super) fn read(&mut self, op: &Op, args: &[ir::Value]) -> R<V<'ctx>> {
+    /// A read (inputs, system values, constants, immediates, arrays) defining `result`,
+    /// loaded as its type.
+    pub(super) fn read(&mut self, op: &Op, args: &[ir::Value], result: ir::Value) -> R<V<'ctx>> {
+        let ty = self.load_ty(result);
         match *op {
             Op::Input { reg, comp } => {
                 let p = self.soa(self.p.inputs, (reg as i64 * 4 + comp as i64) * LANES)?;
-                self.load_vec(self.t.vi, p)
+                self.load_vec(ty, p)
             }
             Op::SysVal { reg, comp } => {
                 let p = self.soa(self.p.sv, (reg as i64 * 4 + comp as i64) * LANES)?;
-                self.load_vec(self.t.vi, p)
+                self.load_vec(ty, p)
             }
             Op::InputIndirect {
                 offset,
@@ -118,7 +132,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 let d = self.get(args[0])?;
                 let regs = self.clamp_index(d, offset, lo, hi)?;
                 let uniform = self.is_uniform(args[0]);
-                self.read_file(self.p.inputs, regs, uniform, comp, 0, 0)
+                self.read_file(ty, self.p.inputs, regs, uniform, comp, 0, 0)
             }
             Op::GsInput {
                 vertex,
@@ -138,7 +152,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 // register = vertex·per + reg
                 let regs = self.add(self.mul(vs, self.iconst(per))?, rs)?;
                 let uniform = self.is_uniform(args[0]) && self.is_uniform(args[1]);
-                self.read_file(self.p.inputs, regs, uniform, comp, 0, 0)
+                self.read_file(ty, self.p.inputs, regs, uniform, comp, 0, 0)
             }
             Op::Uniform { buffer, reg, comp } => {
                 let key = (buffer, reg, comp);
@@ -152,7 +166,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                     }
                 };
                 let p = self.word_ptr(self.p.uniforms, self.i64c(slot as i64))?;
-                let x = self.load(self.t.i32.into(), p)?.into_int_value();
+                let x = self.load(self.scalar(ty), p)?;
                 self.splat(x)
             }
             Op::UniformIndirect {
@@ -166,10 +180,10 @@ impl<'ctx> Lower<'_, 'ctx> {
                     // One address for every lane.
                     let bl = self.extract_int(db)?;
                     let il = self.extract_int(di)?;
-                    let x = self.constant_read(bl, il, buffer, offset, comp)?;
+                    let x = self.constant_read(ty, bl, il, buffer, offset, comp)?;
                     return self.splat(x);
                 }
-                self.constant_gather(db, di, buffer, offset, comp)
+                self.constant_gather(ty, db, di, buffer, offset, comp)
             }
             Op::ImmIndirect { offset, comp } => {
                 let n = self.f.immediates.len() as u32;
@@ -180,7 +194,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 let regs = self.clamp_index(d, offset, 0, n - 1)?;
                 let words = self.add(self.shl(regs, self.iconst(2))?, self.iconst(comp as u32))?;
                 let ptrs = self.lane_ptrs(self.p.immediates.into(), words)?;
-                self.gather(self.t.vi, ptrs)
+                self.gather(ty, ptrs)
             }
             Op::ArrayLoad {
                 array,
@@ -194,7 +208,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 let first = self.f.arrays[array as usize].first as i64;
                 let base_words = self.array_base[array as usize] as i64;
                 let uniform = self.is_uniform(args[0]);
-                self.read_file(self.p.arrays, regs, uniform, comp, first, base_words)
+                self.read_file(ty, self.p.arrays, regs, uniform, comp, first, base_words)
             }
             ref other => Err(crate::back::abi::JitError::Codegen(format!(
                 "no lowering for {other:?}"
@@ -203,15 +217,18 @@ impl<'ctx> Lower<'_, 'ctx> {
     }
 
     /// CONST[buffer + b][offset + i].comp for one address (0 outside the bound buffers).
+    #[allow(clippy::too_many_arguments)]
     fn constant_read(
         &self,
+        ty: VectorType<'ctx>,
         b: IntValue<'ctx>,
         i: IntValue<'ctx>,
         buffer: i32,
         offset: i32,
         comp: u8,
-    ) -> R<IntValue<'ctx>> {
+    ) -> R<BasicValueEnum<'ctx>> {
         let bd = &self.b;
+        let elem = self.scalar(ty);
         let b = bd.build_int_s_extend(b, self.t.i64, "")?;
         let b = bd.build_int_add(b, self.i64c(buffer as i64), "")?;
         let i = bd.build_int_s_extend(i, self.t.i64, "")?;
@@ -232,15 +249,14 @@ impl<'ctx> Lower<'_, 'ctx> {
         let a = bd
             .build_select(ok, a, self.p.zeros, "")?
             .into_pointer_value();
-        let x = self.load(self.t.i32.into(), a)?.into_int_value();
-        Ok(bd
-            .build_select(ok, x, self.t.i32.const_zero(), "")?
-            .into_int_value())
+        let x = self.load(elem, a)?;
+        Ok(bd.build_select(ok, x, elem.const_zero(), "")?)
     }
 
     /// CONST[buffer + b][offset + i].comp per lane.
     fn constant_gather(
         &self,
+        ty: VectorType<'ctx>,
         db: V<'ctx>,
         di: V<'ctx>,
         buffer: i32,
@@ -289,8 +305,8 @@ impl<'ctx> Lower<'_, 'ctx> {
         let addr = self.lane_ptrs(data, w)?;
         let safe = self.lane_ptrs(self.p.zeros.into(), self.iconst(comp as u32))?;
         let addr = self.select(ok, addr, safe)?;
-        let x = self.gather(self.t.vi, addr)?;
-        self.select(ok, x, self.iconst(0))
+        let x = self.gather(ty, addr)?;
+        self.select(ok, x, ty.const_zero())
     }
 
     /// OUT[reg].comp for the active lanes.

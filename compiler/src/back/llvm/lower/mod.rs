@@ -521,6 +521,12 @@ impl<'ctx> Lower<'_, 'ctx> {
             divergent: !uniform,
             in_else: false,
         });
+        // Results start defined: lanes no branch yields for are never read, but the slots
+        // must not be read uninitialized (both branches may leave the loop, and a value LLVM
+        // sees as undefined may feed a branch, which it takes as undefined behaviour).
+        for (&r, &var) in x.results.iter().zip(&results) {
+            self.def_var(var, self.zero_of(self.f.ty(r)))?;
+        }
         let cx = self.cx;
         let then_bb = cx.append_basic_block(self.func, "then");
         let else_bb = cx.append_basic_block(self.func, "else");
@@ -547,10 +553,6 @@ impl<'ctx> Lower<'_, 'ctx> {
             let out_e = self.var(self.t.vb)?;
             self.def_var(out_t, self.bconst(false))?;
             self.def_var(out_e, self.bconst(false))?;
-            // Results start defined (lanes no branch yields for are never read).
-            for (&r, &var) in x.results.iter().zip(&results) {
-                self.def_var(var, self.zero_of(self.f.ty(r)))?;
-            }
             let check_else = cx.append_basic_block(self.func, "check_else");
             let any_t = self.any(tmask)?;
             self.b

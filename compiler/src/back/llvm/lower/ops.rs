@@ -4,7 +4,9 @@
 use super::{Lower, R, V};
 use crate::back::host::HostOp;
 use crate::back::llvm::{JitArgs, MathMode, vmath};
-use crate::ir::{self, Binary, FCmp, ICmp, Nary, Op, Unary};
+use crate::back::nan::Class;
+use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Unary};
+use inkwell::types::VectorType;
 use inkwell::values::{BasicMetadataValueEnum, PointerValue};
 use inkwell::{FloatPredicate, IntPredicate};
 use std::mem::offset_of;
@@ -25,13 +27,30 @@ impl<'ctx> Lower<'_, 'ctx> {
         self.store(p, w)
     }
 
-    pub(super) fn scratch_load(&self, at: usize) -> R<V<'ctx>> {
+    /// Loads a vector of `ty` (i32 or float) from the scratch area at word `at`.
+    pub(super) fn scratch_load(&self, at: usize, ty: VectorType<'ctx>) -> R<V<'ctx>> {
         let p = self.scratch_at(at)?;
-        self.load_vec(self.t.vi, p)
+        self.load_vec(ty, p)
     }
 
-    /// Evaluates `op` per lane on the host ([`HostOp`]); returns `outputs` results.
-    fn host(&self, op: HostOp, args: &[V<'ctx>], outputs: usize) -> R<Vec<V<'ctx>>> {
+    /// The vector type a value of `v`'s IR type is loaded as: floats as floats, so that LLVM
+    /// never sees them as integers bitcast (see [`Emit::is_zero`](super::Emit::is_zero)).
+    pub(super) fn load_ty(&self, v: ir::Value) -> VectorType<'ctx> {
+        match self.f.ty(v) {
+            ir::Type::F32 => self.t.vf,
+            _ => self.t.vi,
+        }
+    }
+
+    /// Evaluates `op` per lane on the host ([`HostOp`]); returns `outputs` results of type
+    /// `ty`.
+    fn host(
+        &self,
+        op: HostOp,
+        args: &[V<'ctx>],
+        outputs: usize,
+        ty: VectorType<'ctx>,
+    ) -> R<Vec<V<'ctx>>> {
         let n = self.lanes as usize;
         for (a, &v) in args.iter().enumerate() {
             self.scratch_store(a * n, v)?;
@@ -44,16 +63,18 @@ impl<'ctx> Lower<'_, 'ctx> {
         self.b
             .build_indirect_call(self.host_ty, self.host_fn, &call, "")?;
         (0..outputs)
-            .map(|o| self.scratch_load((4 + o) * n))
+            .map(|o| self.scratch_load((4 + o) * n, ty))
             .collect()
     }
 
-    fn host1(&mut self, op: HostOp, args: &[ir::Value]) -> R<V<'ctx>> {
+    /// A host operation with one result, `result`.
+    fn host1(&mut self, op: HostOp, args: &[ir::Value], result: ir::Value) -> R<V<'ctx>> {
         let a = args
             .iter()
             .map(|&x| self.get_bits(x))
             .collect::<R<Vec<_>>>()?;
-        Ok(self.host(op, &a, 1)?.remove(0))
+        let ty = self.load_ty(result);
+        Ok(self.host(op, &a, 1, ty)?.remove(0))
     }
 
     /// A float's denormals flushed to zeros of their sign, in integer arithmetic (LLVM keeps
@@ -65,6 +86,84 @@ impl<'ctx> Lower<'_, 'ctx> {
         let sign = self.and(bits, self.iconst(0x8000_0000))?;
         let r = self.select(tiny, sign, bits)?;
         self.floats(r)
+    }
+
+    /// `x == y` (`x != y` when `ne`) as the CPU compares under DAZ. LLVM 19 folds
+    /// `fcmp oeq/une (bitcast i), 0.0` into an integer test that ignores the denormal mode, and
+    /// it finds such zeros itself (a constant read out of range, a folded select), so an
+    /// operand that may be a denormal is flushed in integer arithmetic first; a comparison with
+    /// a zero constant is an integer test of the other operand.
+    fn float_equal(
+        &self,
+        ne: bool,
+        x: (ir::Value, V<'ctx>),
+        y: (ir::Value, V<'ctx>),
+    ) -> R<V<'ctx>> {
+        let zero = |v: ir::Value| {
+            self.f
+                .const_value(v)
+                .is_some_and(|b| crate::numerics::f(b) == 0.0)
+        };
+        let eq = if zero(y.0) {
+            self.is_zero(x.1)?
+        } else if zero(x.0) {
+            self.is_zero(y.1)?
+        } else {
+            let operand = |(v, l): (ir::Value, V<'ctx>)| {
+                if self.normal_const(v) {
+                    Ok(l)
+                } else {
+                    self.flush(l)
+                }
+            };
+            let (a, c) = (operand(x)?, operand(y)?);
+            return self.fcmp(
+                if ne {
+                    FloatPredicate::UNE
+                } else {
+                    FloatPredicate::OEQ
+                },
+                a,
+                c,
+            );
+        };
+        if ne { self.not(eq) } else { Ok(eq) }
+    }
+
+    /// Whether LLVM may see `v` as a denormal constant. LLVM 19 folds float operations on
+    /// constants through selects and phis as IEEE does, ignoring the function's denormal mode
+    /// (`fmul 0x803FFFFF, 4.0` gives a normal number, `fcmp olt 0x803FFFFF, 0.0` true), and
+    /// it finds constants the IR did not have (a canonical NaN flipped into a denormal by
+    /// integer operations, then selected). Values read from memory are never constants and
+    /// float arithmetic never yields a denormal under FTZ; bit manipulation and merges may.
+    fn may_fold_to_denormal(&self, v: ir::Value) -> bool {
+        use Unary as U;
+        match self.f.values[v].def {
+            Def::Inst(i, _) => match &self.f.insts[i].op {
+                Op::Const(c) => f32::from_bits(*c).is_subnormal(),
+                Op::Unary(U::FNeg | U::FAbs) => self.may_fold_to_denormal(self.f.insts[i].args[0]),
+                Op::Unary(U::Bitcast) | Op::Select => true,
+                _ => false,
+            },
+            _ => self.arith[v.index()] == Class::Exact,
+        }
+    }
+
+    /// `x`, the vector of `v`, as an operand of float arithmetic or a comparison: flushed in
+    /// integer arithmetic where LLVM could fold the operation as IEEE does
+    /// ([`Self::may_fold_to_denormal`]).
+    pub(super) fn arith_operand(&self, v: ir::Value, x: V<'ctx>) -> R<V<'ctx>> {
+        if self.may_fold_to_denormal(v) {
+            self.flush(x)
+        } else {
+            Ok(x)
+        }
+    }
+
+    /// A float operand of a comparison (see [`Self::arith_operand`]).
+    fn cmp_operand(&mut self, v: ir::Value) -> R<V<'ctx>> {
+        let x = self.get_f(v)?;
+        self.arith_operand(v, x)
     }
 
     /// Whether an IR value is a constant that is not a denormal.
@@ -155,7 +254,7 @@ impl<'ctx> Lower<'_, 'ctx> {
         self.minus_one_if_zero(v, r)
     }
 
-    fn unary(&mut self, u: Unary, x: ir::Value) -> R<V<'ctx>> {
+    fn unary(&mut self, u: Unary, x: ir::Value, result: ir::Value) -> R<V<'ctx>> {
         use Unary as U;
         let fast = self.math == MathMode::Fast;
         let a = match u {
@@ -168,15 +267,17 @@ impl<'ctx> Lower<'_, 'ctx> {
             ir::Type::I32 => self.ints(a)?,
             ir::Type::Bool => a,
         };
+        // Float arithmetic reads its operand as the CPU does (sign operations and bitcasts
+        // move bits).
+        let a = if matches!(u, U::FNeg | U::FAbs | U::Bitcast) || self.f.ty(x) != ir::Type::F32 {
+            a
+        } else {
+            self.arith_operand(x, a)?
+        };
         Ok(match u {
-            U::FNeg => {
-                let r = self.xor(self.ints(a)?, self.iconst(0x8000_0000))?;
-                self.floats(r)?
-            }
-            U::FAbs => {
-                let r = self.and(self.ints(a)?, self.iconst(0x7FFF_FFFF))?;
-                self.floats(r)?
-            }
+            // Sign-bit operations (exact on NaNs too).
+            U::FNeg => self.b.build_float_neg(a, "")?,
+            U::FAbs => self.call1("llvm.fabs", a)?,
             U::FFloor => self.call1("llvm.floor", a)?,
             U::FCeil => self.call1("llvm.ceil", a)?,
             U::FTrunc => self.call1("llvm.trunc", a)?,
@@ -264,7 +365,7 @@ impl<'ctx> Lower<'_, 'ctx> {
             }
             // Exact transcendentals and the rounding of NV formats: the host computes them.
             U::FExp2 | U::FLg2 | U::FSin | U::FCos | U::FRoundF16 | U::FRoundFx12 => {
-                self.host1(HostOp::Unary(u), &[x])?
+                self.host1(HostOp::Unary(u), &[x], result)?
             }
         })
     }
@@ -297,10 +398,10 @@ impl<'ctx> Lower<'_, 'ctx> {
         self.select(z, self.iconst(on_zero), r)
     }
 
-    fn binary(&mut self, op: Binary, x: ir::Value, y: ir::Value) -> R<V<'ctx>> {
+    fn binary(&mut self, op: Binary, x: ir::Value, y: ir::Value, result: ir::Value) -> R<V<'ctx>> {
         use Binary as B;
         if op == B::FPow && self.math == MathMode::Exact || op == B::Ldexp {
-            return self.host1(HostOp::Binary(op), &[x, y]);
+            return self.host1(HostOp::Binary(op), &[x, y], result);
         }
         let (a, c) = (self.get(x)?, self.get(y)?);
         let float = matches!(
@@ -308,7 +409,8 @@ impl<'ctx> Lower<'_, 'ctx> {
             B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax | B::FPow
         );
         let (a, c) = if float {
-            (self.floats(a)?, self.floats(c)?)
+            let (a, c) = (self.floats(a)?, self.floats(c)?);
+            (self.arith_operand(x, a)?, self.arith_operand(y, c)?)
         } else if matches!(op, B::BAnd | B::BOr) {
             (a, c)
         } else {
@@ -423,12 +525,12 @@ impl<'ctx> Lower<'_, 'ctx> {
                     ir::Type::I32 => self.iconst(*c),
                 }
             }
-            Op::Unary(u) => self.unary(*u, args[0])?,
-            Op::Binary(op) => self.binary(*op, args[0], args[1])?,
+            Op::Unary(u) => self.unary(*u, args[0], results[0])?,
+            Op::Binary(op) => self.binary(*op, args[0], args[1], results[0])?,
             Op::Nary(Nary::Fma) if self.fma => {
-                let a = self.get_f(args[0])?;
-                let b = self.get_f(args[1])?;
-                let c = self.get_f(args[2])?;
+                let a = self.cmp_operand(args[0])?;
+                let b = self.cmp_operand(args[1])?;
+                let c = self.cmp_operand(args[2])?;
                 self.fma(a, b, c)?
             }
             Op::Nary(n @ (Nary::Ubfe | Nary::Ibfe)) => {
@@ -441,10 +543,15 @@ impl<'ctx> Lower<'_, 'ctx> {
                 let a = args.iter().map(|&x| self.get_i(x)).collect::<R<Vec<_>>>()?;
                 self.bitfield_insert(a[0], a[1], a[2], a[3])?
             }
-            Op::Nary(n) => self.host1(HostOp::Nary(*n), &args)?,
-            Op::FCmp(k) => {
+            Op::Nary(n) => self.host1(HostOp::Nary(*n), &args, results[0])?,
+            Op::FCmp(k @ (FCmp::Eq | FCmp::Ne)) => {
                 let a = self.get_f(args[0])?;
                 let c = self.get_f(args[1])?;
+                self.float_equal(*k == FCmp::Ne, (args[0], a), (args[1], c))?
+            }
+            Op::FCmp(k) => {
+                let a = self.cmp_operand(args[0])?;
+                let c = self.cmp_operand(args[1])?;
                 self.fcmp(Self::fcmp_pred(*k), a, c)?
             }
             Op::ICmp(k) => {
@@ -459,17 +566,17 @@ impl<'ctx> Lower<'_, 'ctx> {
                 let y = self.get_for(args[2], r)?;
                 self.select(c, x, y)?
             }
-            Op::Pack(p) => self.host1(HostOp::Pack(*p), &args)?,
+            Op::Pack(p) => self.host1(HostOp::Pack(*p), &args, results[0])?,
             Op::Unpack(p) => {
                 let a = self.get_bits(args[0])?;
-                let outs = self.host(HostOp::Unpack(*p), &[a], 4)?;
+                let outs = self.host(HostOp::Unpack(*p), &[a], 4, self.t.vf)?;
                 for (&r, o) in results.iter().zip(outs) {
                     self.set(r, o)?;
                 }
                 return Ok(());
             }
             Op::Derivative { axis, fine } => {
-                let a = self.get_f(args[0])?;
+                let a = self.cmp_operand(args[0])?;
                 let (p, q) = match (axis, fine) {
                     (ir::Axis::X, false) => ([1, 1, 1, 1], [0, 0, 0, 0]),
                     (ir::Axis::Y, false) => ([0, 0, 0, 0], [2, 2, 2, 2]),
@@ -487,7 +594,12 @@ impl<'ctx> Lower<'_, 'ctx> {
             Op::ClearColor { comp } => {
                 let off = offset_of!(JitArgs, clear) + 4 * *comp as usize;
                 let p = self.byte_ptr(self.p.args, off as u64)?;
-                let c = self.load(self.t.i32.into(), p)?.into_int_value();
+                let ty = if self.f.ty(results[0]) == ir::Type::F32 {
+                    self.t.f32.into()
+                } else {
+                    self.t.i32.into()
+                };
+                let c = self.load(ty, p)?;
                 self.splat(c)?
             }
             Op::Helper => {
@@ -525,7 +637,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 self.b
                     .build_indirect_call(self.tex_ty, self.p.texture, &call, "")?;
                 for (c, &r) in results.iter().enumerate() {
-                    let v = self.scratch_load((a.len() + c) * n)?;
+                    let v = self.scratch_load((a.len() + c) * n, self.load_ty(r))?;
                     self.set(r, v)?;
                 }
                 return Ok(());
@@ -589,7 +701,7 @@ impl<'ctx> Lower<'_, 'ctx> {
                 self.array_store(*array, *comp, *offset, *lo, *hi, args[0], idx, v)?;
                 return Ok(());
             }
-            op => self.read(op, &args)?,
+            op => self.read(op, &args, results[0])?,
         };
         self.set(results[0], out)
     }
