@@ -1,10 +1,11 @@
-//! JIT compile time over the whole etnaviv corpus: lift, -O2 and Cranelift per shader, every
-//! shader compiled afresh (no cache). Per-shader median and p99: `tgsic bench --compile-only`.
+//! JIT compile time over the whole etnaviv corpus: lift, -O2 and code generation per shader
+//! (Cranelift, and LLVM when built with the feature `llvm`), every shader compiled afresh (no
+//! cache). Per-shader median and p99: `tgsic bench --compile-only`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use tgsic::back::cranelift::{JitOptions, compile};
 use tgsic::opt::{OptLevel, optimize};
+use tgsic_runtime::jit::{Backend, JitConfig, compile};
 use tgsic_tests::{Corpus, corpus};
 
 fn jit(c: &mut Criterion) {
@@ -20,22 +21,25 @@ fn jit(c: &mut Criterion) {
     let mut g = c.benchmark_group("jit_compile/etnaviv");
     g.sample_size(10);
     g.throughput(Throughput::Elements(programs.len() as u64));
-    let opts = JitOptions {
-        verify: false,
-        ..JitOptions::default()
-    };
-    g.bench_function("lift+O2+cranelift", |b| {
-        b.iter(|| {
-            programs
-                .iter()
-                .map(|p| {
-                    let mut f = tgsic::ir::lift(black_box(p)).expect("lifts");
-                    optimize(&mut f, OptLevel::O2);
-                    compile(&f, &opts).expect("compiles").code_size
-                })
-                .sum::<usize>()
-        })
-    });
+    let mut backends = vec![("lift+O2+cranelift", Backend::Cranelift)];
+    if Backend::Llvm.available() {
+        backends.push(("lift+O2+llvm", Backend::Llvm));
+    }
+    for (label, backend) in backends {
+        let config = JitConfig::with_backend(backend);
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                programs
+                    .iter()
+                    .map(|p| {
+                        let mut f = tgsic::ir::lift(black_box(p)).expect("lifts");
+                        optimize(&mut f, OptLevel::O2);
+                        compile(&f, &config).expect("compiles").code_size
+                    })
+                    .sum::<usize>()
+            })
+        });
+    }
     g.finish();
 }
 

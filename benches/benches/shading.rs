@@ -1,13 +1,13 @@
 //! Shading throughput per engine at 256×256, one thread, on a light shader (three_technicolor),
 //! an ALU-heavy one (npm_curl_noise), a texture-heavy one (gltr_tangentmotionblur) and a
-//! loop-heavy one (piglit_loop_300), with the Mesa corpus bindings. `tgsic bench` gives the
-//! 1024×1024 figures.
+//! loop-heavy one (piglit_loop_300), with the Mesa corpus bindings; the LLVM engine too when
+//! built with the feature `llvm`. `tgsic bench` gives the 1024×1024 figures.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use tgsic::back::cranelift::MathMode;
+use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 
 const SHADERS: &[&str] = &[
     "three_technicolor",
@@ -28,10 +28,19 @@ fn shading(c: &mut Criterion) {
         g.bench_function(format!("interp/{name}"), |b| {
             b.iter(|| render(black_box(&case.shader), &case.bind, 256, 256, 0).expect("renders"))
         });
-        for (label, math) in [("jit", MathMode::Exact), ("jit-fast", MathMode::Fast)] {
+        let mut engines = vec![
+            ("jit", Backend::Cranelift, MathMode::Exact),
+            ("jit-fast", Backend::Cranelift, MathMode::Fast),
+        ];
+        if Backend::Llvm.available() {
+            engines.push(("llvm", Backend::Llvm, MathMode::Exact));
+            engines.push(("llvm-fast", Backend::Llvm, MathMode::Fast));
+        }
+        for (label, backend, math) in engines {
             let jit = JitShader::new(
                 case.shader.clone(),
                 &JitConfig {
+                    backend,
                     math,
                     ..JitConfig::default()
                 },

@@ -35,7 +35,9 @@ fn main() -> ExitCode {
             cargo(&a) && report()
         }
         _ => {
-            eprintln!("usage: cargo xtask ci | corpus | bench [criterion filter]");
+            eprintln!(
+                "usage: cargo xtask ci | corpus | bench [--features llvm] [criterion filter]"
+            );
             return ExitCode::from(2);
         }
     };
