@@ -70,8 +70,8 @@ pub struct JitConfig {
     /// Transcendental functions: exact (bit-identical to the interpreter) or fast.
     pub math: MathMode,
     /// Lanes per step, 0 for the back end's default: Cranelift takes 4, 8 (its default), 16 or
-    /// 32; LLVM 4, 8, 16, 32 or 64 and defaults to two of the host's widest vectors (32 lanes
-    /// with AVX-512, 16 with AVX2).
+    /// 32; LLVM 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512,
+    /// 8 with AVX2).
     pub lanes: usize,
     /// IR optimization before code generation.
     pub opt: OptLevel,

@@ -67,7 +67,7 @@ pub fn jit_backends() -> Vec<(tgsic_runtime::jit::Backend, &'static [usize])> {
     use tgsic_runtime::jit::Backend;
     let mut v: Vec<(Backend, &'static [usize])> = vec![(Backend::Cranelift, &[4, 8, 16])];
     if Backend::Llvm.available() {
-        // 0: the default (two host vectors); 4 and 64 the narrowest and widest steps.
+        // 0: the host's widest vector; 4 and 64 the narrowest and widest steps.
         v.push((Backend::Llvm, &[0, 4, 64]));
     }
     v

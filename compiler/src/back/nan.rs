@@ -8,9 +8,10 @@
 //! holds `0xFFC00000`). Arithmetic consumers (arithmetic, comparisons, conversions, sign
 //! operations) do not care. A consumer that exposes bits — a bitcast, a store, an EMIT, a host
 //! call — canonicalizes an arithmetic operand first. A merge (`select`, `If` result, loop
-//! parameter or result) keeps the class its inputs share; otherwise its arithmetic inputs are
-//! canonicalized where they enter it, so that raw bits (a MOV of an input NaN) keep their
-//! payload.
+//! parameter or result) keeps the class its inputs share (constants that are neither NaN nor
+//! denormal fit every class: a float accumulator starting at 0 stays arithmetic); otherwise its
+//! arithmetic inputs are canonicalized where they enter it, so that raw bits (a MOV of an
+//! input NaN) keep their payload.
 
 use crate::ir::*;
 use std::collections::HashMap;
@@ -92,8 +93,16 @@ pub fn classes(f: &Function, fast: bool) -> Vec<Class> {
             }
         }
         for (&v, inputs) in &merges {
-            let first = inputs.first().map_or(Class::Exact, |i| cls[i.index()]);
-            let c = if inputs.iter().all(|i| cls[i.index()] == first) {
+            // A constant that is neither NaN nor denormal has the same bits in every class.
+            let neutral = |i: &&Value| {
+                f.const_value(**i).is_some_and(|c| {
+                    let x = f32::from_bits(c);
+                    !x.is_nan() && !x.is_subnormal()
+                })
+            };
+            let mut real = inputs.iter().filter(|i| !neutral(i)).peekable();
+            let first = real.peek().map_or(Class::Exact, |i| cls[i.index()]);
+            let c = if real.all(|i| cls[i.index()] == first) {
                 first
             } else {
                 Class::Exact

@@ -5,7 +5,7 @@
 //! |-------|--------------------------------------------------------------------------|
 //! | `-O0` | none (the lifted IR, compacted) |
 //! | `-O1` | constant folding, algebraic simplification, copy propagation, dead-code elimination |
-//! | `-O2` | `-O1` plus value numbering, if-conversion and loop-invariant code motion |
+//! | `-O2` | `-O1` plus value numbering, merge retyping, if-conversion and loop-invariant code motion |
 
 pub mod compact;
 pub mod const_fold;
@@ -14,6 +14,7 @@ pub mod dce;
 pub mod gvn;
 pub mod if_convert;
 pub mod licm;
+pub mod retype;
 pub mod simplify;
 pub mod util;
 
@@ -73,6 +74,7 @@ const O2: &[Pass] = &[
     ("simplify", simplify::run),
     ("copy_prop", copy_prop::run),
     ("gvn", gvn::run),
+    ("retype", retype::run),
     ("if_convert", if_convert::run),
     ("licm", licm::run),
     ("dce", dce::run),

@@ -3,10 +3,10 @@
 //! slower and runs ALU-heavy shaders faster (figures in `docs/jit.md`).
 //!
 //! - **One vector per value.** A step shades [`LlvmOptions::lanes`] invocations: every IR value
-//!   is one `<lanes x float>` or `<lanes x i32>` (booleans `<lanes x i1>`), which LLVM splits
-//!   into the host's registers. The default is two of the host's widest vectors (32 lanes with
-//!   AVX-512, 16 with AVX2, 8 otherwise), detected at run time: two independent chains hide
-//!   the latency of loop-carried arithmetic. The generated function loops over the
+//!   is one `<lanes x float>` or `<lanes x i32>` (booleans `<lanes x i1>`). The default is the
+//!   host's widest vector (`<16 x float>` with AVX-512, `<8 x float>` with AVX2, `<4 x float>`
+//!   otherwise), detected at run time; wider steps are split by LLVM into several registers
+//!   (faster for loop-heavy shaders, slower to compile). The generated function loops over the
 //!   [`BATCH_LANES`] lanes of a batch.
 //! - **The host CPU on every function.** LLVM emits generic SSE2 code unless each function
 //!   names the CPU and its features (`target-cpu`, `target-features`), so every function does,
@@ -54,10 +54,10 @@ use std::sync::OnceLock;
 pub struct LlvmOptions {
     /// Transcendental functions.
     pub math: MathMode,
-    /// Lanes per step (the width of every vector): 0 for the default, two of the host's widest
-    /// vectors (32 lanes with AVX-512, 16 with AVX2, 8 otherwise: two independent chains of
-    /// dependent instructions run twice as fast in loops); otherwise 4, 8, 16, 32 or 64 (LLVM
-    /// splits a vector wider than the host's registers).
+    /// Lanes per step (the width of every vector): 0 for the host's widest vector (16 lanes
+    /// with AVX-512, 8 with AVX2, 4 otherwise); otherwise 4, 8, 16, 32 or 64 (LLVM splits a
+    /// vector wider than the host's registers into several, which hides the latency of
+    /// loop-carried arithmetic: twice the host's width runs loops about twice as fast).
     pub lanes: usize,
     /// Run LLVM's IR verifier on the generated code before optimizing it.
     pub verify: bool,
@@ -200,7 +200,7 @@ pub fn compile_with_text(f: &Function, opts: &LlvmOptions) -> Result<CompiledSha
 pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
     match opts.lanes {
-        0 => Ok(2 * cpu.width),
+        0 => Ok(cpu.width),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
         n => Err(JitError::Options(format!(
             "lanes = {n} (0, 4, 8, 16, 32 or 64)"
@@ -317,7 +317,7 @@ mod tests {
         let cpu = host_cpu().unwrap();
         assert!([4, 8, 16].contains(&cpu.width), "{cpu:?}");
         assert!(!cpu.name.is_empty());
-        assert_eq!(lanes(&LlvmOptions::default()).unwrap(), 2 * cpu.width);
+        assert_eq!(lanes(&LlvmOptions::default()).unwrap(), cpu.width);
         assert!(matches!(
             lanes(&LlvmOptions {
                 lanes: 12,
@@ -375,6 +375,6 @@ mod tests {
         assert!(ir.contains("llvm.sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
-        assert_eq!(c.lanes_per_step, 2 * host_cpu().unwrap().width);
+        assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
     }
 }

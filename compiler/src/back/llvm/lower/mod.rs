@@ -112,6 +112,12 @@ impl<'a, 'ctx> Deref for Lower<'a, 'ctx> {
     }
 }
 
+/// Whether a block only passes values on (`break`, `continue`, `yield`), with no instruction.
+fn jumps_only(b: &ir::Block) -> bool {
+    b.0.iter()
+        .all(|s| matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_)))
+}
+
 /// Words the scratch area needs: the widest host call, texture call or EMIT.
 fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
     let mut words = 8 * lanes;
@@ -545,6 +551,29 @@ impl<'ctx> Lower<'_, 'ctx> {
             self.block(&x.else_)?;
             self.b.build_unconditional_branch(join)?;
             self.b.position_at_end(join);
+        } else if jumps_only(&x.then_) && jumps_only(&x.else_) {
+            // Branches that only move lanes (a loop's exit test): both run under their masks,
+            // without branching; a jump under an empty mask changes nothing.
+            let exec0 = self.exec()?;
+            let tmask = self.and(exec0, cond)?;
+            let emask = self.and_not(exec0, cond)?;
+            self.b.build_unconditional_branch(then_bb)?;
+            self.b.position_at_end(then_bb);
+            self.set_exec(tmask)?;
+            self.block(&x.then_)?;
+            let t = self.exec()?;
+            self.b.build_unconditional_branch(else_bb)?;
+            self.b.position_at_end(else_bb);
+            if let Some(fr) = self.ifs.last_mut() {
+                fr.in_else = true;
+            }
+            self.set_exec(emask)?;
+            self.block(&x.else_)?;
+            let e = self.exec()?;
+            self.b.build_unconditional_branch(join)?;
+            self.b.position_at_end(join);
+            let m = self.or(t, e)?;
+            self.set_exec(m)?;
         } else {
             let exec0 = self.exec()?;
             let tmask = self.and(exec0, cond)?;
