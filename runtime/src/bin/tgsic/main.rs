@@ -75,6 +75,7 @@ fn main() -> ExitCode {
             theia::TheiaCommand::Asm(a) => theia::asm(&a),
             theia::TheiaCommand::Dis(a) => theia::dis(&a),
             theia::TheiaCommand::Run(a) => theia::run(&a),
+            theia::TheiaCommand::Compile(a) => theia::compile(&a),
         },
     };
     match result {

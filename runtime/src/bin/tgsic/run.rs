@@ -286,24 +286,7 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
         ..Bindings::default()
     };
     for spec in &a.constants {
-        let (n, file) = unit_arg(spec, "const")?;
-        let bytes = std::fs::read(&file)
-            .map_err(|e| input_error(format!("{file}: error: cannot read: {e}")))?;
-        if bytes.len() % 4 != 0 {
-            return Err(input_error(format!(
-                "{file}: error: {} bytes is not a whole number of 32-bit words",
-                bytes.len()
-            )));
-        }
-        let regs = bytes
-            .chunks(16)
-            .map(|c| {
-                std::array::from_fn(|k| {
-                    c.get(4 * k..4 * k + 4)
-                        .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                })
-            })
-            .collect();
+        let (n, regs) = read_constants(spec)?;
         if bind.constants.len() <= n {
             bind.constants.resize(n + 1, Vec::new());
         }
@@ -391,6 +374,30 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
         }
     }
     Ok(bind)
+}
+
+/// Reads `--const N=FILE`: the unit and its registers (raw little-endian words, four per
+/// register; a short last register reads 0 in its missing components).
+pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
+    let (n, file) = unit_arg(spec, "const")?;
+    let bytes = std::fs::read(&file)
+        .map_err(|e| input_error(format!("{file}: error: cannot read: {e}")))?;
+    if bytes.len() % 4 != 0 {
+        return Err(input_error(format!(
+            "{file}: error: {} bytes is not a whole number of 32-bit words",
+            bytes.len()
+        )));
+    }
+    let regs = bytes
+        .chunks(16)
+        .map(|c| {
+            std::array::from_fn(|k| {
+                c.get(4 * k..4 * k + 4)
+                    .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            })
+        })
+        .collect();
+    Ok((n, regs))
 }
 
 /// Reads and prepares a shader (validated).

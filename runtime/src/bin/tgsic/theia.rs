@@ -1,4 +1,4 @@
-//! `tgsic theia asm`, `tgsic theia dis`, `tgsic theia run`.
+//! `tgsic theia asm`, `tgsic theia dis`, `tgsic theia run`, `tgsic theia compile`.
 
 use crate::report::Failure;
 use clap::{Args, Subcommand, ValueEnum};
@@ -19,6 +19,35 @@ pub enum TheiaCommand {
     Dis(DisArgs),
     /// Run a program image (or `.shdr` source) in the bit-exact b1.2 simulator.
     Run(RunArgs),
+    /// Compile a TGSI fragment shader into a program image whose USERCONSTANTS routine sets
+    /// C1..C7 and whose PIXELSHADER routine computes OREG_PIXEL_COLOR.
+    Compile(CompileArgs),
+}
+
+/// Arguments of `tgsic theia compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// TGSI fragment shader, text or binary (detected); `-` reads standard input.
+    pub input: String,
+    /// Output image: `.mem` (Instructions.mem: entry table, code from 0x800B) or `.bin` (the
+    /// same words, table first, as raw little-endian 64-bit words).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Write the annotated listing (address, words, instruction, the TGSI line it came from).
+    #[arg(long)]
+    pub listing: Option<PathBuf>,
+    /// Write the generated assembly (`.shdr`, which `tgsic theia asm` reads back).
+    #[arg(long)]
+    pub shdr: Option<PathBuf>,
+    /// Constant buffer N from FILE (raw little-endian 32-bit words, 4 per register).
+    /// Repeatable.
+    #[arg(long = "const", value_name = "N=FILE")]
+    pub constants: Vec<String>,
+    /// Bind an input to a THEIA register: `IN[2]=CREG_TRI_DIFFUSE_LAST` (a name or an address).
+    /// Defaults: POSITION → CREG_PIXEL_2D_POSITION, COLOR[0] → CREG_COLOR_ACC, COLOR[1] →
+    /// CREG_TRI_DIFFUSE_LAST; a TEX of a texture coordinate reads CREG_TEXTURE_COLOR. Repeatable.
+    #[arg(long = "bind", value_name = "IN[n]=REGISTER")]
+    pub bind: Vec<String>,
 }
 
 /// Image formats for `--format`.
@@ -74,6 +103,100 @@ pub struct RunArgs {
     /// Stop a routine after this many instructions.
     #[arg(long, default_value_t = 1_000_000)]
     pub max_steps: u64,
+}
+
+/// Parses `IN[2]=CREG_COLOR_ACC`.
+fn parse_bind(spec: &str) -> Result<(u32, u16), Failure> {
+    let bad = || {
+        usage(format!(
+            "--bind {spec}: expected IN[n]=REGISTER (a register name such as CREG_COLOR_ACC, or an address)"
+        ))
+    };
+    let (lhs, rhs) = spec.split_once('=').ok_or_else(bad)?;
+    let n = lhs
+        .trim()
+        .strip_prefix("IN[")
+        .and_then(|r| r.strip_suffix(']'))
+        .and_then(|r| r.parse::<u32>().ok())
+        .ok_or_else(bad)?;
+    let rhs = rhs.trim();
+    let addr = register_address(rhs)
+        .or_else(|| rhs.parse::<u16>().ok())
+        .ok_or_else(|| usage(format!("--bind {spec}: `{rhs}` is not a THEIA register")))?;
+    Ok((n, addr))
+}
+
+/// `tgsic theia compile`.
+pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
+    use tgsic::back::theia::compile::{TheiaOptions, compile};
+    let format = ImageFormat::from_path(&a.output).ok_or_else(|| {
+        usage(format!(
+            "{}: the image format comes from the extension (.mem or .bin)",
+            a.output.display()
+        ))
+    })?;
+    let mut opts = TheiaOptions::default();
+    for spec in &a.constants {
+        let (n, regs) = crate::run::read_constants(spec)?;
+        opts.constants.insert(n as u32, regs);
+    }
+    for spec in &a.bind {
+        let (n, addr) = parse_bind(spec)?;
+        opts.bindings.insert(n, addr);
+    }
+    let shader = crate::run::load_shader(&a.input)?;
+    let n = name(&a.input);
+    let out = compile(&shader.program, &opts).map_err(|e| {
+        Failure::input(vec![
+            format!("{n}:{e}")
+                .replacen(":<unknown>", "", 1)
+                .replacen(": ", ": error: ", 1),
+        ])
+    })?;
+    for w in &out.warnings {
+        match w.location {
+            tgsic::tgsi::Location::Unknown => eprintln!("{n}: warning: {}", w.message),
+            _ => eprintln!("{n}:{w}"),
+        }
+    }
+    let bytes = match format {
+        ImageFormat::Mem => isa::write_mem(&out.image).map(String::into_bytes),
+        ImageFormat::Bin => isa::write_bin(&out.image),
+    }
+    .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
+    let write = |path: &Path, data: &[u8]| {
+        std::fs::write(path, data).map_err(|e| {
+            Failure::input(vec![format!(
+                "{}: error: cannot write: {e}",
+                path.display()
+            )])
+        })
+    };
+    write(&a.output, &bytes)?;
+    if let Some(l) = &a.listing {
+        write(l, out.listing.as_bytes())?;
+    }
+    if let Some(s) = &a.shdr {
+        write(s, out.assembly.as_bytes())?;
+    }
+    let binds: Vec<String> = out
+        .bindings
+        .iter()
+        .map(|(r, addr)| format!("IN[{r}]={}", address_name(*addr)))
+        .collect();
+    eprintln!(
+        "{n}: PIXELSHADER {} instructions, USERCONSTANTS {}, registers R {} C {}{}",
+        out.stats.pixel_words,
+        out.stats.constant_words,
+        out.stats.registers,
+        out.stats.constant_registers,
+        if binds.is_empty() {
+            String::new()
+        } else {
+            format!(", inputs {}", binds.join(" "))
+        }
+    );
+    Ok(())
 }
 
 fn usage(msg: String) -> Failure {

@@ -1,0 +1,286 @@
+//! Operations THEIA lacks, as jump sequences on one lane, and comparisons.
+//!
+//! Every sequence tests with JG (an exact signed x > y), JL (x ≤ y), or JEQ/JNE/JGE against
+//! zero (where comparing magnitudes is exact): never JL for "less than", never JEQ between two
+//! signed values.
+
+use super::{J, Reg, Sel, Src, VInst, jop};
+use crate::back::theia::compile::TheiaError;
+use crate::back::theia::isa::{ONE, Op as T};
+use crate::ir::{FCmp, ICmp, Inst, Op, Type};
+
+/// A one-lane operation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Scalar {
+    Abs,
+    /// Clamp to [lo, 1] (lo = 0 or −1).
+    Sat(i8),
+    Sign,
+    Trunc,
+    Round,
+    F2I,
+    FloorToInt,
+    Sqrt,
+    Min,
+    Max,
+    Shl,
+}
+
+/// A comparison as "start with `init`; any of these jumps (on (a, b), or (b, a) when swapped)
+/// proves the opposite of what the final copy sets".
+struct Plan {
+    init: bool,
+    jumps: Vec<(J, bool)>,
+}
+
+fn plan(i: &Op) -> Option<Plan> {
+    let p = |init, jumps: &[(J, bool)]| {
+        Some(Plan {
+            init,
+            jumps: jumps.to_vec(),
+        })
+    };
+    match i {
+        Op::FCmp(FCmp::Lt) | Op::ICmp(ICmp::SLt) => p(false, &[(J::L, true)]),
+        Op::FCmp(FCmp::Le) => p(false, &[(J::G, false)]),
+        Op::FCmp(FCmp::Gt) => p(false, &[(J::L, false)]),
+        Op::FCmp(FCmp::Ge) | Op::ICmp(ICmp::SGe) => p(false, &[(J::G, true)]),
+        Op::FCmp(FCmp::Eq) | Op::ICmp(ICmp::Eq) => p(false, &[(J::G, false), (J::G, true)]),
+        Op::FCmp(FCmp::Ne) | Op::ICmp(ICmp::Ne) => p(true, &[(J::G, false), (J::G, true)]),
+        _ => None,
+    }
+}
+
+impl Sel<'_> {
+    fn jump(&mut self, j: J, lane: u8, target: u32, a: Reg, b: Reg) {
+        self.emit(VInst::Jump {
+            op: jop(j, lane),
+            target,
+            a,
+            b,
+        });
+    }
+
+    fn plan_of(&self, i: Inst) -> Result<Plan, TheiaError> {
+        plan(&self.f.insts[i].op).ok_or_else(|| {
+            self.unsupported(
+                self.opname(),
+                "an unsigned comparison (Q15.17 words are signed)",
+            )
+        })
+    }
+
+    /// A comparison's value: 1.0 or 0 in the operands' lane.
+    pub(super) fn compare_value(&mut self, i: Inst) -> Result<(), TheiaError> {
+        let plan = self.plan_of(i)?;
+        let d = &self.f.insts[i];
+        let r = d.results[0];
+        let args = d.args.clone();
+        let (lane, regs) = self.align(&args)?;
+        let l = lane.unwrap_or(0);
+        let (first, then) = if plan.init { (ONE, 0) } else { (0, ONE) };
+        let k_first = self.k_at(first, lane);
+        let k_then = self.k_at(then, lane);
+        let dst = self.new_v();
+        let skip = self.label();
+        self.alu(T::Copy, dst, k_first, Reg::Void);
+        for (j, swap) in plan.jumps {
+            let (a, b) = if swap {
+                (regs[1], regs[0])
+            } else {
+                (regs[0], regs[1])
+            };
+            self.jump(j, l, skip, a, b);
+        }
+        self.alu(T::Copy, dst, k_then, Reg::Void);
+        self.emit(VInst::Label(skip));
+        self.emit(VInst::Keep(regs));
+        self.set(r, dst, lane);
+        Ok(())
+    }
+
+    /// Jumps to `else_l` where comparison `i` is false (falls through, or jumps to `then_l`,
+    /// where it is true).
+    pub(super) fn compare_jump(
+        &mut self,
+        i: Inst,
+        else_l: u32,
+        then_l: u32,
+    ) -> Result<(), TheiaError> {
+        let plan = self.plan_of(i)?;
+        let args = self.f.insts[i].args.clone();
+        let (lane, regs) = self.align(&args)?;
+        let l = lane.unwrap_or(0);
+        // The plan's jumps prove the opposite of `!init`: for init false they prove "false".
+        let target = if plan.init { then_l } else { else_l };
+        for (j, swap) in plan.jumps {
+            let (a, b) = if swap {
+                (regs[1], regs[0])
+            } else {
+                (regs[0], regs[1])
+            };
+            self.jump(j, l, target, a, b);
+        }
+        if plan.init {
+            self.emit(VInst::Jmp(else_l));
+        }
+        Ok(())
+    }
+
+    /// A one-lane operation by jumps.
+    pub(super) fn scalar(&mut self, i: Inst, s: Scalar) -> Result<(), TheiaError> {
+        let d = &self.f.insts[i];
+        let r = d.results[0];
+        let int = self.f.ty(r) == Type::I32;
+        let args = if s == Scalar::Shl {
+            vec![d.args[0]]
+        } else {
+            d.args.clone()
+        };
+        let shift = if s == Scalar::Shl {
+            self.f.const_value(d.args[1]).unwrap_or(0) & 31
+        } else {
+            0
+        };
+        let (lane, regs) = self.align(&args)?;
+        let l = lane.unwrap_or(0);
+        let a = regs[0];
+        let dst = self.new_v();
+        let z = self.k_at(0, lane);
+        let one = self.k_at(if int { 1 } else { ONE }, lane);
+        let mut keep = regs.clone();
+        let end = self.label();
+        match s {
+            Scalar::Abs => {
+                self.alu(T::Copy, dst, a, Reg::Void);
+                self.jump(J::G, l, end, a, z);
+                self.alu(T::Neg, dst, a, Reg::Void);
+            }
+            Scalar::Min => {
+                self.alu(T::Copy, dst, a, Reg::Void);
+                self.jump(J::L, l, end, a, regs[1]);
+                self.alu(T::Copy, dst, regs[1], Reg::Void);
+            }
+            Scalar::Max => {
+                self.alu(T::Copy, dst, regs[1], Reg::Void);
+                self.jump(J::L, l, end, a, regs[1]);
+                self.alu(T::Copy, dst, a, Reg::Void);
+            }
+            Scalar::Sat(lo) => {
+                let lo = if lo < 0 { z_neg(self, lane) } else { z };
+                let mid = self.label();
+                self.alu(T::Copy, dst, a, Reg::Void);
+                self.jump(J::G, l, mid, a, lo);
+                self.alu(T::Copy, dst, lo, Reg::Void);
+                self.emit(VInst::Label(mid));
+                self.jump(J::L, l, end, dst, one);
+                self.alu(T::Copy, dst, one, Reg::Void);
+            }
+            Scalar::Sign => {
+                let m1 = self.k_at(if int { u32::MAX } else { ONE.wrapping_neg() }, lane);
+                self.alu(T::Copy, dst, z, Reg::Void);
+                self.jump(J::Eq, l, end, a, z);
+                self.alu(T::Copy, dst, one, Reg::Void);
+                self.jump(J::G, l, end, a, z);
+                self.alu(T::Copy, dst, m1, Reg::Void);
+            }
+            Scalar::Trunc => {
+                let t = self.new_v();
+                keep.push(t);
+                self.alu(T::Frac, t, a, Reg::Void);
+                self.alu(T::Sub, dst, a, t);
+                self.jump(J::Ge, l, end, a, z);
+                self.jump(J::Eq, l, end, t, z);
+                self.alu(T::Inc, dst, dst, Reg::Void);
+            }
+            Scalar::Round => {
+                let half = self.k_at(ONE / 2, lane);
+                let t = self.new_v();
+                let u = self.new_v();
+                keep.extend([t, u]);
+                self.alu(T::Add, t, a, half);
+                self.alu(T::Frac, u, t, Reg::Void);
+                self.alu(T::Sub, dst, t, u);
+                self.jump(J::Ge, l, end, u, z); // placeholder replaced below
+                // A tie (t an integer) rounds to even: subtract 1 from an odd result.
+                let last = self.lines.len() - 1;
+                self.lines[last].inst = VInst::Jump {
+                    op: jne(l),
+                    target: end,
+                    a: u,
+                    b: z,
+                };
+                self.alu(T::Mul, u, dst, half);
+                self.alu(T::Frac, u, u, Reg::Void);
+                self.jump(J::Eq, l, end, u, z);
+                self.alu(T::Dec, dst, dst, Reg::Void);
+            }
+            Scalar::F2I | Scalar::FloorToInt => {
+                let x = if s == Scalar::FloorToInt {
+                    let t = self.new_v();
+                    let f = self.new_v();
+                    keep.extend([t, f]);
+                    self.alu(T::Frac, t, a, Reg::Void);
+                    self.alu(T::Sub, f, a, t);
+                    f
+                } else {
+                    a
+                };
+                let m = self.new_v();
+                keep.push(m);
+                let pos = self.label();
+                self.alu(T::Copy, m, x, Reg::Void);
+                self.jump(J::Ge, l, pos, x, z);
+                self.alu(T::Neg, m, x, Reg::Void);
+                self.emit(VInst::Label(pos));
+                self.alu(T::Unscale, dst, m, Reg::Void);
+                self.jump(J::Ge, l, end, x, z);
+                self.alu(T::Neg, dst, dst, Reg::Void);
+                keep.push(x);
+            }
+            Scalar::Sqrt => {
+                // Newton's iteration from (x + 1) / 2, which is ≥ √x: y ← (y + x/y) / 2
+                // decreases until it stops; x ≤ 0 gives 0.
+                let half = self.k_at(ONE / 2, lane);
+                let y = self.new_v();
+                let t = self.new_v();
+                keep.extend([y, t]);
+                let head = self.label();
+                let done = self.label();
+                self.alu(T::Copy, dst, z, Reg::Void);
+                self.jump(J::L, l, end, a, z);
+                self.alu(T::Add, y, a, one);
+                self.alu(T::Mul, y, y, half);
+                self.emit(VInst::LoopStart);
+                self.emit(VInst::Label(head));
+                self.alu(T::Div, t, a, y);
+                self.alu(T::Add, t, t, y);
+                self.alu(T::Mul, t, t, half);
+                self.jump(J::Ge, l, done, t, y);
+                self.alu(T::Copy, y, t, Reg::Void);
+                self.emit(VInst::Jmp(head));
+                self.emit(VInst::LoopEnd);
+                self.emit(VInst::Label(done));
+                self.alu(T::Copy, dst, y, Reg::Void);
+            }
+            Scalar::Shl => {
+                let k = self.k_at(1u32 << shift, lane);
+                self.alu(T::Imul, dst, a, k);
+            }
+        }
+        self.emit(VInst::Label(end));
+        self.emit(VInst::Keep(keep));
+        self.set(r, dst, lane);
+        let _ = Src::C(0);
+        Ok(())
+    }
+}
+
+fn jne(lane: u8) -> T {
+    [T::Jnex, T::Jney, T::Jnez][lane as usize]
+}
+
+/// −1.0 in the lane(s).
+fn z_neg(s: &mut Sel<'_>, lane: Option<u8>) -> Reg {
+    s.k_at(ONE.wrapping_neg(), lane)
+}

@@ -1,0 +1,324 @@
+//! The THEIA code generator against the interpreter: every corpus fragment shader is compiled
+//! for THEIA; each one that compiles runs in the bit-exact b1.2 simulator on its inputs in
+//! Q15.17 and is compared with the interpreter's rendering. The test prints, per shader, why it
+//! does not compile or its size and maximum error.
+
+use std::collections::BTreeMap;
+use tgsic::back::theia::compile::{TheiaOptions, TheiaProgram, compile};
+use tgsic::back::theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
+use tgsic::tgsi::{File, Program, Semantic};
+use tgsic_runtime::interp::{Bindings, Shader, render};
+use tgsic_runtime::texture::Texture;
+use tgsic_runtime::theia::Machine;
+use tgsic_tests::{Corpus, corpus};
+
+const W: u32 = 8;
+const H: u32 = 8;
+
+/// Registers the test binds texture-coordinate and generic inputs to (b1.2 internal registers
+/// the pixel shader may read).
+const SPARE: &[&str] = &[
+    "CREG_UV0_LAST",
+    "CREG_UV1_LAST",
+    "CREG_UV2_LAST",
+    "CREG_LAST_t",
+    "CREG_LAST_u",
+    "CREG_LAST_v",
+    "CREG_E1_LAST",
+    "CREG_E2_LAST",
+];
+
+/// Constants for shaders without a constant file: multiples of 1/64 in [−2, 2] (exact in f32
+/// and in Q15.17).
+fn constants(seed: u32) -> Vec<[u32; 4]> {
+    let mut x = seed.wrapping_mul(2654435761).wrapping_add(12345);
+    (0..64)
+        .map(|_| {
+            std::array::from_fn(|_| {
+                x = x.wrapping_mul(1664525).wrapping_add(1013904223);
+                (((x >> 16) % 257) as f32 / 64.0 - 2.0).to_bits()
+            })
+        })
+        .collect()
+}
+
+fn texture() -> Texture {
+    let bytes: Vec<u8> = (0..16u32)
+        .flat_map(|k| {
+            [
+                (k * 37 % 256) as u8,
+                (k * 91 % 256) as u8,
+                (k * 53 % 256) as u8,
+                255,
+            ]
+        })
+        .collect();
+    Texture::from_rgba8(4, 4, 1, &bytes).expect("texture")
+}
+
+fn units(p: &Program) -> usize {
+    [File::Sampler, File::SamplerView]
+        .iter()
+        .flat_map(|&f| p.declarations_of(f).map(|d| d.span().last as usize + 1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The interpreter's colour of texture unit 0 at each pixel's texture coordinate.
+fn sampled(bind: &Bindings) -> Vec<[f32; 4]> {
+    let src = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n";
+    let s = Shader::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    render(&s, bind, W, H, 0).unwrap().pixels
+}
+
+fn fixed3(v: [f32; 3]) -> [u32; 3] {
+    v.map(|x| f64_to_fixed(x as f64).expect("test inputs fit Q15.17"))
+}
+
+/// Runs the image over the grid: the maximum error and the pixels compared.
+fn run(
+    p: &Program,
+    t: &TheiaProgram,
+    bind: &Bindings,
+    reference: &[[f32; 4]],
+) -> (f64, usize, String) {
+    let tex = register_address("CREG_TEXTURE_COLOR").unwrap();
+    let colors = if units(p) > 0 {
+        sampled(bind)
+    } else {
+        Vec::new()
+    };
+    let sems: BTreeMap<u32, Option<Semantic>> = p
+        .declarations_of(File::Input)
+        .flat_map(|d| {
+            let s = d.semantic.map(|s| s.name);
+            (d.span().first..=d.span().last).map(move |r| (r, s))
+        })
+        .collect();
+    let integer = p
+        .properties
+        .iter()
+        .any(|q| q.name == tgsic::tgsi::PropertyName::FsCoordPixelCenter && q.value == 1);
+    let d = if integer { 0.5 } else { 0.0 };
+    let mut pixels = Vec::new();
+    for j in 0..H {
+        for i in 0..W {
+            let mut regs = Vec::new();
+            for (&reg, &addr) in &t.bindings {
+                let v = match sems.get(&reg).copied().flatten() {
+                    Some(Semantic::Position) => {
+                        [i as f32 + 0.5 - d, H as f32 - (j as f32 + 0.5) - d, 0.5]
+                    }
+                    Some(Semantic::Face) => [1.0, 0.0, 0.0],
+                    _ => [
+                        (i as f32 + 0.5) / W as f32,
+                        (j as f32 + 0.5) / H as f32,
+                        0.0,
+                    ],
+                };
+                regs.push((addr, fixed3(v)));
+            }
+            if let Some(c) = colors.get((j * W + i) as usize) {
+                regs.push((tex, fixed3([c[0], c[1], c[2]])));
+            }
+            pixels.push(regs);
+        }
+    }
+    let mut m = Machine::new(t.image.clone());
+    m.max_steps = 200_000;
+    let out = match m.run_pixels(&pixels) {
+        Ok(o) => o,
+        Err(e) => return (f64::INFINITY, 0, format!("simulator: {e}")),
+    };
+    let (mut worst, mut n, mut at) = (0f64, 0, String::new());
+    for (k, (_, regs)) in out.iter().enumerate() {
+        let got = regs.get(&128).copied().unwrap_or([0; 3]);
+        for c in 0..3 {
+            let want = reference[k][c] as f64;
+            if !want.is_finite() || want.abs() >= 16384.0 {
+                continue;
+            }
+            n += 1;
+            let e = (fixed_to_f64(got[c]) - want).abs();
+            if e > worst {
+                worst = e;
+                at = format!(
+                    "pixel {k}.{}: {} vs {want}",
+                    "rgb".as_bytes()[c] as char,
+                    fixed_to_f64(got[c])
+                );
+            }
+        }
+    }
+    (worst, n, at)
+}
+
+#[test]
+fn compiled_shaders_match_the_interpreter() {
+    let (Some(mesa), Some(etna)) = (corpus(Corpus::Mesa), corpus(Corpus::Etnaviv)) else {
+        eprintln!("skipped: ../shared/corpus is absent");
+        return;
+    };
+    let tex = texture();
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut report = Vec::new();
+    let (mut total, mut compiled, mut exact) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (k, path) in mesa.iter().chain(&etna).enumerate() {
+        let src = std::fs::read(path).unwrap();
+        let Ok(read) = tgsic::front::read(&src) else {
+            continue;
+        };
+        let p = read.program;
+        if p.processor != tgsic::tgsi::Processor::Fragment {
+            continue;
+        }
+        total += 1;
+        let const_file = path.with_extension("const0.bin");
+        let consts = if const_file.exists() {
+            let b = std::fs::read(&const_file).unwrap();
+            b.chunks(16)
+                .map(|c| {
+                    std::array::from_fn(|q| {
+                        c.get(4 * q..4 * q + 4)
+                            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    })
+                })
+                .collect()
+        } else {
+            constants(k as u32)
+        };
+        let mut opts = TheiaOptions::default();
+        opts.constants.insert(0, consts.clone());
+        let mut spare = SPARE.iter();
+        for d in p.declarations_of(File::Input) {
+            let sem = d.semantic.map(|s| s.name);
+            if matches!(sem, Some(Semantic::Position) | Some(Semantic::Color)) {
+                continue;
+            }
+            for r in d.span().first..=d.span().last {
+                if let Some(name) = spare.next() {
+                    opts.bindings.insert(r, register_address(name).unwrap());
+                }
+            }
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let t = match compile(&p, &opts) {
+            Ok(t) => t,
+            Err(e) => {
+                let msg = e.to_string();
+                let why = msg.split(": ").skip(1).collect::<Vec<_>>().join(": ");
+                let key = why.split(':').next().unwrap_or(&why).to_string();
+                *reasons.entry(key).or_default() += 1;
+                continue;
+            }
+        };
+        let Ok(shader) = Shader::new(p.clone()) else {
+            continue;
+        };
+        let mut bind = Bindings::default();
+        bind.constants.push(consts);
+        bind.textures = vec![Some(tex.clone()); units(&p)];
+        let Ok(img) = render(&shader, &bind, W, H, 0) else {
+            continue;
+        };
+        compiled += 1;
+        let (err, n, at) = run(&p, &t, &bind, &img.pixels);
+        // Truncated products and quotients, inputs rounded to Q15.17: a few units of 2^-17
+        // per operation on the longest path; the lowered functions add their documented error.
+        let lowered = t.assembly.contains("DIV ") || t.assembly.contains("MAG ");
+        let bound = if lowered {
+            // Quotients and square roots (documented in docs/theia.md): their error, carried
+            // through the rest of the shader's arithmetic.
+            1.0 / 64.0
+        } else {
+            (t.stats.pixel_words as f64 + 4.0) * 4.0 / 131072.0
+        };
+        if err <= bound {
+            exact += 1;
+        } else {
+            failures.push(format!("{name}: max error {err:.3e} > {bound:.3e} ({at})"));
+        }
+        report.push(format!(
+            "{name}: {} instructions, R {}, C {}, max error {err:.2e} over {n} values",
+            t.stats.pixel_words, t.stats.registers, t.stats.constant_registers
+        ));
+    }
+    eprintln!("{}", report.join("\n"));
+    eprintln!(
+        "THEIA: {compiled} of {total} fragment shaders compile and run; {exact} within the bound"
+    );
+    for (why, n) in &reasons {
+        eprintln!("  {n:4} do not compile: {why}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compiled >= 50, "only {compiled} shaders compile");
+}
+
+/// The classic THEIA pixel shaders, in TGSI and by hand in THEIA assembly: the compiled
+/// PIXELSHADER is no longer than the hand-written one and computes the same colours.
+#[test]
+fn classic_shaders_are_as_short_as_hand_written_ones() {
+    let head = "FRAG\nDCL IN[0], TEXCOORD[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL CONST[0..1]\nDCL TEMP[0..1]\n";
+    let cases = [
+        (
+            "pass the texture colour through",
+            "  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n",
+            "ENTRYPOINT_ADRR_PIXELSHADER:\n COPY OREG_PIXEL_COLOR CREG_TEXTURE_COLOR VOID\n RETURN RT_TRUE\n",
+        ),
+        (
+            "modulate it by a constant",
+            "  0: TEX TEMP[0], IN[0], SAMP[0], 2D\n  1: MUL OUT[0], TEMP[0], CONST[0]\n  2: END\n",
+            "ENTRYPOINT_ADRR_USERCONSTANTS:\n ZERO C1 VOID VOID\n SETX C1 32'h00010000\n SETY C1 32'h00018000\n SETZ C1 32'h00006000\n RETURN RT_TRUE\nENTRYPOINT_ADRR_PIXELSHADER:\n MUL OREG_PIXEL_COLOR CREG_TEXTURE_COLOR C1\n RETURN RT_TRUE\n",
+        ),
+        (
+            "black or white by the colour's magnitude",
+            "  0: TEX TEMP[0], IN[0], SAMP[0], 2D\n  1: DP3 TEMP[1].x, TEMP[0], TEMP[0]\n  2: SQRT TEMP[1].x, TEMP[1].xxxx\n  3: SGE OUT[0], TEMP[1].xxxx, CONST[1].xxxx\n  4: END\n",
+            "ENTRYPOINT_ADRR_USERCONSTANTS:\n ZERO C1 VOID VOID\n SETX C1 32'h00010000\n ZERO C2 VOID VOID\n SETX C2 32'h00020000\n SETY C2 32'h00020000\n SETZ C2 32'h00020000\n RETURN RT_TRUE\nENTRYPOINT_ADRR_PIXELSHADER:\n MAG R1 CREG_TEXTURE_COLOR VOID\n JGEX WHITE R1 C1\n ZERO OREG_PIXEL_COLOR VOID VOID\n RETURN RT_TRUE\nWHITE:\n COPY OREG_PIXEL_COLOR C2 VOID\n RETURN RT_TRUE\n",
+        ),
+    ];
+    let consts: Vec<[u32; 4]> = vec![
+        [0.5f32, 0.75, 0.1875, 1.0].map(f32::to_bits),
+        [0.5f32, 0.0, 0.0, 0.0].map(f32::to_bits),
+    ];
+    let tex = register_address("CREG_TEXTURE_COLOR").unwrap();
+    for (what, body, hand) in cases {
+        let p = tgsic::front::text::parse(&format!("{head}{body}")).unwrap();
+        let mut opts = TheiaOptions::default();
+        opts.constants.insert(0, consts.clone());
+        let t = compile(&p, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let h =
+            tgsic::back::theia::isa::assemble(hand, tgsic::back::theia::isa::Layout::Mem).unwrap();
+        let hand_words = hand
+            .split("ENTRYPOINT_ADRR_PIXELSHADER:")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.trim().ends_with(':'))
+            .count();
+        assert!(
+            t.stats.pixel_words <= hand_words,
+            "{what}: {} instructions, by hand {hand_words}\n{}",
+            t.stats.pixel_words,
+            t.assembly
+        );
+        let colors = [
+            [0.0f32, 0.0, 0.0],
+            [0.25, 0.5, 0.75],
+            [1.0, 1.0, 1.0],
+            [0.1, 0.2, 0.3],
+        ];
+        let pixels: Vec<Vec<(u16, [u32; 3])>> =
+            colors.iter().map(|&c| vec![(tex, fixed3(c))]).collect();
+        let ours = Machine::new(t.image.clone()).run_pixels(&pixels).unwrap();
+        let theirs = Machine::new(h).run_pixels(&pixels).unwrap();
+        for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            assert_eq!(
+                a.1.get(&128),
+                b.1.get(&128),
+                "{what}: colour {k}\n{}",
+                t.assembly
+            );
+        }
+    }
+}
