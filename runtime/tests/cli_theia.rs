@@ -184,3 +184,95 @@ fn errors_name_the_place() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
+    let d = temp();
+    let shader = d.join("mod.tgsi");
+    std::fs::write(
+        &shader,
+        "FRAG\nDCL IN[0], TEXCOORD[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL CONST[0]\nDCL TEMP[0]\n  0: TEX TEMP[0], IN[0], SAMP[0], 2D\n  1: MUL OUT[0], TEMP[0], CONST[0]\n  2: END\n",
+    )
+    .unwrap();
+    let consts = d.join("c0.bin");
+    let words: Vec<u8> = [0.5f32, 0.25, 0.75, 1.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    std::fs::write(&consts, words).unwrap();
+    let img = d.join("mod.mem");
+    let listing = d.join("mod.lst");
+    let c = format!("0={}", consts.display());
+    let o = tgsic(&[
+        "theia",
+        "compile",
+        shader.to_str().unwrap(),
+        "-o",
+        img.to_str().unwrap(),
+        "--listing",
+        listing.to_str().unwrap(),
+        "--const",
+        &c,
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("alpha (OUT[0].w) is dropped"),
+        "{}",
+        text(&o.stderr)
+    );
+    let l = std::fs::read_to_string(&listing).unwrap();
+    assert!(
+        l.contains("MUL OREG_PIXEL_COLOR CREG_TEXTURE_COLOR C1"),
+        "{l}"
+    );
+    assert!(l.contains("1: MUL OUT[0], TEMP[0], CONST[0]"), "{l}");
+    // The image runs: texture colour (1, 1, 1) times the constant.
+    let o = tgsic(&[
+        "theia",
+        "run",
+        img.to_str().unwrap(),
+        "--set",
+        "CREG_TEXTURE_COLOR=1,1,1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("OREG_PIXEL_COLOR") && out.contains("(0.5, 0.25, 0.75)"),
+        "{out}"
+    );
+    // A texel fetch at a computed coordinate has no b1.2 equivalent: exit 1, naming the line.
+    let bad = d.join("bad.tgsi");
+    std::fs::write(
+        &bad,
+        "FRAG\nDCL IN[0], TEXCOORD[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL TEMP[0]\n  0: ADD TEMP[0], IN[0], IN[0]\n  1: TEX OUT[0], TEMP[0], SAMP[0], 2D\n  2: END\n",
+    )
+    .unwrap();
+    let o = tgsic(&[
+        "theia",
+        "compile",
+        bad.to_str().unwrap(),
+        "-o",
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("bad.tgsi:6:6: error: reading IN[0] (TEXCOORD[0])"),
+        "{e}"
+    );
+    let o = tgsic(&[
+        "theia",
+        "compile",
+        bad.to_str().unwrap(),
+        "-o",
+        img.to_str().unwrap(),
+        "--bind",
+        "IN[0]=CREG_UV0_LAST",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("bad.tgsi:7:6: error: TEX of texture unit 0"),
+        "{e}"
+    );
+}
