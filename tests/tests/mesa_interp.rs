@@ -8,16 +8,7 @@ use tgsic_runtime::texture::Texture;
 use tgsic_tests::shared_dir;
 
 fn words(path: &Path) -> Vec<[u32; 4]> {
-    let bytes = std::fs::read(path).expect("constant file");
-    bytes
-        .chunks(16)
-        .map(|c| {
-            std::array::from_fn(|k| {
-                c.get(4 * k..4 * k + 4)
-                    .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            })
-        })
-        .collect()
+    tgsic_runtime::interp::constant_registers(&std::fs::read(path).expect("constant file"))
 }
 
 #[test]

@@ -176,15 +176,7 @@ fn compiled_shaders_match_the_interpreter() {
         total += 1;
         let const_file = path.with_extension("const0.bin");
         let consts = if const_file.exists() {
-            let b = std::fs::read(&const_file).unwrap();
-            b.chunks(16)
-                .map(|c| {
-                    std::array::from_fn(|q| {
-                        c.get(4 * q..4 * q + 4)
-                            .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-                    })
-                })
-                .collect()
+            tgsic_runtime::interp::constant_registers(&std::fs::read(&const_file).unwrap())
         } else {
             constants(k as u32)
         };
@@ -207,8 +199,16 @@ fn compiled_shaders_match_the_interpreter() {
             Ok(t) => t,
             Err(e) => {
                 let msg = e.to_string();
-                let why = msg.split(": ").skip(1).collect::<Vec<_>>().join(": ");
-                let key = why.split(':').next().unwrap_or(&why).to_string();
+                // Without the location (`12:6: ` or `<unknown>: `), up to the first detail.
+                let why = match msg.split_once(": ") {
+                    Some((loc, rest))
+                        if loc.starts_with(|c: char| c.is_ascii_digit() || c == '<') =>
+                    {
+                        rest
+                    }
+                    _ => msg.as_str(),
+                };
+                let key = why.split(':').next().unwrap_or(why).to_string();
                 *reasons.entry(key).or_default() += 1;
                 continue;
             }

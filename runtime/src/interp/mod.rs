@@ -51,6 +51,21 @@ pub struct Bindings {
     pub clear: [f32; 4],
 }
 
+/// A constant buffer from its file contents (DECISIONS.md §4): little-endian 32-bit words,
+/// four per register; a short last register reads 0 in its missing components. Trailing bytes
+/// that do not make a whole word are ignored (callers that must refuse them check first).
+pub fn constant_registers(bytes: &[u8]) -> Vec<[u32; 4]> {
+    bytes
+        .chunks(16)
+        .map(|c| {
+            std::array::from_fn(|k| {
+                c.get(4 * k..4 * k + 4)
+                    .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            })
+        })
+        .collect()
+}
+
 impl Default for Bindings {
     fn default() -> Bindings {
         Bindings {

@@ -388,15 +388,7 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
             bytes.len()
         )));
     }
-    let regs = bytes
-        .chunks(16)
-        .map(|c| {
-            std::array::from_fn(|k| {
-                c.get(4 * k..4 * k + 4)
-                    .map_or(0, |w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            })
-        })
-        .collect();
+    let regs = interp::constant_registers(&bytes);
     Ok((n, regs))
 }
 

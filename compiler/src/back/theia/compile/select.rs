@@ -19,7 +19,7 @@ use super::bind::Bindings;
 use super::{TheiaError, at};
 use crate::back::theia::isa::{ONE, Op as T, f64_to_fixed};
 use crate::ir::{
-    Binary, Block, FCmp, Function, ICmp, IfStmt, Inst, LoopStmt, Nary, Op, Stmt, Type, Unary, Value,
+    Binary, Block, Function, IfStmt, Inst, LoopStmt, Nary, Op, Stmt, Type, Unary, Value,
 };
 use crate::tgsi::{Opcode, Program, TextureTarget};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -126,6 +126,7 @@ enum J {
     G,
     L,
     Eq,
+    Ne,
     Ge,
 }
 
@@ -135,6 +136,7 @@ fn jop(j: J, lane: u8) -> T {
         J::G => [Jgx, Jgy, Jgz],
         J::L => [Jlx, Jly, Jlz],
         J::Eq => [Jeqx, Jeqy, Jeqz],
+        J::Ne => [Jnex, Jney, Jnez],
         J::Ge => [Jgex, Jgey, Jgez],
     };
     t[lane as usize]
@@ -220,8 +222,7 @@ pub(super) fn select(
     // can group with partners whose constants come later in the block. An integer constant
     // whose bits reach the colour (through selects) holds float bits: it converts as a float.
     let floats = float_bits(f);
-    for (i, d) in f.insts.iter() {
-        let _ = i;
+    for (_, d) in f.insts.iter() {
         match d.op {
             Op::Const(bits) if d.results.len() == 1 => {
                 let v = d.results[0];
@@ -852,16 +853,11 @@ impl Sel<'_> {
             Binary::FDiv => self.vector(i, VOp::Bin(T::Div), rest),
             Binary::BAnd => self.vector(i, VOp::Bin(T::Mul), rest),
             Binary::BOr => self.vector(i, VOp::BOr, rest),
-            Binary::Shl => match self.f.const_value(d.args[1]) {
-                Some(k) => {
-                    let _ = k;
-                    self.scalar(i, Scalar::Shl)
-                }
-                None => Err(self.unsupported(
-                    self.opname(),
-                    "a shift by a computed amount (only constant shifts become multiplies)",
-                )),
-            },
+            Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
+            Binary::Shl => Err(self.unsupported(
+                self.opname(),
+                "a shift by a computed amount (only constant shifts become multiplies)",
+            )),
             Binary::FMin | Binary::IMinS => self.scalar(i, Scalar::Min),
             Binary::FMax | Binary::IMaxS => self.scalar(i, Scalar::Max),
             _ => Err(self.unsupported(self.opname(), format!("{b:?} has no THEIA lowering"))),
@@ -905,6 +901,3 @@ mod lanes;
 mod scalar;
 
 use scalar::Scalar;
-
-#[allow(unused_imports)]
-use {FCmp as _, ICmp as _};

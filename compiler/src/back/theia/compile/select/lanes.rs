@@ -5,8 +5,15 @@ use crate::back::theia::compile::TheiaError;
 use crate::back::theia::isa::{ONE, Op as T};
 use crate::ir::{Binary, Inst, Op, Stmt, Unary, Value};
 
-/// One term of the output's sum: emits itself into the register given.
-type Term = Box<dyn Fn(&mut Sel<'_>, Reg)>;
+/// One term of the colour's sum.
+enum Term {
+    /// A register holding every lane of the colour it provides.
+    Whole(Reg),
+    /// A register's lanes where the mask is 1.0, zero elsewhere.
+    Masked(Reg, [Option<u32>; 3]),
+    /// A constant vector.
+    Const([Option<u32>; 3]),
+}
 
 /// One lane of a vector instruction: the IR instruction, its operands, its lane.
 struct Member {
@@ -407,46 +414,50 @@ impl Sel<'_> {
                 }
             }
         }
-        let mut terms: Vec<Term> = Vec::new();
-        let has_consts = consts.iter().any(Option::is_some);
-        for (r, m) in regs {
-            if m == [true; 3] {
-                terms.push(Box::new(move |s: &mut Sel<'_>, d| {
-                    s.alu(T::Copy, d, r, Reg::Void);
-                }));
-            } else {
-                let mask = m.map(|b| Some(if b { ONE } else { 0 }));
-                terms.push(Box::new(move |s: &mut Sel<'_>, d| {
-                    let k = s.konst(mask);
-                    s.alu(T::Mul, d, r, k);
-                }));
-            }
+        let mut terms: Vec<Term> = regs
+            .into_iter()
+            .map(|(r, m)| {
+                if m == [true; 3] {
+                    Term::Whole(r)
+                } else {
+                    Term::Masked(r, m.map(|b| Some(if b { ONE } else { 0 })))
+                }
+            })
+            .collect();
+        if consts.iter().any(Option::is_some) || terms.is_empty() {
+            terms.push(Term::Const(consts.map(|c| Some(c.unwrap_or(0)))));
         }
-        if has_consts || terms.is_empty() {
-            let lanes = consts.map(|c| Some(c.unwrap_or(0)));
-            terms.push(Box::new(move |s: &mut Sel<'_>, d| {
-                let k = s.konst(lanes);
-                s.alu(T::Copy, d, k, Reg::Void);
-            }));
-        }
+        // Each term into a register, summed; the last instruction writes the colour.
         let n = terms.len();
         let mut acc: Option<Reg> = None;
         for (k, t) in terms.into_iter().enumerate() {
             let last = k + 1 == n;
-            match acc {
-                None => {
-                    let d = if last { oreg } else { self.new_v() };
-                    t(self, d);
-                    acc = Some(d);
+            let d = if last && acc.is_none() {
+                oreg
+            } else {
+                self.new_v()
+            };
+            match t {
+                Term::Whole(r) => {
+                    self.alu(T::Copy, d, r, Reg::Void);
                 }
-                Some(x) => {
-                    let v = self.new_v();
-                    t(self, v);
-                    let d = if last { oreg } else { self.new_v() };
-                    self.alu(T::Add, d, x, v);
-                    acc = Some(d);
+                Term::Masked(r, mask) => {
+                    let k = self.konst(mask);
+                    self.alu(T::Mul, d, r, k);
+                }
+                Term::Const(lanes) => {
+                    let k = self.konst(lanes);
+                    self.alu(T::Copy, d, k, Reg::Void);
                 }
             }
+            acc = Some(match acc {
+                None => d,
+                Some(x) => {
+                    let sum = if last { oreg } else { self.new_v() };
+                    self.alu(T::Add, sum, x, d);
+                    sum
+                }
+            });
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 //! zero (where comparing magnitudes is exact): never JL for "less than", never JEQ between two
 //! signed values.
 
-use super::{J, Reg, Sel, Src, VInst, jop};
+use super::{J, Reg, Sel, VInst, jop};
 use crate::back::theia::compile::TheiaError;
 use crate::back::theia::isa::{ONE, Op as T};
 use crate::ir::{FCmp, ICmp, Inst, Op, Type};
@@ -201,15 +201,8 @@ impl Sel<'_> {
                 self.alu(T::Add, t, a, half);
                 self.alu(T::Frac, u, t, Reg::Void);
                 self.alu(T::Sub, dst, t, u);
-                self.jump(J::Ge, l, end, u, z); // placeholder replaced below
                 // A tie (t an integer) rounds to even: subtract 1 from an odd result.
-                let last = self.lines.len() - 1;
-                self.lines[last].inst = VInst::Jump {
-                    op: jne(l),
-                    target: end,
-                    a: u,
-                    b: z,
-                };
+                self.jump(J::Ne, l, end, u, z);
                 self.alu(T::Mul, u, dst, half);
                 self.alu(T::Frac, u, u, Reg::Void);
                 self.jump(J::Eq, l, end, u, z);
@@ -271,13 +264,8 @@ impl Sel<'_> {
         self.emit(VInst::Label(end));
         self.emit(VInst::Keep(keep));
         self.set(r, dst, lane);
-        let _ = Src::C(0);
         Ok(())
     }
-}
-
-fn jne(lane: u8) -> T {
-    [T::Jnex, T::Jney, T::Jnez][lane as usize]
 }
 
 /// −1.0 in the lane(s).
