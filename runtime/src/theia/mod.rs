@@ -21,7 +21,7 @@ pub mod alu;
 use alu::Vec3;
 use std::collections::BTreeMap;
 use tgsic::back::theia::isa::{
-    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
+    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, live_lanes, register_name,
 };
 use thiserror::Error;
 
@@ -81,6 +81,11 @@ pub struct Outcome {
     pub cycles: u64,
     /// Every write, in order.
     pub writes: Vec<Write>,
+    /// Instructions whose result left Q15.17 (wrapped) or that b1.2's multiplier corrupted
+    /// ([`alu::range_fault`]) in a lane that is read later ([`live_lanes`]: garbage in lanes
+    /// nobody reads does not count). Nonzero means the routine did not compute what its
+    /// arithmetic means.
+    pub range_faults: u64,
 }
 
 /// One pixel of [`Machine::run_pixels`]: the PIXELSHADER outcome and the output registers
@@ -125,6 +130,9 @@ pub struct Machine {
     pub cycles: u64,
     /// Instructions a routine may execute before [`SimError::StepLimit`].
     pub max_steps: u64,
+    /// The lanes each instruction's result is read in, per routine start (computed when a
+    /// result first leaves Q15.17).
+    live: BTreeMap<u16, BTreeMap<u16, [bool; 3]>>,
 }
 
 impl Machine {
@@ -137,6 +145,7 @@ impl Machine {
             last: None,
             cycles: 0,
             max_steps: 1_000_000,
+            live: BTreeMap::new(),
         }
     }
 
@@ -191,6 +200,7 @@ impl Machine {
             steps: 0,
             cycles: 0,
             writes: Vec::new(),
+            range_faults: 0,
         };
         loop {
             if out.steps >= self.max_steps {
@@ -207,6 +217,17 @@ impl Machine {
                 (_, Form::ImmediateType) => ([word.imm32(), 0, 0], self.read(word.dst())),
                 _ => (self.read(word.src1()), self.read(word.src2())),
             };
+            let fault = alu::range_fault(op, a, b);
+            if fault.contains(&true) {
+                let live = self
+                    .live
+                    .entry(start)
+                    .or_insert_with(|| live_lanes(&self.image, start));
+                let used = live.get(&pc).copied().unwrap_or([true; 3]);
+                if (0..3).any(|c| fault[c] && used[c]) {
+                    out.range_faults += 1;
+                }
+            }
             let step = execute(op, a, b, word);
             self.last = Some((word.dst(), step.result));
             if step.write {

@@ -376,3 +376,41 @@ fn entries_parse_as_names_slots_or_addresses() {
     assert_eq!(Entry::parse("11"), None);
     assert_eq!(Entry::parse("pixelshader"), None);
 }
+
+#[test]
+fn range_faults_count_only_lanes_that_are_read() {
+    // 12000 + 12000 wraps in both x and y; only x reaches the colour (the SETY rebuilds y).
+    let src = "ENTRYPOINT_ADRR_PIXELSHADER:
+ ADD R1 CREG_UV0_LAST CREG_UV0_LAST
+ SETY R1 32'h00020000
+ COPY OREG_PIXEL_COLOR R1 VOID
+ RETURN RT_TRUE
+";
+    let image = assemble(src, Layout::Mem).unwrap();
+    let uv = tgsic::back::theia::isa::register_address("CREG_UV0_LAST").unwrap();
+    let big = fx(12000.0);
+    let run = |v: [u32; 3]| {
+        let mut m = Machine::new(image.clone());
+        m.run_pixels(&[vec![(uv, v)]]).unwrap()[0].0.range_faults
+    };
+    assert_eq!(run([fx(1.0), big, 0]), 0, "the wrapped y is never read");
+    assert_eq!(
+        run([big, fx(1.0), 0]),
+        1,
+        "the wrapped x reaches the output"
+    );
+    assert_eq!(
+        range_fault(Op::Mul, [0x6000_0000, 1, 0], [fx(1.5), 0, 0]),
+        [true, false, false],
+        "the multiplier's 3·|a| overflow"
+    );
+    assert_eq!(range_fault(Op::Div, [fx(1.0), 0, 0], [0, 0, 0]), [false; 3]);
+    assert_eq!(
+        range_fault(Op::Dot, [fx(50.0); 3], [fx(50.0); 3]),
+        [false; 3]
+    );
+    assert_eq!(
+        range_fault(Op::Dot, [fx(100.0); 3], [fx(60.0); 3]),
+        [true; 3]
+    );
+}

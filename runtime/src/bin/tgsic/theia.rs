@@ -398,6 +398,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             steps,
             cycles,
             writes,
+            range_faults,
         } = m
             .run(entry)
             .map_err(|e| Failure::input(vec![format!("{n}: error: {label}: {e}")]))?;
@@ -405,6 +406,11 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             "{label}: returned {} after {steps} instructions, {cycles} cycles",
             if returned { "RT_TRUE" } else { "RT_FALSE" }
         );
+        if range_faults > 0 {
+            println!(
+                "{label}: warning: {range_faults} instructions left Q15.17's range (the hardware wrapped their results) or hit the multiplier's 3·|a| overflow"
+            );
+        }
         // A dropped write to VOID (address 0) is how RETURN and NOP-like code discard results.
         for w in writes.into_iter().filter(|w| w.kept || w.address != 0) {
             written.insert(w.address, (w.value, w.kept));

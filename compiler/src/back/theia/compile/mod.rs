@@ -22,12 +22,15 @@
 //! its error.
 
 mod bind;
+mod bounds;
 mod emit;
 mod prepare;
 mod regalloc;
 mod select;
 
 pub use bind::default_bindings;
+pub use bounds::{ERROR_BOUNDS, ErrorBound, error_bound};
+pub use select::LOG2_OF_NONPOSITIVE;
 
 use super::isa::Image;
 use crate::tgsi::{Location, Program};
@@ -137,6 +140,18 @@ pub enum TheiaError {
     /// The code does not fit the instruction memory (or another assembler error).
     #[error("the generated code does not assemble: {0}")]
     Assemble(String),
+}
+
+impl TheiaError {
+    /// The shader line the error is about, when it is about one.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            TheiaError::Unsupported { location, .. }
+            | TheiaError::Range { location, .. }
+            | TheiaError::Registers { location, .. } => Some(location),
+            _ => None,
+        }
+    }
 }
 
 /// Compiles a TGSI fragment shader into a THEIA b1.2 image.

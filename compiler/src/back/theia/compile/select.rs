@@ -182,6 +182,8 @@ struct Sel<'a> {
     deferred: HashMap<Value, Inst>,
     /// Lines holding a `DOT a a` whose result is the value (for `MAG`).
     dots: HashMap<Value, usize>,
+    /// Square roots whose only use is a `1.0 /` (selected there, as one RSQ sequence).
+    for_rsq: HashSet<Value>,
     outputs: [Option<Value>; 3],
     inputs_used: BTreeSet<u32>,
     texture: Option<(u32, u32)>,
@@ -213,6 +215,7 @@ pub(super) fn select(
         loops: Vec::new(),
         deferred: HashMap::new(),
         dots: HashMap::new(),
+        for_rsq: HashSet::new(),
         outputs: [None; 3],
         inputs_used: BTreeSet::new(),
         texture: None,
@@ -824,8 +827,17 @@ impl Sel<'_> {
                     self.loc[r.index()] = self.loc[a.index()];
                     return Ok(());
                 }
+                // 1/√x: one sequence that keeps its precision for small x.
+                if self.uses[r.index()] == 1 && self.rsq_of(r, rest) {
+                    self.for_rsq.insert(r);
+                    return Ok(());
+                }
                 self.scalar(i, Scalar::Sqrt)
             }
+            Unary::FExp2 => self.math(i, Math::Exp2),
+            Unary::FLg2 => self.math(i, Math::Log2),
+            Unary::FSin => self.math(i, Math::Sin),
+            Unary::FCos => self.math(i, Math::Cos),
             _ => Err(self.unsupported(
                 self.opname(),
                 format!("{u:?} has no THEIA lowering"),
@@ -850,7 +862,17 @@ impl Sel<'_> {
             }
             Binary::FMul => self.vector(i, VOp::Bin(T::Mul), rest),
             Binary::IMul => self.vector(i, VOp::Bin(T::Imul), rest),
-            Binary::FDiv => self.vector(i, VOp::Bin(T::Div), rest),
+            Binary::FDiv => {
+                if let Some(k) = self.f.def_inst(d.args[1])
+                    && self.f.insts[k].op == Op::Unary(Unary::FSqrt)
+                    && self.for_rsq.contains(&d.args[1])
+                {
+                    // The square root was left for this RSQ.
+                    let x = self.f.insts[k].args[0];
+                    return self.scalar_of(i, &[x], 0, Scalar::Rsq);
+                }
+                self.vector(i, VOp::Bin(T::Div), rest)
+            }
             Binary::BAnd => self.vector(i, VOp::Bin(T::Mul), rest),
             Binary::BOr => self.vector(i, VOp::BOr, rest),
             Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
@@ -858,6 +880,7 @@ impl Sel<'_> {
                 self.opname(),
                 "a shift by a computed amount (only constant shifts become multiplies)",
             )),
+            Binary::FPow => self.math(i, Math::Pow),
             Binary::FMin | Binary::IMinS => self.scalar(i, Scalar::Min),
             Binary::FMax | Binary::IMaxS => self.scalar(i, Scalar::Max),
             _ => Err(self.unsupported(self.opname(), format!("{b:?} has no THEIA lowering"))),
@@ -892,12 +915,27 @@ fn float_bits(f: &Function) -> HashSet<Value> {
     out
 }
 
+impl Sel<'_> {
+    /// Whether `1.0 / r` is among `rest` (the same block).
+    fn rsq_of(&self, r: Value, rest: &[Stmt]) -> bool {
+        rest.iter().any(|s| {
+            matches!(s, Stmt::Inst(j)
+                if self.f.insts[*j].op == Op::Binary(Binary::FDiv)
+                    && self.f.insts[*j].args[1] == r
+                    && self.f.const_value(self.f.insts[*j].args[0]) == Some(1.0f32.to_bits()))
+        })
+    }
+}
+
 /// Whether `v` is the condition of an `If` among `rest` (same block).
 fn used_by_if(rest: &[Stmt], v: Value) -> bool {
     rest.iter().any(|s| matches!(s, Stmt::If(x) if x.cond == v))
 }
 
 mod lanes;
+mod math;
 mod scalar;
 
+pub use math::LOG2_OF_NONPOSITIVE;
+use math::Math;
 use scalar::Scalar;

@@ -256,3 +256,40 @@ fn malformed_mem_files() {
     assert!(matches!(e, ImageError::Mem { line: 2, .. }), "{e:?}");
     assert_eq!(read_bin(&[0; 12]).unwrap_err(), ImageError::PartialWord(12));
 }
+
+#[test]
+fn live_lanes_follow_lanes_jumps_and_loops() {
+    // R1 = in·k (only x reaches the output: the SETs below rebuild y and z); R2 is read only in
+    // y by a jump; R3 is written and never read; the loop keeps R4.x live around the back edge.
+    let src = "ENTRYPOINT_ADRR_PIXELSHADER:
+ MUL R1 CREG_UV0_LAST C1
+ COPY R2 CREG_UV0_LAST VOID
+ COPY R3 CREG_UV0_LAST VOID
+ ZERO R4 VOID VOID
+LOOP:
+ INC R4 R4 VOID
+ JLY LOOP R4 R2
+ SETY R1 32'h00020000
+ SETZ R1 32'h00020000
+ DOT R5 R1 R4
+ ADD OREG_PIXEL_COLOR R5 VOID
+ RETURN RT_TRUE
+";
+    let image = assemble(src, Layout::Mem).unwrap();
+    let pc = image.entry(10).unwrap();
+    let live = live_lanes(&image, pc);
+    assert_eq!(
+        live[&pc],
+        [true, false, false],
+        "MUL: only x survives the SETs"
+    );
+    assert_eq!(
+        live[&(pc + 1)],
+        [false, true, false],
+        "R2: the jump reads y"
+    );
+    assert_eq!(live[&(pc + 2)], [false; 3], "R3 is never read");
+    assert_eq!(live[&(pc + 3)], [true; 3], "R4: DOT reads every lane");
+    assert_eq!(live[&(pc + 6)], [true, true, false], "SETY keeps x, sets y");
+    assert_eq!(live[&(pc + 9)], [true; 3], "outputs are live");
+}

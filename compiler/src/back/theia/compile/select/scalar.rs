@@ -7,7 +7,7 @@
 use super::{J, Reg, Sel, VInst, jop};
 use crate::back::theia::compile::TheiaError;
 use crate::back::theia::isa::{ONE, Op as T};
-use crate::ir::{FCmp, ICmp, Inst, Op, Type};
+use crate::ir::{FCmp, ICmp, Inst, Op, Type, Value};
 
 /// A one-lane operation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -21,6 +21,8 @@ pub(super) enum Scalar {
     F2I,
     FloorToInt,
     Sqrt,
+    /// 1/√x.
+    Rsq,
     Min,
     Max,
     Shl,
@@ -52,7 +54,7 @@ fn plan(i: &Op) -> Option<Plan> {
 }
 
 impl Sel<'_> {
-    fn jump(&mut self, j: J, lane: u8, target: u32, a: Reg, b: Reg) {
+    pub(super) fn jump(&mut self, j: J, lane: u8, target: u32, a: Reg, b: Reg) {
         self.emit(VInst::Jump {
             op: jop(j, lane),
             target,
@@ -130,19 +132,25 @@ impl Sel<'_> {
     /// A one-lane operation by jumps.
     pub(super) fn scalar(&mut self, i: Inst, s: Scalar) -> Result<(), TheiaError> {
         let d = &self.f.insts[i];
-        let r = d.results[0];
+        if s == Scalar::Shl {
+            let shift = self.f.const_value(d.args[1]).unwrap_or(0) & 31;
+            return self.scalar_of(i, &[d.args[0]], shift, s);
+        }
+        let args = d.args.clone();
+        self.scalar_of(i, &args, 0, s)
+    }
+
+    /// Operation `s` on `args` (a shift by `shift`), giving the result of instruction `i`.
+    pub(super) fn scalar_of(
+        &mut self,
+        i: Inst,
+        args: &[Value],
+        shift: u32,
+        s: Scalar,
+    ) -> Result<(), TheiaError> {
+        let r = self.f.insts[i].results[0];
         let int = self.f.ty(r) == Type::I32;
-        let args = if s == Scalar::Shl {
-            vec![d.args[0]]
-        } else {
-            d.args.clone()
-        };
-        let shift = if s == Scalar::Shl {
-            self.f.const_value(d.args[1]).unwrap_or(0) & 31
-        } else {
-            0
-        };
-        let (lane, regs) = self.align(&args)?;
+        let (lane, regs) = self.align(args)?;
         let l = lane.unwrap_or(0);
         let a = regs[0];
         let dst = self.new_v();
@@ -203,7 +211,7 @@ impl Sel<'_> {
                 self.alu(T::Sub, dst, t, u);
                 // A tie (t an integer) rounds to even: subtract 1 from an odd result.
                 self.jump(J::Ne, l, end, u, z);
-                self.alu(T::Mul, u, dst, half);
+                self.alu(T::Mul, u, half, dst);
                 self.alu(T::Frac, u, u, Reg::Void);
                 self.jump(J::Eq, l, end, u, z);
                 self.alu(T::Dec, dst, dst, Reg::Void);
@@ -232,29 +240,32 @@ impl Sel<'_> {
                 keep.push(x);
             }
             Scalar::Sqrt => {
-                // Newton's iteration from (x + 1) / 2, which is ≥ √x: y ← (y + x/y) / 2
-                // decreases until it stops; x ≤ 0 gives 0.
-                let half = self.k_at(ONE / 2, lane);
-                let y = self.new_v();
-                let t = self.new_v();
-                keep.extend([y, t]);
-                let head = self.label();
-                let done = self.label();
                 self.alu(T::Copy, dst, z, Reg::Void);
                 self.jump(J::L, l, end, a, z);
-                self.alu(T::Add, y, a, one);
-                self.alu(T::Mul, y, y, half);
+                let y = self.newton_sqrt(a, l, lane);
+                self.alu(T::Copy, dst, y, Reg::Void);
+            }
+            Scalar::Rsq => {
+                // 1/√x = 2^k / √(4^k x) with 4^k x in [1, 4): the square root keeps 17
+                // significant bits for small x. x ≤ 0 gives the divider's 1/0 (2048).
+                let (s, k) = (self.new_v(), self.new_v());
+                keep.extend([s, k]);
+                self.alu(T::Div, dst, one, z);
+                self.jump(J::L, l, end, a, z);
+                self.alu(T::Copy, s, a, Reg::Void);
+                self.alu(T::Copy, k, one, Reg::Void);
+                let (head, scaled) = (self.label(), self.label());
                 self.emit(VInst::LoopStart);
                 self.emit(VInst::Label(head));
-                self.alu(T::Div, t, a, y);
-                self.alu(T::Add, t, t, y);
-                self.alu(T::Mul, t, t, half);
-                self.jump(J::Ge, l, done, t, y);
-                self.alu(T::Copy, y, t, Reg::Void);
+                self.jump(J::L, l, scaled, one, s);
+                self.alu(T::Add, s, s, s);
+                self.alu(T::Add, s, s, s);
+                self.alu(T::Add, k, k, k);
                 self.emit(VInst::Jmp(head));
                 self.emit(VInst::LoopEnd);
-                self.emit(VInst::Label(done));
-                self.alu(T::Copy, dst, y, Reg::Void);
+                self.emit(VInst::Label(scaled));
+                let y = self.newton_sqrt(s, l, lane);
+                self.alu(T::Div, dst, k, y);
             }
             Scalar::Shl => {
                 let k = self.k_at(1u32 << shift, lane);
@@ -265,6 +276,32 @@ impl Sel<'_> {
         self.emit(VInst::Keep(keep));
         self.set(r, dst, lane);
         Ok(())
+    }
+}
+
+impl Sel<'_> {
+    /// √a for a > 0 (lane `l`) by Newton's iteration from a/2 + 1/2, which is ≥ √a (and cannot
+    /// overflow, as (a + 1)/2 would): y ← (y + a/y)/2 decreases until it stops, within one unit
+    /// of 2⁻¹⁷ of √a. Constants go first in products (b1.2's multiplier is wrong for |SRC1|
+    /// past 0x55555555).
+    fn newton_sqrt(&mut self, a: Reg, l: u8, lane: Option<u8>) -> Reg {
+        let half = self.k_at(ONE / 2, lane);
+        let (y, t) = (self.new_v(), self.new_v());
+        let (head, done) = (self.label(), self.label());
+        self.alu(T::Mul, y, half, a);
+        self.alu(T::Add, y, y, half);
+        self.emit(VInst::LoopStart);
+        self.emit(VInst::Label(head));
+        self.alu(T::Div, t, a, y);
+        self.alu(T::Add, t, t, y);
+        self.alu(T::Mul, t, half, t);
+        self.jump(J::Ge, l, done, t, y);
+        self.alu(T::Copy, y, t, Reg::Void);
+        self.emit(VInst::Jmp(head));
+        self.emit(VInst::LoopEnd);
+        self.emit(VInst::Label(done));
+        self.emit(VInst::Keep(vec![a, y, t]));
+        y
     }
 }
 

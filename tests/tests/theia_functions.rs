@@ -1,0 +1,267 @@
+//! Every operation the THEIA code generator lowers to a sequence, swept through the bit-exact
+//! b1.2 simulator and compared with the exact function of its Q15.17 input: the test prints the
+//! maximum error of each (in units of 2⁻¹⁷) and fails when a result leaves the bound documented
+//! in `tgsic::back::theia::compile::ERROR_BOUNDS`.
+
+use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2, PI, SQRT_2};
+use tgsic::back::theia::compile::{TheiaOptions, compile, error_bound};
+use tgsic::back::theia::isa::{ONE, f64_to_fixed, fixed_to_f64, register_address};
+use tgsic_runtime::theia::Machine;
+
+const ULP: f64 = 1.0 / ONE as f64;
+
+/// One swept operation.
+struct Case {
+    opcode: &'static str,
+    /// The TGSI instruction, reading IN[0].x (and IN[0].y).
+    inst: &'static str,
+    exact: fn(f64, f64) -> f64,
+    /// Inputs (x, y), already Q15.17 values.
+    inputs: Vec<(f64, f64)>,
+}
+
+/// A deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// Log-uniform in [lo, hi] (lo > 0): every binade equally.
+    fn log_uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        (self.uniform(lo.ln(), hi.ln())).exp()
+    }
+}
+
+/// Rounds to Q15.17.
+fn q(x: f64) -> f64 {
+    fixed_to_f64(f64_to_fixed(x).expect("input in range"))
+}
+
+/// How many random inputs per case: fewer in CI (2 cores), the sweep stays the same shape.
+fn count() -> usize {
+    if std::env::var_os("CI").is_some() {
+        3000
+    } else {
+        12000
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let n = count();
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut spread = |lo: f64, hi: f64, edges: &[f64]| -> Vec<(f64, f64)> {
+        let mut v: Vec<(f64, f64)> = edges.iter().map(|&x| (q(x), 0.0)).collect();
+        v.extend((0..n).map(|_| (q(r.uniform(lo, hi)), 0.0)));
+        v
+    };
+    let ex2 = spread(
+        -20.0,
+        14.0 - ULP,
+        &[0.0, -ULP, ULP, 1.0, -1.0, 13.0, 14.0 - ULP],
+    );
+    let sin = {
+        let mut v = spread(-8.0, 8.0, &[0.0, ULP, -ULP, FRAC_PI_2, PI, -PI]);
+        v.extend(spread(-16383.0, 16383.0, &[16383.0, -16383.0]));
+        v
+    };
+    let mut r = Rng(0xD1B5_4A32_D192_ED03);
+    let mut positive = |lo: f64, hi: f64, edges: &[f64]| -> Vec<(f64, f64)> {
+        let mut v: Vec<(f64, f64)> = edges.iter().map(|&x| (q(x), 0.0)).collect();
+        v.extend((0..n).map(|_| (q(r.log_uniform(lo, hi)), 0.0)));
+        v
+    };
+    let lg2 = positive(
+        ULP,
+        16383.99,
+        &[ULP, 2.0 * ULP, 1.0, FRAC_1_SQRT_2, SQRT_2, 8192.0, 16383.99],
+    );
+    let sqrt = positive(ULP, 16383.99, &[ULP, 1.0, 2.0, 16383.99]);
+    let rsq = positive(ULP, 16383.99, &[ULP, 1.0, 2.0, 16383.99]);
+    let rcp = {
+        let mut v = positive(1.0 / 16000.0, 16383.99, &[1.0 / 16000.0, 1.0, 3.0]);
+        let neg: Vec<(f64, f64)> = v.iter().map(|&(x, _)| (-x, 0.0)).collect();
+        v.extend(neg);
+        v
+    };
+    let mut r = Rng(0x2545_F491_4F6C_DD1D);
+    let pow: Vec<(f64, f64)> = (0..n)
+        .map(|_| (q(r.log_uniform(1e-3, 1000.0)), q(r.uniform(-4.0, 4.0))))
+        .chain([(2.0, 10.0), (10.0, 2.0), (0.5, 3.0), (q(0.25), q(0.5))])
+        .collect();
+    let mut r = Rng(0x6A09_E667_F3BC_C909);
+    let rounding: Vec<(f64, f64)> = (0..n)
+        .map(|_| (q(r.uniform(-1000.0, 1000.0)), 0.0))
+        .chain([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.0, 0.0].map(|x| (x, 0.0)))
+        .collect();
+    vec![
+        Case {
+            opcode: "EX2",
+            inst: "EX2 OUT[0], IN[0].xxxx",
+            exact: |x, _| x.exp2(),
+            inputs: ex2,
+        },
+        Case {
+            opcode: "LG2",
+            inst: "LG2 OUT[0], IN[0].xxxx",
+            exact: |x, _| x.log2(),
+            inputs: lg2,
+        },
+        Case {
+            opcode: "POW",
+            inst: "POW OUT[0], IN[0].xxxx, IN[0].yyyy",
+            exact: f64::powf,
+            inputs: pow,
+        },
+        Case {
+            opcode: "SIN",
+            inst: "SIN OUT[0], IN[0].xxxx",
+            exact: |x, _| x.sin(),
+            inputs: sin.clone(),
+        },
+        Case {
+            opcode: "COS",
+            inst: "COS OUT[0], IN[0].xxxx",
+            exact: |x, _| x.cos(),
+            inputs: sin,
+        },
+        Case {
+            opcode: "SQRT",
+            inst: "SQRT OUT[0], IN[0].xxxx",
+            exact: |x, _| x.sqrt(),
+            inputs: sqrt,
+        },
+        Case {
+            opcode: "RSQ",
+            inst: "RSQ OUT[0], IN[0].xxxx",
+            exact: |x, _| 1.0 / x.sqrt(),
+            inputs: rsq,
+        },
+        Case {
+            opcode: "RCP",
+            inst: "RCP OUT[0], IN[0].xxxx",
+            exact: |x, _| 1.0 / x,
+            inputs: rcp,
+        },
+        Case {
+            opcode: "ROUND",
+            inst: "ROUND OUT[0], IN[0].xxxx",
+            exact: |x, _| x.round_ties_even(),
+            inputs: rounding.clone(),
+        },
+        Case {
+            opcode: "FLR",
+            inst: "FLR OUT[0], IN[0].xxxx",
+            exact: |x, _| x.floor(),
+            inputs: rounding.clone(),
+        },
+        Case {
+            opcode: "CEIL",
+            inst: "CEIL OUT[0], IN[0].xxxx",
+            exact: |x, _| x.ceil(),
+            inputs: rounding.clone(),
+        },
+        Case {
+            opcode: "TRUNC",
+            inst: "TRUNC OUT[0], IN[0].xxxx",
+            exact: |x, _| x.trunc(),
+            inputs: rounding.clone(),
+        },
+        Case {
+            opcode: "FRC",
+            inst: "FRC OUT[0], IN[0].xxxx",
+            exact: |x, _| x - x.floor(),
+            inputs: rounding,
+        },
+    ]
+}
+
+#[test]
+fn lowered_functions_stay_within_their_documented_bounds() {
+    let input = register_address("CREG_UV0_LAST").unwrap();
+    let mut failures = Vec::new();
+    // Errors in units of 2^-17; "of bound": the largest error / its bound (r: the exact
+    // result, y: POW's exponent).
+    eprintln!(
+        "{:6} {:>7} {:>9} {:>6}  {:28} worst input (relative to its bound)",
+        "op", "inputs", "max ulp", "bound", "documented bound"
+    );
+    for case in cases() {
+        let bound = error_bound(case.opcode)
+            .unwrap_or_else(|| panic!("{} has no documented bound", case.opcode));
+        let src = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n  0: {}\n  1: END\n",
+            case.inst
+        );
+        let p = tgsic::front::text::parse(&src).unwrap();
+        let mut opts = TheiaOptions::default();
+        opts.bindings.insert(0, input);
+        let t = compile(&p, &opts).unwrap_or_else(|e| panic!("{}: {e}", case.opcode));
+        let pixels: Vec<Vec<(u16, [u32; 3])>> = case
+            .inputs
+            .iter()
+            .map(|&(x, y)| {
+                let w = |v: f64| f64_to_fixed(v).unwrap();
+                vec![(input, [w(x), w(y), 0])]
+            })
+            .collect();
+        let mut m = Machine::new(t.image.clone());
+        m.max_steps = 10_000;
+        let out = m
+            .run_pixels(&pixels)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{}", case.opcode, t.assembly));
+        let (mut worst, mut worst_ratio, mut at) = (0f64, 0f64, String::new());
+        let mut compared = 0;
+        for (&(x, y), (_, regs)) in case.inputs.iter().zip(&out) {
+            let want = (case.exact)(x, y);
+            if !want.is_finite() || want.abs() >= 16384.0 {
+                continue;
+            }
+            compared += 1;
+            let got = regs.get(&128).copied().unwrap_or([0; 3]);
+            // (1e-6: the f64 rounding of the comparison itself)
+            let allowed = bound.at(want, y) + 1e-6;
+            for c in got {
+                let e = (fixed_to_f64(c) - want).abs() * ONE as f64;
+                worst = worst.max(e);
+                let ratio = if allowed > 0.0 {
+                    e / allowed
+                } else if e > 0.0 {
+                    f64::INFINITY
+                } else {
+                    0.0
+                };
+                if ratio > worst_ratio && e > 1e-6 {
+                    worst_ratio = ratio;
+                    at = format!(
+                        "x = {x}, y = {y}: {} vs {want} ({e:.2} ulp, bound {allowed:.2})",
+                        fixed_to_f64(c)
+                    );
+                }
+            }
+        }
+        eprintln!(
+            "{:6} {:>7} {:>9.3} {:>6.2}  {:28} {at}",
+            case.opcode,
+            compared,
+            worst,
+            worst_ratio,
+            bound.to_string()
+        );
+        assert!(
+            compared * 2 >= case.inputs.len(),
+            "{}: too few results in range",
+            case.opcode
+        );
+        if worst_ratio > 1.0 {
+            failures.push(format!("{}: {at}", case.opcode));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
