@@ -222,7 +222,7 @@ fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
     );
     let l = std::fs::read_to_string(&listing).unwrap();
     assert!(
-        l.contains("MUL OREG_PIXEL_COLOR CREG_TEXTURE_COLOR C1"),
+        l.contains("MUL OREG_PIXEL_COLOR C1 CREG_TEXTURE_COLOR"),
         "{l}"
     );
     assert!(l.contains("1: MUL OUT[0], TEMP[0], CONST[0]"), "{l}");

@@ -185,7 +185,7 @@ fn compiled_shaders_match_the_interpreter() {
         return;
     };
     let tex = texture();
-    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    let mut reasons: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut report = Vec::new();
     let (mut total, mut compiled, mut exact) = (0, 0, 0);
     let mut failures = Vec::new();
@@ -235,7 +235,10 @@ fn compiled_shaders_match_the_interpreter() {
                     _ => msg.as_str(),
                 };
                 let key = why.split(':').next().unwrap_or(why).to_string();
-                *reasons.entry(key).or_default() += 1;
+                reasons
+                    .entry(key)
+                    .or_default()
+                    .push(format!("{name} ({msg})"));
                 continue;
             }
         };
@@ -295,8 +298,16 @@ fn compiled_shaders_match_the_interpreter() {
         out_of_range.len(),
         out_of_range.join(", ")
     );
-    for (why, n) in &reasons {
-        eprintln!("  {n:4} do not compile: {why}");
+    for (why, names) in &reasons {
+        eprintln!("  {:4} do not compile: {why}", names.len());
+    }
+    // TGSIC_THEIA_REASONS=1: every shader that does not compile, with its error.
+    if std::env::var_os("TGSIC_THEIA_REASONS").is_some() {
+        for names in reasons.values() {
+            for n in names {
+                eprintln!("    {n}");
+            }
+        }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(compiled >= 50, "only {compiled} shaders compile");

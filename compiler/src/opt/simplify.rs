@@ -7,7 +7,7 @@
 //! (NaN, −0, inf). Sign-bit operations cancel exactly (`−−x`, `|−x|`, `||x||`).
 //!
 //! Integer and boolean identities (`x + 0`, `x & ~0`, `x ^ x`, shifts by a multiple of 32,
-//! `!!b`, `b && true`, ...) apply always. Comparisons of TGSI booleans (`~0`/`0` words, or
+//! `!!b`, `b && true`, `(b ? ~0 : 0) & x` = `b ? x : 0`, ...) apply always. Comparisons of TGSI booleans (`~0`/`0` words, or
 //! 1.0/0.0) against zero become the boolean itself — the shape `USEQ`/`FSLT` followed by
 //! `UIF`/`IF` takes — and `!(a < b)` on integers becomes `a >= b` (not on floats: NaN).
 //!
@@ -73,6 +73,8 @@ enum Rewrite {
     K(u32),
     /// The instruction becomes this operation on these arguments.
     Becomes(Op, Vec<Value>),
+    /// The instruction becomes `select(b, x, 0)`.
+    SelectOrZero(Value, Value),
 }
 
 impl Simplify<'_> {
@@ -102,6 +104,12 @@ impl Simplify<'_> {
                 let d = &mut self.func.insts[i];
                 d.op = op;
                 d.args = args;
+            }
+            Rewrite::SelectOrZero(b, x) => {
+                let z = self.pool.get(self.func, 0, ty);
+                let d = &mut self.func.insts[i];
+                d.op = Op::Select;
+                d.args = vec![b, x, z];
             }
         }
     }
@@ -160,6 +168,15 @@ impl Simplify<'_> {
                         Some(To(x))
                     }
                     B::Shl | B::ShrS | B::ShrU if k(y).is_some_and(|s| s & 31 == 0) => Some(To(x)),
+                    // (b ? ~0 : 0) & x is b ? x : 0 (TGSI's `AND dst, bool, 1.0` idiom).
+                    B::And => [(x, y), (y, x)]
+                        .into_iter()
+                        .find_map(|(m, other)| match def(f, m) {
+                            Some((Op::Unary(U::BoolToInt), ia)) => {
+                                Some(Rewrite::SelectOrZero(self.subst.get(ia[0]), other))
+                            }
+                            _ => None,
+                        }),
                     B::BAnd if k(y) == Some(1) || x == y => Some(To(x)),
                     B::BAnd if k(x) == Some(1) => Some(To(y)),
                     B::BAnd if k(x) == Some(0) || k(y) == Some(0) => Some(K(0)),

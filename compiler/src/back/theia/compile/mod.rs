@@ -119,15 +119,17 @@ pub enum TheiaError {
         /// The value.
         value: String,
     },
-    /// More live values than R1..R12 hold.
+    /// More live values than the free registers hold.
     #[error(
-        "{location}: the shader needs more than THEIA's 12 registers R1..R12 here ({live} three-component values are live)"
+        "{location}: the shader needs more registers than THEIA has free here ({live} three-component values are live; R1..R12 and the C registers without a constant make {available})"
     )]
     Registers {
         /// Where the pressure is highest.
         location: Location,
         /// Values live there.
         live: usize,
+        /// Registers there are (R1..R12 and the C registers holding no constant).
+        available: usize,
     },
     /// A shader reads a constant buffer that was not given.
     #[error(

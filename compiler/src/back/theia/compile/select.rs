@@ -184,6 +184,8 @@ struct Sel<'a> {
     dots: HashMap<Value, usize>,
     /// Square roots whose only use is a `1.0 /` (selected there, as one RSQ sequence).
     for_rsq: HashSet<Value>,
+    /// Integer-typed values that hold float bits ([`float_bits`]).
+    float_bits: HashSet<Value>,
     outputs: [Option<Value>; 3],
     inputs_used: BTreeSet<u32>,
     texture: Option<(u32, u32)>,
@@ -216,6 +218,7 @@ pub(super) fn select(
         deferred: HashMap::new(),
         dots: HashMap::new(),
         for_rsq: HashSet::new(),
+        float_bits: HashSet::new(),
         outputs: [None; 3],
         inputs_used: BTreeSet::new(),
         texture: None,
@@ -225,6 +228,7 @@ pub(super) fn select(
     // can group with partners whose constants come later in the block. An integer constant
     // whose bits reach the colour (through selects) holds float bits: it converts as a float.
     let floats = float_bits(f);
+    s.float_bits = floats.clone();
     for (_, d) in f.insts.iter() {
         match d.op {
             Op::Const(bits) if d.results.len() == 1 => {
@@ -363,8 +367,12 @@ impl Sel<'_> {
             self.consts.push(lanes);
             return Reg::K(self.consts.len() as u32 - 1);
         }
+        // Built in place where it is used (a short live range: registers are scarcer than
+        // instructions). Lanes left None are free: without a zero lane no ZERO is needed.
         let d = self.new_v();
-        self.alu(T::Zero, d, Reg::Void, Reg::Void);
+        if lanes.contains(&Some(0)) {
+            self.alu(T::Zero, d, Reg::Void, Reg::Void);
+        }
         for (l, op) in [T::SetX, T::SetY, T::SetZ].into_iter().enumerate() {
             if let Some(w) = lanes[l].filter(|&w| w != 0) {
                 self.emit(VInst::Imm { op, dst: d, imm: w });
@@ -666,6 +674,15 @@ impl Sel<'_> {
             Op::Exhausted => {}
             Op::Discard => {
                 if self.f.const_value(d.args[0]) != Some(0) {
+                    // The IR discards once, at the end: name the shader's first KILL.
+                    if self.origin.is_none() {
+                        self.origin = self
+                            .p
+                            .instructions
+                            .iter()
+                            .position(|i| matches!(i.opcode, Opcode::Kill | Opcode::KillIf))
+                            .map(|k| k as u32);
+                    }
                     return Err(self.unsupported(
                         self.opname(),
                         "b1.2 cannot discard a pixel: the pixel shader always writes OREG_PIXEL_COLOR",
@@ -799,6 +816,12 @@ impl Sel<'_> {
                     self.loc[r.index()] = Some(Loc::Imm(bits, self.f.ty(r)));
                     Ok(())
                 }
+                // Integer words that hold float bits (selects of float constants, TGSI's
+                // `AND bool, 1.0`) are Q15.17 already: reading them as floats changes nothing.
+                _ if self.float_bits.contains(&a) || self.float_bits.contains(&r) => {
+                    self.loc[r.index()] = self.loc[a.index()];
+                    Ok(())
+                }
                 _ => Err(self.unsupported(
                     self.opname(),
                     "it reinterprets float bits as an integer (or back), which has no meaning in Q15.17",
@@ -875,6 +898,18 @@ impl Sel<'_> {
             }
             Binary::BAnd => self.vector(i, VOp::Bin(T::Mul), rest),
             Binary::BOr => self.vector(i, VOp::BOr, rest),
+            // An integer AND with a constant mask is one MOD (A & (B − 1.0)).
+            Binary::And if !self.float_bits.contains(&d.results[0]) => {
+                let (x, y) = (d.args[0], d.args[1]);
+                match (self.f.const_value(x), self.f.const_value(y)) {
+                    (_, Some(k)) => self.scalar_of(i, &[x], k, Scalar::AndConst),
+                    (Some(k), _) => self.scalar_of(i, &[y], k, Scalar::AndConst),
+                    _ => Err(self.unsupported(
+                        self.opname(),
+                        "a bitwise AND of two computed values (only masks by a constant are one MOD)",
+                    )),
+                }
+            }
             Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
             Binary::Shl => Err(self.unsupported(
                 self.opname(),

@@ -300,6 +300,13 @@ impl Sel<'_> {
         Ok(true)
     }
 
+    /// Whether every lane of constant vector `k` is within the multiplier's safe SRC1 range.
+    fn small_constant(&self, k: u32) -> bool {
+        self.consts[k as usize]
+            .iter()
+            .all(|w| w.is_none_or(|w| (w as i32).unsigned_abs() <= 0x5555_5555))
+    }
+
     /// Emits one vector operation into `dst`.
     fn vop(
         &mut self,
@@ -311,6 +318,18 @@ impl Sel<'_> {
     ) -> Result<(), TheiaError> {
         let a = regs[0];
         match vop {
+            VOp::Bin(op @ (T::Mul | T::Imul)) => {
+                // b1.2's multiplier is wrong when |SRC1| > 0x55555555 (and a digit of SRC2 is
+                // 3): a constant operand within that bound goes first, so only the other
+                // operand's size matters.
+                let (x, y) = match (a, regs[1]) {
+                    (x, Reg::K(k)) if !matches!(x, Reg::K(_)) && self.small_constant(k) => {
+                        (Reg::K(k), x)
+                    }
+                    (x, y) => (x, y),
+                };
+                self.alu(op, dst, x, y);
+            }
             VOp::Bin(op) => {
                 self.alu(op, dst, a, regs[1]);
             }

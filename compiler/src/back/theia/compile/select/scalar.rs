@@ -25,7 +25,10 @@ pub(super) enum Scalar {
     Rsq,
     Min,
     Max,
+    /// Shift left by the immediate.
     Shl,
+    /// Bitwise AND with the immediate (integers).
+    AndConst,
 }
 
 /// A comparison as "start with `init`; any of these jumps (on (a, b), or (b, a) when swapped)
@@ -140,12 +143,13 @@ impl Sel<'_> {
         self.scalar_of(i, &args, 0, s)
     }
 
-    /// Operation `s` on `args` (a shift by `shift`), giving the result of instruction `i`.
+    /// Operation `s` on `args` (`imm`: the shift or the mask), giving the result of
+    /// instruction `i`.
     pub(super) fn scalar_of(
         &mut self,
         i: Inst,
         args: &[Value],
-        shift: u32,
+        imm: u32,
         s: Scalar,
     ) -> Result<(), TheiaError> {
         let r = self.f.insts[i].results[0];
@@ -154,12 +158,14 @@ impl Sel<'_> {
         let l = lane.unwrap_or(0);
         let a = regs[0];
         let dst = self.new_v();
-        let z = self.k_at(0, lane);
-        let one = self.k_at(if int { 1 } else { ONE }, lane);
+        // Constants are requested where an arm first needs them (in place when C1..C7 are
+        // full: on the path that uses them, never for arms that do not).
+        let one_word = if int { 1 } else { ONE };
         let mut keep = regs.clone();
         let end = self.label();
         match s {
             Scalar::Abs => {
+                let z = self.k_at(0, lane);
                 self.alu(T::Copy, dst, a, Reg::Void);
                 self.jump(J::G, l, end, a, z);
                 self.alu(T::Neg, dst, a, Reg::Void);
@@ -175,16 +181,23 @@ impl Sel<'_> {
                 self.alu(T::Copy, dst, a, Reg::Void);
             }
             Scalar::Sat(lo) => {
-                let lo = if lo < 0 { z_neg(self, lane) } else { z };
+                let lo = if lo < 0 {
+                    z_neg(self, lane)
+                } else {
+                    self.k_at(0, lane)
+                };
                 let mid = self.label();
                 self.alu(T::Copy, dst, a, Reg::Void);
                 self.jump(J::G, l, mid, a, lo);
                 self.alu(T::Copy, dst, lo, Reg::Void);
                 self.emit(VInst::Label(mid));
+                let one = self.k_at(one_word, lane);
                 self.jump(J::L, l, end, dst, one);
                 self.alu(T::Copy, dst, one, Reg::Void);
             }
             Scalar::Sign => {
+                let z = self.k_at(0, lane);
+                let one = self.k_at(one_word, lane);
                 let m1 = self.k_at(if int { u32::MAX } else { ONE.wrapping_neg() }, lane);
                 self.alu(T::Copy, dst, z, Reg::Void);
                 self.jump(J::Eq, l, end, a, z);
@@ -193,6 +206,7 @@ impl Sel<'_> {
                 self.alu(T::Copy, dst, m1, Reg::Void);
             }
             Scalar::Trunc => {
+                let z = self.k_at(0, lane);
                 let t = self.new_v();
                 keep.push(t);
                 self.alu(T::Frac, t, a, Reg::Void);
@@ -202,6 +216,7 @@ impl Sel<'_> {
                 self.alu(T::Inc, dst, dst, Reg::Void);
             }
             Scalar::Round => {
+                let z = self.k_at(0, lane);
                 let half = self.k_at(ONE / 2, lane);
                 let t = self.new_v();
                 let u = self.new_v();
@@ -217,6 +232,7 @@ impl Sel<'_> {
                 self.alu(T::Dec, dst, dst, Reg::Void);
             }
             Scalar::F2I | Scalar::FloorToInt => {
+                let z = self.k_at(0, lane);
                 let x = if s == Scalar::FloorToInt {
                     let t = self.new_v();
                     let f = self.new_v();
@@ -240,12 +256,15 @@ impl Sel<'_> {
                 keep.push(x);
             }
             Scalar::Sqrt => {
+                let z = self.k_at(0, lane);
                 self.alu(T::Copy, dst, z, Reg::Void);
                 self.jump(J::L, l, end, a, z);
                 let y = self.newton_sqrt(a, l, lane);
                 self.alu(T::Copy, dst, y, Reg::Void);
             }
             Scalar::Rsq => {
+                let z = self.k_at(0, lane);
+                let one = self.k_at(one_word, lane);
                 // 1/√x = 2^k / √(4^k x) with 4^k x in [1, 4): the square root keeps 17
                 // significant bits for small x. x ≤ 0 gives the divider's 1/0 (2048).
                 let (s, k) = (self.new_v(), self.new_v());
@@ -268,8 +287,13 @@ impl Sel<'_> {
                 self.alu(T::Div, dst, k, y);
             }
             Scalar::Shl => {
-                let k = self.k_at(1u32 << shift, lane);
-                self.alu(T::Imul, dst, a, k);
+                let k = self.k_at(1u32 << imm, lane);
+                self.alu(T::Imul, dst, k, a);
+            }
+            Scalar::AndConst => {
+                // MOD computes A & (B − 1.0) for any B.
+                let k = self.k_at(imm.wrapping_add(ONE), lane);
+                self.alu(T::Mod, dst, a, k);
             }
         }
         self.emit(VInst::Label(end));
