@@ -232,7 +232,7 @@ struct Tile {
 }
 
 /// Renders a fragment shader over a W × H grid on one thread; returns OUT with semantic
-/// COLOR[`output`]. Discarded pixels keep `bind.clear`; a component never written is 0.
+/// `COLOR[output]`. Discarded pixels keep `bind.clear`; a component never written is 0.
 ///
 /// # Errors
 /// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an

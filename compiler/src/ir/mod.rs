@@ -14,7 +14,7 @@
 //!   unspecified in non-uniform control flow (`docs/ir.md`).
 //! - Effects are explicit instructions: array stores, output stores, discard, EMIT.
 //!
-//! See `docs/ir.md` for the text form printed by [`print`].
+//! See `docs/ir.md` for the text form printed by [`mod@print`].
 
 pub mod arena;
 mod lift;
@@ -257,7 +257,7 @@ pub struct TexOp {
     pub opcode: Opcode,
     /// The resolved texture target.
     pub target: TextureTarget,
-    /// Texture unit (SAMP[n] or SVIEW[n]).
+    /// Texture unit (`SAMP[n]` or `SVIEW[n]`).
     pub unit: u32,
     /// Sampler state unit, if the operation samples.
     pub sampler: Option<u32>,
@@ -270,7 +270,7 @@ pub struct TexOp {
 pub enum Op {
     /// A constant (bits).
     Const(u32),
-    /// IN[reg].comp.
+    /// `IN[reg].comp`.
     Input {
         /// Register.
         reg: u32,
@@ -302,14 +302,14 @@ pub enum Op {
         /// Component.
         comp: u8,
     },
-    /// SV[reg].comp.
+    /// `SV[reg].comp`.
     SysVal {
         /// Register.
         reg: u32,
         /// Component.
         comp: u8,
     },
-    /// CONST[buffer][reg].comp (uniform); registers outside the bound buffer read 0.
+    /// `CONST[buffer][reg].comp` (uniform); registers outside the bound buffer read 0.
     Uniform {
         /// Buffer.
         buffer: u32,

@@ -576,7 +576,7 @@ impl Instruction {
 /// What a texture instruction reads: the texture unit, the sampler state unit and the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TextureBinding {
-    /// Texture unit: SAMP[n] of TEX-style opcodes, SVIEW[n] of the SAMPLE family.
+    /// Texture unit: `SAMP[n]` of TEX-style opcodes, `SVIEW[n]` of the SAMPLE family.
     pub unit: u32,
     /// Sampler state unit, when the instruction samples.
     pub sampler: Option<u32>,

@@ -41,7 +41,7 @@ pub struct Bindings {
     /// Constant buffers: `constants[n][r]` is register r of buffer n (raw bits); registers
     /// beyond a buffer read 0.
     pub constants: Vec<Vec<[u32; 4]>>,
-    /// Texture units (SAMP[n] and SVIEW[n]).
+    /// Texture units (`SAMP[n]` and `SVIEW[n]`).
     pub textures: Vec<Option<Texture>>,
     /// Sampler state per unit (default: nearest, repeat).
     pub samplers: Vec<Sampler>,
@@ -93,7 +93,7 @@ pub enum RunError {
 }
 
 /// Renders a fragment shader over a W × H grid with the interpreter; returns OUT with semantic
-/// COLOR[`output`]. Discarded pixels keep `bind.clear`; a component never written is 0.
+/// `COLOR[output]`. Discarded pixels keep `bind.clear`; a component never written is 0.
 ///
 /// # Errors
 /// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an

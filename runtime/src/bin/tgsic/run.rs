@@ -41,13 +41,13 @@ pub struct BindArgs {
     /// Constant buffer n from FILE: raw little-endian 32-bit words, 4 per register.
     #[arg(long = "const", value_name = "N=FILE")]
     pub constants: Vec<String>,
-    /// Texture unit n (SAMP[n], SVIEW[n]) from a PNG (RGBA8) or a .f32 file (give its size).
+    /// Texture unit n (`SAMP[n]`, `SVIEW[n]`) from a PNG (RGBA8) or a .f32 file (give its size).
     #[arg(long = "texture", value_name = "N=FILE")]
     pub textures: Vec<String>,
     /// Size of a .f32 texture: WxH or WxHxD (D layers, 6 cube faces, or 3D depth).
     #[arg(long = "texture-size", value_name = "N=WxH[xD]")]
     pub texture_sizes: Vec<String>,
-    /// Sampler n: nearest|linear[,mipmap][,repeat|clamp|mirror][,compare=less|lequal|...]
+    /// Sampler n: `nearest|linear[,mipmap][,repeat|clamp|mirror][,compare=less|lequal|...]`
     /// (default nearest, repeat).
     #[arg(long = "sampler", value_name = "N=SPEC")]
     pub samplers: Vec<String>,
@@ -114,7 +114,7 @@ pub struct RunArgs {
     /// Colour that discarded pixels keep.
     #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = parse_clear, allow_hyphen_values = true)]
     pub clear: [f32; 4],
-    /// Which COLOR[N] output a fragment shader's image shows.
+    /// Which `COLOR[N]` output a fragment shader's image shows.
     #[arg(long, default_value_t = 0)]
     pub output_index: u32,
     /// Vertex attributes for a vertex shader (docs/run.md: one vertex per line).

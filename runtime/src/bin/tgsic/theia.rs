@@ -44,7 +44,7 @@ pub struct CompileArgs {
     #[arg(long = "const", value_name = "N=FILE")]
     pub constants: Vec<String>,
     /// Bind an input to a THEIA register: `IN[2]=CREG_TRI_DIFFUSE_LAST` (a name or an address).
-    /// Defaults: POSITION → CREG_PIXEL_2D_POSITION, COLOR[0] → CREG_COLOR_ACC, COLOR[1] →
+    /// Defaults: POSITION → CREG_PIXEL_2D_POSITION, `COLOR[0]` → CREG_COLOR_ACC, `COLOR[1]` →
     /// CREG_TRI_DIFFUSE_LAST; a TEX of a texture coordinate reads CREG_TEXTURE_COLOR. Repeatable.
     #[arg(long = "bind", value_name = "IN[n]=REGISTER")]
     pub bind: Vec<String>,

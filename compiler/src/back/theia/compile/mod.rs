@@ -1,10 +1,10 @@
 //! TGSI fragment shaders → THEIA b1.2 program images.
 //!
-//! The pipeline: lift the program into the SSA IR, [`prepare`] it for THEIA (constants become
+//! The pipeline: lift the program into the SSA IR, prepare it for THEIA (constants become
 //! known values, alpha and outputs without a THEIA register are dropped with a warning, the w
-//! of every input reads 1.0), optimize at `-O2`, then [`select`] THEIA instructions over
-//! virtual three-component registers, allocate them onto R1..R12 ([`regalloc`]) and the constant
-//! vectors onto C1..C7, and [`emit`] an image whose entry table points USERCONSTANTS and
+//! of every input reads 1.0), optimize at `-O2`, then select THEIA instructions over
+//! virtual three-component registers, allocate them onto R1..R12 (and the free C registers) and the constant
+//! vectors onto C1..C7, and emit an image whose entry table points USERCONSTANTS and
 //! PIXELSHADER at the generated routines, with an annotated listing.
 //!
 //! Guarantees:
@@ -40,7 +40,7 @@ use thiserror::Error;
 /// What the compiler needs besides the shader.
 #[derive(Debug, Clone, Default)]
 pub struct TheiaOptions {
-    /// Constant buffers: `constants[n]` is CONST[n] (four 32-bit words per register); registers
+    /// Constant buffers: `constants[n]` is `CONST[n]` (four 32-bit words per register); registers
     /// beyond the data read 0.
     pub constants: BTreeMap<u32, Vec<[u32; 4]>>,
     /// Input bindings that override the defaults (`IN[n]` → register address).
@@ -84,7 +84,7 @@ pub struct TheiaProgram {
     pub assembly: String,
     /// Address, words, instruction and the TGSI instruction it came from, per line.
     pub listing: String,
-    /// The register each bound input reads (IN[n] → address).
+    /// The register each bound input reads (`IN[n]` → address).
     pub bindings: BTreeMap<u32, u16>,
     /// Warnings (alpha dropped, outputs without a THEIA register).
     pub warnings: Vec<Warning>,

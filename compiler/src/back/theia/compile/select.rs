@@ -11,17 +11,20 @@
 //! - Constants are requested per lane and packed into constant vectors, which become C1..C7
 //!   (set once by USERCONSTANTS); beyond seven they are built in place (`ZERO`, `SETX/Y/Z`).
 //! - Operations THEIA lacks are jump sequences on one lane (min, max, abs, comparisons,
-//!   selects, saturation, truncation, rounding) or loops (square root by Newton steps).
+//!   selects, saturation, truncation, rounding), loops (square root by Newton steps) or
+//!   polynomial sequences (EX2, LG2, POW, SIN, COS).
 //! - Control flow becomes jumps; `If` results, loop parameters and loop results are registers
 //!   written on every path (merges).
+//!
+//! Modules: [`ops`] dispatches each IR operation, [`flow`] blocks and control flow, [`lanes`]
+//! vector grouping and the colour, [`scalar`] the one-lane jump sequences and comparisons,
+//! [`math`] the transcendental sequences.
 
 use super::bind::Bindings;
 use super::{TheiaError, at};
 use crate::back::theia::isa::{ONE, Op as T, f64_to_fixed};
-use crate::ir::{
-    Binary, Block, Function, IfStmt, Inst, LoopStmt, Nary, Op, Stmt, Type, Unary, Value,
-};
-use crate::tgsi::{Opcode, Program, TextureTarget};
+use crate::ir::{Function, Inst, Op, Type, Value};
+use crate::tgsi::Program;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A virtual register number.
@@ -399,20 +402,23 @@ impl Sel<'_> {
         }
         let r = match self.src(v)? {
             Src::R(r, None) => r,
-            Src::R(r, Some(l)) => {
-                let d = self.new_v();
-                self.alu(T::Copy, d, r, Reg::Void);
-                self.emit(VInst::Imm {
-                    op: T::Swizzle3D,
-                    dst: d,
-                    imm: SWZ[l as usize],
-                });
-                d
-            }
+            Src::R(r, Some(l)) => self.broadcast_lane(r, l),
             Src::C(w) => self.konst([Some(w); 3]),
         };
         self.bcast.insert(v, r);
         Ok(r)
+    }
+
+    /// A new register holding lane `l` of `r` in every lane (`COPY`, `SWIZZLE3D`).
+    fn broadcast_lane(&mut self, r: Reg, l: u8) -> Reg {
+        let d = self.new_v();
+        self.alu(T::Copy, d, r, Reg::Void);
+        self.emit(VInst::Imm {
+            op: T::Swizzle3D,
+            dst: d,
+            imm: SWZ[l as usize],
+        });
+        d
     }
 
     /// Brings `args` to one lane: the lane (None if every register operand holds its value
@@ -444,533 +450,15 @@ impl Sel<'_> {
             None => Loc::All(r),
         });
     }
-
-    // ---- blocks and control flow ---------------------------------------------------------
-
-    fn block(&mut self, b: &Block, yields: &[usize], color: u32) -> Result<(), TheiaError> {
-        let saved = self.bcast.clone();
-        for (k, s) in b.0.iter().enumerate() {
-            match s {
-                Stmt::Inst(i) => {
-                    if !self.done.contains(i) {
-                        self.inst(*i, &b.0[k + 1..], color)?;
-                    }
-                }
-                Stmt::If(x) => self.if_(x, color)?,
-                Stmt::Loop(l) => self.loop_(l, color)?,
-                Stmt::Yield(vals) => {
-                    for (slot, &v) in yields.iter().copied().zip(vals) {
-                        self.write_merge(slot, v)?;
-                    }
-                }
-                Stmt::Break(vals) => {
-                    let ctx = self.loops.last().expect("break inside a loop");
-                    let (slots, exit) = (ctx.results.clone(), ctx.exit);
-                    for (slot, &v) in slots.into_iter().zip(vals) {
-                        self.write_merge(slot, v)?;
-                    }
-                    self.emit(VInst::Jmp(exit));
-                }
-                Stmt::Continue(vals) => {
-                    let ctx = self.loops.last().expect("continue inside a loop");
-                    let (slots, head) = (ctx.params.clone(), ctx.head);
-                    // A parallel copy: stage sources that are other parameters' registers.
-                    let regs: Vec<Reg> = slots.iter().map(|&s| self.merges[s].reg).collect();
-                    let mut staged = Vec::new();
-                    for (k, &v) in vals.iter().enumerate() {
-                        match self.src(v)? {
-                            Src::R(r, l) if regs.contains(&r) && r != regs[k] => {
-                                let t = self.new_v();
-                                self.alu(T::Copy, t, r, Reg::Void);
-                                staged.push((k, Some((t, l))));
-                            }
-                            _ => staged.push((k, None)),
-                        }
-                    }
-                    for (k, st) in staged {
-                        match st {
-                            Some((t, l)) => self.write_merge_src(slots[k], Src::R(t, l), None)?,
-                            None => self.write_merge(slots[k], vals[k])?,
-                        }
-                    }
-                    self.emit(VInst::Jmp(head));
-                }
-            }
-        }
-        self.bcast = saved;
-        Ok(())
-    }
-
-    fn write_merge(&mut self, slot: usize, v: Value) -> Result<(), TheiaError> {
-        let s = self.src(v)?;
-        self.write_merge_src(slot, s, Some(v))
-    }
-
-    fn write_merge_src(&mut self, slot: usize, s: Src, v: Option<Value>) -> Result<(), TheiaError> {
-        let m = self.merges[slot];
-        let want = match m.lane {
-            None => {
-                let l = match s {
-                    Src::R(_, l) => l,
-                    Src::C(_) => None,
-                };
-                self.merges[slot].lane = Some(l);
-                l
-            }
-            Some(None) if !m.fixed => {
-                // Every lane so far: a value in one lane narrows the merge to that lane.
-                if let Src::R(_, Some(l)) = s {
-                    self.merges[slot].lane = Some(Some(l));
-                }
-                match s {
-                    Src::R(_, l) => l,
-                    Src::C(_) => None,
-                }
-            }
-            Some(l) => l,
-        };
-        let r = match s {
-            Src::R(r, None) => r,
-            Src::R(r, Some(l)) if Some(l) == want => r,
-            Src::R(..) => match v {
-                Some(v) => self.broadcast(v)?,
-                None => {
-                    return Err(self.unsupported(
-                        "a loop parameter",
-                        "it changes lanes between iterations (internal limitation)",
-                    ));
-                }
-            },
-            Src::C(w) => self.k_at(w, want),
-        };
-        if r != m.reg {
-            self.alu(T::Copy, m.reg, r, Reg::Void);
-        }
-        Ok(())
-    }
-
-    fn new_merge(&mut self, fixed_lane: Option<Option<u8>>) -> usize {
-        let reg = self.new_v();
-        self.merges.push(Merge {
-            reg,
-            lane: fixed_lane,
-            fixed: fixed_lane.is_some(),
-        });
-        self.merges.len() - 1
-    }
-
-    fn merge_loc(&mut self, slot: usize, v: Value) {
-        let m = self.merges[slot];
-        self.set(v, m.reg, m.lane.flatten());
-    }
-
-    fn if_(&mut self, x: &IfStmt, color: u32) -> Result<(), TheiaError> {
-        let else_l = self.label();
-        let end_l = self.label();
-        let then_l = self.label();
-        if let Some(Loc::Deferred) = self.loc[x.cond.index()] {
-            let i = self.deferred.remove(&x.cond).expect("deferred comparison");
-            self.origin = self.f.insts[i].origin;
-            self.compare_jump(i, else_l, then_l)?;
-        } else {
-            match self.src(x.cond)? {
-                Src::C(w) => {
-                    if w == 0 {
-                        self.emit(VInst::Jmp(else_l));
-                    }
-                }
-                Src::R(r, l) => {
-                    let lane = l.unwrap_or(0);
-                    let z = self.k_at(0, Some(lane));
-                    self.emit(VInst::Jump {
-                        op: jop(J::Eq, lane),
-                        target: else_l,
-                        a: r,
-                        b: z,
-                    });
-                }
-            }
-        }
-        self.emit(VInst::Label(then_l));
-        let slots: Vec<usize> = x.results.iter().map(|_| self.new_merge(None)).collect();
-        self.depth += 1;
-        self.block(&x.then_, &slots, color)?;
-        if !matches!(x.then_.0.last(), Some(Stmt::Break(_) | Stmt::Continue(_))) {
-            self.emit(VInst::Jmp(end_l));
-        }
-        self.emit(VInst::Label(else_l));
-        self.block(&x.else_, &slots, color)?;
-        self.depth -= 1;
-        self.emit(VInst::Label(end_l));
-        for (&slot, &r) in slots.iter().zip(&x.results) {
-            self.merge_loc(slot, r);
-        }
-        Ok(())
-    }
-
-    fn loop_(&mut self, l: &LoopStmt, color: u32) -> Result<(), TheiaError> {
-        let mut params = Vec::new();
-        for &init in &l.inits {
-            let lane = match self.src(init)? {
-                Src::R(_, l) => l,
-                Src::C(_) => None,
-            };
-            let slot = self.new_merge(Some(lane));
-            self.write_merge(slot, init)?;
-            params.push(slot);
-        }
-        for (&slot, &p) in params.iter().zip(&l.params) {
-            self.merge_loc(slot, p);
-        }
-        let results: Vec<usize> = l.results.iter().map(|_| self.new_merge(None)).collect();
-        let head = self.label();
-        let exit = self.label();
-        self.emit(VInst::LoopStart);
-        self.emit(VInst::Label(head));
-        self.loops.push(LoopCtx {
-            params,
-            results: results.clone(),
-            head,
-            exit,
-        });
-        self.depth += 1;
-        self.block(&l.body, &[], color)?;
-        self.depth -= 1;
-        self.loops.pop();
-        self.emit(VInst::LoopEnd);
-        self.emit(VInst::Label(exit));
-        for (&slot, &r) in results.iter().zip(&l.results) {
-            self.merge_loc(slot, r);
-        }
-        Ok(())
-    }
-
-    // ---- instructions --------------------------------------------------------------------
-
-    fn inst(&mut self, i: Inst, rest: &[Stmt], color: u32) -> Result<(), TheiaError> {
-        let d = &self.f.insts[i];
-        self.origin = d.origin;
-        let r0 = d.results.first().copied();
-        match &d.op {
-            // Located before selection starts.
-            Op::Const(_) | Op::Input { .. } => {}
-            Op::MaxIterations => {
-                let v = r0.expect("result");
-                self.loc[v.index()] = Some(Loc::Imm(MAX_ITERATIONS, Type::I32));
-            }
-            Op::Texture(t) => self.texture(i, t)?,
-            Op::StoreOutput { slot, comp } => {
-                if *slot != color || *comp >= 3 {
-                    return Ok(());
-                }
-                if self.depth > 0 {
-                    return Err(self.unsupported(
-                        "a conditional output write",
-                        "outputs are written once, at the end",
-                    ));
-                }
-                self.outputs[*comp as usize] = Some(d.args[0]);
-            }
-            Op::Exhausted => {}
-            Op::Discard => {
-                if self.f.const_value(d.args[0]) != Some(0) {
-                    // The IR discards once, at the end: name the shader's first KILL.
-                    if self.origin.is_none() {
-                        self.origin = self
-                            .p
-                            .instructions
-                            .iter()
-                            .position(|i| matches!(i.opcode, Opcode::Kill | Opcode::KillIf))
-                            .map(|k| k as u32);
-                    }
-                    return Err(self.unsupported(
-                        self.opname(),
-                        "b1.2 cannot discard a pixel: the pixel shader always writes OREG_PIXEL_COLOR",
-                    ));
-                }
-            }
-            Op::Derivative { .. } => {
-                return Err(self.unsupported(
-                    self.opname(),
-                    "THEIA shades one pixel at a time: there are no neighbouring pixels to differentiate against",
-                ));
-            }
-            Op::ArrayLoad { .. } | Op::ArrayStore { .. } | Op::InputIndirect { .. } => {
-                return Err(self.unsupported(
-                    "indirect addressing",
-                    "b1.2 registers cannot be indexed at run time",
-                ));
-            }
-            Op::UniformIndirect { .. } | Op::ImmIndirect { .. } => {
-                return Err(self.unsupported(
-                    "an indirectly addressed constant",
-                    "b1.2 registers cannot be indexed at run time",
-                ));
-            }
-            Op::FCmp(_) | Op::ICmp(_) => {
-                let v = r0.expect("compare result");
-                if self.uses[v.index()] == 1 && used_by_if(rest, v) {
-                    self.loc[v.index()] = Some(Loc::Deferred);
-                    self.deferred.insert(v, i);
-                } else {
-                    self.compare_value(i)?;
-                }
-            }
-            Op::Unary(u) => self.unary(i, *u, rest)?,
-            Op::Binary(b) => self.binary(i, *b, rest)?,
-            Op::Nary(Nary::Fma) => self.vector(i, VOp::Fma, rest)?,
-            Op::Select => self.vector(i, VOp::Select, rest)?,
-            _ => {
-                return Err(self.unsupported(
-                    self.opname(),
-                    format!("THEIA b1.2 has no equivalent of {:?}", d.op),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn texture(&mut self, i: Inst, t: &crate::ir::TexOp) -> Result<(), TheiaError> {
-        let d = &self.f.insts[i];
-        let why_not = |s: &str| {
-            Err(self.unsupported(
-                format!("{} of texture unit {}", t.opcode.name(), t.unit),
-                s.to_string(),
-            ))
-        };
-        if !matches!(t.opcode, Opcode::Tex | Opcode::Txp) {
-            return why_not(
-                "b1.2 user code cannot fetch texels: only a plain TEX of a texture coordinate maps to CREG_TEXTURE_COLOR",
-            );
-        }
-        if t.target != TextureTarget::Tex2D || t.offsets != 0 {
-            return why_not("THEIA samples one 2D texture without offsets");
-        }
-        let input = |v: Value| match self.f.def_inst(v).map(|k| &self.f.insts[k].op) {
-            Some(Op::Input { reg, comp }) => Some((*reg, *comp)),
-            _ => None,
-        };
-        let (Some((r0, 0)), Some((r1, 1))) = (input(d.args[0]), input(d.args[1])) else {
-            return why_not(
-                "the hardware samples at the hit's texture coordinate only: the coordinate must be an input's .xy, unchanged",
-            );
-        };
-        if r0 != r1 {
-            return why_not("the coordinate's x and y come from different inputs");
-        }
-        if t.opcode == Opcode::Txp {
-            let w = d.args[3];
-            if self.f.const_value(w) != Some(1.0f32.to_bits()) {
-                return why_not("a projective divide by anything but the input's w (1.0)");
-            }
-        }
-        match self.texture {
-            Some((u, r)) if (u, r) != (t.unit, r0) => {
-                return why_not(&format!(
-                    "THEIA has one texture, sampled at one coordinate; this shader already samples unit {u} at IN[{r}]"
-                ));
-            }
-            _ => self.texture = Some((t.unit, r0)),
-        }
-        let tex = Reg::Phys(
-            crate::back::theia::isa::register_address("CREG_TEXTURE_COLOR").expect("register"),
-        );
-        for (c, &v) in d.results.iter().enumerate() {
-            self.loc[v.index()] = Some(if c < 3 {
-                Loc::Lane(tex, c as u8)
-            } else {
-                Loc::Imm(1.0f32.to_bits(), Type::F32)
-            });
-        }
-        Ok(())
-    }
-
-    fn unary(&mut self, i: Inst, u: Unary, rest: &[Stmt]) -> Result<(), TheiaError> {
-        let d = &self.f.insts[i];
-        let (a, r) = (d.args[0], d.results[0]);
-        match u {
-            Unary::FNeg | Unary::INeg => self.vector(i, VOp::Un(T::Neg), rest),
-            Unary::FFloor => {
-                // floor(x) read only by x − floor(x) (FRAC): nothing to compute.
-                let frac_only = self.uses[r.index()] == 1
-                    && rest.iter().any(|s| {
-                        matches!(s, Stmt::Inst(j) if self.f.insts[*j].op == Op::Binary(Binary::FSub)
-                            && self.f.insts[*j].args == [a, r])
-                    });
-                if frac_only {
-                    self.loc[r.index()] = Some(Loc::Imm(0, Type::F32));
-                    return Ok(());
-                }
-                self.vector(i, VOp::Floor, rest)
-            }
-            Unary::FCeil => self.vector(i, VOp::Ceil, rest),
-            Unary::BNot => self.vector(i, VOp::BNot, rest),
-            Unary::BoolToInt => self.vector(i, VOp::BoolToInt, rest),
-            Unary::I2F | Unary::U2F => self.vector(i, VOp::I2F, rest),
-            Unary::BoolToFloat => {
-                self.loc[r.index()] = self.loc[a.index()];
-                Ok(())
-            }
-            Unary::Bitcast => match self.loc[a.index()] {
-                Some(Loc::Imm(bits, _)) => {
-                    self.loc[r.index()] = Some(Loc::Imm(bits, self.f.ty(r)));
-                    Ok(())
-                }
-                // Integer words that hold float bits (selects of float constants, TGSI's
-                // `AND bool, 1.0`) are Q15.17 already: reading them as floats changes nothing.
-                _ if self.float_bits.contains(&a) || self.float_bits.contains(&r) => {
-                    self.loc[r.index()] = self.loc[a.index()];
-                    Ok(())
-                }
-                _ => Err(self.unsupported(
-                    self.opname(),
-                    "it reinterprets float bits as an integer (or back), which has no meaning in Q15.17",
-                )),
-            },
-            Unary::FAbs | Unary::IAbs => self.scalar(i, Scalar::Abs),
-            Unary::FSat01 => self.scalar(i, Scalar::Sat(0)),
-            Unary::FSat11 => self.scalar(i, Scalar::Sat(-1)),
-            Unary::FSign | Unary::ISign => self.scalar(i, Scalar::Sign),
-            Unary::FTrunc => self.scalar(i, Scalar::Trunc),
-            Unary::FRound => self.scalar(i, Scalar::Round),
-            Unary::F2I | Unary::F2U => self.scalar(i, Scalar::F2I),
-            Unary::FloorToInt => self.scalar(i, Scalar::FloorToInt),
-            Unary::FSqrt => {
-                if self.uses[a.index()] == 1
-                    && let Some(&line) = self.dots.get(&a)
-                    && let VInst::Alu { op: T::Dot, dst, a: x, .. } = self.lines[line].inst
-                {
-                    // sqrt(dot(v, v)) = |v|: MAG takes the exact square root of the 64-bit sum.
-                    self.lines[line].inst = VInst::Alu {
-                        op: T::Mag,
-                        dst,
-                        a: x,
-                        b: Reg::Void,
-                    };
-                    self.loc[r.index()] = self.loc[a.index()];
-                    return Ok(());
-                }
-                // 1/√x: one sequence that keeps its precision for small x.
-                if self.uses[r.index()] == 1 && self.rsq_of(r, rest) {
-                    self.for_rsq.insert(r);
-                    return Ok(());
-                }
-                self.scalar(i, Scalar::Sqrt)
-            }
-            Unary::FExp2 => self.math(i, Math::Exp2),
-            Unary::FLg2 => self.math(i, Math::Log2),
-            Unary::FSin => self.math(i, Math::Sin),
-            Unary::FCos => self.math(i, Math::Cos),
-            _ => Err(self.unsupported(
-                self.opname(),
-                format!("{u:?} has no THEIA lowering"),
-            )),
-        }
-    }
-
-    fn binary(&mut self, i: Inst, b: Binary, rest: &[Stmt]) -> Result<(), TheiaError> {
-        let d = &self.f.insts[i];
-        match b {
-            Binary::FAdd | Binary::IAdd => self.vector(i, VOp::Bin(T::Add), rest),
-            Binary::FSub | Binary::ISub => {
-                // x − floor(x) is FRAC.
-                if b == Binary::FSub
-                    && let Some(k) = self.f.def_inst(d.args[1])
-                    && self.f.insts[k].op == Op::Unary(Unary::FFloor)
-                    && self.f.insts[k].args[0] == d.args[0]
-                {
-                    return self.vector(i, VOp::Frac, rest);
-                }
-                self.vector(i, VOp::Bin(T::Sub), rest)
-            }
-            Binary::FMul => self.vector(i, VOp::Bin(T::Mul), rest),
-            Binary::IMul => self.vector(i, VOp::Bin(T::Imul), rest),
-            Binary::FDiv => {
-                if let Some(k) = self.f.def_inst(d.args[1])
-                    && self.f.insts[k].op == Op::Unary(Unary::FSqrt)
-                    && self.for_rsq.contains(&d.args[1])
-                {
-                    // The square root was left for this RSQ.
-                    let x = self.f.insts[k].args[0];
-                    return self.scalar_of(i, &[x], 0, Scalar::Rsq);
-                }
-                self.vector(i, VOp::Bin(T::Div), rest)
-            }
-            Binary::BAnd => self.vector(i, VOp::Bin(T::Mul), rest),
-            Binary::BOr => self.vector(i, VOp::BOr, rest),
-            // An integer AND with a constant mask is one MOD (A & (B − 1.0)).
-            Binary::And if !self.float_bits.contains(&d.results[0]) => {
-                let (x, y) = (d.args[0], d.args[1]);
-                match (self.f.const_value(x), self.f.const_value(y)) {
-                    (_, Some(k)) => self.scalar_of(i, &[x], k, Scalar::AndConst),
-                    (Some(k), _) => self.scalar_of(i, &[y], k, Scalar::AndConst),
-                    _ => Err(self.unsupported(
-                        self.opname(),
-                        "a bitwise AND of two computed values (only masks by a constant are one MOD)",
-                    )),
-                }
-            }
-            Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
-            Binary::Shl => Err(self.unsupported(
-                self.opname(),
-                "a shift by a computed amount (only constant shifts become multiplies)",
-            )),
-            Binary::FPow => self.math(i, Math::Pow),
-            Binary::FMin | Binary::IMinS => self.scalar(i, Scalar::Min),
-            Binary::FMax | Binary::IMaxS => self.scalar(i, Scalar::Max),
-            _ => Err(self.unsupported(self.opname(), format!("{b:?} has no THEIA lowering"))),
-        }
-    }
 }
 
-/// Integer-typed values whose bits are read as floats: stored to the colour, or moved there by
-/// selects.
-fn float_bits(f: &Function) -> HashSet<Value> {
-    let mut out = HashSet::new();
-    let mut work = Vec::new();
-    f.for_each_inst(|i| {
-        let d = &f.insts[i];
-        match d.op {
-            Op::StoreOutput { .. } => work.push(d.args[0]),
-            Op::Unary(Unary::Bitcast) if f.ty(d.results[0]) == Type::F32 => work.push(d.args[0]),
-            _ => {}
-        }
-    });
-    while let Some(v) = work.pop() {
-        if f.ty(v) != Type::I32 || !out.insert(v) {
-            continue;
-        }
-        if let Some(i) = f.def_inst(v)
-            && f.insts[i].op == Op::Select
-        {
-            work.push(f.insts[i].args[1]);
-            work.push(f.insts[i].args[2]);
-        }
-    }
-    out
-}
-
-impl Sel<'_> {
-    /// Whether `1.0 / r` is among `rest` (the same block).
-    fn rsq_of(&self, r: Value, rest: &[Stmt]) -> bool {
-        rest.iter().any(|s| {
-            matches!(s, Stmt::Inst(j)
-                if self.f.insts[*j].op == Op::Binary(Binary::FDiv)
-                    && self.f.insts[*j].args[1] == r
-                    && self.f.const_value(self.f.insts[*j].args[0]) == Some(1.0f32.to_bits()))
-        })
-    }
-}
-
-/// Whether `v` is the condition of an `If` among `rest` (same block).
-fn used_by_if(rest: &[Stmt], v: Value) -> bool {
-    rest.iter().any(|s| matches!(s, Stmt::If(x) if x.cond == v))
-}
-
+mod flow;
 mod lanes;
 mod math;
+mod ops;
 mod scalar;
 
 pub use math::LOG2_OF_NONPOSITIVE;
 use math::Math;
+use ops::float_bits;
 use scalar::Scalar;

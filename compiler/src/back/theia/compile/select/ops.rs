@@ -1,0 +1,330 @@
+//! One IR instruction at a time: what each operation becomes (vector operations, the scalar
+//! and transcendental sequences, the texture read, comparisons deferred to their `If`) and
+//! what cannot be compiled, with the reason.
+
+use super::{Loc, MAX_ITERATIONS, Math, Reg, Scalar, Sel, T, VInst, VOp};
+use crate::back::theia::compile::TheiaError;
+use crate::ir::{Binary, Function, Inst, Nary, Op, Stmt, Type, Unary, Value};
+use crate::tgsi::{Opcode, TextureTarget};
+use std::collections::HashSet;
+
+impl Sel<'_> {
+    pub(super) fn inst(&mut self, i: Inst, rest: &[Stmt], color: u32) -> Result<(), TheiaError> {
+        let d = &self.f.insts[i];
+        self.origin = d.origin;
+        let r0 = d.results.first().copied();
+        match &d.op {
+            // Located before selection starts.
+            Op::Const(_) | Op::Input { .. } => {}
+            Op::MaxIterations => {
+                let v = r0.expect("result");
+                self.loc[v.index()] = Some(Loc::Imm(MAX_ITERATIONS, Type::I32));
+            }
+            Op::Texture(t) => self.texture(i, t)?,
+            Op::StoreOutput { slot, comp } => {
+                if *slot != color || *comp >= 3 {
+                    return Ok(());
+                }
+                if self.depth > 0 {
+                    return Err(self.unsupported(
+                        "a conditional output write",
+                        "outputs are written once, at the end",
+                    ));
+                }
+                self.outputs[*comp as usize] = Some(d.args[0]);
+            }
+            Op::Exhausted => {}
+            Op::Discard => {
+                if self.f.const_value(d.args[0]) != Some(0) {
+                    // The IR discards once, at the end: name the shader's first KILL.
+                    if self.origin.is_none() {
+                        self.origin = self
+                            .p
+                            .instructions
+                            .iter()
+                            .position(|i| matches!(i.opcode, Opcode::Kill | Opcode::KillIf))
+                            .map(|k| k as u32);
+                    }
+                    return Err(self.unsupported(
+                        self.opname(),
+                        "b1.2 cannot discard a pixel: the pixel shader always writes OREG_PIXEL_COLOR",
+                    ));
+                }
+            }
+            Op::Derivative { .. } => {
+                return Err(self.unsupported(
+                    self.opname(),
+                    "THEIA shades one pixel at a time: there are no neighbouring pixels to differentiate against",
+                ));
+            }
+            Op::ArrayLoad { .. } | Op::ArrayStore { .. } | Op::InputIndirect { .. } => {
+                return Err(self.unsupported(
+                    "indirect addressing",
+                    "b1.2 registers cannot be indexed at run time",
+                ));
+            }
+            Op::UniformIndirect { .. } | Op::ImmIndirect { .. } => {
+                return Err(self.unsupported(
+                    "an indirectly addressed constant",
+                    "b1.2 registers cannot be indexed at run time",
+                ));
+            }
+            Op::FCmp(_) | Op::ICmp(_) => {
+                let v = r0.expect("compare result");
+                if self.uses[v.index()] == 1 && used_by_if(rest, v) {
+                    self.loc[v.index()] = Some(Loc::Deferred);
+                    self.deferred.insert(v, i);
+                } else {
+                    self.compare_value(i)?;
+                }
+            }
+            Op::Unary(u) => self.unary(i, *u, rest)?,
+            Op::Binary(b) => self.binary(i, *b, rest)?,
+            Op::Nary(Nary::Fma) => self.vector(i, VOp::Fma, rest)?,
+            Op::Select => self.vector(i, VOp::Select, rest)?,
+            _ => {
+                return Err(self.unsupported(
+                    self.opname(),
+                    format!("THEIA b1.2 has no equivalent of {:?}", d.op),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn texture(&mut self, i: Inst, t: &crate::ir::TexOp) -> Result<(), TheiaError> {
+        let d = &self.f.insts[i];
+        let why_not = |s: &str| {
+            Err(self.unsupported(
+                format!("{} of texture unit {}", t.opcode.name(), t.unit),
+                s.to_string(),
+            ))
+        };
+        if !matches!(t.opcode, Opcode::Tex | Opcode::Txp) {
+            return why_not(
+                "b1.2 user code cannot fetch texels: only a plain TEX of a texture coordinate maps to CREG_TEXTURE_COLOR",
+            );
+        }
+        if t.target != TextureTarget::Tex2D || t.offsets != 0 {
+            return why_not("THEIA samples one 2D texture without offsets");
+        }
+        let input = |v: Value| match self.f.def_inst(v).map(|k| &self.f.insts[k].op) {
+            Some(Op::Input { reg, comp }) => Some((*reg, *comp)),
+            _ => None,
+        };
+        let (Some((r0, 0)), Some((r1, 1))) = (input(d.args[0]), input(d.args[1])) else {
+            return why_not(
+                "the hardware samples at the hit's texture coordinate only: the coordinate must be an input's .xy, unchanged",
+            );
+        };
+        if r0 != r1 {
+            return why_not("the coordinate's x and y come from different inputs");
+        }
+        if t.opcode == Opcode::Txp {
+            let w = d.args[3];
+            if self.f.const_value(w) != Some(1.0f32.to_bits()) {
+                return why_not("a projective divide by anything but the input's w (1.0)");
+            }
+        }
+        match self.texture {
+            Some((u, r)) if (u, r) != (t.unit, r0) => {
+                return why_not(&format!(
+                    "THEIA has one texture, sampled at one coordinate; this shader already samples unit {u} at IN[{r}]"
+                ));
+            }
+            _ => self.texture = Some((t.unit, r0)),
+        }
+        let tex = Reg::Phys(
+            crate::back::theia::isa::register_address("CREG_TEXTURE_COLOR").expect("register"),
+        );
+        for (c, &v) in d.results.iter().enumerate() {
+            self.loc[v.index()] = Some(if c < 3 {
+                Loc::Lane(tex, c as u8)
+            } else {
+                Loc::Imm(1.0f32.to_bits(), Type::F32)
+            });
+        }
+        Ok(())
+    }
+
+    fn unary(&mut self, i: Inst, u: Unary, rest: &[Stmt]) -> Result<(), TheiaError> {
+        let d = &self.f.insts[i];
+        let (a, r) = (d.args[0], d.results[0]);
+        match u {
+            Unary::FNeg | Unary::INeg => self.vector(i, VOp::Un(T::Neg), rest),
+            Unary::FFloor => {
+                // floor(x) read only by x − floor(x) (FRAC): nothing to compute.
+                let frac_only = self.uses[r.index()] == 1
+                    && rest.iter().any(|s| {
+                        matches!(s, Stmt::Inst(j) if self.f.insts[*j].op == Op::Binary(Binary::FSub)
+                            && self.f.insts[*j].args == [a, r])
+                    });
+                if frac_only {
+                    self.loc[r.index()] = Some(Loc::Imm(0, Type::F32));
+                    return Ok(());
+                }
+                self.vector(i, VOp::Floor, rest)
+            }
+            Unary::FCeil => self.vector(i, VOp::Ceil, rest),
+            Unary::BNot => self.vector(i, VOp::BNot, rest),
+            Unary::BoolToInt => self.vector(i, VOp::BoolToInt, rest),
+            Unary::I2F | Unary::U2F => self.vector(i, VOp::I2F, rest),
+            Unary::BoolToFloat => {
+                self.loc[r.index()] = self.loc[a.index()];
+                Ok(())
+            }
+            Unary::Bitcast => match self.loc[a.index()] {
+                Some(Loc::Imm(bits, _)) => {
+                    self.loc[r.index()] = Some(Loc::Imm(bits, self.f.ty(r)));
+                    Ok(())
+                }
+                // Integer words that hold float bits (selects of float constants, TGSI's
+                // `AND bool, 1.0`) are Q15.17 already: reading them as floats changes nothing.
+                _ if self.float_bits.contains(&a) || self.float_bits.contains(&r) => {
+                    self.loc[r.index()] = self.loc[a.index()];
+                    Ok(())
+                }
+                _ => Err(self.unsupported(
+                    self.opname(),
+                    "it reinterprets float bits as an integer (or back), which has no meaning in Q15.17",
+                )),
+            },
+            Unary::FAbs | Unary::IAbs => self.scalar(i, Scalar::Abs),
+            Unary::FSat01 => self.scalar(i, Scalar::Sat(0)),
+            Unary::FSat11 => self.scalar(i, Scalar::Sat(-1)),
+            Unary::FSign | Unary::ISign => self.scalar(i, Scalar::Sign),
+            Unary::FTrunc => self.scalar(i, Scalar::Trunc),
+            Unary::FRound => self.scalar(i, Scalar::Round),
+            Unary::F2I | Unary::F2U => self.scalar(i, Scalar::F2I),
+            Unary::FloorToInt => self.scalar(i, Scalar::FloorToInt),
+            Unary::FSqrt => {
+                if self.uses[a.index()] == 1
+                    && let Some(&line) = self.dots.get(&a)
+                    && let VInst::Alu { op: T::Dot, dst, a: x, .. } = self.lines[line].inst
+                {
+                    // sqrt(dot(v, v)) = |v|: MAG takes the exact square root of the 64-bit sum.
+                    self.lines[line].inst = VInst::Alu {
+                        op: T::Mag,
+                        dst,
+                        a: x,
+                        b: Reg::Void,
+                    };
+                    self.loc[r.index()] = self.loc[a.index()];
+                    return Ok(());
+                }
+                // 1/√x: one sequence that keeps its precision for small x.
+                if self.uses[r.index()] == 1 && self.rsq_of(r, rest) {
+                    self.for_rsq.insert(r);
+                    return Ok(());
+                }
+                self.scalar(i, Scalar::Sqrt)
+            }
+            Unary::FExp2 => self.math(i, Math::Exp2),
+            Unary::FLg2 => self.math(i, Math::Log2),
+            Unary::FSin => self.math(i, Math::Sin),
+            Unary::FCos => self.math(i, Math::Cos),
+            _ => Err(self.unsupported(
+                self.opname(),
+                format!("{u:?} has no THEIA lowering"),
+            )),
+        }
+    }
+
+    fn binary(&mut self, i: Inst, b: Binary, rest: &[Stmt]) -> Result<(), TheiaError> {
+        let d = &self.f.insts[i];
+        match b {
+            Binary::FAdd | Binary::IAdd => self.vector(i, VOp::Bin(T::Add), rest),
+            Binary::FSub | Binary::ISub => {
+                // x − floor(x) is FRAC.
+                if b == Binary::FSub
+                    && let Some(k) = self.f.def_inst(d.args[1])
+                    && self.f.insts[k].op == Op::Unary(Unary::FFloor)
+                    && self.f.insts[k].args[0] == d.args[0]
+                {
+                    return self.vector(i, VOp::Frac, rest);
+                }
+                self.vector(i, VOp::Bin(T::Sub), rest)
+            }
+            Binary::FMul => self.vector(i, VOp::Bin(T::Mul), rest),
+            Binary::IMul => self.vector(i, VOp::Bin(T::Imul), rest),
+            Binary::FDiv => {
+                if let Some(k) = self.f.def_inst(d.args[1])
+                    && self.f.insts[k].op == Op::Unary(Unary::FSqrt)
+                    && self.for_rsq.contains(&d.args[1])
+                {
+                    // The square root was left for this RSQ.
+                    let x = self.f.insts[k].args[0];
+                    return self.scalar_of(i, &[x], 0, Scalar::Rsq);
+                }
+                self.vector(i, VOp::Bin(T::Div), rest)
+            }
+            Binary::BAnd => self.vector(i, VOp::Bin(T::Mul), rest),
+            Binary::BOr => self.vector(i, VOp::BOr, rest),
+            // An integer AND with a constant mask is one MOD (A & (B − 1.0)).
+            Binary::And if !self.float_bits.contains(&d.results[0]) => {
+                let (x, y) = (d.args[0], d.args[1]);
+                match (self.f.const_value(x), self.f.const_value(y)) {
+                    (_, Some(k)) => self.scalar_of(i, &[x], k, Scalar::AndConst),
+                    (Some(k), _) => self.scalar_of(i, &[y], k, Scalar::AndConst),
+                    _ => Err(self.unsupported(
+                        self.opname(),
+                        "a bitwise AND of two computed values (only masks by a constant are one MOD)",
+                    )),
+                }
+            }
+            Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
+            Binary::Shl => Err(self.unsupported(
+                self.opname(),
+                "a shift by a computed amount (only constant shifts become multiplies)",
+            )),
+            Binary::FPow => self.math(i, Math::Pow),
+            Binary::FMin | Binary::IMinS => self.scalar(i, Scalar::Min),
+            Binary::FMax | Binary::IMaxS => self.scalar(i, Scalar::Max),
+            _ => Err(self.unsupported(self.opname(), format!("{b:?} has no THEIA lowering"))),
+        }
+    }
+}
+
+/// Integer-typed values whose bits are read as floats: stored to the colour, or moved there by
+/// selects.
+pub(super) fn float_bits(f: &Function) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    let mut work = Vec::new();
+    f.for_each_inst(|i| {
+        let d = &f.insts[i];
+        match d.op {
+            Op::StoreOutput { .. } => work.push(d.args[0]),
+            Op::Unary(Unary::Bitcast) if f.ty(d.results[0]) == Type::F32 => work.push(d.args[0]),
+            _ => {}
+        }
+    });
+    while let Some(v) = work.pop() {
+        if f.ty(v) != Type::I32 || !out.insert(v) {
+            continue;
+        }
+        if let Some(i) = f.def_inst(v)
+            && f.insts[i].op == Op::Select
+        {
+            work.push(f.insts[i].args[1]);
+            work.push(f.insts[i].args[2]);
+        }
+    }
+    out
+}
+
+impl Sel<'_> {
+    /// Whether `1.0 / r` is among `rest` (the same block).
+    fn rsq_of(&self, r: Value, rest: &[Stmt]) -> bool {
+        rest.iter().any(|s| {
+            matches!(s, Stmt::Inst(j)
+                if self.f.insts[*j].op == Op::Binary(Binary::FDiv)
+                    && self.f.insts[*j].args[1] == r
+                    && self.f.const_value(self.f.insts[*j].args[0]) == Some(1.0f32.to_bits()))
+        })
+    }
+}
+
+/// Whether `v` is the condition of an `If` among `rest` (same block).
+fn used_by_if(rest: &[Stmt], v: Value) -> bool {
+    rest.iter().any(|s| matches!(s, Stmt::If(x) if x.cond == v))
+}
