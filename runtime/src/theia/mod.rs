@@ -17,11 +17,12 @@
 //!   machines, where the manual says "variable").
 
 pub mod alu;
+pub mod taint;
 
 use alu::Vec3;
 use std::collections::BTreeMap;
 use tgsic::back::theia::isa::{
-    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, live_lanes, register_name,
+    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
 };
 use thiserror::Error;
 
@@ -81,10 +82,10 @@ pub struct Outcome {
     pub cycles: u64,
     /// Every write, in order.
     pub writes: Vec<Write>,
-    /// Instructions whose result left Q15.17 (wrapped) or that b1.2's multiplier corrupted
-    /// ([`alu::range_fault`]) in a lane that is read later ([`live_lanes`]: garbage in lanes
-    /// nobody reads does not count). Nonzero means the routine did not compute what its
-    /// arithmetic means.
+    /// Output writes and jumps that used a value the hardware wrapped or the multiplier
+    /// corrupted, or one computed from such a value ([`taint`]: wrong values in lanes nobody
+    /// reads, or multiplied by an exact zero, do not count). Nonzero means the routine did not
+    /// compute what its arithmetic means.
     pub range_faults: u64,
 }
 
@@ -130,9 +131,10 @@ pub struct Machine {
     pub cycles: u64,
     /// Instructions a routine may execute before [`SimError::StepLimit`].
     pub max_steps: u64,
-    /// The lanes each instruction's result is read in, per routine start (computed when a
-    /// result first leaves Q15.17).
-    live: BTreeMap<u16, BTreeMap<u16, [bool; 3]>>,
+    /// Per register lane: whether it holds a value computed from a range fault ([`taint`]).
+    taint: [taint::Taint; 128],
+    /// The taint of the previous result (forwarded with it).
+    last_taint: taint::Taint,
 }
 
 impl Machine {
@@ -145,7 +147,8 @@ impl Machine {
             last: None,
             cycles: 0,
             max_steps: 1_000_000,
-            live: BTreeMap::new(),
+            taint: [[false; 3]; 128],
+            last_taint: [false; 3],
         }
     }
 
@@ -157,6 +160,7 @@ impl Machine {
     /// Sets a register as the host (IO) does: any address below 128, whatever its bank.
     pub fn set(&mut self, address: u16, value: Vec3) {
         self.regs[address as usize & 0x7F] = value;
+        self.taint[address as usize & 0x7F] = [false; 3];
     }
 
     /// Reads a register as the execution unit does (addresses ≥ 128 read address mod 128).
@@ -184,6 +188,14 @@ impl Machine {
         match self.last {
             Some((dst, value)) if dst == address => value,
             _ => self.get(address),
+        }
+    }
+
+    /// The taint of what [`Machine::read`] reads.
+    fn read_taint(&self, address: u16) -> taint::Taint {
+        match self.last {
+            Some((dst, _)) if dst == address => self.last_taint,
+            _ => self.taint[address as usize & 0x7F],
         }
     }
 
@@ -217,21 +229,28 @@ impl Machine {
                 (_, Form::ImmediateType) => ([word.imm32(), 0, 0], self.read(word.dst())),
                 _ => (self.read(word.src1()), self.read(word.src2())),
             };
-            let fault = alu::range_fault(op, a, b);
-            if fault.contains(&true) {
-                let live = self
-                    .live
-                    .entry(start)
-                    .or_insert_with(|| live_lanes(&self.image, start));
-                let used = live.get(&pc).copied().unwrap_or([true; 3]);
-                if (0..3).any(|c| fault[c] && used[c]) {
+            let (ta, tb) = match (op, word.form()) {
+                (_, Form::ImmediateType) => ([false; 3], self.read_taint(word.dst())),
+                _ => (self.read_taint(word.src1()), self.read_taint(word.src2())),
+            };
+            if let Some((comp, _)) = op.jump() {
+                let c = comp as usize;
+                if ta[c] || tb[c] {
                     out.range_faults += 1;
                 }
             }
+            let t = taint::propagate(op, a, b, ta, tb, word.imm32(), alu::range_fault(op, a, b));
             let step = execute(op, a, b, word);
             self.last = Some((word.dst(), step.result));
+            self.last_taint = t;
             if step.write {
-                out.writes.push(self.store(word.dst(), step.result));
+                let w = self.store(word.dst(), step.result);
+                match w.address {
+                    32..=127 => self.taint[w.address as usize] = t,
+                    128.. if t.contains(&true) => out.range_faults += 1,
+                    _ => {}
+                }
+                out.writes.push(w);
             }
             match step.next {
                 Next::Continue => pc = pc.wrapping_add(1),

@@ -8,13 +8,11 @@
 mod asm;
 mod dis;
 mod image;
-mod lanes;
 mod word;
 
 pub use asm::{AsmError, AsmErrorKind, Layout, assemble};
 pub use dis::disassemble;
 pub use image::{Image, ImageError, ImageFormat, read_bin, read_mem, write_bin, write_mem};
-pub use lanes::live_lanes;
 pub use word::Word;
 
 /// Q15.17: 1.0 is `1 << 17`.

@@ -272,6 +272,39 @@ impl Sel<'_> {
                     )),
                 }
             }
+            Binary::ShrU | Binary::ShrS if self.f.const_value(d.args[1]).is_some() => {
+                let k = self.f.const_value(d.args[1]).unwrap_or(0) & 31;
+                let s = if b == Binary::ShrU {
+                    Scalar::ShrU
+                } else {
+                    Scalar::ShrS
+                };
+                self.scalar_of(i, &[d.args[0]], k, s)
+            }
+            Binary::IDivS => self.scalar(i, Scalar::IDiv),
+            Binary::IRemS => self.scalar(i, Scalar::IRem),
+            // Unsigned division by a power of two is a shift, the remainder a mask.
+            Binary::IDivU | Binary::IRemU
+                if self
+                    .f
+                    .const_value(d.args[1])
+                    .is_some_and(|k| k.is_power_of_two()) =>
+            {
+                let k = self.f.const_value(d.args[1]).unwrap_or(1);
+                if b == Binary::IDivU {
+                    self.scalar_of(i, &[d.args[0]], k.trailing_zeros(), Scalar::ShrU)
+                } else {
+                    self.scalar_of(i, &[d.args[0]], k - 1, Scalar::AndConst)
+                }
+            }
+            Binary::IDivU | Binary::IRemU => Err(self.unsupported(
+                self.opname(),
+                "unsigned division by anything but a constant power of two (THEIA's divider is signed)",
+            )),
+            Binary::ShrU | Binary::ShrS => Err(self.unsupported(
+                self.opname(),
+                "a shift by a computed amount (only constant shifts become multiplies)",
+            )),
             Binary::Shl if self.f.const_value(d.args[1]).is_some() => self.scalar(i, Scalar::Shl),
             Binary::Shl => Err(self.unsupported(
                 self.opname(),

@@ -29,6 +29,14 @@ pub(super) enum Scalar {
     Shl,
     /// Bitwise AND with the immediate (integers).
     AndConst,
+    /// Logical shift right by the immediate.
+    ShrU,
+    /// Arithmetic shift right by the immediate.
+    ShrS,
+    /// Signed integer division (truncating; 0 for a zero divisor).
+    IDiv,
+    /// Signed remainder (the dividend's sign; −1 for a zero divisor).
+    IRem,
 }
 
 /// A comparison as "start with `init`; any of these jumps (on (a, b), or (b, a) when swapped)
@@ -295,6 +303,52 @@ impl Sel<'_> {
                 let k = self.k_at(imm.wrapping_add(ONE), lane);
                 self.alu(T::Mod, dst, a, k);
             }
+            Scalar::ShrU => self.shr_u(a, imm, lane, dst),
+            Scalar::ShrS => {
+                // x ≥ 0: the logical shift; x < 0: !(!x >> k), !x = −x − 1 ≥ 0.
+                let z = self.k_at(0, lane);
+                let t = self.new_v();
+                keep.push(t);
+                let neg = self.label();
+                self.jump(J::G, l, neg, z, a);
+                self.shr_u(a, imm, lane, dst);
+                self.emit(VInst::Jmp(end));
+                self.emit(VInst::Label(neg));
+                let one = self.k_at(1, lane);
+                self.alu(T::Neg, t, a, Reg::Void);
+                self.alu(T::Sub, t, t, one);
+                self.shr_u(t, imm, lane, dst);
+                self.alu(T::Neg, dst, dst, Reg::Void);
+                let one = self.k_at(1, lane);
+                self.alu(T::Sub, dst, dst, one);
+            }
+            Scalar::IDiv | Scalar::IRem => {
+                // q = a/b in Q15.17 (DIV truncates toward 0); its integer part is the integer
+                // quotient. A zero divisor gives 0 (IDIV) or −1 (MOD), as TGSI defines.
+                let z = self.k_at(0, lane);
+                let (q, m) = (self.new_v(), self.new_v());
+                keep.extend([q, m]);
+                let k = self.k_at(if s == Scalar::IDiv { 0 } else { u32::MAX }, lane);
+                self.alu(T::Copy, dst, k, Reg::Void);
+                self.jump(J::Eq, l, end, regs[1], z);
+                self.alu(T::Div, q, a, regs[1]);
+                let (pos, signed) = (self.label(), self.label());
+                self.alu(T::Copy, m, q, Reg::Void);
+                self.jump(J::Ge, l, pos, q, z);
+                self.alu(T::Neg, m, q, Reg::Void);
+                self.emit(VInst::Label(pos));
+                self.alu(T::Unscale, m, m, Reg::Void);
+                self.jump(J::Ge, l, signed, q, z);
+                self.alu(T::Neg, m, m, Reg::Void);
+                self.emit(VInst::Label(signed));
+                if s == Scalar::IDiv {
+                    self.alu(T::Copy, dst, m, Reg::Void);
+                } else {
+                    // a − q·b (|q| < 2^14: a safe first operand for IMUL).
+                    self.alu(T::Imul, m, m, regs[1]);
+                    self.alu(T::Sub, dst, a, m);
+                }
+            }
         }
         self.emit(VInst::Label(end));
         self.emit(VInst::Keep(keep));
@@ -304,6 +358,32 @@ impl Sel<'_> {
 }
 
 impl Sel<'_> {
+    /// dst = a >> k, logical, exact for every word: the high 15 bits (UNSCALE, a logical shift
+    /// by 17) moved back up by IMUL, the low 17 (FRAC) moved down by a truncating MUL by 2^−k.
+    fn shr_u(&mut self, a: Reg, k: u32, lane: Option<u8>, dst: Reg) {
+        let k = k & 31;
+        if k == 0 {
+            self.alu(T::Copy, dst, a, Reg::Void);
+            return;
+        }
+        if k >= 17 {
+            self.alu(T::Unscale, dst, a, Reg::Void);
+            if k > 17 {
+                let m = self.k_at(1 << (34 - k), lane);
+                self.alu(T::Mul, dst, m, dst);
+            }
+            return;
+        }
+        let lo = self.new_v();
+        let m = self.k_at(1 << (17 - k), lane);
+        self.alu(T::Unscale, dst, a, Reg::Void);
+        self.alu(T::Imul, dst, m, dst);
+        self.alu(T::Frac, lo, a, Reg::Void);
+        self.alu(T::Mul, lo, m, lo);
+        self.alu(T::Add, dst, dst, lo);
+        self.emit(VInst::Keep(vec![a, lo]));
+    }
+
     /// √a for a > 0 (lane `l`) by Newton's iteration from a/2 + 1/2, which is ≥ √a (and cannot
     /// overflow, as (a + 1)/2 would): y ← (y + a/y)/2 decreases until it stops, within one unit
     /// of 2⁻¹⁷ of √a. Constants go first in products (b1.2's multiplier is wrong for |SRC1|
