@@ -399,6 +399,31 @@ fn range_faults_count_only_lanes_that_are_read() {
         1,
         "the wrapped x reaches the output"
     );
+    // A wrapped y multiplied by a zero mask is harmless; a jump on a wrapped x is a fault.
+    let src = "ENTRYPOINT_ADRR_USERCONSTANTS:
+ ZERO C1 VOID VOID
+ SETX C1 32'h00020000
+ RETURN RT_TRUE
+ENTRYPOINT_ADRR_PIXELSHADER:
+ ADD R1 CREG_UV0_LAST CREG_UV0_LAST
+ MUL R2 R1 C1
+ JGX SKIP R1 C1
+ NOP VOID VOID VOID
+SKIP:
+ COPY OREG_PIXEL_COLOR R2 VOID
+ RETURN RT_TRUE
+";
+    let masked = assemble(src, Layout::Mem).unwrap();
+    let run = |v: [u32; 3]| {
+        let mut m = Machine::new(masked.clone());
+        m.run_pixels(&[vec![(uv, v)]]).unwrap()[0].0.range_faults
+    };
+    assert_eq!(run([fx(1.0), big, big]), 0, "y and z are multiplied by 0");
+    assert_eq!(
+        run([big, 0, 0]),
+        2,
+        "x decides the jump and reaches the output"
+    );
     assert_eq!(
         range_fault(Op::Mul, [0x6000_0000, 1, 0], [fx(1.5), 0, 0]),
         [true, false, false],
