@@ -14,7 +14,7 @@ const ULP: f64 = 1.0 / ONE as f64;
 struct Case {
     opcode: &'static str,
     /// The TGSI instruction, reading IN[0].x (and IN[0].y).
-    inst: &'static str,
+    inst: String,
     exact: fn(f64, f64) -> f64,
     /// Inputs (x, y), already Q15.17 values.
     inputs: Vec<(f64, f64)>,
@@ -100,85 +100,30 @@ fn cases() -> Vec<Case> {
         .map(|_| (q(r.uniform(-1000.0, 1000.0)), 0.0))
         .chain([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.0, 0.0].map(|x| (x, 0.0)))
         .collect();
+    // One instruction on IN[0].x (POW: and IN[0].y).
+    let case = |opcode: &'static str, exact: fn(f64, f64) -> f64, inputs| Case {
+        opcode,
+        inst: format!(
+            "{opcode} OUT[0], IN[0].xxxx{}",
+            if opcode == "POW" { ", IN[0].yyyy" } else { "" }
+        ),
+        exact,
+        inputs,
+    };
     vec![
-        Case {
-            opcode: "EX2",
-            inst: "EX2 OUT[0], IN[0].xxxx",
-            exact: |x, _| x.exp2(),
-            inputs: ex2,
-        },
-        Case {
-            opcode: "LG2",
-            inst: "LG2 OUT[0], IN[0].xxxx",
-            exact: |x, _| x.log2(),
-            inputs: lg2,
-        },
-        Case {
-            opcode: "POW",
-            inst: "POW OUT[0], IN[0].xxxx, IN[0].yyyy",
-            exact: f64::powf,
-            inputs: pow,
-        },
-        Case {
-            opcode: "SIN",
-            inst: "SIN OUT[0], IN[0].xxxx",
-            exact: |x, _| x.sin(),
-            inputs: sin.clone(),
-        },
-        Case {
-            opcode: "COS",
-            inst: "COS OUT[0], IN[0].xxxx",
-            exact: |x, _| x.cos(),
-            inputs: sin,
-        },
-        Case {
-            opcode: "SQRT",
-            inst: "SQRT OUT[0], IN[0].xxxx",
-            exact: |x, _| x.sqrt(),
-            inputs: sqrt,
-        },
-        Case {
-            opcode: "RSQ",
-            inst: "RSQ OUT[0], IN[0].xxxx",
-            exact: |x, _| 1.0 / x.sqrt(),
-            inputs: rsq,
-        },
-        Case {
-            opcode: "RCP",
-            inst: "RCP OUT[0], IN[0].xxxx",
-            exact: |x, _| 1.0 / x,
-            inputs: rcp,
-        },
-        Case {
-            opcode: "ROUND",
-            inst: "ROUND OUT[0], IN[0].xxxx",
-            exact: |x, _| x.round_ties_even(),
-            inputs: rounding.clone(),
-        },
-        Case {
-            opcode: "FLR",
-            inst: "FLR OUT[0], IN[0].xxxx",
-            exact: |x, _| x.floor(),
-            inputs: rounding.clone(),
-        },
-        Case {
-            opcode: "CEIL",
-            inst: "CEIL OUT[0], IN[0].xxxx",
-            exact: |x, _| x.ceil(),
-            inputs: rounding.clone(),
-        },
-        Case {
-            opcode: "TRUNC",
-            inst: "TRUNC OUT[0], IN[0].xxxx",
-            exact: |x, _| x.trunc(),
-            inputs: rounding.clone(),
-        },
-        Case {
-            opcode: "FRC",
-            inst: "FRC OUT[0], IN[0].xxxx",
-            exact: |x, _| x - x.floor(),
-            inputs: rounding,
-        },
+        case("EX2", |x, _| x.exp2(), ex2),
+        case("LG2", |x, _| x.log2(), lg2),
+        case("POW", f64::powf, pow),
+        case("SIN", |x, _| x.sin(), sin.clone()),
+        case("COS", |x, _| x.cos(), sin),
+        case("SQRT", |x, _| x.sqrt(), sqrt),
+        case("RSQ", |x, _| 1.0 / x.sqrt(), rsq),
+        case("RCP", |x, _| 1.0 / x, rcp),
+        case("ROUND", |x, _| x.round_ties_even(), rounding.clone()),
+        case("FLR", |x, _| x.floor(), rounding.clone()),
+        case("CEIL", |x, _| x.ceil(), rounding.clone()),
+        case("TRUNC", |x, _| x.trunc(), rounding.clone()),
+        case("FRC", |x, _| x - x.floor(), rounding),
     ]
 }
 

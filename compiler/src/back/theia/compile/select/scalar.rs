@@ -240,7 +240,6 @@ impl Sel<'_> {
                 self.alu(T::Dec, dst, dst, Reg::Void);
             }
             Scalar::F2I | Scalar::FloorToInt => {
-                let z = self.k_at(0, lane);
                 let x = if s == Scalar::FloorToInt {
                     let t = self.new_v();
                     let f = self.new_v();
@@ -251,16 +250,7 @@ impl Sel<'_> {
                 } else {
                     a
                 };
-                let m = self.new_v();
-                keep.push(m);
-                let pos = self.label();
-                self.alu(T::Copy, m, x, Reg::Void);
-                self.jump(J::Ge, l, pos, x, z);
-                self.alu(T::Neg, m, x, Reg::Void);
-                self.emit(VInst::Label(pos));
-                self.alu(T::Unscale, dst, m, Reg::Void);
-                self.jump(J::Ge, l, end, x, z);
-                self.alu(T::Neg, dst, dst, Reg::Void);
+                self.integer_part(x, l, lane, dst);
                 keep.push(x);
             }
             Scalar::Sqrt => {
@@ -332,15 +322,7 @@ impl Sel<'_> {
                 self.alu(T::Copy, dst, k, Reg::Void);
                 self.jump(J::Eq, l, end, regs[1], z);
                 self.alu(T::Div, q, a, regs[1]);
-                let (pos, signed) = (self.label(), self.label());
-                self.alu(T::Copy, m, q, Reg::Void);
-                self.jump(J::Ge, l, pos, q, z);
-                self.alu(T::Neg, m, q, Reg::Void);
-                self.emit(VInst::Label(pos));
-                self.alu(T::Unscale, m, m, Reg::Void);
-                self.jump(J::Ge, l, signed, q, z);
-                self.alu(T::Neg, m, m, Reg::Void);
-                self.emit(VInst::Label(signed));
+                self.integer_part(q, l, lane, m);
                 if s == Scalar::IDiv {
                     self.alu(T::Copy, dst, m, Reg::Void);
                 } else {
@@ -358,6 +340,23 @@ impl Sel<'_> {
 }
 
 impl Sel<'_> {
+    /// dst = the integer part of Q15.17 value x (truncated toward 0) as a raw integer word:
+    /// UNSCALE of |x|, with x's sign.
+    fn integer_part(&mut self, x: Reg, l: u8, lane: Option<u8>, dst: Reg) {
+        let z = self.k_at(0, lane);
+        let m = self.new_v();
+        let (pos, signed) = (self.label(), self.label());
+        self.alu(T::Copy, m, x, Reg::Void);
+        self.jump(J::Ge, l, pos, x, z);
+        self.alu(T::Neg, m, x, Reg::Void);
+        self.emit(VInst::Label(pos));
+        self.alu(T::Unscale, dst, m, Reg::Void);
+        self.jump(J::Ge, l, signed, x, z);
+        self.alu(T::Neg, dst, dst, Reg::Void);
+        self.emit(VInst::Label(signed));
+        self.emit(VInst::Keep(vec![x, m]));
+    }
+
     /// dst = a >> k, logical, exact for every word: the high 15 bits (UNSCALE, a logical shift
     /// by 17) moved back up by IMUL, the low 17 (FRAC) moved down by a truncating MUL by 2^−k.
     fn shr_u(&mut self, a: Reg, k: u32, lane: Option<u8>, dst: Reg) {
