@@ -275,4 +275,18 @@ fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
         e.contains("bad.tgsi:7:6: error: TEX of texture unit 0"),
         "{e}"
     );
+    // An error about the whole shader names the file only.
+    let o = tgsic(&[
+        "theia",
+        "compile",
+        shader.to_str().unwrap(),
+        "-o",
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("mod.tgsi: error: the shader reads constant buffer 0, but no constants were given for it (--const 0=FILE)"),
+        "{e}"
+    );
 }

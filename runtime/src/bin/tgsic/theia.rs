@@ -147,11 +147,11 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     let shader = crate::run::load_shader(&a.input)?;
     let n = name(&a.input);
     let out = compile(&shader.program, &opts).map_err(|e| {
-        Failure::input(vec![
-            format!("{n}:{e}")
-                .replacen(":<unknown>", "", 1)
-                .replacen(": ", ": error: ", 1),
-        ])
+        let at = match e.location() {
+            None | Some(tgsic::tgsi::Location::Unknown) => n.to_string(),
+            Some(l) => format!("{n}:{l}"),
+        };
+        Failure::input(vec![format!("{at}: error: {}", e.detail())])
     })?;
     for w in &out.warnings {
         match w.location {

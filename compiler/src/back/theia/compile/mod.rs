@@ -154,6 +154,17 @@ impl TheiaError {
             _ => None,
         }
     }
+
+    /// The message without its location (for tools that print the location themselves).
+    pub fn detail(&self) -> String {
+        let s = self.to_string();
+        match self.location() {
+            Some(l) => s
+                .strip_prefix(&format!("{l}: "))
+                .map_or_else(|| s.clone(), str::to_string),
+            None => s,
+        }
+    }
 }
 
 /// Compiles a TGSI fragment shader into a THEIA b1.2 image.
