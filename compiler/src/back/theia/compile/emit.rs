@@ -10,6 +10,9 @@ use crate::tgsi::Program;
 use std::collections::HashMap;
 use std::fmt::Write;
 
+/// Words of b1.2's instruction memory (IMEM).
+const IMEM_WORDS: usize = 512;
+
 pub(super) struct Output {
     pub image: Image,
     pub assembly: String,
@@ -31,7 +34,7 @@ fn name(r: Reg, alloc: &Allocation) -> String {
 fn peephole(lines: &[super::select::Line]) -> Vec<&super::select::Line> {
     let code: Vec<&super::select::Line> = lines
         .iter()
-        .filter(|l| !matches!(l.inst, VInst::Keep(_) | VInst::LoopStart | VInst::LoopEnd))
+        .filter(|l| !matches!(l.inst, VInst::Keep(_) | VInst::Fresh(_)))
         .collect();
     let mut out = Vec::new();
     for (k, l) in code.iter().enumerate() {
@@ -149,6 +152,14 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
     text.push("RETURN RT_TRUE".into());
     notes.push("end of PIXELSHADER".into());
     pixel_words += 1;
+    // The entry table (11 slots: INITIAL..PIXELSHADER), then the two routines.
+    let words = 11 + constant_words + pixel_words;
+    if words > IMEM_WORDS {
+        return Err(TheiaError::TooLarge {
+            words,
+            capacity: IMEM_WORDS,
+        });
+    }
     let image = assemble(&asm, Layout::Mem).map_err(|e| TheiaError::Assemble(e.to_string()))?;
     let mut listing = String::new();
     let _ = writeln!(

@@ -139,7 +139,17 @@ pub enum TheiaError {
     /// No COLOR output.
     #[error("the shader writes no COLOR output, so nothing reaches OREG_PIXEL_COLOR")]
     NoColor,
-    /// The code does not fit the instruction memory (or another assembler error).
+    /// The code does not fit b1.2's instruction memory.
+    #[error(
+        "the generated code takes {words} words (entry table, USERCONSTANTS and PIXELSHADER); b1.2's instruction memory holds {capacity}"
+    )]
+    TooLarge {
+        /// Words the image needs.
+        words: usize,
+        /// Words IMEM holds.
+        capacity: usize,
+    },
+    /// The generated assembly does not assemble (an internal error).
     #[error("the generated code does not assemble: {0}")]
     Assemble(String),
 }

@@ -1,17 +1,19 @@
-//! Register allocation: virtual registers onto R1..R12 by linear scan over the code, then onto
-//! the constant registers C1..C7 that hold no constant (they are read/write and the ROM never
-//! touches them).
+//! Register allocation: virtual registers onto R1..R12, then onto the constant registers
+//! C1..C7 that hold no constant (they are read/write and the ROM never touches them).
 //!
-//! A virtual register is live from its first to its last mention; one live when a loop starts
-//! and mentioned inside it stays live to the loop's end (the back edge reads it again). Two
-//! registers share a physical one only when the first's last mention is where the second is
-//! first written (an instruction reads its operands before it writes). There is no spilling
-//! (b1.2 user code has no memory): a shader that needs more registers than are free is an error
-//! naming its line.
+//! Liveness is computed on the code's control-flow graph (labels, jumps, fall-through), so a
+//! value is live only where some path still reads it: a loop result written just before its
+//! `BRK` does not occupy a register through the rest of the loop body, nor an `If` result
+//! through the other arm. Two virtual registers interfere when one is live where the other is
+//! written; an instruction reads its operands before it writes, so a result may take the
+//! register of an operand that dies there. Registers are then colored greedily in the order the
+//! values are first written. There is no spilling (b1.2 user code has no memory): a shader that
+//! needs more registers than are free is an error naming the line where they run out.
 
-use super::select::{Reg, Selection, VInst};
+use super::select::{Line, Reg, Selection, VInst};
 use super::{TheiaError, at};
 use crate::tgsi::Program;
+use std::collections::HashMap;
 
 /// The address of R1.
 const R1: u16 = 71;
@@ -29,80 +31,156 @@ pub(super) struct Allocation {
     pub used: usize,
 }
 
-fn regs(inst: &VInst) -> Vec<Reg> {
-    match inst {
-        VInst::Alu { dst, a, b, .. } => vec![*dst, *a, *b],
-        VInst::Imm { dst, .. } => vec![*dst],
-        VInst::Jump { a, b, .. } => vec![*a, *b],
-        VInst::Keep(r) => r.clone(),
-        _ => Vec::new(),
+/// A set of virtual registers.
+#[derive(Clone, PartialEq, Eq)]
+struct Set(Vec<u64>);
+
+impl Set {
+    fn new(n: usize) -> Set {
+        Set(vec![0; n.div_ceil(64)])
     }
+    fn insert(&mut self, v: usize) {
+        self.0[v / 64] |= 1 << (v % 64);
+    }
+    fn remove(&mut self, v: usize) {
+        self.0[v / 64] &= !(1 << (v % 64));
+    }
+    fn union(&mut self, o: &Set) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            (0..64)
+                .filter(move |b| bits & (1 << b) != 0)
+                .map(move |b| w * 64 + b)
+        })
+    }
+    fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+fn v(r: Reg) -> Option<usize> {
+    match r {
+        Reg::V(x) => Some(x as usize),
+        _ => None,
+    }
+}
+
+/// The virtual registers a line reads and the one it writes.
+fn uses_def(inst: &VInst) -> (Vec<usize>, Option<usize>) {
+    match inst {
+        VInst::Alu { dst, a, b, .. } => ([*a, *b].into_iter().filter_map(v).collect(), v(*dst)),
+        // SETX/Y/Z and SWIZZLE3D merge into the old value.
+        VInst::Imm { dst, .. } => (v(*dst).into_iter().collect(), v(*dst)),
+        VInst::Jump { a, b, .. } => ([*a, *b].into_iter().filter_map(v).collect(), None),
+        VInst::Keep(r) => (r.iter().copied().filter_map(v).collect(), None),
+        VInst::Fresh(r) => (Vec::new(), v(*r)),
+        _ => (Vec::new(), None),
+    }
+}
+
+/// Successors of each line (indices; `lines.len()` is the routine's end).
+fn successors(lines: &[Line]) -> Vec<Vec<usize>> {
+    let labels: HashMap<u32, usize> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(k, l)| match l.inst {
+            VInst::Label(t) => Some((t, k)),
+            _ => None,
+        })
+        .collect();
+    let target = |t: &u32| *labels.get(t).expect("every jump target is placed");
+    lines
+        .iter()
+        .enumerate()
+        .map(|(k, l)| match &l.inst {
+            VInst::Jump { target: t, .. } => vec![k + 1, target(t)],
+            VInst::Jmp(t) => vec![target(t)],
+            _ => vec![k + 1],
+        })
+        .collect()
 }
 
 pub(super) fn allocate(sel: &Selection, p: &Program) -> Result<Allocation, TheiaError> {
     let n = sel.vregs as usize;
-    let mut start = vec![usize::MAX; n];
-    let mut end = vec![0usize; n];
-    let mut loops = Vec::new();
-    let mut open = Vec::new();
-    for (k, line) in sel.lines.iter().enumerate() {
-        match line.inst {
-            VInst::LoopStart => open.push(k),
-            VInst::LoopEnd => loops.push((open.pop().expect("balanced loops"), k)),
-            _ => {}
-        }
-        for r in regs(&line.inst) {
-            if let Reg::V(v) = r {
-                let v = v as usize;
-                start[v] = start[v].min(k);
-                end[v] = end[v].max(k);
-            }
-        }
-    }
-    // Live across a loop's back edge.
-    loops.sort_by_key(|&(s, e)| e - s);
+    let lines = &sel.lines;
+    let succ = successors(lines);
+    let ud: Vec<(Vec<usize>, Option<usize>)> = lines.iter().map(|l| uses_def(&l.inst)).collect();
+    // Backward liveness to a fixed point: live_out[k] = ∪ live_in[succ].
+    let empty = Set::new(n);
+    let mut live_in = vec![empty.clone(); lines.len() + 1];
+    let mut live_out = vec![empty.clone(); lines.len()];
     let mut changed = true;
     while changed {
         changed = false;
-        for &(s, e) in &loops {
-            for v in 0..n {
-                if start[v] < s && end[v] > s && end[v] < e {
-                    end[v] = e;
-                    changed = true;
+        for k in (0..lines.len()).rev() {
+            let mut out = empty.clone();
+            for &s in &succ[k] {
+                out.union(&live_in[s]);
+            }
+            let mut inn = out.clone();
+            if let Some(d) = ud[k].1 {
+                inn.remove(d);
+            }
+            for &u in &ud[k].0 {
+                inn.insert(u);
+            }
+            if inn != live_in[k] {
+                live_in[k] = inn;
+                changed = true;
+            }
+            live_out[k] = out;
+        }
+    }
+    // Interference: a value written at k conflicts with everything else live after k.
+    let mut conflicts = vec![empty.clone(); n];
+    let mut first_def = vec![usize::MAX; n];
+    for k in 0..lines.len() {
+        if let Some(d) = ud[k].1 {
+            first_def[d] = first_def[d].min(k);
+            for x in live_out[k].iter() {
+                if x != d {
+                    conflicts[d].insert(x);
+                    conflicts[x].insert(d);
                 }
             }
         }
     }
-    let mut order: Vec<usize> = (0..n).filter(|&v| start[v] != usize::MAX).collect();
-    order.sort_by_key(|&v| (start[v], end[v]));
-    let mut phys = vec![R1; n];
+    // Values read before any write on some path (live at the start) conflict with all that
+    // are written while they are live; they are colored first.
+    for x in live_in[0].iter() {
+        first_def[x] = 0;
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&x| first_def[x] != usize::MAX).collect();
+    order.sort_by_key(|&x| (first_def[x], x));
     // R1..R12 first, then the C registers without a constant.
     let spare = C1 + sel.consts.len() as u16..R1;
     let available = COUNT as usize + spare.len();
-    let mut free: Vec<u16> = (R1..R1 + COUNT).chain(spare).collect();
-    let preference = |a: &u16| std::cmp::Reverse((*a < R1, *a));
-    let mut active: Vec<usize> = Vec::new();
+    let candidates: Vec<u16> = (R1..R1 + COUNT).chain(spare).collect();
+    let mut phys = vec![R1; n];
+    let mut assigned = vec![false; n];
     let mut used = std::collections::BTreeSet::new();
-    for v in order {
-        active.retain(|&x| {
-            if end[x] <= start[v] {
-                free.push(phys[x]);
-                false
-            } else {
-                true
-            }
-        });
-        free.sort_unstable_by_key(preference);
-        let Some(r) = free.pop() else {
+    for x in order {
+        let taken: Vec<u16> = conflicts[x]
+            .iter()
+            .filter(|&y| assigned[y])
+            .map(|y| phys[y])
+            .collect();
+        let Some(&r) = candidates.iter().find(|r| !taken.contains(r)) else {
+            let k = first_def[x];
+            let distinct: std::collections::BTreeSet<u16> = taken.iter().copied().collect();
             return Err(TheiaError::Registers {
-                location: at(p, sel.lines[start[v]].origin),
-                live: active.len() + 1,
+                location: at(p, lines[k].origin),
+                live: live_out[k].len().max(distinct.len() + 1),
                 available,
             });
         };
-        phys[v] = r;
+        phys[x] = r;
+        assigned[x] = true;
         used.insert(r);
-        active.push(v);
     }
     Ok(Allocation {
         phys,

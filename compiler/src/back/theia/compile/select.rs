@@ -59,10 +59,9 @@ pub(super) enum VInst {
     /// No code: the registers stay live up to here (operands of a multi-instruction sequence
     /// must not share a register with its result).
     Keep(Vec<Reg>),
-    /// No code: a loop starts (liveness).
-    LoopStart,
-    /// No code: the loop ends.
-    LoopEnd,
+    /// No code: the register's old value is irrelevant from here (a write, for liveness: an
+    /// in-place constant whose SETs leave the other lanes as they were).
+    Fresh(Reg),
 }
 
 /// A line and the TGSI instruction it came from.
@@ -375,6 +374,8 @@ impl Sel<'_> {
         let d = self.new_v();
         if lanes.contains(&Some(0)) {
             self.alu(T::Zero, d, Reg::Void, Reg::Void);
+        } else {
+            self.emit(VInst::Fresh(d));
         }
         for (l, op) in [T::SetX, T::SetY, T::SetZ].into_iter().enumerate() {
             if let Some(w) = lanes[l].filter(|&w| w != 0) {

@@ -29,3 +29,18 @@ fn pass_through_is_one_copy() {
     );
     assert_eq!(t.warnings.len(), 1, "alpha is dropped with a warning");
 }
+
+#[test]
+fn the_word_count_matches_the_image() {
+    let t = compile_text(
+        "FRAG\nDCL IN[0], TEXCOORD[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL CONST[0]\nDCL TEMP[0]\n  0: TEX TEMP[0], IN[0], SAMP[0], 2D\n  1: MUL OUT[0], TEMP[0], CONST[0]\n  2: END\n",
+        &[[0.5, 0.25, 0.75, 1.0]],
+    )
+    .unwrap();
+    assert_eq!(
+        11 + t.stats.constant_words + t.stats.pixel_words,
+        t.image.words.len(),
+        "{}",
+        t.assembly
+    );
+}

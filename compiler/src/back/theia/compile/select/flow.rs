@@ -186,7 +186,6 @@ impl Sel<'_> {
         let results: Vec<usize> = l.results.iter().map(|_| self.new_merge(None)).collect();
         let head = self.label();
         let exit = self.label();
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(head));
         self.loops.push(LoopCtx {
             params,
@@ -198,7 +197,6 @@ impl Sel<'_> {
         self.block(&l.body, &[], color)?;
         self.depth -= 1;
         self.loops.pop();
-        self.emit(VInst::LoopEnd);
         self.emit(VInst::Label(exit));
         for (&slot, &r) in results.iter().zip(&l.results) {
             self.merge_loc(slot, r);

@@ -109,11 +109,6 @@ impl Sel<'_> {
         self.k_at(w, Some(l))
     }
 
-    fn loop_back(&mut self, head: u32, j: J, l: u8, a: Reg, b: Reg) {
-        self.jump(j, l, head, a, b);
-        self.emit(VInst::LoopEnd);
-    }
-
     /// dst.l = 2^x.l. x is clamped to [−18, 14 − 2⁻¹⁷] (2^14 is past Q15.17; below 2^−18 the
     /// result is 0); x = n + f with n = ⌊x⌋, 2^f by the polynomial, then n doublings (exact) or
     /// −n halvings (each truncating, which is the floor of the whole quotient).
@@ -149,19 +144,17 @@ impl Sel<'_> {
         let z = self.k1(0, l);
         let half = self.k1(ONE / 2, l);
         self.jump(J::L, l, down, n, z);
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(up));
         self.alu(T::Add, dst, dst, dst);
         self.alu(T::Dec, n, n, Reg::Void);
-        self.loop_back(up, J::G, l, n, z);
+        self.jump(J::G, l, up, n, z);
         self.emit(VInst::Jmp(done));
         self.emit(VInst::Label(down));
         self.jump(J::Eq, l, done, n, z);
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(halve));
         self.alu(T::Mul, dst, half, dst);
         self.alu(T::Inc, n, n, Reg::Void);
-        self.loop_back(halve, J::Ne, l, n, z);
+        self.jump(J::Ne, l, halve, n, z);
         self.emit(VInst::Label(done));
         self.emit(VInst::Keep(vec![x, t, n]));
     }
@@ -198,22 +191,18 @@ impl Sel<'_> {
         let one = self.k1(ONE, l);
         self.alu(T::Copy, p, one, Reg::Void);
         let (up, down, shrink, norm) = (self.label(), self.label(), self.label(), self.label());
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(up));
         self.jump(J::G, l, down, p, b);
         self.alu(T::Add, p, p, p);
         self.alu(T::Inc, e, e, Reg::Void);
         self.emit(VInst::Jmp(up));
-        self.emit(VInst::LoopEnd);
         self.emit(VInst::Label(down));
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(shrink));
         self.jump(J::L, l, norm, p, a);
         let half = self.k1(ONE / 2, l);
         self.alu(T::Mul, p, half, p);
         self.alu(T::Dec, e, e, Reg::Void);
         self.emit(VInst::Jmp(shrink));
-        self.emit(VInst::LoopEnd);
         self.emit(VInst::Label(norm));
         // S = 4(x − p)/(x + p), |S| ≤ 0.687: the quotient keeps 19 fractional bits of s.
         self.alu(T::Sub, a, xx, p);

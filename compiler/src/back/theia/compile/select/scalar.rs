@@ -272,14 +272,12 @@ impl Sel<'_> {
                 self.alu(T::Copy, s, a, Reg::Void);
                 self.alu(T::Copy, k, one, Reg::Void);
                 let (head, scaled) = (self.label(), self.label());
-                self.emit(VInst::LoopStart);
                 self.emit(VInst::Label(head));
                 self.jump(J::L, l, scaled, one, s);
                 self.alu(T::Add, s, s, s);
                 self.alu(T::Add, s, s, s);
                 self.alu(T::Add, k, k, k);
                 self.emit(VInst::Jmp(head));
-                self.emit(VInst::LoopEnd);
                 self.emit(VInst::Label(scaled));
                 let y = self.newton_sqrt(s, l, lane);
                 self.alu(T::Div, dst, k, y);
@@ -393,7 +391,6 @@ impl Sel<'_> {
         let (head, done) = (self.label(), self.label());
         self.alu(T::Mul, y, half, a);
         self.alu(T::Add, y, y, half);
-        self.emit(VInst::LoopStart);
         self.emit(VInst::Label(head));
         self.alu(T::Div, t, a, y);
         self.alu(T::Add, t, t, y);
@@ -401,7 +398,6 @@ impl Sel<'_> {
         self.jump(J::Ge, l, done, t, y);
         self.alu(T::Copy, y, t, Reg::Void);
         self.emit(VInst::Jmp(head));
-        self.emit(VInst::LoopEnd);
         self.emit(VInst::Label(done));
         self.emit(VInst::Keep(vec![a, y, t]));
         y
