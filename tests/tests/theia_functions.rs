@@ -245,6 +245,7 @@ fn integer_operations_are_exact() {
         ("AND TEMP[1].x, TEMP[0].xxxx, IMM[1].xxxx", |x, _| {
             (x & 0xF0) as i64
         }),
+        ("NOT TEMP[1].x, TEMP[0].xxxx", |x, _| !x as i64),
     ];
     let mut r = Rng(0x1234_5678_9ABC_DEF1);
     let inputs: Vec<(f64, f64)> = (0..count() / 4)

@@ -223,9 +223,18 @@ impl Sel<'_> {
             Unary::FLg2 => self.math(i, Math::Log2),
             Unary::FSin => self.math(i, Math::Sin),
             Unary::FCos => self.math(i, Math::Cos),
-            _ => Err(self.unsupported(
+            Unary::Not => self.scalar(i, Scalar::Not),
+            Unary::BitRev
+            | Unary::Popcount
+            | Unary::FindLsb
+            | Unary::FindMsbS
+            | Unary::FindMsbU => Err(self.unsupported(
                 self.opname(),
-                format!("{u:?} has no THEIA lowering"),
+                "bit counting and reversal (THEIA has no bit operations besides masks by a constant)",
+            )),
+            Unary::FRoundF16 | Unary::FRoundFx12 => Err(self.unsupported(
+                self.opname(),
+                "rounding to NV half or fixed-12 precision",
             )),
         }
     }
@@ -313,6 +322,18 @@ impl Sel<'_> {
             Binary::FPow => self.math(i, Math::Pow),
             Binary::FMin | Binary::IMinS => self.scalar(i, Scalar::Min),
             Binary::FMax | Binary::IMaxS => self.scalar(i, Scalar::Max),
+            Binary::And | Binary::Or | Binary::Xor => Err(self.unsupported(
+                self.opname(),
+                "a bitwise operation on computed words (THEIA's only bit operation is MOD, a mask by a constant)",
+            )),
+            Binary::IMinU | Binary::IMaxU | Binary::UAbsDiff => Err(self.unsupported(
+                self.opname(),
+                "an unsigned comparison (Q15.17 words are signed)",
+            )),
+            Binary::IMulHiS | Binary::IMulHiU => Err(self.unsupported(
+                self.opname(),
+                "the high half of a 64-bit product (MUL and IMUL keep the low 32 bits)",
+            )),
             _ => Err(self.unsupported(self.opname(), format!("{b:?} has no THEIA lowering"))),
         }
     }

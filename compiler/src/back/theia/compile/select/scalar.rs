@@ -37,6 +37,8 @@ pub(super) enum Scalar {
     IDiv,
     /// Signed remainder (the dividend's sign; −1 for a zero divisor).
     IRem,
+    /// Bitwise not: −x − 1.
+    Not,
 }
 
 /// A comparison as "start with `init`; any of these jumps (on (a, b), or (b, a) when swapped)
@@ -292,6 +294,13 @@ impl Sel<'_> {
                 self.alu(T::Mod, dst, a, k);
             }
             Scalar::ShrU => self.shr_u(a, imm, lane, dst),
+            Scalar::Not => {
+                // !x = −x − 1 in two's complement; only x = 0x80000000 wraps (−x is not a
+                // word), which the simulator reports as a range fault.
+                let one = self.k_at(1, lane);
+                self.alu(T::Neg, dst, a, Reg::Void);
+                self.alu(T::Sub, dst, dst, one);
+            }
             Scalar::ShrS => {
                 // x ≥ 0: the logical shift; x < 0: !(!x >> k), !x = −x − 1 ≥ 0.
                 let z = self.k_at(0, lane);
