@@ -249,7 +249,7 @@ pub(super) fn select(
         }
     }
     s.block(&f.body, &[], color)?;
-    s.output()?;
+    s.output(color)?;
     s.retarget_output();
     Ok(Selection {
         lines: s.lines,

@@ -405,8 +405,8 @@ impl Sel<'_> {
         Ok(())
     }
 
-    /// Writes the colour (red, green, blue) to OREG_PIXEL_COLOR.
-    pub(super) fn output(&mut self) -> Result<(), TheiaError> {
+    /// Writes the colour (red, green, blue) of output register `color` to OREG_PIXEL_COLOR.
+    pub(super) fn output(&mut self, color: u32) -> Result<(), TheiaError> {
         let oreg = Reg::Phys(128);
         let mut regs: Vec<(Reg, [bool; 3])> = Vec::new();
         let mut consts = [None; 3];
@@ -414,6 +414,19 @@ impl Sel<'_> {
             let Some(v) = self.outputs[c as usize] else {
                 continue;
             };
+            // Errors (a constant colour outside Q15.17) name the last write of the component.
+            self.origin = self
+                .p
+                .instructions
+                .iter()
+                .rposition(|i| {
+                    i.dst.iter().any(|d| {
+                        d.register.file == crate::tgsi::File::Output
+                            && d.register.index.offset == color as i32
+                            && d.write_mask.has(c as usize)
+                    })
+                })
+                .map(|k| k as u32);
             let r = match self.src(v)? {
                 Src::C(0) => continue,
                 Src::C(w) => {
