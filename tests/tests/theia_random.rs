@@ -9,6 +9,9 @@
 //! simulator's range faults) are not compared; a shader needing more registers than THEIA has
 //! is skipped and counted. Anything else the compiler refuses is a failure.
 //!
+//! A second property draws from every opcode (inexact ones, and ones THEIA cannot compile):
+//! compiling gives an image that runs, or a typed error, never a panic or an internal error.
+//!
 //! Cases: 40 under CI (`CI=true`), 400 otherwise; `TGSIC_RANDOM_CASES` overrides. A failure
 //! prints the program.
 
@@ -45,6 +48,8 @@ fn quarter(rng: &mut Rng, lo: i32, hi: i32) -> f32 {
 
 struct Gen {
     rng: Rng,
+    /// Draw from every opcode the lifter knows, the ones THEIA cannot express included.
+    wild: bool,
     out: String,
     n: usize,
     depth: usize,
@@ -114,7 +119,60 @@ impl Gen {
             ("DP2", 2),
             ("LRP", 3),
         ];
-        let (op, n) = OPS[self.rng.below(OPS.len() as u64) as usize];
+        /// Operations that are inexact on THEIA, or that it cannot compile at all.
+        const WILD: &[(&str, usize)] = &[
+            ("RCP", 1),
+            ("RSQ", 1),
+            ("SQRT", 1),
+            ("EX2", 1),
+            ("LG2", 1),
+            ("POW", 2),
+            ("SIN", 1),
+            ("COS", 1),
+            ("DIV", 2),
+            ("ROUND", 1),
+            ("F2I", 1),
+            ("I2F", 1),
+            ("F2U", 1),
+            ("U2F", 1),
+            ("UADD", 2),
+            ("UMUL", 2),
+            ("IDIV", 2),
+            ("UDIV", 2),
+            ("MOD", 2),
+            ("UMOD", 2),
+            ("AND", 2),
+            ("OR", 2),
+            ("XOR", 2),
+            ("NOT", 1),
+            ("SHL", 2),
+            ("ISHR", 2),
+            ("USHR", 2),
+            ("IMAX", 2),
+            ("UMIN", 2),
+            ("ISLT", 2),
+            ("USGE", 2),
+            ("USEQ", 2),
+            ("UCMP", 3),
+            ("DDX", 1),
+            ("DDY", 1),
+            ("KILL_IF", 0),
+            ("XPD", 2),
+            ("EXP", 1),
+            ("LOG", 1),
+            ("LIT", 1),
+            ("DST", 2),
+        ];
+        let (op, n) = if self.wild && self.chance(6) {
+            WILD[self.rng.below(WILD.len() as u64) as usize]
+        } else {
+            OPS[self.rng.below(OPS.len() as u64) as usize]
+        };
+        if op == "KILL_IF" {
+            let src = self.src();
+            self.line(&format!("KILL_IF {src}"));
+            return;
+        }
         let sat = if self.chance(8) { "_SAT" } else { "" };
         let dst = self.dst();
         let srcs: Vec<String> = (0..n).map(|_| self.src()).collect();
@@ -186,9 +244,10 @@ impl Gen {
 }
 
 /// A random program and its constants.
-fn program(seed: u64) -> (String, Vec<[f32; 4]>) {
+fn program(seed: u64, wild: bool) -> (String, Vec<[f32; 4]>) {
     let mut g = Gen {
         rng: Rng(seed | 1),
+        wild,
         out: String::new(),
         n: 0,
         depth: 0,
@@ -214,7 +273,7 @@ fn program(seed: u64) -> (String, Vec<[f32; 4]>) {
 
 /// Compiles, runs and compares one program; Ok(false) when it needs too many registers.
 fn check(seed: u64) -> Result<bool, String> {
-    let (text, consts) = program(seed);
+    let (text, consts) = program(seed, false);
     let p = tgsic::front::text::parse(&text).map_err(|e| format!("{e}\n{text}"))?;
     let words: Vec<[u32; 4]> = consts.iter().map(|r| r.map(f32::to_bits)).collect();
     let mut opts = TheiaOptions::default();
@@ -318,4 +377,32 @@ fn most_random_shaders_fit_the_registers() {
         fit * 4 >= n * 3,
         "only {fit} of {n} random shaders fit THEIA's registers"
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any operation mix: compiling returns an image or a typed error (never a panic), and an
+    /// image runs in the simulator without trapping (a runaway loop is the only way out).
+    #[test]
+    fn any_shader_compiles_or_says_why(seed in any::<u64>()) {
+        let (text, consts) = program(seed, true);
+        let p = tgsic::front::text::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut opts = TheiaOptions::default();
+        opts.constants.insert(0, consts.iter().map(|r| r.map(f32::to_bits)).collect());
+        opts.bindings.insert(0, register_address("CREG_UV0_LAST").unwrap());
+        opts.bindings.insert(1, register_address("CREG_UV1_LAST").unwrap());
+        match compile(&p, &opts) {
+            Ok(t) => {
+                let mut m = Machine::new(t.image.clone());
+                m.max_steps = 1_000_000;
+                let pixel = vec![(register_address("CREG_UV0_LAST").unwrap(), [0x8000, 0x1_0000, 0x2_8000])];
+                m.run_pixels(&[pixel]).map_err(|e| TestCaseError::fail(format!("{e}\n{text}\n{}", t.assembly)))?;
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                prop_assert!(!msg.contains("internal"), "{}\n{}", msg, text);
+            }
+        }
+    }
 }
