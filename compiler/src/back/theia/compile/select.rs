@@ -350,24 +350,8 @@ impl Sel<'_> {
 
     /// A constant vector holding `lanes`; C1..C7 while they last, else built in place.
     fn konst(&mut self, lanes: [Option<u32>; 3]) -> Reg {
-        let fits = |c: &[Option<u32>; 3]| (0..3).all(|k| lanes[k].is_none() || lanes[k] == c[k]);
-        if let Some(k) = self.consts.iter().position(fits) {
-            return Reg::K(k as u32);
-        }
-        let merge = |c: &[Option<u32>; 3]| {
-            (0..3).all(|k| lanes[k].is_none() || c[k].is_none() || lanes[k] == c[k])
-        };
-        if let Some(k) = self.consts.iter().position(merge) {
-            for (slot, lane) in self.consts[k].iter_mut().zip(lanes) {
-                if lane.is_some() {
-                    *slot = lane;
-                }
-            }
-            return Reg::K(k as u32);
-        }
-        if self.consts.len() < 7 {
-            self.consts.push(lanes);
-            return Reg::K(self.consts.len() as u32 - 1);
+        if let Some(k) = self.konst_register(lanes) {
+            return Reg::K(k);
         }
         // Built in place where it is used (a short live range: registers are scarcer than
         // instructions). Lanes left None are free: without a zero lane no ZERO is needed.
@@ -383,6 +367,31 @@ impl Sel<'_> {
             }
         }
         d
+    }
+
+    /// The constant register (C1 + k) holding `lanes`, sharing or extending one, while
+    /// C1..C7 last.
+    fn konst_register(&mut self, lanes: [Option<u32>; 3]) -> Option<u32> {
+        let fits = |c: &[Option<u32>; 3]| (0..3).all(|k| lanes[k].is_none() || lanes[k] == c[k]);
+        if let Some(k) = self.consts.iter().position(fits) {
+            return Some(k as u32);
+        }
+        let merge = |c: &[Option<u32>; 3]| {
+            (0..3).all(|k| lanes[k].is_none() || c[k].is_none() || lanes[k] == c[k])
+        };
+        if let Some(k) = self.consts.iter().position(merge) {
+            for (slot, lane) in self.consts[k].iter_mut().zip(lanes) {
+                if lane.is_some() {
+                    *slot = lane;
+                }
+            }
+            return Some(k as u32);
+        }
+        if self.consts.len() < 7 {
+            self.consts.push(lanes);
+            return Some(self.consts.len() as u32 - 1);
+        }
+        None
     }
 
     fn k_at(&mut self, w: u32, lane: Option<u8>) -> Reg {

@@ -449,7 +449,7 @@ impl Sel<'_> {
         let mut terms: Vec<Term> = regs
             .into_iter()
             .map(|(r, m)| {
-                if m == [true; 3] {
+                if m == [true; 3] || self.fold_mask(r, m) {
                     Term::Whole(r)
                 } else {
                     Term::Masked(r, m.map(|b| Some(if b { ONE } else { 0 })))
@@ -464,14 +464,17 @@ impl Sel<'_> {
         let mut acc: Option<Reg> = None;
         for (k, t) in terms.into_iter().enumerate() {
             let last = k + 1 == n;
-            let d = if last && acc.is_none() {
-                oreg
-            } else {
-                self.new_v()
+            let d = match t {
+                // A whole register is summed as it is (copied only when it is the colour).
+                Term::Whole(r) if !(last && acc.is_none()) => r,
+                _ if last && acc.is_none() => oreg,
+                _ => self.new_v(),
             };
             match t {
                 Term::Whole(r) => {
-                    self.alu(T::Copy, d, r, Reg::Void);
+                    if d != r {
+                        self.alu(T::Copy, d, r, Reg::Void);
+                    }
                 }
                 Term::Masked(r, mask) => {
                     let k = self.konst(mask);
@@ -492,6 +495,71 @@ impl Sel<'_> {
             });
         }
         Ok(())
+    }
+
+    /// When `r` is written once, by a product with a constant vector, and read by nothing but
+    /// the colour's lanes `mask`: the constant's other lanes become 0 (0·x is exactly 0 on
+    /// THEIA), so `r` needs no mask. Returns whether it did.
+    fn fold_mask(&mut self, r: Reg, mask: [bool; 3]) -> bool {
+        let Reg::V(_) = r else { return false };
+        let mut def = None;
+        for (k, l) in self.lines.iter().enumerate() {
+            let reads = match &l.inst {
+                VInst::Alu { dst, a, b, .. } => {
+                    if *dst == r {
+                        if def.is_some() {
+                            return false;
+                        }
+                        def = Some(k);
+                    }
+                    *a == r || *b == r
+                }
+                VInst::Imm { dst, .. } => *dst == r,
+                VInst::Jump { a, b, .. } => *a == r || *b == r,
+                VInst::Keep(regs) => regs.contains(&r),
+                _ => false,
+            };
+            if reads {
+                return false;
+            }
+        }
+        let Some(k) = def else { return false };
+        let VInst::Alu {
+            op: T::Mul,
+            dst,
+            a,
+            b,
+        } = self.lines[k].inst.clone()
+        else {
+            return false;
+        };
+        let (kreg, other, k_first) = match (a, b) {
+            (Reg::K(c), x) => (c, x, true),
+            (x, Reg::K(c)) => (c, x, false),
+            _ => return false,
+        };
+        let old = self.consts[kreg as usize];
+        if (0..3).any(|c| mask[c] && old[c].is_none()) {
+            return false;
+        }
+        let lanes: [Option<u32>; 3] =
+            std::array::from_fn(|c| if mask[c] { old[c] } else { Some(0) });
+        let Some(new) = self.konst_register(lanes) else {
+            // No constant register left: keep the mask.
+            return false;
+        };
+        let (a, b) = if k_first {
+            (Reg::K(new), other)
+        } else {
+            (other, Reg::K(new))
+        };
+        self.lines[k].inst = VInst::Alu {
+            op: T::Mul,
+            dst,
+            a,
+            b,
+        };
+        true
     }
 
     /// When the colour is one register read by nothing but the final copy, every write of that
