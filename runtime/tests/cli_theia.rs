@@ -13,6 +13,21 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+/// `tgsic theia compile IN -o OUT EXTRA...`, which must fail with exit code 1: its stderr.
+fn compile_error(input: &std::path::Path, output: &std::path::Path, extra: &[&str]) -> String {
+    let mut args = vec![
+        "theia",
+        "compile",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = tgsic(&args);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    text(&o.stderr)
+}
+
 const EXAMPLE3: &str = "ENTRYPOINT_ADRR_USERCONSTANTS:\n SETX C1 32'h06666 //0.2\n SETY C1 32'h1CCCC //0.9\n RETURN RT_TRUE\n\
 ENTRYPOINT_ADRR_PIXELSHADER:\n MAG R1 CREG_TEXTURE_COLOR\n JLX BLACK R1 C1\n JGEY BLACK R1 C1\nWHITE:\n SETX OREG_PIXEL_COLOR 32'h20000\n\
  SWIZZLE3D OREG_PIXEL_COLOR SWIZZLE_XXX\n RETURN RT_TRUE\nBLACK:\n ZERO OREG_PIXEL_COLOR VOID VOID\n RETURN RT_TRUE\n";
@@ -247,44 +262,18 @@ fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
         "FRAG\nDCL IN[0], TEXCOORD[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\nDCL TEMP[0]\n  0: ADD TEMP[0], IN[0], IN[0]\n  1: TEX OUT[0], TEMP[0], SAMP[0], 2D\n  2: END\n",
     )
     .unwrap();
-    let o = tgsic(&[
-        "theia",
-        "compile",
-        bad.to_str().unwrap(),
-        "-o",
-        img.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let e = text(&o.stderr);
+    let e = compile_error(&bad, &img, &[]);
     assert!(
         e.contains("bad.tgsi:6:6: error: reading IN[0] (TEXCOORD[0])"),
         "{e}"
     );
-    let o = tgsic(&[
-        "theia",
-        "compile",
-        bad.to_str().unwrap(),
-        "-o",
-        img.to_str().unwrap(),
-        "--bind",
-        "IN[0]=CREG_UV0_LAST",
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let e = text(&o.stderr);
+    let e = compile_error(&bad, &img, &["--bind", "IN[0]=CREG_UV0_LAST"]);
     assert!(
         e.contains("bad.tgsi:7:6: error: TEX of texture unit 0"),
         "{e}"
     );
     // An error about the whole shader names the file only.
-    let o = tgsic(&[
-        "theia",
-        "compile",
-        shader.to_str().unwrap(),
-        "-o",
-        img.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    let e = text(&o.stderr);
+    let e = compile_error(&shader, &img, &[]);
     assert!(
         e.contains("mod.tgsi: error: the shader reads constant buffer 0, but no constants were given for it (--const 0=FILE)"),
         "{e}"

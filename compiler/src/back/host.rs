@@ -5,7 +5,8 @@
 use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
 
-const UNARY: &[Unary] = &[
+/// Every unary operation (their `HostOp` codes are indices here).
+pub(crate) const UNARY: &[Unary] = &[
     Unary::FNeg,
     Unary::FAbs,
     Unary::FFloor,
@@ -42,7 +43,8 @@ const UNARY: &[Unary] = &[
     Unary::Bitcast,
 ];
 
-const BINARY: &[Binary] = &[
+/// Every binary operation.
+pub(crate) const BINARY: &[Binary] = &[
     Binary::FAdd,
     Binary::FSub,
     Binary::FMul,
@@ -75,7 +77,8 @@ const BINARY: &[Binary] = &[
     Binary::BOr,
 ];
 
-const NARY: &[Nary] = &[Nary::Fma, Nary::Ubfe, Nary::Ibfe, Nary::Bfi];
+/// Every three- and four-operand operation.
+pub(crate) const NARY: &[Nary] = &[Nary::Fma, Nary::Ubfe, Nary::Ibfe, Nary::Bfi];
 const PACK: &[Pack] = &[
     Pack::Half2x16,
     Pack::Unorm2x16,

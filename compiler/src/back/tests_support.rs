@@ -33,45 +33,16 @@ unsafe extern "C" fn no_emit(
 /// Runs a compiled function with one input and one output register over `xs` (component x),
 /// returning component x of the output.
 pub fn run_inputs(shader: &CompiledShader, xs: &[u32]) -> Vec<u32> {
-    let zeros = [0u32; 16];
-    let empty = ConstBuffer {
-        ptr: zeros.as_ptr(),
-        len: 0,
-    };
     let mut out = Vec::new();
     for chunk in xs.chunks(BATCH_LANES) {
         let mut inputs = vec![0u32; 4 * BATCH_LANES];
         inputs[..chunk.len()].copy_from_slice(chunk);
-        let mut outputs = vec![0u32; 4 * BATCH_LANES];
-        let mut arrays = vec![0u32; shader.array_words];
-        let mut args = JitArgs {
-            inputs: inputs.as_ptr(),
-            sv: zeros.as_ptr(),
-            outputs: outputs.as_mut_ptr(),
-            arrays: arrays.as_mut_ptr(),
-            uniforms: zeros.as_ptr(),
-            constants: &empty,
-            num_constants: 0,
-            immediates: shader.immediates.as_ptr(),
-            zeros: zeros.as_ptr(),
-            alive: if chunk.len() == 64 {
-                u64::MAX
-            } else {
-                (1u64 << chunk.len()) - 1
-            },
-            helpers: 0,
-            killed: 0,
-            exhausted: 0,
-            max_iterations: 65536,
-            inputs_per_vertex: 1,
-            clear: [0; 4],
-            host: std::ptr::null_mut(),
-            texture: no_texture,
-            emit: no_emit,
+        let alive = if chunk.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << chunk.len()) - 1
         };
-        // SAFETY: the buffers match the function built by `unary_function`.
-        with_ftz(|| unsafe { shader.call(&mut args) });
-        out.extend_from_slice(&outputs[..chunk.len()]);
+        out.extend_from_slice(&run_batch(shader, &inputs, alive)[..chunk.len()]);
     }
     out
 }
@@ -117,7 +88,7 @@ pub fn run_binary(c: Compiler, op: crate::ir::Binary, xs: &[f32], ys: &[f32]) ->
             inputs[BATCH_LANES + l] = y.to_bits();
         }
         out.extend(
-            run_soa(&shader, &inputs)[..cx.len()]
+            run_batch(&shader, &inputs, u64::MAX)[..cx.len()]
                 .iter()
                 .map(|&v| f32::from_bits(v)),
         );
@@ -152,6 +123,7 @@ pub fn check_loop_budget(c: Compiler) {
 
 /// Every pure operation, compiled alone, against `ir::semantics` on random and special words.
 pub fn check_every_operation(c: Compiler) {
+    use crate::back::host;
     use crate::ir::semantics as sem;
     use crate::ir::{Binary, FCmp, ICmp, Nary, Pack, verify::Sig, verify::signature};
     let mut seed = 0x1234_5678_9abc_def0u64;
@@ -195,75 +167,20 @@ pub fn check_every_operation(c: Compiler) {
         }
     };
     let mut ops: Vec<Op> = Vec::new();
-    for u in [
-        Unary::FNeg,
-        Unary::FAbs,
-        Unary::FFloor,
-        Unary::FCeil,
-        Unary::FTrunc,
-        Unary::FRound,
-        Unary::FSqrt,
-        Unary::FExp2,
-        Unary::FLg2,
-        Unary::FSin,
-        Unary::FCos,
-        Unary::FSat01,
-        Unary::FSat11,
-        Unary::FSign,
-        Unary::FRoundF16,
-        Unary::FRoundFx12,
-        Unary::F2I,
-        Unary::F2U,
-        Unary::FloorToInt,
-        Unary::I2F,
-        Unary::U2F,
-        Unary::INeg,
-        Unary::IAbs,
-        Unary::ISign,
-        Unary::Not,
-        Unary::BitRev,
-        Unary::Popcount,
-        Unary::FindLsb,
-        Unary::FindMsbS,
-        Unary::FindMsbU,
-    ] {
-        ops.push(Op::Unary(u));
-    }
-    for b in [
-        Binary::FAdd,
-        Binary::FSub,
-        Binary::FMul,
-        Binary::FDiv,
-        Binary::FMin,
-        Binary::FMax,
-        Binary::FPow,
-        Binary::Ldexp,
-        Binary::IAdd,
-        Binary::ISub,
-        Binary::IMul,
-        Binary::IMulHiS,
-        Binary::IMulHiU,
-        Binary::IDivS,
-        Binary::IDivU,
-        Binary::IRemS,
-        Binary::IRemU,
-        Binary::IMinS,
-        Binary::IMaxS,
-        Binary::IMinU,
-        Binary::IMaxU,
-        Binary::Shl,
-        Binary::ShrS,
-        Binary::ShrU,
-        Binary::And,
-        Binary::Or,
-        Binary::Xor,
-        Binary::UAbsDiff,
-    ] {
-        ops.push(Op::Binary(b));
-    }
-    for n in [Nary::Fma, Nary::Ubfe, Nary::Ibfe, Nary::Bfi] {
-        ops.push(Op::Nary(n));
-    }
+    // Every operation on words (the boolean ones are covered through comparisons and selects).
+    let boolean = |op: &Op| {
+        matches!(
+            op,
+            Op::Unary(Unary::BNot | Unary::BoolToInt | Unary::BoolToFloat | Unary::Bitcast)
+                | Op::Binary(Binary::BAnd | Binary::BOr)
+        )
+    };
+    ops.extend(
+        (host::UNARY.iter().map(|&u| Op::Unary(u)))
+            .chain(host::BINARY.iter().map(|&b| Op::Binary(b)))
+            .chain(host::NARY.iter().map(|&n| Op::Nary(n)))
+            .filter(|op| !boolean(op)),
+    );
     for k in [FCmp::Lt, FCmp::Le, FCmp::Gt, FCmp::Ge, FCmp::Eq, FCmp::Ne] {
         ops.push(Op::FCmp(k));
     }
@@ -370,7 +287,7 @@ pub fn check_every_operation(c: Compiler) {
                     _ => unreachable!(),
                 }));
             }
-            let got = run_soa(&shader, &inputs);
+            let got = run_batch(&shader, &inputs, u64::MAX);
             for l in 0..BATCH_LANES {
                 if got[l] != want[l] {
                     let xs: Vec<String> = (0..n)
@@ -469,7 +386,7 @@ pub fn check_constant_operands(c: Compiler) {
                         let args = if swap { vec![kv, x] } else { vec![x, kv] };
                         e(Op::FCmp(k), args, Type::Bool)
                     });
-                    let got = run_soa(&c(&f, MathMode::Exact).unwrap(), &inputs);
+                    let got = run_batch(&c(&f, MathMode::Exact).unwrap(), &inputs, u64::MAX);
                     for l in 0..words.len() {
                         let x = if through_select && inputs[l] == 0 {
                             0x8000_0005
@@ -508,7 +425,7 @@ pub fn check_constant_operands(c: Compiler) {
             let four = e(Op::Const(4f32.to_bits()), vec![], Type::F32);
             e(Op::Binary(op), vec![sf, four], Type::F32)
         });
-        let got = run_soa(&c(&f, MathMode::Exact).unwrap(), &inputs);
+        let got = run_batch(&c(&f, MathMode::Exact).unwrap(), &inputs, u64::MAX);
         for l in 0..words.len() {
             let s = if inputs[l] == 0 {
                 !0x7FC0_0000u32
@@ -527,8 +444,9 @@ pub fn check_constant_operands(c: Compiler) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Runs one batch with the given input register (4 components × 64 lanes); returns OUT[0].x.
-fn run_soa(shader: &CompiledShader, inputs: &[u32]) -> Vec<u32> {
+/// Runs one batch with the given input register (4 components × 64 lanes) on the lanes of
+/// `alive`; returns OUT[0].x.
+fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
     let zeros = [0u32; 16];
     let empty = ConstBuffer {
         ptr: zeros.as_ptr(),
@@ -544,9 +462,9 @@ fn run_soa(shader: &CompiledShader, inputs: &[u32]) -> Vec<u32> {
         uniforms: zeros.as_ptr(),
         constants: &empty,
         num_constants: 0,
-        immediates: zeros.as_ptr(),
+        immediates: shader.immediates.as_ptr(),
         zeros: zeros.as_ptr(),
-        alive: u64::MAX,
+        alive,
         helpers: 0,
         killed: 0,
         exhausted: 0,

@@ -229,13 +229,12 @@ pub(super) fn select(
     // Constants and inputs have no position: locate them all first, so that instructions
     // can group with partners whose constants come later in the block. An integer constant
     // whose bits reach the colour (through selects) holds float bits: it converts as a float.
-    let floats = float_bits(f);
-    s.float_bits = floats.clone();
+    s.float_bits = float_bits(f);
     for (_, d) in f.insts.iter() {
         match d.op {
             Op::Const(bits) if d.results.len() == 1 => {
                 let v = d.results[0];
-                let ty = if floats.contains(&v) {
+                let ty = if s.float_bits.contains(&v) {
                     Type::F32
                 } else {
                     f.ty(v)

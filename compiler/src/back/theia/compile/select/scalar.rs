@@ -76,6 +76,18 @@ impl Sel<'_> {
         });
     }
 
+    /// The plan's jumps on lane `l` of the operands `regs`, to `target`.
+    fn plan_jumps(&mut self, plan: &Plan, l: u8, target: u32, regs: &[Reg]) {
+        for &(j, swap) in &plan.jumps {
+            let (a, b) = if swap {
+                (regs[1], regs[0])
+            } else {
+                (regs[0], regs[1])
+            };
+            self.jump(j, l, target, a, b);
+        }
+    }
+
     fn plan_of(&self, i: Inst) -> Result<Plan, TheiaError> {
         plan(&self.f.insts[i].op).ok_or_else(|| {
             self.unsupported(
@@ -99,14 +111,7 @@ impl Sel<'_> {
         let dst = self.new_v();
         let skip = self.label();
         self.alu(T::Copy, dst, k_first, Reg::Void);
-        for (j, swap) in plan.jumps {
-            let (a, b) = if swap {
-                (regs[1], regs[0])
-            } else {
-                (regs[0], regs[1])
-            };
-            self.jump(j, l, skip, a, b);
-        }
+        self.plan_jumps(&plan, l, skip, &regs);
         self.alu(T::Copy, dst, k_then, Reg::Void);
         self.emit(VInst::Label(skip));
         self.emit(VInst::Keep(regs));
@@ -128,14 +133,7 @@ impl Sel<'_> {
         let l = lane.unwrap_or(0);
         // The plan's jumps prove the opposite of `!init`: for init false they prove "false".
         let target = if plan.init { then_l } else { else_l };
-        for (j, swap) in plan.jumps {
-            let (a, b) = if swap {
-                (regs[1], regs[0])
-            } else {
-                (regs[0], regs[1])
-            };
-            self.jump(j, l, target, a, b);
-        }
+        self.plan_jumps(&plan, l, target, &regs);
         if plan.init {
             self.emit(VInst::Jmp(else_l));
         }
