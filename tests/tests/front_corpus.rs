@@ -78,3 +78,31 @@ fn every_corpus_shader_round_trips() {
             .join("\n")
     );
 }
+
+/// Mesa's parser takes any white space between statements, and virglrenderer sends whole
+/// shaders on one line: every corpus shader with its white space collapsed to single blanks
+/// reads as the same program.
+#[test]
+fn every_corpus_shader_reads_the_same_on_one_line() {
+    let Some(files) = all_shaders() else { return };
+    let mut failures = Vec::new();
+    for path in &files {
+        let src = std::fs::read_to_string(path).expect("readable corpus file");
+        let flat = src.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (Ok(lines), one) = (text::parse(&src), text::parse(&flat)) else {
+            continue; // every_corpus_shader_round_trips reports it
+        };
+        match one {
+            Ok(p) if p == lines => {}
+            Ok(_) => failures.push(format!("{}: a different program", path.display())),
+            Err(e) => failures.push(format!("{}:{e}", path.display())),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} shaders failed on one line:\n{}",
+        failures.len(),
+        files.len(),
+        failures[..failures.len().min(20)].join("\n")
+    );
+}

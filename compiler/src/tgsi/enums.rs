@@ -96,6 +96,23 @@ pub const UNSUPPORTED_FILES: &[(&str, u32)] = &[
     ("HWATOMIC", 14),
 ];
 
+/// Register files of Mesa's text form that Mesa later removed; they have no token value here.
+/// Each entry: name, what it was. The text reader refuses them with this reason.
+pub const REMOVED_FILES: &[(&str, &str)] = &[
+    (
+        "RES",
+        "Mesa's former compute resource file (IMAGE and BUFFER replaced it) is not supported",
+    ),
+    (
+        "IMMX",
+        "Mesa's former immediate array file (immediates are indexed directly now) is not supported",
+    ),
+    (
+        "TEMPX",
+        "Mesa's former temporary array file (TEMP arrays with ARRAY ids replaced it) is not supported",
+    ),
+];
+
 tgsi_enum! {
     /// The DECLARE field of a DECLARATION token.
     pub enum Declare {
@@ -172,6 +189,10 @@ tgsi_enum! {
         SubgroupGtMask = 42 => "SUBGROUP_GT_MASK",
         SubgroupLeMask = 43 => "SUBGROUP_LE_MASK",
         SubgroupLtMask = 44 => "SUBGROUP_LT_MASK",
+        CsUserDataAmd = 45 => "CS_USER_DATA_AMD",
+        ViewportMask = 46 => "VIEWPORT_MASK",
+        TessDefaultOuterLevel = 47 => "TESS_DEFAULT_OUTER_LEVEL",
+        TessDefaultInnerLevel = 48 => "TESS_DEFAULT_INNER_LEVEL",
     }
 }
 
@@ -487,6 +508,16 @@ tgsi_enum! {
         CsFixedBlockHeight = 20 => "CS_FIXED_BLOCK_HEIGHT",
         CsFixedBlockDepth = 21 => "CS_FIXED_BLOCK_DEPTH",
         MulZeroWins = 22 => "MUL_ZERO_WINS",
+        // Later Mesa properties, numbered on from 23 here (Mesa's own numbers moved when
+        // FS_POST_DEPTH_COVERAGE was inserted). LEGACY_MATH_RULES is MUL_ZERO_WINS's newer name
+        // and a wider rule; both are kept as written and change nothing in tgsic.
+        FsPostDepthCoverage = 23 => "FS_POST_DEPTH_COVERAGE",
+        LegacyMathRules = 24 => "LEGACY_MATH_RULES",
+        VsBlitSgprsAmd = 25 => "VS_BLIT_SGPRS_AMD",
+        CsUserDataComponentsAmd = 26 => "CS_USER_DATA_COMPONENTS_AMD",
+        LayerViewportRelative = 27 => "LAYER_VIEWPORT_RELATIVE",
+        FsBlendEquationAdvanced = 28 => "FS_BLEND_EQUATION_ADVANCED",
+        SeparableProgram = 29 => "SEPARABLE_PROGRAM",
     }
 }
 

@@ -571,6 +571,16 @@ impl Instruction {
             src,
         }
     }
+
+    /// `Some(reason)` when this instruction has no defined semantics, so it reads and prints
+    /// but cannot be executed or compiled: its opcode has none, or it is Mesa's BRA with a
+    /// source operand (Mesa's table gives BRA one source that no specification explains).
+    pub fn no_semantics(&self) -> Option<&'static str> {
+        if self.opcode == Opcode::Bra && !self.src.is_empty() {
+            return Some("a BRA with a source operand (Mesa's form) has no defined semantics");
+        }
+        self.opcode.info().no_semantics
+    }
 }
 
 /// What a texture instruction reads: the texture unit, the sampler state unit and the target.

@@ -209,12 +209,12 @@ opcodes! {
     Pk4ub = 43, "PK4UB", 1, 1..1, ALU;
     Rfl = 44, "RFL", 1, 2..2, ALU;
     Seq = 45, "SEQ", 1, 2..2, ALU;
-    Sfl = 46, "SFL", 1, 0..0, ALU;
+    Sfl = 46, "SFL", 1, 2..2, ALU;
     Sgt = 47, "SGT", 1, 2..2, ALU;
     Sin = 48, "SIN", 1, 1..1, ALU;
     Sle = 49, "SLE", 1, 2..2, ALU;
     Sne = 50, "SNE", 1, 2..2, ALU;
-    Str = 51, "STR", 1, 0..0, ALU;
+    Str = 51, "STR", 1, 2..2, ALU;
     Tex = 52, "TEX", 1, 2..2, tex(1);
     Txd = 53, "TXD", 1, 4..4, tex(3);
     Txp = 54, "TXP", 1, 2..2, tex(1);
@@ -225,7 +225,7 @@ opcodes! {
     X2d = 59, "X2D", 1, 3..3, ALU;
     Ara = 60, "ARA", 1, 1..1, ALU;
     Arr = 61, "ARR", 1, 1..1, ALU;
-    Bra = 62, "BRA", 0, 0..0, flow(FlowOp::Branch);
+    Bra = 62, "BRA", 0, 0..1, flow(FlowOp::Branch);
     Cal = 63, "CAL", 0, 0..0, flow(FlowOp::Call);
     Ret = 64, "RET", 0, 0..0, flow(FlowOp::Return);
     Ssg = 65, "SSG", 1, 1..1, ALU;
@@ -277,7 +277,7 @@ opcodes! {
     M3x2 = 111, "M3X2", 1, 2..2, ALU;
     Nrm4 = 112, "NRM4", 1, 1..1, ALU;
     CallNz = 113, "CALLNZ", 0, 1..1, flow(FlowOp::CallNz);
-    Ifc = 114, "IFC", 0, 2..2, flow(FlowOp::If), NO_SEM_PS2X;
+    Ifc = 114, "IFC", 0, 1..2, flow(FlowOp::If), NO_SEM_PS2X;
     BreakC = 115, "BREAKC", 0, 1..1, flow(FlowOp::BreakC), NO_SEM_PS2X;
     KillIf = 116, "KILL_IF" ["KIL"], 0, 1..1, KILL;
     End = 117, "END", 0, 0..0, flow(FlowOp::End);
@@ -357,7 +357,7 @@ opcodes! {
     Gather4 = 190, "GATHER4", 1, 3..3, sample(1, Some(2));
     SviewInfo = 191, "SVIEWINFO", 1, 2..2, sample(1, None);
     SamplePos = 192, "SAMPLE_POS", 1, 2..2, sample(0, None);
-    SampleInfo = 193, "SAMPLE_INFO", 1, 1..1, sample(0, None);
+    SampleInfo = 193, "SAMPLE_INFO", 1, 1..2, sample(0, None);
     Lod = 194, "LOD", 1, 3..3, sample(1, Some(2));
 }
 

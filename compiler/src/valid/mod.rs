@@ -208,12 +208,10 @@ impl Validator<'_> {
             if d.file == File::SystemValue && d.semantic.is_none() {
                 self.error(loc, bad("a system value needs a semantic".into()));
             }
-            if d.interpolation.is_some() && d.file != File::Input {
-                self.error(
-                    loc,
-                    bad(format!("{} registers are not interpolated", d.file)),
-                );
-            }
+            // An interpolation mode is kept on any declaration, as Mesa's parser reads it
+            // after every one but vertex-shader inputs (`DCL OUT[0], POSITION, CONSTANT`,
+            // `DCL SAMP[0], CONSTANT`): outside fragment-shader inputs it means nothing and is
+            // ignored (docs/text-format.md).
             if (d.sampler_view.is_some()) != (d.file == File::SamplerView) {
                 let msg = if d.file == File::SamplerView {
                     "a sampler view needs a resource target and return type (`DCL SVIEW[0], 2D, FLOAT`)".to_string()

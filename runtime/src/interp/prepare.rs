@@ -65,7 +65,7 @@ impl Prepared {
             ));
         }
         for (i, inst) in program.instructions.iter().enumerate() {
-            if let Some(reason) = inst.opcode.info().no_semantics {
+            if let Some(reason) = inst.no_semantics() {
                 return Err(LoadError::NoSemantics {
                     opcode: inst.opcode.name(),
                     reason,

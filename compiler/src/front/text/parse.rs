@@ -31,6 +31,14 @@ pub enum TextErrorKind {
         "unsupported register file `{0}` (images, buffers, memory and atomics are out of scope)"
     )]
     UnsupportedFile(String),
+    /// A register file that Mesa's text once had and later removed.
+    #[error("unsupported register file `{name}`: {why}")]
+    RemovedFile {
+        /// The name as written.
+        name: String,
+        /// What it was and when it went away.
+        why: &'static str,
+    },
     /// A processor tgsic does not handle (tessellation).
     #[error("unsupported processor `{0}` (tessellation shaders are out of scope)")]
     UnsupportedProcessor(String),
@@ -89,9 +97,10 @@ impl Parser<'_> {
         Err(TextError { line, column, kind })
     }
 
+    /// "expected WHAT, found ...", at the end of the line when the line ended before WHAT
+    /// (see [`Cursor::error_point`]), otherwise at the token that is there instead.
     fn expected<T>(&mut self, what: &str) -> Result<T> {
-        let found = self.c.describe_next();
-        let pos = self.c.position();
+        let (pos, found) = self.c.error_point();
         self.err_at(
             pos,
             TextErrorKind::Expected {
@@ -130,7 +139,7 @@ impl Parser<'_> {
     }
 
     fn program(mut self) -> Result<Program> {
-        self.c.blank_lines();
+        self.c.start_statement();
         let pos = self.c.position();
         let head = self.c.word();
         let (name, version) = match head.find(|c: char| c.is_ascii_digit()) {
@@ -149,11 +158,10 @@ impl Parser<'_> {
                 return self.err_at(pos, TextErrorKind::UnsupportedProcessor(name.into()));
             }
             None => {
-                let found = if head.is_empty() {
-                    self.c.describe_next()
-                } else {
-                    format!("`{head}`")
-                };
+                if head.is_empty() {
+                    return self.expected("a processor header (FRAG, VERT, GEOM or COMP)");
+                }
+                let found = format!("`{head}`");
                 return self.err_at(
                     pos,
                     TextErrorKind::Expected {
@@ -186,7 +194,7 @@ impl Parser<'_> {
         }
         self.end_of_statement()?;
         loop {
-            self.c.blank_lines();
+            self.c.start_statement();
             if self.c.peek().is_none() {
                 break;
             }
@@ -196,12 +204,13 @@ impl Parser<'_> {
         Ok(program)
     }
 
+    /// Statements are separated by white space (blanks or newlines), as in Mesa's parser: a
+    /// whole shader may sit on one line.
     fn end_of_statement(&mut self) -> Result<()> {
-        if self.c.at_line_end() {
-            self.c.rest_of_line();
+        if self.c.token_separated() {
             Ok(())
         } else {
-            self.expected("the end of the line")
+            self.expected("white space or a new line after the statement")
         }
     }
 
@@ -292,16 +301,15 @@ impl Parser<'_> {
                     format!("`{w}` immediates are out of scope (64-bit types)"),
                 );
             }
+            None if w.is_empty() => {
+                return self.expected("an immediate type (FLT32, UINT32 or INT32)");
+            }
             None => {
                 return self.err_at(
                     pos,
                     TextErrorKind::Expected {
                         expected: "an immediate type (FLT32, UINT32 or INT32)".into(),
-                        found: if w.is_empty() {
-                            "nothing".into()
-                        } else {
-                            format!("`{w}`")
-                        },
+                        found: format!("`{w}`"),
                     },
                 );
             }
@@ -335,17 +343,17 @@ impl Parser<'_> {
     fn declaration(&mut self, processor: Processor) -> Result<Declaration> {
         let file = self.file()?;
         let mut brackets: Vec<(Vec<RegRange>, (u32, u32))> = Vec::new();
-        let mut empty_first = false;
+        let mut empty_first = None;
         while self.c.eat(b'[') {
             let pos = self.c.position();
             if self.c.eat(b']') {
-                if !brackets.is_empty() || empty_first {
+                if !brackets.is_empty() || empty_first.is_some() {
                     return self.invalid(
                         pos,
                         "only the first bracket of a declaration may be empty `[]`",
                     );
                 }
-                empty_first = true;
+                empty_first = Some(pos);
                 continue;
             }
             let mut ranges = Vec::new();
@@ -368,8 +376,9 @@ impl Parser<'_> {
             self.expect(b']', "`]`")?;
             brackets.push((ranges, pos));
         }
-        if empty_first && !(processor == Processor::Geometry && file == File::Input) {
-            let pos = self.c.position();
+        if let Some(pos) = empty_first
+            && !(processor == Processor::Geometry && file == File::Input)
+        {
             return self.invalid(pos, "`[]` is only for geometry-shader inputs");
         }
         let mut decl = Declaration::new(file, 0, 0);
@@ -506,6 +515,9 @@ impl Parser<'_> {
         self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
+        if w.is_empty() {
+            return self.expected("a return type (UNORM, SNORM, SINT, UINT or FLOAT)");
+        }
         ReturnType::from_name(w).map_or_else(
             || {
                 self.err_at(
@@ -555,18 +567,28 @@ impl Parser<'_> {
         {
             return self.err_at(pos, TextErrorKind::UnsupportedFile(w.into()));
         }
-        let found = if w.is_empty() {
-            self.c.describe_next()
-        } else {
-            format!("`{w}`")
-        };
+        const FILES: &str =
+            "a register file (CONST, IN, OUT, TEMP, SAMP, ADDR, IMM, SV, SVIEW, NULL)";
+        if w.is_empty() {
+            return self.expected(FILES);
+        }
+        if let Some((_, why)) = REMOVED_FILES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(w))
+        {
+            return self.err_at(
+                pos,
+                TextErrorKind::RemovedFile {
+                    name: w.into(),
+                    why,
+                },
+            );
+        }
         self.err_at(
             pos,
             TextErrorKind::Expected {
-                expected:
-                    "a register file (CONST, IN, OUT, TEMP, SAMP, ADDR, IMM, SV, SVIEW, NULL)"
-                        .into(),
-                found,
+                expected: FILES.into(),
+                found: format!("`{w}`"),
             },
         )
     }
@@ -601,7 +623,7 @@ impl Parser<'_> {
                 s
             }
             None => {
-                let found = self.c.describe_next();
+                let (_, found) = self.c.error_point();
                 return self.err_at(
                     cpos,
                     TextErrorKind::Expected {
@@ -773,7 +795,7 @@ impl Parser<'_> {
                 }
                 None if c == 0 => return self.expected("a swizzle (four of x, y, z, w, 0, 1)"),
                 None => {
-                    let found = self.c.describe_next();
+                    let (_, found) = self.c.error_point();
                     return self.err_at(
                         pos,
                         TextErrorKind::Expected {
@@ -959,7 +981,8 @@ impl Parser<'_> {
             if k >= min {
                 // An optional operand is present only if one follows.
                 let more = if first {
-                    !self.c.at_line_end() && self.c.peek() != Some(b':') && !self.at_cond()
+                    let mut copy = self.c.clone();
+                    operand_starts(&mut copy)
                 } else {
                     self.operand_after_comma()
                 };
@@ -1040,21 +1063,36 @@ impl Parser<'_> {
     /// `2*(`), rather than a texture target or something else?
     fn operand_after_comma(&mut self) -> bool {
         let mut copy = self.c.clone();
-        if !copy.eat(b',') {
-            return false;
+        copy.eat(b',') && operand_starts(&mut copy)
+    }
+}
+
+/// Does an operand (a register, or `-`, `|`, `(`, `1-(`, `2*(`) start after the white space at
+/// `c`? Moves `c`. Statements never start so, which is how an optional operand is told from
+/// the next statement when both share a line.
+fn operand_starts(c: &mut Cursor<'_>) -> bool {
+    c.blanks();
+    match (c.peek(), c.peek_at(1)) {
+        (Some(b'-' | b'|'), _) | (Some(b'2'), Some(b'*')) | (Some(b'1'), Some(b'-')) => true,
+        // `(` opens a source modifier, unless it is a condition test `(GT0.x)`.
+        (Some(b'('), _) => {
+            let mut k = 1;
+            while matches!(c.peek_at(k), Some(b' ' | b'\t')) {
+                k += 1;
+            }
+            let a = c.peek_at(k).map(|x| x.to_ascii_uppercase());
+            let b = c.peek_at(k + 1).map(|x| x.to_ascii_uppercase());
+            !CC_NAMES
+                .iter()
+                .any(|n| Some(n.as_bytes()[0]) == a && Some(n.as_bytes()[1]) == b)
         }
-        copy.blanks();
-        match (copy.peek(), copy.peek_at(1)) {
-            (Some(b'-' | b'|' | b'('), _) | (Some(b'2'), Some(b'*')) | (Some(b'1'), Some(b'-')) => {
-                true
-            }
-            _ => {
-                let w = copy.word();
-                File::from_name(w).is_some()
-                    || UNSUPPORTED_FILES
-                        .iter()
-                        .any(|(n, _)| n.eq_ignore_ascii_case(w))
-            }
+        _ => {
+            let w = c.word();
+            File::from_name(w).is_some()
+                || UNSUPPORTED_FILES
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case(w))
+                || REMOVED_FILES.iter().any(|(n, _)| n.eq_ignore_ascii_case(w))
         }
     }
 }

@@ -245,7 +245,14 @@ fn every_rule_broken_gives_position_and_expectation() {
         ("", 1, 1, "expected a processor header"),
         ("FRAGMENT\n", 1, 1, "expected a processor header"),
         ("TESS_CTRL\n", 1, 1, "tessellation shaders are out of scope"),
-        ("FRAG junk\n", 1, 6, "expected the end of the line"),
+        ("FRAG junk\n", 1, 6, "unknown opcode `junk`"),
+        ("FRAGDCL\n", 1, 1, "expected a processor header"),
+        (
+            "FRAG\nMOV TEMP[0], TEMP[1]END\n",
+            2,
+            21,
+            "expected white space or a new line after the statement, found `END`",
+        ),
         ("FRAG2.0\n", 1, 1, "version 2.0 is not supported"),
         (
             "FRAG\n#x\n",
@@ -293,7 +300,7 @@ fn every_rule_broken_gives_position_and_expectation() {
         (
             "FRAG\nDCL TEMP[]\n",
             2,
-            11,
+            10,
             "only for geometry-shader inputs",
         ),
         ("FRAG\nDCL TEMP[0][1][2]\n", 2, 16, "at most two brackets"),
@@ -399,7 +406,7 @@ fn every_rule_broken_gives_position_and_expectation() {
             "FRAG\nMOV TEMP[0], TEMP[1] junk\n",
             2,
             22,
-            "expected the end of the line",
+            "unknown opcode `junk`",
         ),
         (
             "FRAG\nMOV FOO[0], TEMP[1]\n",
@@ -543,4 +550,206 @@ fn every_rule_broken_gives_position_and_expectation() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Collapses every run of white space (newlines included) to one blank: the whole text on one
+/// line, as virglrenderer's tests build shaders with a C stringify macro.
+fn one_line(src: &str) -> String {
+    src.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn statements_are_not_lines() {
+    let p = parse("FRAG DCL IN[0], COLOR, COLOR DCL OUT[0], COLOR MOV OUT[0], IN[0] END").unwrap();
+    assert_eq!(p.declarations.len(), 2);
+    assert_eq!(p.declarations[0].interpolation, Some(Interpolation::Color));
+    assert_eq!(
+        p.instructions.iter().map(|i| i.opcode).collect::<Vec<_>>(),
+        [Opcode::Mov, Opcode::End]
+    );
+    let lines = "FRAG\nDCL IN[0], COLOR, COLOR\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
+    assert_eq!(p, parse(lines).unwrap());
+    // Positions are those of the one line.
+    assert_eq!(
+        p.source_map.instructions[0].src[0],
+        Location::Text {
+            line: 1,
+            column: 60
+        }
+    );
+    // Operands and statements may also be split across lines, as in Mesa's parser.
+    let split = parse(
+        "FRAG\nDCL OUT[0],\n  COLOR\nMOV\n OUT[0],\n IMM[0]\nIMM FLT32 { 1.0,\n 2.0, 3.0, 4.0 }",
+    )
+    .unwrap();
+    assert_eq!(
+        split.declarations[0].semantic.unwrap().name,
+        Semantic::Color
+    );
+    assert_eq!(split.instructions[0].src[0].register.file, File::Immediate);
+}
+
+#[test]
+fn a_whole_shader_on_one_line_is_the_same_program() {
+    let src = "FRAG\nPROPERTY FS_COLOR0_WRITES_ALL_CBUFS 1\nDCL IN[0], GENERIC[0], PERSPECTIVE\n\
+               DCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0..1]\nDCL ADDR[0]\n\
+               IMM[0] FLT32 {    0.5000,     1.0000,     2.0000,    -1.0000}\n\
+                 0: ARL ADDR[0].x, IN[0].xxxx\n\
+                 1: IF IN[0].xxxx :4\n\
+                 2:   TEX TEMP[0], IN[0], SAMP[0], 2D\n\
+                 3: ELSE :5\n\
+                 4:   KILL\n\
+                 5: ENDIF\n\
+                 6: BGNLOOP :9\n\
+                 7:   BRK\n\
+                 8: ENDLOOP :6\n\
+                 9: MOV_SAT OUT[0], -|TEMP[ADDR[0].x+1]|\n\
+                10: RET\n\
+                11: END\n";
+    let p = round_trip(src);
+    let flat = one_line(src);
+    assert!(!flat.contains('\n'));
+    assert_eq!(parse(&flat).unwrap(), p);
+    // Without numbers, labels or any blank that Mesa does not need.
+    let bare = "FRAG DCL IN[0],GENERIC[0],PERSPECTIVE DCL OUT[0],COLOR DCL TEMP[0] \
+                IF IN[0].xxxx KILL ELSE MOV TEMP[0],IN[0] ENDIF MOV OUT[0],TEMP[0] END";
+    let q = parse(bare).unwrap();
+    assert_eq!(
+        q.instructions.iter().map(|i| i.opcode).collect::<Vec<_>>(),
+        [
+            Opcode::If,
+            Opcode::Kill,
+            Opcode::Else,
+            Opcode::Mov,
+            Opcode::EndIf,
+            Opcode::Mov,
+            Opcode::End
+        ]
+    );
+}
+
+#[test]
+fn optional_operands_end_where_the_next_statement_starts() {
+    // EMIT and ENDPRIM take an optional stream operand.
+    let p = parse(
+        "GEOM PROPERTY GS_INPUT_PRIMITIVE TRIANGLES PROPERTY GS_OUTPUT_PRIMITIVE POINTS \
+         PROPERTY GS_MAX_OUTPUT_VERTICES 2 DCL OUT[0], POSITION IMM[0] UINT32 {0, 0, 0, 0} \
+         EMIT ENDPRIM EMIT IMM[0].xxxx ENDPRIM IMM[0].xxxx END",
+    )
+    .unwrap();
+    let srcs: Vec<usize> = p.instructions.iter().map(|i| i.src.len()).collect();
+    assert_eq!(srcs, [0, 0, 1, 1, 0]);
+    // A condition test after an opcode is not a `(` source modifier.
+    let q = parse("FRAG DCL TEMP[0] BGNLOOP BRK (GT0.xxxx) ENDLOOP END").unwrap();
+    assert!(q.instructions[1].cond_test.is_some());
+}
+
+#[test]
+fn errors_on_one_line_keep_their_columns() {
+    // Validation errors name the operand's column on the one line.
+    let p = parse("FRAG DCL OUT[0], COLOR MOV OUT[0], IN[1] END").unwrap();
+    let e = crate::valid::validate(&p).unwrap_err();
+    assert_eq!(e[0].to_string(), "1:36: IN[1] is used but not declared");
+    // A missing token at the end of a line is reported there, not on the next line.
+    let e = err("FRAG\nDCL TEMP[0\nMOV TEMP[0], TEMP[0]\n");
+    assert_eq!((e.line, e.column), (2, 11));
+    assert_eq!(e.kind.to_string(), "expected `]`, found end of line");
+    let e = err("FRAG DCL TEMP[0 MOV TEMP[0], TEMP[0]");
+    assert_eq!((e.line, e.column), (1, 17));
+    assert_eq!(e.kind.to_string(), "expected `]`, found `MOV`");
+    let e = err("FRAG DCL TEMP[0] MOV TEMP[0],");
+    assert_eq!((e.line, e.column), (1, 30));
+    assert!(e.kind.to_string().ends_with("found end of input"), "{e}");
+    // Statements need white space between them, as in Mesa.
+    let e = err("FRAG DCL TEMP[0] MOV TEMP[0], TEMP[0]END");
+    assert_eq!((e.line, e.column), (1, 38));
+}
+
+#[test]
+fn an_interpolation_mode_on_any_declaration_is_kept() {
+    let p = round_trip(
+        "VERT\nDCL IN[0]\nDCL OUT[0], POSITION, CONSTANT\nDCL OUT[1], GENERIC[0], PERSPECTIVE\n\
+         MOV OUT[0], IN[0]\nMOV OUT[1], IN[0]\nEND\n",
+    );
+    assert_eq!(
+        p.declarations[1].interpolation,
+        Some(Interpolation::Constant)
+    );
+    crate::valid::validate(&p).unwrap();
+    // Mesa's 2009 tests declare samplers so; a geometry shader's outputs too.
+    let q = round_trip(
+        "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR, CONSTANT\nDCL SAMP[0], CONSTANT\n\
+                        TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n",
+    );
+    assert_eq!(
+        q.declarations[2].interpolation,
+        Some(Interpolation::Constant)
+    );
+    crate::valid::validate(&q).unwrap();
+    let g = round_trip(
+        "GEOM\nPROPERTY GS_INPUT_PRIMITIVE TRIANGLES\nPROPERTY GS_OUTPUT_PRIMITIVE LINE_STRIP\n\
+         PROPERTY GS_MAX_OUTPUT_VERTICES 3\nDCL IN[][0], POSITION, CONSTANT\nDCL OUT[0], POSITION, CONSTANT\n\
+         MOV OUT[0], IN[1][0]\nEMIT\nENDPRIM\nEND\n",
+    );
+    crate::valid::validate(&g).unwrap();
+}
+
+#[test]
+fn sfl_and_str_take_two_sources_as_in_mesa() {
+    let p = round_trip(
+        "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL TEMP[0..1]\nSFL TEMP[0], IN[0], IN[0]\n\
+         STR TEMP[1], TEMP[0], IN[0].xxxx\nEND\n",
+    );
+    assert_eq!(p.instructions[0].src.len(), 2);
+    assert_eq!(p.instructions[1].src.len(), 2);
+    crate::valid::validate(&p).unwrap();
+    let e = err("FRAG\nDCL TEMP[0]\nSFL TEMP[0]\nEND\n");
+    assert!(e.to_string().contains("source operand 0 of SFL"), "{e}");
+}
+
+#[test]
+fn bra_may_carry_mesas_source_but_has_no_semantics_then() {
+    let p = round_trip("FRAG\nDCL TEMP[0]\nBRA TEMP[0].xxxx :2\nNOP\nEND\n");
+    assert_eq!(p.instructions[0].src.len(), 1);
+    assert!(p.instructions[0].no_semantics().is_some());
+    let q = parse("FRAG\nBRA :1\nEND\n").unwrap();
+    assert_eq!(q.instructions[0].no_semantics(), None);
+}
+
+#[test]
+fn removed_register_files_are_unsupported_not_unknown() {
+    for (src, name, line) in [
+        ("COMP\nDCL RES[0], 2D, RAW\nEND\n", "RES", 2),
+        ("FRAG\nDCL IMMX[0..3]\nEND\n", "IMMX", 2),
+        (
+            "FRAG\nDCL TEMP[0]\nMOV TEMP[0], TEMPX[0]\nEND\n",
+            "TEMPX",
+            3,
+        ),
+    ] {
+        let e = err(src);
+        let msg = e.kind.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "unsupported register file `{name}`: Mesa's former"
+            )),
+            "{msg}"
+        );
+        assert!(msg.ends_with("is not supported"), "{msg}");
+        assert_eq!(e.line, line);
+    }
+}
+
+#[test]
+fn later_mesa_properties_and_semantics_read() {
+    let p = round_trip(
+        "FRAG\nPROPERTY LEGACY_MATH_RULES 1\nPROPERTY SEPARABLE_PROGRAM 1\nPROPERTY FS_POST_DEPTH_COVERAGE 0\n\
+         DCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SV[0], VIEWPORT_MASK\nMOV OUT[0], IN[0]\nEND\n",
+    );
+    assert_eq!(p.properties[0].name, PropertyName::LegacyMathRules);
+    assert_eq!(
+        p.declarations[2].semantic.unwrap().name,
+        Semantic::ViewportMask
+    );
+    crate::valid::validate(&p).unwrap();
 }

@@ -150,7 +150,7 @@ pub fn lift(p: &Program) -> Result<Function, LiftError> {
         return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
     }
     for (i, inst) in p.instructions.iter().enumerate() {
-        if let Some(reason) = inst.opcode.info().no_semantics {
+        if let Some(reason) = inst.no_semantics() {
             return Err(LiftError::Unsupported {
                 what: inst.opcode.name().into(),
                 why: reason.into(),
