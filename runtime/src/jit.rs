@@ -179,6 +179,24 @@ pub enum JitLoadError {
     Unavailable(&'static str),
 }
 
+impl JitLoadError {
+    /// Where the error is, when it concerns one instruction.
+    pub fn location(&self) -> Option<&tgsic::tgsi::Location> {
+        match self {
+            JitLoadError::Lift(e) => e.location(),
+            _ => None,
+        }
+    }
+
+    /// The message without its location (for tools that print the location themselves).
+    pub fn detail(&self) -> String {
+        match self {
+            JitLoadError::Lift(e) => e.detail(),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// A JIT-compiled shader.
 #[derive(Debug, Clone)]
 pub struct JitShader {

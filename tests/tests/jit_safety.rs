@@ -209,3 +209,44 @@ fn two_threads_render_what_one_renders() {
         }
     }
 }
+
+/// The deepest nesting the lifter accepts (`tgsic::ir::MAX_NESTING` levels of IF, loop and
+/// SWITCH blocks mixed) lifts, optimizes, compiles with every back end and matches the
+/// interpreter on a test thread's ordinary 2 MiB stack: every recursive stage has room for it.
+/// One level more is the located "nested too deeply" error.
+#[test]
+fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
+    let shader = |depth: usize| {
+        let mut text = String::from(
+            "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..1]\n\
+             IMM[0] FLT32 {1.0, 0.5, 0.0, 2.0}\nMOV TEMP[0], IN[0]\nF2I TEMP[1].x, IN[1].yyyy\n",
+        );
+        let mut closers = Vec::new();
+        for k in 0..depth {
+            match k % 3 {
+                0 => {
+                    text += "IF IN[1].xxxx\nADD TEMP[0], TEMP[0], IMM[0].yyyy\n";
+                    closers.push("ENDIF\n");
+                }
+                1 => {
+                    text +=
+                        "BGNLOOP\nIF IN[1].zzzz\nBRK\nENDIF\nADD TEMP[0], TEMP[0], IMM[0].xxxx\n";
+                    closers.push("BRK\nENDLOOP\n");
+                }
+                _ => {
+                    text += "SWITCH TEMP[1].xxxx\nDEFAULT\nMUL TEMP[0], TEMP[0], IMM[0].wwww\n";
+                    closers.push("BRK\nENDSWITCH\n");
+                }
+            }
+        }
+        for c in closers.iter().rev() {
+            text += c;
+        }
+        text + "MOV OUT[0], TEMP[0]\nEND\n"
+    };
+    let depth = tgsic::ir::MAX_NESTING as usize;
+    both(&shader(depth), &Bindings::default());
+    let too_deep = tgsic::front::text::parse(&shader(depth + 1)).unwrap();
+    let e = tgsic::ir::lift(&too_deep).unwrap_err();
+    assert!(e.to_string().contains("nested too deeply"), "{e}");
+}

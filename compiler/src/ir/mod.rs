@@ -24,7 +24,7 @@ pub mod uniform;
 pub mod verify;
 
 pub use arena::{Arena, Handle};
-pub use lift::{LiftError, lift};
+pub use lift::{LiftError, MAX_NESTING, lift};
 
 use crate::tgsi::{Opcode, Processor, Semantic, Swizzle, TextureTarget};
 

@@ -542,8 +542,9 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// The back edge of a loop: charges one iteration to each continuing lane.
-    fn charge_iteration(&mut self, m: Mask) {
+    /// The back edge of a loop: charges one iteration to each continuing lane. Lanes with no
+    /// budget left leave the loop; returns them.
+    fn charge_iteration(&mut self, m: Mask) -> Mask {
         let mut out = 0;
         for l in lanes(m) {
             if self.budget[l] == 0 {
@@ -556,6 +557,7 @@ impl<'a> Exec<'a> {
             self.report.exhausted |= out;
             self.loop_mask &= !out;
         }
+        out
     }
 
     /// Executes a control-flow instruction; returns the next pc (`usize::MAX` ends the shader).
@@ -771,8 +773,19 @@ impl<'a> Exec<'a> {
             FlowOp::End => return Ok(usize::MAX),
             FlowOp::Branch => {
                 let taken = exec & cond;
+                let target = inst.label.unwrap_or(0) as usize;
+                if taken == exec && target <= pc && taken != 0 {
+                    // A backward branch is a loop's back edge: it costs each invocation one
+                    // iteration of its budget. When one runs out, the branch is not taken by
+                    // any (BRA cannot diverge), which ends the loop it forms, as the budget
+                    // ends structured loops; the run reports the invocations that ran out.
+                    let loop_mask = self.loop_mask;
+                    let out = self.charge_iteration(taken);
+                    self.loop_mask = loop_mask;
+                    return Ok(if out == 0 { target } else { pc + 1 });
+                }
                 if taken == exec {
-                    return Ok(inst.label.unwrap_or(0) as usize);
+                    return Ok(target);
                 }
                 if taken != 0 {
                     return Err(RunError::Unsupported(format!(

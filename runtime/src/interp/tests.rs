@@ -716,6 +716,25 @@ fn divergent_control_flow_is_exact_per_invocation() {
         101.0,
         "100 back edges, 101 passes through the body"
     );
+    // A backward BRA is a back edge too: it draws on the same budget, then falls through.
+    let src = format!(
+        "{HEAD}MOV TEMP[0], IN[0]\nADD TEMP[0], TEMP[0], IN[1]\nBRA :1\nMOV OUT[0], TEMP[0]\nEND\n"
+    );
+    let shader = Shader::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
+    let out = run_vertices(
+        &shader,
+        &bind,
+        &[vec![fl([0.0; 4]), fl([1.0; 4]), [0; 4], [0; 4]]],
+    )
+    .unwrap();
+    assert!(out[0].exhausted);
+    assert_eq!(f32::from_bits(out[0].outputs[0][0]), 101.0);
+    // The reproducer: a BRA to itself.
+    let shader =
+        Shader::new(tgsic::front::text::parse("FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n").unwrap())
+            .unwrap();
+    let image = render(&shader, &bind, 4, 4, 0).unwrap();
+    assert_eq!(image.exhausted, 16);
 }
 
 #[test]

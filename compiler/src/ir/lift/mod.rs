@@ -49,8 +49,32 @@ pub enum LiftError {
     },
 }
 
+impl LiftError {
+    /// Where the error is, when it concerns one instruction.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            LiftError::Unsupported { location, .. } => Some(location),
+            _ => None,
+        }
+    }
+
+    /// The message without its location (for tools that print the location themselves).
+    pub fn detail(&self) -> String {
+        match self {
+            LiftError::Unsupported { what, why, .. } => format!("{what} cannot be compiled: {why}"),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Inlined subroutines may nest this deep (as the interpreter's call stack).
 const MAX_CALL_DEPTH: u32 = 64;
+/// IF, loop and SWITCH blocks and inlined subroutine calls may nest this deep, counted along
+/// any path through the program after inlining (llvmpipe allows 80, tgsi_exec 32 per kind).
+/// Every stage after the lifter walks the IR's block tree recursively, and compile time grows
+/// with depth times size, so deeper programs are refused here with a located error instead of
+/// exhausting the stack or the clock later (docs/ir.md, "Limits").
+pub const MAX_NESTING: u32 = 64;
 /// A lifted function may hold this many instructions (inlining can multiply code).
 const MAX_INSTS: usize = 4 << 20;
 
@@ -129,6 +153,8 @@ pub(super) struct Lifter<'p> {
     origin: Option<u32>,
     open: Vec<Open>,
     level: u32,
+    /// Nested constructs being lifted (bounded by [`MAX_NESTING`]).
+    nesting: u32,
     next_switch: u32,
     inlining: Vec<usize>,
     /// Per-instruction cache of fetched source components.
@@ -170,6 +196,7 @@ pub fn lift(p: &Program) -> Result<Function, LiftError> {
         origin: None,
         open: Vec::new(),
         level: 0,
+        nesting: 0,
         next_switch: 0,
         inlining: Vec::new(),
         src_cache: HashMap::new(),
@@ -186,6 +213,27 @@ pub fn lift(p: &Program) -> Result<Function, LiftError> {
 }
 
 impl Lifter<'_> {
+    /// Lifts one nested construct opened at `pc`, within [`MAX_NESTING`].
+    fn nest<T>(
+        &mut self,
+        pc: usize,
+        lift: impl FnOnce(&mut Self) -> Result<T, LiftError>,
+    ) -> Result<T, LiftError> {
+        if self.nesting >= MAX_NESTING {
+            return Err(self.unsupported(
+                pc,
+                self.p.instructions[pc].opcode.name(),
+                format!(
+                    "blocks are nested too deeply: IF, loop and SWITCH blocks and subroutine calls may nest at most {MAX_NESTING} levels"
+                ),
+            ));
+        }
+        self.nesting += 1;
+        let r = lift(self);
+        self.nesting -= 1;
+        r
+    }
+
     fn unsupported(&self, pc: usize, what: impl Into<String>, why: impl Into<String>) -> LiftError {
         LiftError::Unsupported {
             what: what.into(),
@@ -517,9 +565,9 @@ impl Lifter<'_> {
                     (pc + 1, Reach::Live)
                 }
                 Some(FlowOp::BeginSub) => (self.st.end[pc] as usize + 1, Reach::Live),
-                Some(FlowOp::If) => self.lift_if(pc)?,
-                Some(FlowOp::BeginLoop(kind)) => self.lift_loop(pc, kind)?,
-                Some(FlowOp::Switch) => self.lift_switch(pc)?,
+                Some(FlowOp::If) => self.nest(pc, |s| s.lift_if(pc))?,
+                Some(FlowOp::BeginLoop(kind)) => self.nest(pc, |s| s.lift_loop(pc, kind))?,
+                Some(FlowOp::Switch) => self.nest(pc, |s| s.lift_switch(pc))?,
                 Some(FlowOp::Break | FlowOp::BreakC) => {
                     let r = self.conditional(pc, |s| s.do_break(pc))?;
                     (pc + 1, r)
@@ -532,7 +580,9 @@ impl Lifter<'_> {
                     let r = self.conditional(pc, |s| Ok(s.do_return()))?;
                     (pc + 1, r)
                 }
-                Some(FlowOp::Call | FlowOp::CallNz) => (pc + 1, self.lift_call(pc)?),
+                Some(FlowOp::Call | FlowOp::CallNz) => {
+                    (pc + 1, self.nest(pc, |s| s.lift_call(pc))?)
+                }
                 Some(FlowOp::Branch) => {
                     return Err(self.unsupported(
                         pc,

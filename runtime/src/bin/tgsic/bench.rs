@@ -74,16 +74,26 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
             let mut best = Duration::MAX;
             for _ in 0..3 {
                 let t = Instant::now();
-                let mut f = tgsic::ir::lift(&shader.program)
-                    .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+                let mut f = tgsic::ir::lift(&shader.program).map_err(|e| {
+                    input_error(crate::report::located_error(
+                        input,
+                        e.location(),
+                        &e.detail(),
+                    ))
+                })?;
                 tgsic::opt::optimize(&mut f, config.opt);
                 tgsic_runtime::jit::compile(&f, &config)
                     .map_err(|e| input_error(format!("{input}: error: {e}")))?;
                 best = best.min(t.elapsed());
             }
             // The code size, measured apart (LLVM reports it only with the text).
-            let mut f = tgsic::ir::lift(&shader.program)
-                .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+            let mut f = tgsic::ir::lift(&shader.program).map_err(|e| {
+                input_error(crate::report::located_error(
+                    input,
+                    e.location(),
+                    &e.detail(),
+                ))
+            })?;
             tgsic::opt::optimize(&mut f, config.opt);
             let size = tgsic_runtime::jit::compile_with_text(&f, &config)
                 .map_err(|e| input_error(format!("{input}: error: {e}")))?

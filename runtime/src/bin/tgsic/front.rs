@@ -33,10 +33,7 @@ pub struct CheckArgs {
     pub input: String,
 }
 
-/// The name used in messages for an input argument.
-fn display_name(input: &str) -> &str {
-    if input == "-" { "<stdin>" } else { input }
-}
+use crate::report::display_name;
 
 fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
     let name = display_name(input);

@@ -4,9 +4,8 @@ use crate::report::{Failure, read_error, validation_error};
 use clap::Args;
 use std::io::Read;
 use std::time::{Duration, Instant};
-use tgsic::ir::{Function, LiftError, lift, print::print, verify::verify};
+use tgsic::ir::{Function, lift, print::print, verify::verify};
 use tgsic::opt::{OptLevel, OptStats, optimize};
-use tgsic::tgsi::Location;
 
 /// Arguments of `tgsic ir`.
 #[derive(Debug, Args)]
@@ -75,7 +74,13 @@ fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Co
     let mut best: Option<Compiled> = None;
     for _ in 0..repeat.max(1) {
         let t = Instant::now();
-        let mut f = lift(&src.program).map_err(|e| Failure::input(vec![lift_error(name, &e)]))?;
+        let mut f = lift(&src.program).map_err(|e| {
+            Failure::input(vec![crate::report::located_error(
+                name,
+                e.location(),
+                &e.detail(),
+            )])
+        })?;
         let lift_time = t.elapsed();
         let stats = optimize(&mut f, level);
         let time = t.elapsed();
@@ -96,25 +101,6 @@ fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Co
         )]));
     }
     Ok(c)
-}
-
-/// `PATH:LINE:COL: error: ...` (or `PATH: token N: error: ...`) for a lifting error.
-fn lift_error(name: &str, e: &LiftError) -> String {
-    match e {
-        LiftError::Unsupported {
-            what,
-            why,
-            location,
-        } => {
-            let at = match location {
-                Location::Text { line, column } => format!("{name}:{line}:{column}:"),
-                Location::Token { index } => format!("{name}: token {index}:"),
-                Location::Unknown => format!("{name}:"),
-            };
-            format!("{at} error: {what} cannot be compiled: {why}")
-        }
-        other => format!("{name}: error: {other}"),
-    }
 }
 
 fn ms(d: Duration) -> f64 {

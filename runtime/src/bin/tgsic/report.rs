@@ -4,6 +4,11 @@ use tgsic::front::ReadError;
 use tgsic::tgsi::Location;
 use tgsic::valid::{ValidationError, ValidationErrorKind};
 
+/// The name used in messages for an input argument (`-` is standard input).
+pub fn display_name(input: &str) -> &str {
+    if input == "-" { "<stdin>" } else { input }
+}
+
 /// A failed command: its messages (one line each) and exit code.
 #[derive(Debug)]
 pub struct Failure {
@@ -25,6 +30,16 @@ pub fn read_error(path: &str, e: &ReadError) -> String {
     match e {
         ReadError::Text(t) => format!("{path}:{}:{}: error: {}", t.line, t.column, t.kind),
         ReadError::Binary(b) => format!("{path}: token {} ({}): {}", b.token, b.field, b.kind),
+    }
+}
+
+/// `PATH:LINE:COL: error: DETAIL` (`PATH: token N: error: DETAIL`, or `PATH: error: DETAIL`
+/// when the error has no place): the one form of every located compile error.
+pub fn located_error(path: &str, location: Option<&Location>, detail: &str) -> String {
+    match location {
+        Some(Location::Text { line, column }) => format!("{path}:{line}:{column}: error: {detail}"),
+        Some(Location::Token { index }) => format!("{path}: token {index}: error: {detail}"),
+        None | Some(Location::Unknown) => format!("{path}: error: {detail}"),
     }
 }
 

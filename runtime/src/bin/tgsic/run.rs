@@ -394,7 +394,7 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
 
 /// Reads and prepares a shader (validated).
 pub fn load_shader(input: &str) -> Result<Shader, Failure> {
-    let name = if input == "-" { "<stdin>" } else { input };
+    let name = crate::report::display_name(input);
     let mut bytes = Vec::new();
     let r = if input == "-" {
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| ())
@@ -499,7 +499,13 @@ pub fn make_engine(
             }
             JitShader::new(shader, &exec.jit_config(backend))
                 .map(|j| AnyEngine::Jit(Box::new(j)))
-                .map_err(|e| input_error(format!("{name}: error: {e}")))
+                .map_err(|e| {
+                    input_error(crate::report::located_error(
+                        name,
+                        e.location(),
+                        &e.detail(),
+                    ))
+                })
         }
     }
 }
@@ -526,8 +532,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let shader = load_shader(&a.input)?;
     let p = shader.program.clone();
     let bind = bindings(&p, &a.bind, a.clear)?;
-    let engine = make_engine(a.engine, shader, &a.exec, &a.input)?;
-    let err = |e: interp::RunError| input_error(format!("{}: error: {e}", a.input));
+    let name = crate::report::display_name(&a.input);
+    let engine = make_engine(a.engine, shader, &a.exec, name)?;
+    let err = |e: interp::RunError| input_error(format!("{name}: error: {e}"));
     let pb = progress_bar(&a.input);
     let tick = |done: u64, all: u64| {
         pb.set_length(all);

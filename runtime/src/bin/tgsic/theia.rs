@@ -147,11 +147,11 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     let shader = crate::run::load_shader(&a.input)?;
     let n = name(&a.input);
     let out = compile(&shader.program, &opts).map_err(|e| {
-        let at = match e.location() {
-            None | Some(tgsic::tgsi::Location::Unknown) => n.to_string(),
-            Some(l) => format!("{n}:{l}"),
-        };
-        Failure::input(vec![format!("{at}: error: {}", e.detail())])
+        Failure::input(vec![crate::report::located_error(
+            n,
+            e.location(),
+            &e.detail(),
+        )])
     })?;
     for w in &out.warnings {
         match w.location {
@@ -218,9 +218,7 @@ fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
-fn name(input: &str) -> &str {
-    if input == "-" { "<stdin>" } else { input }
-}
+use crate::report::display_name as name;
 
 fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failure> {
     match (given, ImageFormat::from_path(Path::new(input))) {

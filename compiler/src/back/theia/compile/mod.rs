@@ -161,6 +161,7 @@ impl TheiaError {
             TheiaError::Unsupported { location, .. }
             | TheiaError::Range { location, .. }
             | TheiaError::Registers { location, .. } => Some(location),
+            TheiaError::Lift(e) => e.location(),
             _ => None,
         }
     }

@@ -1,0 +1,172 @@
+//! Hostile inputs end with exit 0, 1 or 2 and a located message: never a hang, an abort or a
+//! panic (issue "no input can hang, crash or exhaust tgsic"). Each case is a reproducer.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs tgsic with `stdin`, killing it after `limit`; panics on a hang or a signal.
+fn tgsic(args: &[&str], stdin: &str, limit: Duration) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tgsic runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let text = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("waits").is_some() {
+            break;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("tgsic {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = writer.join();
+    let out = child.wait_with_output().expect("output");
+    assert!(
+        out.status.code().is_some(),
+        "tgsic {args:?} ended by a signal: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+        "tgsic {args:?} panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tgsic-limits-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const HEAD: &str =
+    "FRAG\nDCL IN[0], COLOR, LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\nMOV TEMP[0], IN[0]\n";
+
+fn nested(open: &str, body: &str, close: &str, n: usize) -> String {
+    format!(
+        "{HEAD}{}{body}{}MOV OUT[0], TEMP[0]\nEND\n",
+        open.repeat(n),
+        close.repeat(n)
+    )
+}
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+#[test]
+fn a_backward_bra_ends_at_the_loop_budget() {
+    let d = temp("bra");
+    let out = d.join("o.png");
+    let o = tgsic(
+        &[
+            "run",
+            "-",
+            "--engine",
+            "interp",
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            "4x4",
+        ],
+        "FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n",
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("16 invocation(s) ran out of loop iterations"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn deep_nesting_is_a_located_error_not_a_stack_overflow() {
+    let d = temp("nest");
+    let png = d.join("o.png");
+    let mem = d.join("o.mem");
+    let png = png.to_str().unwrap();
+    let mem = mem.to_str().unwrap();
+    for src in [
+        nested(
+            "IF IN[0].xxxx\n",
+            "ADD TEMP[0], TEMP[0], IN[0]\n",
+            "ENDIF\n",
+            10_000,
+        ),
+        nested(
+            "BGNLOOP\n",
+            "ADD TEMP[0], TEMP[0], IN[0]\nBRK\n",
+            "ENDLOOP\n",
+            10_000,
+        ),
+        nested("BGNLOOP\n", "BRK\n", "ENDLOOP\n", 65),
+    ] {
+        for args in [
+            vec!["ir", "-"],
+            vec!["run", "-", "-o", png, "--size", "4x4"],
+            vec!["theia", "compile", "-", "-o", mem],
+        ] {
+            let o = tgsic(&args, &src, LIMIT);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            assert!(
+                stderr(&o).starts_with("<stdin>:70:1: error: ")
+                    && stderr(&o).contains("nested too deeply")
+                    && stderr(&o).contains("at most 64 levels"),
+                "{args:?}: {}",
+                stderr(&o)
+            );
+        }
+        // The interpreter keeps its own stacks on the heap: any depth runs.
+        let o = tgsic(
+            &["run", "-", "--engine", "interp", "-o", png, "--size", "2x2"],
+            &src,
+            LIMIT,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    // 64 levels compile and run (THEIA's 512-word memory is too small for 64 IFs' jumps: that
+    // is its own typed error).
+    let src = nested(
+        "IF IN[0].xxxx\n",
+        "ADD TEMP[0], TEMP[0], IN[0]\n",
+        "ENDIF\n",
+        64,
+    );
+    for args in [
+        vec!["ir", "-"],
+        vec!["run", "-", "-o", png, "--size", "4x4"],
+    ] {
+        let o = tgsic(&args, &src, LIMIT);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+    let o = tgsic(&["theia", "compile", "-", "-o", mem], &src, LIMIT);
+    assert!(
+        stderr(&o).contains("instruction memory holds 512"),
+        "{}",
+        stderr(&o)
+    );
+    let src = nested(
+        "IF IN[0].xxxx\n",
+        "ADD TEMP[0], TEMP[0], IN[0]\n",
+        "ENDIF\n",
+        20,
+    );
+    let o = tgsic(&["theia", "compile", "-", "-o", mem], &src, LIMIT);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
