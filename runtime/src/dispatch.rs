@@ -156,11 +156,16 @@ fn clear(regs: &mut [Reg]) {
     }
 }
 
+/// The most worker threads a run starts; more are clamped to it (results never depend on the
+/// thread count, and each thread costs a stack).
+pub const MAX_THREADS: usize = 1024;
+
 /// How a run is spread over threads, and who hears of its progress.
 #[derive(Clone, Copy, Default)]
 pub struct RunOptions<'a> {
-    /// Worker threads: 0 uses every core, 1 runs on the calling thread. Results do not depend on
-    /// it: batches are independent.
+    /// Worker threads: 0 uses every core, 1 runs on the calling thread, at most
+    /// [`MAX_THREADS`] (more are clamped). Results do not depend on it: batches are
+    /// independent.
     pub threads: usize,
     /// Called with (batches done, batches in all) as the run goes (from any worker thread).
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
@@ -208,7 +213,7 @@ where
     }
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads)
+        .num_threads(opts.threads.min(MAX_THREADS).min(n))
         .build()
         .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
     pool.install(|| {

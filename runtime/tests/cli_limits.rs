@@ -170,3 +170,90 @@ fn deep_nesting_is_a_located_error_not_a_stack_overflow() {
     let o = tgsic(&["theia", "compile", "-", "-o", mem], &src, LIMIT);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// CRC-32 (IEEE) of a PNG chunk's type and data.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A 65-byte PNG whose header claims `w` x `h` RGBA8 texels and that holds no image data.
+fn lying_png(w: u32, h: u32) -> Vec<u8> {
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = b"IHDR".to_vec();
+    ihdr.extend(w.to_be_bytes());
+    ihdr.extend(h.to_be_bytes());
+    ihdr.extend([8, 6, 0, 0, 0]);
+    png.extend(13u32.to_be_bytes());
+    png.extend(&ihdr);
+    png.extend(crc32(&ihdr).to_be_bytes());
+    let idat = b"IDAT".to_vec();
+    png.extend(0u32.to_be_bytes());
+    png.extend(&idat);
+    png.extend(crc32(&idat).to_be_bytes());
+    let iend = b"IEND".to_vec();
+    png.extend(0u32.to_be_bytes());
+    png.extend(&iend);
+    png.extend(crc32(&iend).to_be_bytes());
+    png
+}
+
+#[test]
+fn sizes_are_checked_before_anything_is_allocated() {
+    let d = temp("sizes");
+    let big = d.join("big.png");
+    std::fs::write(&big, lying_png(100_000, 100_000)).unwrap();
+    let out = d.join("o.png");
+    let shader = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+                  TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    let tex = format!("0={}", big.display());
+    let o = tgsic(
+        &["run", "-", "-o", out.to_str().unwrap(), "--texture", &tex],
+        shader,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "{}: error: a 100000x100000x1 texture is too large",
+            big.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // Too many threads is wrong usage, refused before any is started.
+    let o = tgsic(
+        &[
+            "run",
+            "-",
+            "-o",
+            out.to_str().unwrap(),
+            "--threads",
+            "100000",
+        ],
+        shader,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("at most 1024 threads"),
+        "{}",
+        stderr(&o)
+    );
+    // An endless input is read up to the input limit, not to exhaustion.
+    if std::path::Path::new("/dev/zero").exists() {
+        let o = tgsic(&["check", "/dev/zero"], "", LIMIT);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("larger than"), "{}", stderr(&o));
+    }
+}

@@ -71,6 +71,32 @@ pub enum TextureError {
     Size(String),
 }
 
+/// The largest texture side, in texels (as Gallium's 2D limit on common drivers).
+pub const MAX_TEXTURE_SIDE: u32 = 16384;
+/// The most texels a texture's base level may hold: 2^26, 1 GiB of RGBA f32 texels (with its
+/// mipmaps, 1.33 GiB). Checked before anything is allocated.
+pub const MAX_TEXELS: u64 = 1 << 26;
+
+/// Checks a texture's size against [`MAX_TEXTURE_SIDE`] and [`MAX_TEXELS`].
+///
+/// # Errors
+/// [`TextureError::Size`] naming the size and the limit.
+pub fn check_size(width: u32, height: u32, depth: u32) -> Result<(), TextureError> {
+    let texels = u64::from(width) * u64::from(height) * u64::from(depth);
+    if width == 0 || height == 0 || depth == 0 {
+        return Err(TextureError::Size(format!(
+            "a {width}x{height}x{depth} texture has no texels"
+        )));
+    }
+    if width.max(height).max(depth) > MAX_TEXTURE_SIDE || texels > MAX_TEXELS {
+        return Err(TextureError::Size(format!(
+            "a {width}x{height}x{depth} texture is too large: sides are at most \
+             {MAX_TEXTURE_SIDE} texels and a texture at most {MAX_TEXELS} texels"
+        )));
+    }
+    Ok(())
+}
+
 impl Texture {
     /// A single-level texture from RGBA8 bytes (`4 × width × height × depth` of them).
     ///
@@ -82,8 +108,9 @@ impl Texture {
         depth: u32,
         bytes: &[u8],
     ) -> Result<Texture, TextureError> {
+        check_size(width, height, depth)?;
         let n = width as usize * height as usize * depth as usize;
-        if width == 0 || height == 0 || depth == 0 || bytes.len() != 4 * n {
+        if bytes.len() != 4 * n {
             return Err(TextureError::Size(format!(
                 "{} bytes of RGBA8 do not make {width}x{height}x{depth} texels",
                 bytes.len()
@@ -122,8 +149,9 @@ impl Texture {
         depth: u32,
         values: &[f32],
     ) -> Result<Texture, TextureError> {
+        check_size(width, height, depth)?;
         let n = width as usize * height as usize * depth as usize;
-        if width == 0 || height == 0 || depth == 0 || values.len() != 4 * n {
+        if values.len() != 4 * n {
             return Err(TextureError::Size(format!(
                 "{} floats do not make {width}x{height}x{depth} RGBA texels",
                 values.len()
@@ -159,6 +187,9 @@ impl Texture {
         let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
         decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
         let mut reader = decoder.read_info().map_err(|e| err(e.to_string()))?;
+        // The header's claim is checked before a buffer of its size is allocated.
+        let (w, h) = (reader.info().width, reader.info().height);
+        check_size(w, h, 1).map_err(|e| err(e.to_string()))?;
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| err("the image is too large".into()))?;

@@ -2,7 +2,7 @@
 
 use crate::report::{Failure, read_error, validation_error};
 use clap::Args;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use tgsic::front::{Form, Source, binary, read, text};
 
@@ -36,15 +36,7 @@ pub struct CheckArgs {
 use crate::report::display_name;
 
 fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
-    let name = display_name(input);
-    let mut bytes = Vec::new();
-    let result = if input == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(input).map(|b| bytes = b)
-    };
-    result.map_err(|e| Failure::input(vec![format!("{name}: error: cannot read: {e}")]))?;
-    Ok(bytes)
+    crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)
 }
 
 fn write_output(output: Option<&PathBuf>, data: &[u8]) -> Result<(), Failure> {

@@ -2,7 +2,6 @@
 
 use crate::report::{Failure, read_error, validation_error};
 use clap::Args;
-use std::io::Read;
 use std::time::{Duration, Instant};
 use tgsic::ir::{Function, lift, print::print, verify::verify};
 use tgsic::opt::{OptLevel, OptStats, optimize};
@@ -58,13 +57,7 @@ struct Compiled {
 }
 
 fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Compiled, Failure> {
-    let mut bytes = Vec::new();
-    let result = if input == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(input).map(|b| bytes = b)
-    };
-    result.map_err(|e| Failure::input(vec![format!("{name}: error: cannot read: {e}")]))?;
+    let bytes = crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)?;
     let src = tgsic::front::read(&bytes).map_err(|e| Failure::input(vec![read_error(name, &e)]))?;
     if let Err(errors) = tgsic::valid::validate(&src.program) {
         return Err(Failure::input(

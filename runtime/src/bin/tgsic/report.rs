@@ -9,6 +9,33 @@ pub fn display_name(input: &str) -> &str {
     if input == "-" { "<stdin>" } else { input }
 }
 
+/// The largest shader or program file read (real shaders are kilobytes): reading stops past it.
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+/// The largest data file read (constant buffers, `.f32` textures: a 2^26-texel RGBA f32
+/// texture is 1 GiB).
+pub const MAX_DATA_BYTES: u64 = (1 << 30) + 16;
+
+/// Reads `input` (`-` is standard input), at most `limit` bytes: a larger input is an error
+/// (exit 1) found after reading `limit + 1` bytes, so `/dev/zero` or a huge file cannot
+/// exhaust memory.
+pub fn read_bounded(input: &str, limit: u64) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let name = display_name(input);
+    let mut bytes = Vec::new();
+    let r = if input == "-" {
+        std::io::stdin().take(limit + 1).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(input).and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+    };
+    r.map_err(|e| Failure::input(vec![format!("{name}: error: cannot read: {e}")]))?;
+    if bytes.len() as u64 > limit {
+        return Err(Failure::input(vec![format!(
+            "{name}: error: larger than {limit} bytes, the most tgsic reads from such a file"
+        )]));
+    }
+    Ok(bytes)
+}
+
 /// A failed command: its messages (one line each) and exit code.
 #[derive(Debug)]
 pub struct Failure {

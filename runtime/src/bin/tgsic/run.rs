@@ -63,8 +63,8 @@ pub struct ExecArgs {
     /// fast (inline approximations, bounds in docs/jit.md).
     #[arg(long, value_enum, default_value_t = MathArg::Exact)]
     pub math: MathArg,
-    /// Worker threads (0: every core). The results do not depend on it.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads (0: every core; at most 1024). The results do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
     /// JIT lanes per step (0: the engine's default): jit takes 4, 8 (default), 16 or 32;
     /// llvm 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512;
@@ -140,6 +140,20 @@ pub struct CmpArgs {
     /// Largest ulp difference still accepted.
     #[arg(long, default_value_t = 0)]
     pub ulp: u64,
+}
+
+/// `--threads N`: 0 (every core) to [`dispatch::MAX_THREADS`].
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a thread count"))?;
+    if n > tgsic_runtime::dispatch::MAX_THREADS {
+        return Err(format!(
+            "at most {} threads (0 uses every core)",
+            tgsic_runtime::dispatch::MAX_THREADS
+        ));
+    }
+    Ok(n)
 }
 
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -320,7 +334,12 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"))
         {
-            Texture::from_png(path).map_err(|e| input_error(format!("error: {e}")))?
+            Texture::from_png(path).map_err(|e| match e {
+                tgsic_runtime::texture::TextureError::Png { path, message } => {
+                    input_error(format!("{path}: error: {message}"))
+                }
+                other => input_error(format!("{file}: error: {other}")),
+            })?
         } else {
             let (w, h, d) = *sizes.get(&n).ok_or_else(|| {
                 usage(format!(
@@ -380,8 +399,7 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
 /// register; a short last register reads 0 in its missing components).
 pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
     let (n, file) = unit_arg(spec, "const")?;
-    let bytes = std::fs::read(&file)
-        .map_err(|e| input_error(format!("{file}: error: cannot read: {e}")))?;
+    let bytes = crate::report::read_bounded(&file, crate::report::MAX_DATA_BYTES)?;
     if bytes.len() % 4 != 0 {
         return Err(input_error(format!(
             "{file}: error: {} bytes is not a whole number of 32-bit words",
@@ -395,13 +413,7 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
 /// Reads and prepares a shader (validated).
 pub fn load_shader(input: &str) -> Result<Shader, Failure> {
     let name = crate::report::display_name(input);
-    let mut bytes = Vec::new();
-    let r = if input == "-" {
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| ())
-    } else {
-        std::fs::read(input).map(|b| bytes = b)
-    };
-    r.map_err(|e| input_error(format!("{name}: error: cannot read: {e}")))?;
+    let bytes = crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
     Shader::new(src.program).map_err(|e| match e {
         interp::LoadError::Invalid(errors) => Failure::input(

@@ -207,15 +207,7 @@ fn usage(msg: String) -> Failure {
 }
 
 fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    let r = if input == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(input).map(|b| bytes = b)
-    };
-    r.map_err(|e| Failure::input(vec![format!("{}: error: cannot read: {e}", name(input))]))?;
-    Ok(bytes)
+    crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)
 }
 
 use crate::report::display_name as name;
