@@ -1,19 +1,11 @@
 //! The `tgsic` program's front-end commands: asm, dis, check.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+mod common;
 
 fn tgsic(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tgsic runs");
-    // A usage error exits before reading standard input: a broken pipe is expected then.
-    let _ = child.stdin.take().expect("stdin").write_all(stdin);
-    child.wait_with_output().expect("tgsic finishes")
+    common::tgsic_within(args, stdin, std::time::Duration::from_secs(600))
 }
 
 fn stderr(o: &Output) -> String {

@@ -1,49 +1,14 @@
 //! Hostile inputs end with exit 0, 1 or 2 and a located message: never a hang, an abort or a
 //! panic (issue "no input can hang, crash or exhaust tgsic"). Each case is a reproducer.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-/// Runs tgsic with `stdin`, killing it after `limit`; panics on a hang or a signal.
+use std::path::PathBuf;
+use std::process::Output;
+use std::time::Duration;
+
 fn tgsic(args: &[&str], stdin: &str, limit: Duration) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tgsic runs");
-    let mut input = child.stdin.take().expect("stdin");
-    let text = stdin.to_string();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(text.as_bytes());
-    });
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("waits").is_some() {
-            break;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("tgsic {args:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let _ = writer.join();
-    let out = child.wait_with_output().expect("output");
-    assert!(
-        out.status.code().is_some(),
-        "tgsic {args:?} ended by a signal: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("panicked"),
-        "tgsic {args:?} panicked: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    common::tgsic_within(args, stdin.as_bytes(), limit)
 }
 
 fn stderr(o: &Output) -> String {

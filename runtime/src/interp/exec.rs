@@ -542,8 +542,8 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// The back edge of a loop: charges one iteration to each continuing lane. Lanes with no
-    /// budget left leave the loop; returns them.
+    /// A back edge (ENDLOOP or a backward BRA): charges one iteration to each lane of `m`;
+    /// returns the lanes that had no budget left, which are reported as exhausted.
     fn charge_iteration(&mut self, m: Mask) -> Mask {
         let mut out = 0;
         for l in lanes(m) {
@@ -553,10 +553,7 @@ impl<'a> Exec<'a> {
                 self.budget[l] -= 1;
             }
         }
-        if out != 0 {
-            self.report.exhausted |= out;
-            self.loop_mask &= !out;
-        }
+        self.report.exhausted |= out;
         out
     }
 
@@ -685,7 +682,8 @@ impl<'a> Exec<'a> {
                     }
                 }
                 let still = self.exec_mask();
-                self.charge_iteration(still);
+                // Lanes out of budget leave the loop.
+                self.loop_mask &= !self.charge_iteration(still);
                 if self.exec_mask() != 0 {
                     return Ok(self.matching(pc) + 1);
                 }
@@ -779,9 +777,7 @@ impl<'a> Exec<'a> {
                     // iteration of its budget. When one runs out, the branch is not taken by
                     // any (BRA cannot diverge), which ends the loop it forms, as the budget
                     // ends structured loops; the run reports the invocations that ran out.
-                    let loop_mask = self.loop_mask;
                     let out = self.charge_iteration(taken);
-                    self.loop_mask = loop_mask;
                     return Ok(if out == 0 { target } else { pc + 1 });
                 }
                 if taken == exec {

@@ -695,40 +695,32 @@ fn divergent_control_flow_is_exact_per_invocation() {
         (f32::from_bits(o[0][0][0]), f32::from_bits(o[0][1][0])),
         (4.0, 1.0)
     );
-    // A loop that never ends stops at the iteration budget (100 here) and is reported.
-    let src = format!(
-        "{HEAD}MOV TEMP[0], IN[0]\nBGNLOOP\n  ADD TEMP[0], TEMP[0], IN[1]\nENDLOOP\nMOV OUT[0], TEMP[0]\nEND\n"
-    );
-    let shader = Shader::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
+    // A loop that never ends stops at the iteration budget (100 here) and is reported; a
+    // backward BRA is a back edge too: it draws on the same budget, then falls through.
     let bind = Bindings {
         max_iterations: 100,
         ..Bindings::default()
     };
-    let out = run_vertices(
-        &shader,
-        &bind,
-        &[vec![fl([0.0; 4]), fl([1.0; 4]), [0; 4], [0; 4]]],
-    )
-    .unwrap();
-    assert!(out[0].exhausted);
+    let counted = |body: &str| {
+        let src = format!("{HEAD}MOV TEMP[0], IN[0]\n{body}MOV OUT[0], TEMP[0]\nEND\n");
+        let shader = Shader::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
+        let out = run_vertices(
+            &shader,
+            &bind,
+            &[vec![fl([0.0; 4]), fl([1.0; 4]), [0; 4], [0; 4]]],
+        )
+        .unwrap();
+        (out[0].exhausted, f32::from_bits(out[0].outputs[0][0]))
+    };
     assert_eq!(
-        f32::from_bits(out[0].outputs[0][0]),
-        101.0,
+        counted("BGNLOOP\n  ADD TEMP[0], TEMP[0], IN[1]\nENDLOOP\n"),
+        (true, 101.0),
         "100 back edges, 101 passes through the body"
     );
-    // A backward BRA is a back edge too: it draws on the same budget, then falls through.
-    let src = format!(
-        "{HEAD}MOV TEMP[0], IN[0]\nADD TEMP[0], TEMP[0], IN[1]\nBRA :1\nMOV OUT[0], TEMP[0]\nEND\n"
+    assert_eq!(
+        counted("ADD TEMP[0], TEMP[0], IN[1]\nBRA :1\n"),
+        (true, 101.0)
     );
-    let shader = Shader::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
-    let out = run_vertices(
-        &shader,
-        &bind,
-        &[vec![fl([0.0; 4]), fl([1.0; 4]), [0; 4], [0; 4]]],
-    )
-    .unwrap();
-    assert!(out[0].exhausted);
-    assert_eq!(f32::from_bits(out[0].outputs[0][0]), 101.0);
     // The reproducer: a BRA to itself.
     let shader =
         Shader::new(tgsic::front::text::parse("FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n").unwrap())

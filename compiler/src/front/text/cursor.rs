@@ -188,12 +188,9 @@ impl<'a> Cursor<'a> {
     /// is at the end of that line ("end of line"); at the end of the input, there ("end of
     /// input"); otherwise at the next token, which is described.
     pub fn error_point(&self) -> ((u32, u32), String) {
+        // Only white space lies between the last token's end and the cursor.
         let mut c = self.clone();
-        c.at = if self.last_end.pos <= self.at.pos {
-            self.last_end
-        } else {
-            self.at
-        };
+        c.at = self.last_end;
         while matches!(c.peek(), Some(b' ' | b'\t' | b'\r')) {
             c.at.pos += 1;
         }

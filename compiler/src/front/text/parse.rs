@@ -690,18 +690,7 @@ impl Parser<'_> {
 
     /// At `(`: is this a condition test `(EQ1.xyzw)`?
     fn at_cond(&mut self) -> bool {
-        if self.c.peek_blank() != Some(b'(') {
-            return false;
-        }
-        let mut k = 1;
-        while matches!(self.c.peek_at(k), Some(b' ' | b'\t')) {
-            k += 1;
-        }
-        let a = self.c.peek_at(k).map(|c| c.to_ascii_uppercase());
-        let b = self.c.peek_at(k + 1).map(|c| c.to_ascii_uppercase());
-        CC_NAMES
-            .iter()
-            .any(|n| Some(n.as_bytes()[0]) == a && Some(n.as_bytes()[1]) == b)
+        at_cond(&mut self.c)
     }
 
     fn cond(&mut self) -> Result<CondTest> {
@@ -1067,6 +1056,23 @@ impl Parser<'_> {
     }
 }
 
+/// After white space at `c`: is a condition test `(EQ1.xyzw)` next? Moves `c` over the white
+/// space only.
+fn at_cond(c: &mut Cursor<'_>) -> bool {
+    if c.peek_blank() != Some(b'(') {
+        return false;
+    }
+    let mut k = 1;
+    while matches!(c.peek_at(k), Some(b' ' | b'\t')) {
+        k += 1;
+    }
+    let a = c.peek_at(k).map(|x| x.to_ascii_uppercase());
+    let b = c.peek_at(k + 1).map(|x| x.to_ascii_uppercase());
+    CC_NAMES
+        .iter()
+        .any(|n| Some(n.as_bytes()[0]) == a && Some(n.as_bytes()[1]) == b)
+}
+
 /// Does an operand (a register, or `-`, `|`, `(`, `1-(`, `2*(`) start after the white space at
 /// `c`? Moves `c`. Statements never start so, which is how an optional operand is told from
 /// the next statement when both share a line.
@@ -1075,17 +1081,7 @@ fn operand_starts(c: &mut Cursor<'_>) -> bool {
     match (c.peek(), c.peek_at(1)) {
         (Some(b'-' | b'|'), _) | (Some(b'2'), Some(b'*')) | (Some(b'1'), Some(b'-')) => true,
         // `(` opens a source modifier, unless it is a condition test `(GT0.x)`.
-        (Some(b'('), _) => {
-            let mut k = 1;
-            while matches!(c.peek_at(k), Some(b' ' | b'\t')) {
-                k += 1;
-            }
-            let a = c.peek_at(k).map(|x| x.to_ascii_uppercase());
-            let b = c.peek_at(k + 1).map(|x| x.to_ascii_uppercase());
-            !CC_NAMES
-                .iter()
-                .any(|n| Some(n.as_bytes()[0]) == a && Some(n.as_bytes()[1]) == b)
-        }
+        (Some(b'('), _) => !at_cond(c),
         _ => {
             let w = c.word();
             File::from_name(w).is_some()

@@ -1,6 +1,6 @@
 //! `tgsic asm`, `tgsic dis`, `tgsic check`.
 
-use crate::report::{Failure, read_error, validation_error};
+use crate::report::{Failure, display_name, read_error, read_input, validation_error};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -31,12 +31,6 @@ pub struct DisArgs {
 pub struct CheckArgs {
     /// Input shader, text or binary (detected); `-` reads standard input.
     pub input: String,
-}
-
-use crate::report::display_name;
-
-fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
-    crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)
 }
 
 fn write_output(output: Option<&PathBuf>, data: &[u8]) -> Result<(), Failure> {

@@ -57,7 +57,7 @@ struct Compiled {
 }
 
 fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Compiled, Failure> {
-    let bytes = crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)?;
+    let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| Failure::input(vec![read_error(name, &e)]))?;
     if let Err(errors) = tgsic::valid::validate(&src.program) {
         return Err(Failure::input(

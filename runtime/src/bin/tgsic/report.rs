@@ -15,6 +15,11 @@ pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// texture is 1 GiB).
 pub const MAX_DATA_BYTES: u64 = (1 << 30) + 16;
 
+/// Reads a shader or program file (`-` is standard input), at most [`MAX_INPUT_BYTES`].
+pub fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
+    read_bounded(input, MAX_INPUT_BYTES)
+}
+
 /// Reads `input` (`-` is standard input), at most `limit` bytes: a larger input is an error
 /// (exit 1) found after reading `limit + 1` bytes, so `/dev/zero` or a huge file cannot
 /// exhaust memory.

@@ -413,7 +413,7 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
 /// Reads and prepares a shader (validated).
 pub fn load_shader(input: &str) -> Result<Shader, Failure> {
     let name = crate::report::display_name(input);
-    let bytes = crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)?;
+    let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
     Shader::new(src.program).map_err(|e| match e {
         interp::LoadError::Invalid(errors) => Failure::input(
@@ -547,7 +547,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let name = crate::report::display_name(&a.input);
     let engine = make_engine(a.engine, shader, &a.exec, name)?;
     let err = |e: interp::RunError| input_error(format!("{name}: error: {e}"));
-    let pb = progress_bar(&a.input);
+    let pb = progress_bar(name);
     let tick = |done: u64, all: u64| {
         pb.set_length(all);
         pb.set_position(done);

@@ -1,6 +1,7 @@
 //! `tgsic theia asm`, `tgsic theia dis`, `tgsic theia run`, `tgsic theia compile`.
 
-use crate::report::Failure;
+use crate::report::display_name as name;
+use crate::report::{Failure, read_input};
 use clap::{Args, Subcommand, ValueEnum};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -205,12 +206,6 @@ fn usage(msg: String) -> Failure {
         code: 2,
     }
 }
-
-fn read_input(input: &str) -> Result<Vec<u8>, Failure> {
-    crate::report::read_bounded(input, crate::report::MAX_INPUT_BYTES)
-}
-
-use crate::report::display_name as name;
 
 fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failure> {
     match (given, ImageFormat::from_path(Path::new(input))) {

@@ -1,0 +1,64 @@
+//! Running the `tgsic` program from the CLI tests.
+
+use std::io::{Read, Write};
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Reads a child's pipe to its end on its own thread, so that a full pipe never stalls it.
+fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Runs tgsic with `stdin` and waits at most `limit`. Panics on a hang (the process is
+/// killed), on an end by a signal (an abort, a stack overflow) and on a Rust panic message: no
+/// input may cause any of these.
+pub fn tgsic_within(args: &[&str], stdin: &[u8], limit: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tgsic runs");
+    let what = args.iter().take(3).copied().collect::<Vec<_>>().join(" ");
+    let mut input = child.stdin.take().expect("stdin");
+    let bytes = stdin.to_vec();
+    // A usage error exits before reading standard input: a broken pipe is expected then.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let stdout = drain(child.stdout.take().expect("stdout"));
+    let stderr = drain(child.stderr.take().expect("stderr"));
+    let start = Instant::now();
+    let status: ExitStatus = loop {
+        if let Some(s) = child.try_wait().expect("waits") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("tgsic {what} ... did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = writer.join();
+    let out = Output {
+        status,
+        stdout: stdout.join().expect("stdout read"),
+        stderr: stderr.join().expect("stderr read"),
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code().is_some(),
+        "tgsic {what} ... ended by a signal: {err}"
+    );
+    assert!(
+        !err.contains("panicked"),
+        "tgsic {what} ... panicked: {err}"
+    );
+    out
+}
