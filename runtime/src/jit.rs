@@ -25,7 +25,6 @@ use crate::interp::tex::{TexRequest, sample_into};
 use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
@@ -125,7 +124,7 @@ fn compile_with(
     match config.backend {
         Backend::Cranelift => {
             let lanes = if config.lanes == 0 { 8 } else { config.lanes };
-            if lanes % 4 != 0 {
+            if !matches!(lanes, 4 | 8 | 16 | 32) {
                 return Err(JitError::Options(format!(
                     "Cranelift lanes = {lanes} (4, 8, 16 or 32)"
                 ))
@@ -210,21 +209,49 @@ pub struct JitShader {
     pub compile_time: Duration,
 }
 
-type CacheKey = (u64, JitConfig);
-type Cache = Mutex<HashMap<CacheKey, (Arc<Function>, Arc<CompiledShader>)>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+/// The compiled-code cache: keyed by the program's whole token stream and the configuration, so
+/// that two programs share code only when they are the same program; at most
+/// [`CACHE_ENTRIES`] entries, the oldest evicted first.
+struct Cache<V> {
+    map: HashMap<CacheKey, V>,
+    order: std::collections::VecDeque<CacheKey>,
 }
 
-fn program_hash(p: &Prepared) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    match tgsic::front::binary::encode(&p.program) {
-        Ok(words) => words.hash(&mut h),
-        Err(_) => tgsic::front::text::print(&p.program).hash(&mut h),
+/// A program's tokens (revision 1.1 encoding) and the configuration it was compiled for.
+type CacheKey = (Vec<u32>, JitConfig);
+
+type Code = (Arc<Function>, Arc<CompiledShader>);
+
+/// How many compiled shaders the cache keeps.
+pub const CACHE_ENTRIES: usize = 64;
+
+impl<V: Clone> Cache<V> {
+    fn new() -> Cache<V> {
+        Cache {
+            map: HashMap::new(),
+            order: std::collections::VecDeque::new(),
+        }
     }
-    h.finish()
+
+    fn get(&self, key: &CacheKey) -> Option<V> {
+        self.map.get(key).cloned()
+    }
+
+    fn insert(&mut self, key: CacheKey, value: V) {
+        if self.map.insert(key.clone(), value).is_none() {
+            self.order.push_back(key);
+        }
+        while self.order.len() > CACHE_ENTRIES {
+            if let Some(old) = self.order.pop_front() {
+                self.map.remove(&old);
+            }
+        }
+    }
+}
+
+fn cache() -> &'static Mutex<Cache<Code>> {
+    static CACHE: OnceLock<Mutex<Cache<Code>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(Cache::new()))
 }
 
 impl JitShader {
@@ -234,8 +261,14 @@ impl JitShader {
     /// # Errors
     /// [`JitLoadError`] when the program cannot be lifted or compiled.
     pub fn new(prepared: Prepared, config: &JitConfig) -> Result<JitShader, JitLoadError> {
-        let key = (program_hash(&prepared), *config);
-        if let Some((function, compiled)) = cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        // A program the binary form cannot hold (the validator refuses those) is not cached.
+        let key = tgsic::front::binary::encode(&prepared.program)
+            .ok()
+            .map(|tokens| (tokens, *config));
+        let hit = key
+            .as_ref()
+            .and_then(|k| cache().lock().ok().and_then(|c| c.get(k)));
+        if let Some((function, compiled)) = hit {
             return Ok(JitShader {
                 prepared,
                 function,
@@ -249,7 +282,7 @@ impl JitShader {
         let compiled = Arc::new(compile(&f, config)?);
         let function = Arc::new(f);
         let compile_time = t.elapsed();
-        if let Ok(mut c) = cache().lock() {
+        if let (Some(key), Ok(mut c)) = (key, cache().lock()) {
             c.insert(key, (function.clone(), compiled.clone()));
         }
         Ok(JitShader {
@@ -493,20 +526,65 @@ unsafe extern "C" fn emit_callback(
     // SAFETY: as `texture_callback`; `values` holds `count` values of `lanes` words.
     let h = unsafe { &mut *(host as *mut Host) };
     let (n, count) = (lanes as usize, count as usize);
+    if count == 0 {
+        // The code always passes the stream last; nothing to record without it.
+        return;
+    }
     let val = |a: usize, l: usize| unsafe { *values.add(a * n + l) };
-    for l in 0..n {
-        if mask & (1 << l) == 0 {
-            continue;
+    // A panic must not unwind into generated code (that aborts the process): it becomes the
+    // batch's error, as in `texture_callback`.
+    let emitted = &mut h.emitted;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for l in 0..n {
+            if mask & (1 << l) == 0 {
+                continue;
+            }
+            let outputs = (is_emit != 0).then(|| {
+                (0..(count - 1) / 4)
+                    .map(|s| std::array::from_fn(|c| val(4 * s + c, l)))
+                    .collect()
+            });
+            emitted.push(Emitted {
+                lane: lane0 as usize + l,
+                outputs,
+                stream: val(count - 1, l),
+            });
         }
-        let outputs = (is_emit != 0).then(|| {
-            (0..(count - 1) / 4)
-                .map(|s| std::array::from_fn(|c| val(4 * s + c, l)))
-                .collect()
-        });
-        h.emitted.push(Emitted {
-            lane: lane0 as usize + l,
-            outputs,
-            stream: val(count - 1, l),
-        });
+    }));
+    if result.is_err() {
+        h.error
+            .get_or_insert(RunError::Unsupported("an EMIT or ENDPRIM panicked".into()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_tells_programs_apart_by_every_token_and_keeps_at_most_its_bound() {
+        let mut c: Cache<usize> = Cache::new();
+        let config = JitConfig::default();
+        // Two streams that differ only in their last token are two entries.
+        c.insert((vec![1, 2, 3], config), 1);
+        c.insert((vec![1, 2, 4], config), 2);
+        assert_eq!(c.get(&(vec![1, 2, 3], config)), Some(1));
+        assert_eq!(c.get(&(vec![1, 2, 4], config)), Some(2));
+        // The same stream under other options is another entry.
+        let wide = JitConfig {
+            lanes: 16,
+            ..config
+        };
+        assert_eq!(c.get(&(vec![1, 2, 3], wide)), None);
+        for k in 0..2 * CACHE_ENTRIES as u32 {
+            c.insert((vec![k], config), k as usize);
+        }
+        assert_eq!(c.map.len(), CACHE_ENTRIES);
+        assert_eq!(c.order.len(), CACHE_ENTRIES);
+        // The oldest went first; the newest are kept.
+        assert_eq!(c.get(&(vec![1, 2, 3], config)), None);
+        assert_eq!(c.get(&(vec![0], config)), None);
+        let last = 2 * CACHE_ENTRIES as u32 - 1;
+        assert_eq!(c.get(&(vec![last], config)), Some(last as usize));
     }
 }

@@ -222,3 +222,106 @@ fn sizes_are_checked_before_anything_is_allocated() {
         assert!(stderr(&o).contains("larger than"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn check_refuses_what_asm_cannot_encode_with_its_line() {
+    for (decl, why) in [
+        (
+            "DCL OUT[1], GENERIC[65536]",
+            "semantic index 65536 does not fit in 16 bits",
+        ),
+        (
+            "DCL TEMP[1..2], ARRAY(4294967295)",
+            "array id 4294967295 does not fit in 16 bits",
+        ),
+    ] {
+        let src = format!("FRAG\nDCL OUT[0], COLOR\n{decl}\nMOV OUT[0], OUT[0]\nEND\n");
+        for cmd in ["check", "asm"] {
+            let o = tgsic(&[cmd, "-"], &src, LIMIT);
+            assert_eq!(o.status.code(), Some(1), "{cmd}: {}", stderr(&o));
+            assert!(
+                stderr(&o).starts_with("<stdin>:3:1: error: cannot encode declaration 1: "),
+                "{cmd}: {}",
+                stderr(&o)
+            );
+            assert!(stderr(&o).contains(why), "{cmd}: {}", stderr(&o));
+        }
+    }
+    // Mesa reads semantic indices in decimal only.
+    let o = tgsic(
+        &["check", "-"],
+        "FRAG\nDCL OUT[0], GENERIC[0x10]\nEND\n",
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with("<stdin>:2:21: error: `0x10` is not a semantic index"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn bad_options_are_usage_errors_and_bad_files_input_errors() {
+    let d = temp("options");
+    let out = d.join("o.png");
+    let out = out.to_str().unwrap();
+    let shader = "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0.5, 0.25, 1.0, 1.0 }\n\
+                  MOV OUT[0], IMM[0]\nEND\n";
+    for lanes in ["3", "1000000", "x"] {
+        let o = tgsic(&["run", "-", "-o", out, "--lanes", lanes], shader, LIMIT);
+        assert_eq!(o.status.code(), Some(2), "--lanes {lanes}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is not a lane count"), "{}", stderr(&o));
+    }
+    // 64 lanes are an LLVM width: the Cranelift engine says so in its own terms.
+    let o = tgsic(&["run", "-", "-o", out, "--lanes", "64"], shader, LIMIT);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--lanes 64 needs the llvm engine"),
+        "{}",
+        stderr(&o)
+    );
+    // A compiled THEIA program needs its entry table: .bin cannot hold it.
+    let bin = d.join("x.bin");
+    let o = tgsic(
+        &["theia", "compile", "-", "-o", bin.to_str().unwrap()],
+        shader,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("write it as .mem"), "{}", stderr(&o));
+    assert!(!bin.exists());
+    // A directory is a file that cannot be read, whatever its extension.
+    let o = tgsic(&["theia", "run", d.to_str().unwrap()], "", LIMIT);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read: it is a directory"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_interpreters_recursion_error_names_the_call() {
+    let d = temp("recursion");
+    let out = d.join("o.png");
+    let o = tgsic(
+        &[
+            "run",
+            "-",
+            "--engine",
+            "interp",
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            "2x2",
+        ],
+        "FRAG\nDCL OUT[0], COLOR\nCAL :2\nEND\nBGNSUB\nCAL :2\nRET\nENDSUB\n",
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).trim(),
+        "<stdin>:6:1: error: subroutine calls nest deeper than 64 (recursion?)"
+    );
+}

@@ -45,6 +45,10 @@ pub enum ValidationErrorKind {
     /// A declaration that conflicts with another or does not fit its file.
     #[error("{0}")]
     Declaration(String),
+    /// A value that the binary token format cannot hold (a semantic index past 16 bits, an array
+    /// id past 16 bits, a label past 24 bits, ...): the program could not be written back.
+    #[error("{0}")]
+    Encoding(String),
 }
 
 /// A validation error with its location.
@@ -68,7 +72,8 @@ impl fmt::Display for ValidationError {
 /// register used is declared (immediates exist and have the components read), writes to
 /// read-only files, operand counts, balanced IF/ELSE/ENDIF, loops, subroutines and switches,
 /// BRK/CONT/CASE placement, jump labels (CAL must reach a BGNSUB), texture targets and
-/// sampler/sampler-view operands.
+/// sampler/sampler-view operands; and, when all that holds, that every value fits its field of
+/// the binary token format, so that a valid program can always be written in both forms.
 ///
 /// # Errors
 /// Every problem found, in program order.
@@ -84,6 +89,11 @@ pub fn validate(program: &Program) -> Result<(), Vec<ValidationError>> {
         v.instruction(i, inst);
     }
     flow::check(program, &mut v.errors);
+    if v.errors.is_empty()
+        && let Err(e) = crate::front::binary::encode(program)
+    {
+        v.error(e.location, ValidationErrorKind::Encoding(e.to_string()));
+    }
     if v.errors.is_empty() {
         Ok(())
     } else {

@@ -502,15 +502,14 @@ impl<'a> Exec<'a> {
             }
             let inst = &insts[pc];
             let exec = self.exec_mask();
-            let next = match inst.opcode.flow() {
-                Some(flow) => self.flow(pc, inst, flow, exec)?,
-                None => {
-                    if exec != 0 {
-                        self.instruction(pc, inst, exec & self.inst_cond(inst))?;
-                    }
-                    pc + 1
-                }
+            let step = match inst.opcode.flow() {
+                Some(flow) => self.flow(pc, inst, flow, exec),
+                None if exec != 0 => self
+                    .instruction(pc, inst, exec & self.inst_cond(inst))
+                    .map(|()| pc + 1),
+                None => Ok(pc + 1),
             };
+            let next = step.map_err(|e| e.at(self.p.program.source_map.instruction(pc)))?;
             if next == usize::MAX {
                 break;
             }

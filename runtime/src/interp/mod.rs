@@ -30,6 +30,7 @@ pub use crate::dispatch::{Image, Invocation};
 use crate::texture::{Sampler, Texture};
 use exec::Exec;
 pub use exec::Regs;
+use tgsic::tgsi::Location;
 use thiserror::Error;
 
 /// A program ready to run (validated and analysed).
@@ -90,6 +91,43 @@ pub enum RunError {
     /// Something the interpreter does not execute (named).
     #[error("{0}")]
     Unsupported(String),
+    /// An error raised by one instruction, at its place in the source.
+    #[error("{location}: {error}")]
+    At {
+        /// Where the instruction was read.
+        location: Location,
+        /// What went wrong.
+        error: Box<RunError>,
+    },
+}
+
+impl RunError {
+    /// This error placed at `location` (unchanged when the place is unknown or already set).
+    pub fn at(self, location: Location) -> RunError {
+        match (self, location) {
+            (e @ RunError::At { .. }, _) | (e, Location::Unknown) => e,
+            (e, location) => RunError::At {
+                location,
+                error: Box::new(e),
+            },
+        }
+    }
+
+    /// Where the error is, when it concerns one instruction.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            RunError::At { location, .. } => Some(location),
+            _ => None,
+        }
+    }
+
+    /// The message without its location (for tools that print the location themselves).
+    pub fn detail(&self) -> String {
+        match self {
+            RunError::At { error, .. } => error.detail(),
+            other => other.to_string(),
+        }
+    }
 }
 
 /// Renders a fragment shader over a W × H grid with the interpreter; returns OUT with semantic

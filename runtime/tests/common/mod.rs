@@ -14,11 +14,21 @@ fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
     })
 }
 
-/// Runs tgsic with `stdin` and waits at most `limit`. Panics on a hang (the process is
-/// killed), on an end by a signal (an abort, a stack overflow) and on a Rust panic message: no
-/// input may cause any of these.
+/// The address space tgsic runs in under test: 4 GiB, as the robustness issue judges it.
+const ADDRESS_SPACE_KIB: u64 = 4 << 20;
+
+/// Runs tgsic with `stdin` in a 4 GiB address space and waits at most `limit`. Panics on a
+/// hang (the process is killed), on an end by a signal (an abort, a stack overflow, an
+/// allocation that the address space refused) and on a Rust panic message: no input may cause
+/// any of these.
 pub fn tgsic_within(args: &[&str], stdin: &[u8], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tgsic"))
+    // The shell lowers its own limit, then becomes tgsic: `$0` is the program, `$@` its args.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_tgsic"))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

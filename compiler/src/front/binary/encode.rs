@@ -31,16 +31,20 @@ pub fn encode(program: &Program) -> Result<Vec<u32>, EncodeError> {
     for (i, p) in program.properties.iter().enumerate() {
         let what = || format!("property {i}");
         let mut t = vec![token_type::PROPERTY | put(p.name.bits(), 12, 19), p.value];
-        sized(&mut t, what)?;
+        sized(&mut t, what).map_err(|e| e.at(program.source_map.properties.get(i)))?;
         body.extend(t);
     }
     for (i, d) in program.declarations.iter().enumerate() {
-        body.extend(declaration(d, || format!("declaration {i}"))?);
+        body.extend(
+            declaration(d, || format!("declaration {i}"))
+                .map_err(|e| e.at(program.source_map.declarations.get(i)))?,
+        );
     }
     for (i, imm) in program.immediates.iter().enumerate() {
         let mut t = vec![token_type::IMMEDIATE | put(imm.ty.bits(), 12, 15)];
         t.extend(&imm.values);
-        sized(&mut t, || format!("immediate {i}"))?;
+        sized(&mut t, || format!("immediate {i}"))
+            .map_err(|e| e.at(program.source_map.immediates.get(i)))?;
         body.extend(t);
     }
     let n = program.instructions.len();
@@ -54,18 +58,23 @@ pub fn encode(program: &Program) -> Result<Vec<u32>, EncodeError> {
                         "its label {t} points past the last instruction ({})",
                         n.saturating_sub(1)
                     ),
+                    location: program.source_map.instruction(i),
                 });
             }
             targets.insert(t as usize);
         }
     }
     for (i, inst) in program.instructions.iter().enumerate() {
-        body.extend(instruction(inst, targets.contains(&i).then_some(i), i)?);
+        body.extend(
+            instruction(inst, targets.contains(&i).then_some(i), i)
+                .map_err(|e| e.at(Some(&program.source_map.instruction(i))))?,
+        );
     }
     if body.len() >= 1 << 24 {
         return Err(EncodeError {
             what: "the program".into(),
             why: format!("{} body tokens exceed BodySize's 24 bits", body.len()),
+            location: Location::Unknown,
         });
     }
     let mut out = Vec::with_capacity(body.len() + 3);
@@ -76,12 +85,23 @@ pub fn encode(program: &Program) -> Result<Vec<u32>, EncodeError> {
     Ok(out)
 }
 
+impl EncodeError {
+    /// The error placed at `location` (kept unknown when the item has no recorded place).
+    fn at(mut self, location: Option<&Location>) -> EncodeError {
+        if let Some(&l) = location {
+            self.location = l;
+        }
+        self
+    }
+}
+
 /// Sets the Size field of the sized token `t[0]`.
 fn sized(t: &mut [u32], what: impl Fn() -> String) -> Result<(), EncodeError> {
     if t.len() > 255 {
         return Err(EncodeError {
             what: what(),
             why: format!("it needs {} tokens, Size holds at most 255", t.len()),
+            location: Location::Unknown,
         });
     }
     t[0] |= put(t.len() as u32, 4, 11);
@@ -104,6 +124,7 @@ fn fits(v: u64, bits: u32, what: impl Fn() -> String, name: &str) -> Result<u32,
         return Err(EncodeError {
             what: what(),
             why: format!("{name} {v} does not fit in {bits} bits"),
+            location: Location::Unknown,
         });
     }
     Ok(v as u32)
@@ -114,6 +135,7 @@ fn index16(v: i32, what: &impl Fn() -> String) -> Result<u32, EncodeError> {
         return Err(EncodeError {
             what: what(),
             why: format!("register index {v} does not fit in 16 bits"),
+            location: Location::Unknown,
         });
     }
     Ok(v as u16 as u32)
@@ -154,6 +176,7 @@ fn declaration(d: &Declaration, what: impl Fn() -> String) -> Result<Vec<u32>, E
         return Err(EncodeError {
             what: what(),
             why: "it declares no register".into(),
+            location: Location::Unknown,
         });
     }
     for r in &d.ranges {
@@ -250,6 +273,7 @@ fn instruction(
         return Err(EncodeError {
             what: what(),
             why: "too many operands for NumDstRegs/NumSrcRegs".into(),
+            location: Location::Unknown,
         });
     }
     let head = token_type::INSTRUCTION

@@ -156,6 +156,10 @@ pub struct DecodeError {
 }
 
 /// An encoding error: a program that revision 1.1 plus its extensions cannot hold.
+///
+/// Its text names the item and the field; [`EncodeError::location`] is where the item was read
+/// (line:column or token), [`Location::Unknown`] for a program built in memory or for the
+/// program as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("cannot encode {what}: {why}")]
 pub struct EncodeError {
@@ -163,6 +167,8 @@ pub struct EncodeError {
     pub what: String,
     /// Why.
     pub why: String,
+    /// Where the item was read.
+    pub location: crate::tgsi::Location,
 }
 
 #[cfg(test)]

@@ -135,7 +135,12 @@ impl Parser<'_> {
         }
         let pos = self.c.position();
         let t = self.c.integer_text();
-        parse_u32(t).map_or_else(|| self.invalid(pos, format!("`{t}` is not {what}")), Ok)
+        if t.len() > 1 && t.as_bytes()[1].eq_ignore_ascii_case(&b'x') {
+            // Mesa's parse_uint reads decimal digits only: `0x10` would stop it at the `x`.
+            return self.invalid(pos, format!("`{t}` is not {what}: write it in decimal"));
+        }
+        t.parse::<u32>()
+            .map_or_else(|_| self.invalid(pos, format!("`{t}` is not {what}")), Ok)
     }
 
     fn program(mut self) -> Result<Program> {

@@ -65,7 +65,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
                     .into(),
             ));
         }
-        let config = a.exec.jit_config(backend);
+        let config = a.exec.jit_config(backend)?;
         let mut times = Vec::new();
         let mut bytes = Vec::new();
         let pb = progress_bar(&format!("compiling ({engine:?})").to_lowercase());

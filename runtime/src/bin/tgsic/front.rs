@@ -1,6 +1,8 @@
 //! `tgsic asm`, `tgsic dis`, `tgsic check`.
 
-use crate::report::{Failure, display_name, read_error, read_input, validation_error};
+use crate::report::{
+    Failure, display_name, located_error, read_error, read_input, validation_error,
+};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
@@ -63,8 +65,10 @@ fn load(input: &str) -> Result<Source, Failure> {
 /// `tgsic asm`: reads and validates a shader, writes its binary tokens.
 pub fn asm(a: &AsmArgs) -> Result<(), Failure> {
     let src = load(&a.input)?;
-    let bytes = binary::encode_bytes(&src.program)
-        .map_err(|e| Failure::input(vec![format!("{}: error: {e}", display_name(&a.input))]))?;
+    let bytes = binary::encode_bytes(&src.program).map_err(|e| {
+        let name = display_name(&a.input);
+        Failure::input(vec![located_error(name, Some(&e.location), &e.to_string())])
+    })?;
     write_output(a.output.as_ref(), &bytes)
 }
 

@@ -31,7 +31,7 @@ pub struct IrArgs {
     #[arg(long, value_enum, default_value_t = crate::run::MathArg::Exact)]
     pub math: crate::run::MathArg,
     /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::run::parse_lanes)]
     pub lanes: usize,
 }
 
@@ -148,7 +148,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                         lanes: a.lanes,
                     };
                     let code =
-                        tgsic_runtime::jit::compile_with_text(&c.f, &exec.jit_config(backend))
+                        tgsic_runtime::jit::compile_with_text(&c.f, &exec.jit_config(backend)?)
                             .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
                     let text = if a.emit == Emit::Asm {
                         code.asm.as_deref()

@@ -41,6 +41,21 @@ pub fn read_bounded(input: &str, limit: u64) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
+/// Checks that `input` names a readable file (or is `-`), with the error [`read_input`] would
+/// give: a missing file or a directory is bad input (exit 1), whatever else is wrong with the
+/// command line.
+pub fn check_readable(input: &str) -> Result<(), Failure> {
+    if input == "-" {
+        return Ok(());
+    }
+    let cannot = |e: String| Failure::input(vec![format!("{input}: error: cannot read: {e}")]);
+    match std::fs::metadata(input) {
+        Err(e) => Err(cannot(e.to_string())),
+        Ok(m) if m.is_dir() => Err(cannot("it is a directory".into())),
+        Ok(_) => Ok(()),
+    }
+}
+
 /// A failed command: its messages (one line each) and exit code.
 #[derive(Debug)]
 pub struct Failure {
@@ -85,6 +100,7 @@ fn field(kind: &ValidationErrorKind) -> &'static str {
         ValidationErrorKind::Label(_) => "Label",
         ValidationErrorKind::Texture(_) => "Texture",
         ValidationErrorKind::Declaration(_) => "DECLARATION",
+        ValidationErrorKind::Encoding(_) => "value",
     }
 }
 

@@ -69,7 +69,7 @@ pub struct ExecArgs {
     /// JIT lanes per step (0: the engine's default): jit takes 4, 8 (default), 16 or 32;
     /// llvm 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512;
     /// 32 runs loop-heavy shaders about twice as fast).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
 }
 
@@ -84,8 +84,16 @@ pub enum MathArg {
 
 impl ExecArgs {
     /// The configuration these options ask for of a JIT back end.
-    pub fn jit_config(&self, backend: Backend) -> JitConfig {
-        JitConfig {
+    ///
+    /// # Errors
+    /// A usage error (exit 2) for lanes the back end does not take (Cranelift: 64).
+    pub fn jit_config(&self, backend: Backend) -> Result<JitConfig, Failure> {
+        if backend == Backend::Cranelift && self.lanes == 64 {
+            return Err(usage(
+                "--lanes 64 needs the llvm engine: jit takes 4, 8, 16 or 32".into(),
+            ));
+        }
+        Ok(JitConfig {
             backend,
             math: match self.math {
                 MathArg::Exact => MathMode::Exact,
@@ -93,7 +101,7 @@ impl ExecArgs {
             },
             lanes: self.lanes,
             ..JitConfig::default()
-        }
+        })
     }
 }
 
@@ -143,6 +151,16 @@ pub struct CmpArgs {
 }
 
 /// `--threads N`: 0 (every core) to [`dispatch::MAX_THREADS`].
+/// `--lanes`: 0 (the engine's default) or a width some JIT takes.
+pub fn parse_lanes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ (0 | 4 | 8 | 16 | 32 | 64)) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a lane count: 0 (the default), 4, 8, 16 or 32, or 64 with llvm"
+        )),
+    }
+}
+
 fn parse_threads(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()
@@ -509,7 +527,7 @@ pub fn make_engine(
                         .into(),
                 ));
             }
-            JitShader::new(shader, &exec.jit_config(backend))
+            JitShader::new(shader, &exec.jit_config(backend)?)
                 .map(|j| AnyEngine::Jit(Box::new(j)))
                 .map_err(|e| {
                     input_error(crate::report::located_error(
@@ -546,7 +564,13 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let bind = bindings(&p, &a.bind, a.clear)?;
     let name = crate::report::display_name(&a.input);
     let engine = make_engine(a.engine, shader, &a.exec, name)?;
-    let err = |e: interp::RunError| input_error(format!("{name}: error: {e}"));
+    let err = |e: interp::RunError| {
+        input_error(crate::report::located_error(
+            name,
+            e.location(),
+            &e.detail(),
+        ))
+    };
     let pb = progress_bar(name);
     let tick = |done: u64, all: u64| {
         pb.set_length(all);

@@ -30,8 +30,9 @@ pub enum TheiaCommand {
 pub struct CompileArgs {
     /// TGSI fragment shader, text or binary (detected); `-` reads standard input.
     pub input: String,
-    /// Output image: `.mem` (Instructions.mem: entry table, code from 0x800B) or `.bin` (the
-    /// same words, table first, as raw little-endian 64-bit words).
+    /// Output image: `.mem` (Instructions.mem: the entry table, then code from 0x800B). A
+    /// compiled program is an IMEM image with an entry table, which `.bin` (raw words from
+    /// address 0) cannot hold.
     #[arg(short, long)]
     pub output: PathBuf,
     /// Write the annotated listing (address, words, instruction, the TGSI line it came from).
@@ -130,12 +131,22 @@ fn parse_bind(spec: &str) -> Result<(u32, u16), Failure> {
 /// `tgsic theia compile`.
 pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     use tgsic::back::theia::compile::{TheiaOptions, compile};
-    let format = ImageFormat::from_path(&a.output).ok_or_else(|| {
-        usage(format!(
-            "{}: the image format comes from the extension (.mem or .bin)",
-            a.output.display()
-        ))
-    })?;
+    match ImageFormat::from_path(&a.output) {
+        Some(ImageFormat::Mem) => {}
+        Some(ImageFormat::Bin) => {
+            return Err(usage(format!(
+                "{}: a compiled program is an IMEM image with an entry table, loaded at 0x8000: \
+                 write it as .mem (.bin holds raw words from address 0, for `theia asm`)",
+                a.output.display()
+            )));
+        }
+        None => {
+            return Err(usage(format!(
+                "{}: the output must be a .mem image",
+                a.output.display()
+            )));
+        }
+    }
     let mut opts = TheiaOptions::default();
     for spec in &a.constants {
         let (n, regs) = crate::run::read_constants(spec)?;
@@ -160,11 +171,9 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
             _ => eprintln!("{n}:{w}"),
         }
     }
-    let bytes = match format {
-        ImageFormat::Mem => isa::write_mem(&out.image).map(String::into_bytes),
-        ImageFormat::Bin => isa::write_bin(&out.image),
-    }
-    .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
+    let bytes = isa::write_mem(&out.image)
+        .map(String::into_bytes)
+        .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
     let write = |path: &Path, data: &[u8]| {
         std::fs::write(path, data).map_err(|e| {
             Failure::input(vec![format!(
@@ -208,6 +217,7 @@ fn usage(msg: String) -> Failure {
 }
 
 fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failure> {
+    crate::report::check_readable(input)?;
     match (given, ImageFormat::from_path(Path::new(input))) {
         (Some(FormatArg::Mem), _) => Ok(ImageFormat::Mem),
         (Some(FormatArg::Bin), _) => Ok(ImageFormat::Bin),
