@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod fuzz;
+pub mod generate;
+
 /// The `shared/` folder beside the workspace (`TGSIC_SHARED` overrides), if it exists.
 pub fn shared_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("TGSIC_SHARED") {
@@ -83,33 +86,24 @@ pub mod random {
     };
     use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
 
-    /// SplitMix64: small, fast, deterministic.
-    #[derive(Debug, Clone)]
-    pub struct Rng(pub u64);
-
-    impl Rng {
+    /// A source of random choices: the generators draw from it through the provided methods.
+    pub trait Source {
         /// The next 64 random bits.
-        pub fn bits(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
+        fn bits(&mut self) -> u64;
 
         /// A number in `0..n`.
-        pub fn below(&mut self, n: u64) -> u64 {
+        fn below(&mut self, n: u64) -> u64 {
             self.bits() % n.max(1)
         }
 
         /// A float in `lo..hi`.
-        pub fn float(&mut self, lo: f32, hi: f32) -> f32 {
+        fn float(&mut self, lo: f32, hi: f32) -> f32 {
             lo + (hi - lo) * (self.bits() >> 40) as f32 / (1u64 << 24) as f32
         }
 
         /// A register word the way shaders see them: mostly moderate floats, some small
         /// integers, some special values (±0, ±1, ±inf, NaN, denormals) and raw bits.
-        pub fn word(&mut self) -> u32 {
+        fn word(&mut self) -> u32 {
             match self.below(20) {
                 0..=12 => self.float(-4.0, 4.0).to_bits(),
                 13..=14 => self.below(16) as u32,
@@ -129,6 +123,43 @@ pub mod random {
                 18 => self.float(-1000.0, 1000.0).to_bits(),
                 _ => self.bits() as u32,
             }
+        }
+    }
+
+    /// SplitMix64: small, fast, deterministic.
+    #[derive(Debug, Clone)]
+    pub struct Rng(pub u64);
+
+    impl Source for Rng {
+        fn bits(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+    }
+
+    /// Choices read from unstructured bytes (a fuzzer's input), one byte per choice: a fuzzer
+    /// that mutates a byte changes one decision of the generator. When the bytes run out
+    /// every choice is 0, which always leads a generator to finish.
+    #[derive(Debug)]
+    pub struct Bytes<'a> {
+        u: arbitrary::Unstructured<'a>,
+    }
+
+    impl<'a> Bytes<'a> {
+        /// Choices from `u`.
+        pub fn new(u: arbitrary::Unstructured<'a>) -> Bytes<'a> {
+            Bytes { u }
+        }
+    }
+
+    impl Source for Bytes<'_> {
+        fn bits(&mut self) -> u64 {
+            let b: u8 = self.u.arbitrary().unwrap_or(0);
+            // Spread the byte over the word, so `below(n)` for n up to 256 sees all of it.
+            u64::from(b).wrapping_mul(0x0101_0101_0101_0101)
         }
     }
 

@@ -7,7 +7,7 @@ use tgsic::opt::{OptLevel, optimize};
 use tgsic_runtime::interp::Shader;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_tests::all_shaders;
-use tgsic_tests::random::{Rng, batch, bindings, difference, run};
+use tgsic_tests::random::{Rng, Source, batch, bindings, difference, run};
 
 const SEEDS: u64 = 4;
 

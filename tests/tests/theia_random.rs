@@ -23,7 +23,7 @@ use tgsic::tgsi::File;
 use tgsic_runtime::dispatch::BatchIo;
 use tgsic_runtime::interp::{ALL, Arrangement, LANES, Shader};
 use tgsic_runtime::theia::Machine;
-use tgsic_tests::random::{Rng, run};
+use tgsic_tests::random::{Rng, Source, run};
 
 fn cases() -> u32 {
     if let Some(n) = std::env::var("TGSIC_RANDOM_CASES")

@@ -1,4 +1,5 @@
-//! Project chores: `cargo xtask ci`, `cargo xtask corpus`, `cargo xtask bench`.
+//! Project chores: `cargo xtask ci`, `cargo xtask corpus`, `cargo xtask fuzz-seeds`,
+//! `cargo xtask bench`.
 
 use std::process::{Command, ExitCode};
 
@@ -34,9 +35,22 @@ fn main() -> ExitCode {
             a.extend(args[1..].iter().map(String::as_str));
             cargo(&a) && report()
         }
+        // The fuzzers' seed folders, fuzz/corpus/TARGET, from ../shared (fuzz/README.md).
+        Some("fuzz-seeds") => cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "tgsic-tests",
+            "--test",
+            "fuzz_smoke",
+            "write_seed_corpora",
+            "--",
+            "--ignored",
+            "--nocapture",
+        ]),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | corpus | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | corpus | fuzz-seeds | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }

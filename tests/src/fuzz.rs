@@ -1,0 +1,254 @@
+//! The fuzz targets: one function per target, each taking the fuzzer's bytes and panicking only
+//! when tgsic is wrong. `fuzz/` runs them under libFuzzer (`cargo fuzz run NAME`); the stable
+//! smoke test `tests/tests/fuzz_smoke.rs` runs the same functions over the shared corpus and
+//! mutations of it, so CI exercises every target without a nightly toolchain.
+//!
+//! What each target holds, beyond "never panics":
+//! - [`binary_reader`], [`text_reader`]: a program that reads and validates writes back in
+//!   both forms, and reading what was written gives the same program.
+//! - [`lift_optimize`]: the lifted IR verifies, and still verifies after every optimization
+//!   level.
+//! - [`jit_vs_interp`]: a valid program generated from the bytes computes the same bits in the
+//!   interpreter and the Cranelift JIT.
+//! - [`theia_asm`]: assembled words disassemble to text that assembles to the same words.
+//! - [`theia_compile`]: a compiled program's assembly assembles to its image, and the image
+//!   disassembles and re-assembles to itself.
+
+use crate::generate::program_from;
+use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
+use tgsic::back::theia::isa::{Layout, assemble, disassemble};
+use tgsic::front::{binary, read, text};
+use tgsic::opt::{OptLevel, optimize};
+use tgsic::tgsi::Program;
+
+/// A fuzz target: the fuzzer's bytes in, a panic when tgsic is wrong.
+pub type Target = fn(&[u8]);
+
+/// Every target, by name, for the smoke test and the fuzz crate.
+pub const TARGETS: &[(&str, Target)] = &[
+    ("binary_reader", binary_reader),
+    ("text_reader", text_reader),
+    ("lift_optimize", lift_optimize),
+    ("jit_vs_interp", jit_vs_interp),
+    ("theia_asm", theia_asm),
+    ("theia_compile", theia_compile),
+];
+
+/// A valid program written in both forms reads back as itself.
+fn round_trips(p: &Program) {
+    let words = binary::encode(p).expect("a valid program encodes");
+    let back = binary::decode(&words).expect("encoded tokens decode");
+    assert_eq!(&back.program, p, "binary round trip");
+    let printed = text::print(p);
+    let again =
+        text::parse(&printed).unwrap_or_else(|e| panic!("printed text reads back: {e}\n{printed}"));
+    assert_eq!(&again, p, "text round trip\n{printed}");
+}
+
+/// The binary reader: any bytes; a stream that decodes and validates round-trips.
+pub fn binary_reader(data: &[u8]) {
+    if let Ok(src) = binary::decode_bytes(data)
+        && tgsic::valid::validate(&src.program).is_ok()
+    {
+        round_trips(&src.program);
+    }
+}
+
+/// The text reader: any bytes (as text); a program that parses and validates round-trips.
+pub fn text_reader(data: &[u8]) {
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Ok(p) = text::parse(s)
+        && tgsic::valid::validate(&p).is_ok()
+    {
+        round_trips(&p);
+    }
+}
+
+/// The validator, the lifter and the optimizer: any input either form reads.
+pub fn lift_optimize(data: &[u8]) {
+    let Ok(src) = read(data) else {
+        return;
+    };
+    if tgsic::valid::validate(&src.program).is_err() {
+        return;
+    }
+    let Ok(mut f) = tgsic::ir::lift(&src.program) else {
+        return;
+    };
+    if let Err(e) = tgsic::ir::verify::verify(&f) {
+        panic!("the lifted IR does not verify: {}", e[0]);
+    }
+    for level in [OptLevel::O1, OptLevel::O2] {
+        optimize(&mut f, level);
+        if let Err(e) = tgsic::ir::verify::verify(&f) {
+            panic!("the IR does not verify after {level:?}: {}", e[0]);
+        }
+    }
+}
+
+/// The JIT against the interpreter on a generated valid program: the bytes give, through
+/// `arbitrary`, the seed of the inputs, the width, then one decision of the generator each.
+pub fn jit_vs_interp(data: &[u8]) {
+    use tgsic_runtime::interp::Shader;
+    use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+    let mut u = arbitrary::Unstructured::new(data);
+    let seed: u64 = u.arbitrary().unwrap_or(0);
+    let lanes = *u.choose(&[4usize, 8, 16, 32]).unwrap_or(&8);
+    let p = program_from(Bytes::new(u), 32);
+    let printed = text::print(&p);
+    let shader =
+        Shader::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
+    let config = JitConfig {
+        backend: Backend::Cranelift,
+        lanes,
+        ..JitConfig::default()
+    };
+    let jit = JitShader::new(shader.clone(), &config)
+        .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));
+    let mut rng = Rng(seed);
+    let bind = bindings(&shader, &mut rng);
+    let io = batch(&shader, &mut rng);
+    let reference = run(&shader, &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    let out = run(&jit, &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    if let Some(d) = difference(&reference, &out, io.alive) {
+        panic!("the JIT ({lanes} lanes) differs from the interpreter: {d}\n{printed}");
+    }
+}
+
+/// The THEIA assembler: any text; what assembles disassembles to text that assembles to the
+/// same image.
+pub fn theia_asm(data: &[u8]) {
+    let src = String::from_utf8_lossy(data);
+    for layout in [Layout::Mem, Layout::Bin] {
+        if let Ok(img) = assemble(&src, layout) {
+            let listing = disassemble(&img);
+            let again = assemble(&listing, layout)
+                .unwrap_or_else(|e| panic!("the disassembly re-assembles: {e:?}\n{listing}"));
+            assert_eq!(again, img, "disassembly round trip\n{listing}");
+        }
+    }
+}
+
+/// The THEIA compiler: any input either form reads; a program that compiles gives an image
+/// whose disassembly assembles back to it.
+pub fn theia_compile(data: &[u8]) {
+    use tgsic::back::theia::compile::{TheiaOptions, compile};
+    let Ok(src) = read(data) else {
+        return;
+    };
+    if tgsic::valid::validate(&src.program).is_err() {
+        return;
+    }
+    if let Ok(out) = compile(&src.program, &TheiaOptions::default()) {
+        let from_source = assemble(&out.assembly, Layout::Mem)
+            .unwrap_or_else(|e| panic!("the generated assembly assembles: {e:?}"));
+        assert_eq!(from_source, out.image, "the assembly is the image");
+        let listing = disassemble(&out.image);
+        let again = assemble(&listing, Layout::Mem)
+            .unwrap_or_else(|e| panic!("the disassembly re-assembles: {e:?}\n{listing}"));
+        assert_eq!(again, out.image, "compiled image round trip\n{listing}");
+    }
+}
+
+/// The seed inputs of `target`: the shared corpus in the form the target reads (texts, their
+/// binary encodings, the THEIA example programs and compiled THEIA programs), or random bytes
+/// for the generator-driven target. Empty when `../shared` is absent.
+pub fn seeds(target: &str) -> Vec<Vec<u8>> {
+    let texts: Vec<Vec<u8>> = crate::all_shaders()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .collect();
+    let binaries = || {
+        texts
+            .iter()
+            .filter_map(|t| text::parse(std::str::from_utf8(t).ok()?).ok())
+            .filter_map(|p| binary::encode_bytes(&p).ok())
+    };
+    match target {
+        "binary_reader" => binaries().collect(),
+        "text_reader" | "theia_compile" => texts.clone(),
+        "lift_optimize" => {
+            let mut v = texts.clone();
+            v.extend(binaries());
+            v
+        }
+        "jit_vs_interp" => {
+            let mut rng = Rng(0x5eed);
+            (0..64)
+                .map(|_| {
+                    let n = 9 + rng.below(400) as usize;
+                    (0..n).map(|_| rng.bits() as u8).collect()
+                })
+                .collect()
+        }
+        "theia_asm" => {
+            let mut v = Vec::new();
+            if let Some(shared) = crate::shared_dir() {
+                let dir = shared.join("theia-rtl/src/examples/shaders/example1");
+                if let Ok(entries) = std::fs::read_dir(dir) {
+                    let mut files: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+                    files.sort();
+                    v.extend(files.iter().filter_map(|p| std::fs::read(p).ok()));
+                }
+            }
+            // Compiled programs' listings: the assembler's full syntax, as tgsic writes it.
+            v.extend(texts.iter().take(200).filter_map(|t| {
+                use tgsic::back::theia::compile::{TheiaOptions, compile};
+                let p = text::parse(std::str::from_utf8(t).ok()?).ok()?;
+                let out = compile(&p, &TheiaOptions::default()).ok()?;
+                Some(out.assembly.into_bytes())
+            }));
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A random mutation of `data`: bit flips, byte changes, deletions, duplications and insertions
+/// of interesting bytes, as a fuzzer's first mutations are.
+pub fn mutate(data: &[u8], rng: &mut Rng) -> Vec<u8> {
+    const INTERESTING: &[&[u8]] = &[
+        b" ",
+        b"\n",
+        b",",
+        b"[",
+        b"]",
+        b"-",
+        b"0",
+        b"65536",
+        b"4294967295",
+        b"0x",
+        b"IF ",
+        b"ENDIF\n",
+        b"BGNLOOP\n",
+        b"ENDLOOP\n",
+        b"\xff\xff\xff\xff",
+        b"\x00\x00\x00\x00",
+    ];
+    let mut v = data.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let len = v.len() as u64;
+        let at = rng.below(len + 1) as usize;
+        match rng.below(6) {
+            0 if at < v.len() => v[at] ^= 1 << rng.below(8),
+            1 if at < v.len() => v[at] = rng.bits() as u8,
+            2 if at < v.len() => {
+                let n = (1 + rng.below(16) as usize).min(v.len() - at);
+                v.drain(at..at + n);
+            }
+            3 if at < v.len() => {
+                let n = (1 + rng.below(64) as usize).min(v.len() - at);
+                let piece = v[at..at + n].to_vec();
+                v.splice(at..at, piece);
+            }
+            _ => {
+                let piece = INTERESTING[rng.below(INTERESTING.len() as u64) as usize];
+                v.splice(at..at, piece.iter().copied());
+            }
+        }
+    }
+    v
+}
