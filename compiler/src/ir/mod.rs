@@ -371,7 +371,8 @@ pub enum Op {
         /// Accepted range.
         hi: u32,
     },
-    /// Writes output slot component (args: value).
+    /// Writes output slot component (args: value). Every output component is 0 before the
+    /// function runs (executors zero them), so a component no store writes is 0.
     StoreOutput {
         /// Slot (index into [`Function::outputs`]).
         slot: u32,

@@ -18,6 +18,7 @@
 //!   bit-identical.
 
 mod alu;
+mod env;
 mod operand;
 mod scan;
 
@@ -149,7 +150,7 @@ pub(super) struct Lifter<'p> {
     /// Constants, emitted at the top of the body.
     consts: HashMap<(u32, Type), Value>,
     const_stmts: Vec<Stmt>,
-    env: BTreeMap<Var, Value>,
+    env: env::Env,
     origin: Option<u32>,
     open: Vec<Open>,
     level: u32,
@@ -192,7 +193,7 @@ pub fn lift(p: &Program) -> Result<Function, LiftError> {
         cur: Vec::new(),
         consts: HashMap::new(),
         const_stmts: Vec::new(),
-        env: BTreeMap::new(),
+        env: env::Env::default(),
         origin: None,
         open: Vec::new(),
         level: 0,
@@ -372,7 +373,10 @@ impl Lifter<'_> {
     // ------------------------------------------------------------------ variables
 
     fn get(&self, v: Var) -> Value {
-        self.env[&v]
+        match self.env.get(&v) {
+            Some(&x) => x,
+            None => unreachable!("the lifter reads {v:?} before it has a value"),
+        }
     }
 
     fn set(&mut self, v: Var, x: Value) {
@@ -470,6 +474,11 @@ impl Lifter<'_> {
     fn epilogue(&mut self) {
         let vals = self.output_values();
         for (k, v) in vals.into_iter().enumerate() {
+            // Outputs start at 0 (`Op::StoreOutput`): a component that holds +0.0 needs no
+            // store, so a declared output the shader never writes costs no code.
+            if self.f.const_value(v) == Some(0) {
+                continue;
+            }
             self.emit(
                 Op::StoreOutput {
                     slot: (k / 4) as u32,
@@ -699,46 +708,66 @@ impl Lifter<'_> {
         then_: impl FnOnce(&mut Self) -> Result<Reach, LiftError>,
         else_: impl FnOnce(&mut Self) -> Result<Reach, LiftError>,
     ) -> Result<Reach, LiftError> {
-        let entry = self.env.clone();
         let outer = std::mem::take(&mut self.cur);
         let origin = self.origin;
+        let cp = self.env.checkpoint();
         let rt = then_(self)?;
-        let env_t = std::mem::replace(&mut self.env, entry.clone());
+        let env_t = self.env.rollback(cp);
         let block_t = std::mem::take(&mut self.cur);
         self.origin = origin;
+        let cp = self.env.checkpoint();
         let re = else_(self)?;
-        let env_e = std::mem::replace(&mut self.env, entry.clone());
+        let env_e = self.env.rollback(cp);
         let block_e = std::mem::replace(&mut self.cur, outer);
         self.origin = origin;
         let live_t = rt != Reach::Terminated;
         let live_e = re != Reach::Terminated;
-        // Variables changed by a branch that reaches the merge.
+        // Variables changed by a branch that reaches the merge: only those the branches wrote
+        // (the journal's), in variable order. A variable a branch left alone has its value
+        // from before the IF, which is the current one again.
+        let entry = |s: &Self, k: &Var| s.env.get(k).copied();
+        let in_branch = |s: &Self, env: &BTreeMap<Var, Option<Value>>, k: &Var| match env.get(k) {
+            Some(&v) => v,
+            None => entry(s, k),
+        };
         let mut changed: Vec<Var> = Vec::new();
-        for (k, &v0) in &entry {
-            let differs = |env: &BTreeMap<Var, Value>| env.get(k).is_some_and(|&v| v != v0);
-            if (live_t && differs(&env_t)) || (live_e && differs(&env_e)) {
+        for k in env_t.keys().chain(env_e.keys()) {
+            let Some(v0) = entry(self, k) else { continue };
+            let differs = |env| in_branch(self, env, k).is_some_and(|v| v != v0);
+            if ((live_t && differs(&env_t)) || (live_e && differs(&env_e))) && !changed.contains(k)
+            {
                 changed.push(*k);
             }
         }
-        let mut blocks = [(block_t, env_t, live_t), (block_e, env_e, live_e)];
+        changed.sort();
+        changed.dedup();
+        let value_in = |s: &Self, env: &BTreeMap<Var, Option<Value>>, k: &Var| {
+            in_branch(s, env, k)
+                .or_else(|| entry(s, k))
+                .unwrap_or_else(|| unreachable!("{k:?} has a value before the IF"))
+        };
+        let branch_values: [Vec<Value>; 2] =
+            [&env_t, &env_e].map(|env| changed.iter().map(|k| value_in(self, env, k)).collect());
+        let [vals_t, vals_e] = branch_values;
+        let mut blocks = [(block_t, vals_t, live_t), (block_e, vals_e, live_e)];
         let mut results = Vec::new();
         let mut yields: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
-        for var in &changed {
+        for (i, _) in changed.iter().enumerate() {
             let tys: Vec<Type> = blocks
                 .iter()
                 .filter(|b| b.2)
-                .map(|b| self.f.ty(b.1[var]))
+                .map(|b| self.f.ty(b.1[i]))
                 .collect();
             let ty = if tys.iter().all(|&t| t == tys[0]) {
                 tys[0]
             } else {
                 Type::I32
             };
-            for (k, (block, env, live)) in blocks.iter_mut().enumerate() {
+            for (k, (block, vals, live)) in blocks.iter_mut().enumerate() {
                 if !*live {
                     continue;
                 }
-                let v = env[var];
+                let v = vals[i];
                 let v = if self.f.ty(v) == ty {
                     v
                 } else {
@@ -877,7 +906,7 @@ impl Lifter<'_> {
                 .iter()
                 .map(|&i| s.f.new_value(s.f.ty(i), Def::Param))
                 .collect();
-            let before = s.env.clone();
+            let before = s.env.checkpoint();
             for (v, p) in ctx.carried.iter().zip(&params) {
                 s.set(*v, *p);
             }
@@ -897,7 +926,8 @@ impl Lifter<'_> {
                 .iter()
                 .map(|&p| s.f.new_value(s.f.ty(p), Def::LoopResult))
                 .collect();
-            s.env = before;
+            // What the body left is carried through the loop's parameters and results.
+            let _ = s.env.rollback(before);
             for (v, r) in ctx.carried.iter().zip(&results) {
                 s.set(*v, *r);
             }
