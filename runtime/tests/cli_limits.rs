@@ -325,3 +325,49 @@ fn the_interpreters_recursion_error_names_the_call() {
         "<stdin>:6:1: error: subroutine calls nest deeper than 64 (recursion?)"
     );
 }
+
+#[test]
+fn large_programs_compile_in_bounded_time_or_are_refused_as_too_large() {
+    let d = temp("large");
+    let out = d.join("o.png");
+    let out = out.to_str().unwrap();
+    let run = |src: &str| tgsic(&["run", "-", "-o", out, "--size", "8x8"], src, LIMIT);
+    // Every declared output costs nothing unless written.
+    let o = run(
+        "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0..32767], GENERIC[0]\n\
+                 MOV OUT[0], IN[0]\nEND\n",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 5,000 IF/ELSE blocks in sequence, and loops nested as deep as allowed.
+    let seq = format!(
+        "{HEAD}{}MOV OUT[0], TEMP[0]\nEND\n",
+        "IF IN[0].xxxx\nADD TEMP[0], TEMP[0], IN[0]\nELSE\nMUL TEMP[0], TEMP[0], IN[0]\nENDIF\n"
+            .repeat(5_000)
+    );
+    let o = run(&seq);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&nested(
+        "BGNLOOP\n",
+        "ADD TEMP[0], TEMP[0], IN[0]\nBRK\n",
+        "ENDLOOP\n",
+        64,
+    ));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 100,000 straight-line instructions are past the JIT's size limit: a clear error, and
+    // the interpreter runs them.
+    let body = "ADD TEMP[0], TEMP[0], IN[0].yzwx\n".repeat(100_000);
+    let src = format!("{HEAD}{body}MOV OUT[0], TEMP[0]\nEND\n");
+    let o = run(&src);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error: the shader is too large for the JIT"),
+        "{}",
+        stderr(&o)
+    );
+    let o = tgsic(
+        &["run", "-", "-o", out, "--size", "8x8", "--engine", "interp"],
+        &src,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

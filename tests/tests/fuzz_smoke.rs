@@ -1,6 +1,7 @@
 //! The fuzz targets of `tgsic_tests::fuzz` (run at length by `fuzz/` under libFuzzer), run here
 //! on the stable toolchain: every seed of the shared corpus and deterministic mutations of them.
 //!
+//! Every input in `fuzz/regressions/TARGET/` (what long runs found) runs first.
 //! Mutations per seed: 2 under CI (`CI=true`), 8 otherwise; `TGSIC_FUZZ_MUTATIONS` overrides.
 //! A failure names the target and the case, and leaves the input in the system's temporary
 //! folder for `cargo fuzz run TARGET FILE`.
@@ -46,6 +47,17 @@ fn smoke(name: &str) {
         .find(|(n, _)| *n == name)
         .map(|(_, f)| *f)
         .expect("a target of that name");
+    // Inputs a long run once found wrong, kept beside the fuzz targets.
+    let regressions = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/regressions")
+        .join(name);
+    if let Ok(entries) = std::fs::read_dir(&regressions) {
+        for e in entries.flatten() {
+            let input = std::fs::read(e.path()).expect("reads a regression input");
+            let case = e.file_name().to_string_lossy().into_owned();
+            run_case(name, target, &input, &case);
+        }
+    }
     let seeds = seeds(name);
     if seeds.is_empty() {
         eprintln!("skipped: no seeds for {name} (../shared is absent)");

@@ -250,3 +250,49 @@ fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
     let e = tgsic::ir::lift(&too_deep).unwrap_err();
     assert!(e.to_string().contains("nested too deeply"), "{e}");
 }
+
+#[test]
+fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
+    use tgsic::back::abi::{JitError, MAX_VECTOR_INSTS};
+    use tgsic_runtime::jit::{Backend, JitLoadError};
+    // 9,000 dependent straight-line instructions: about 36,000 IR instructions.
+    let mut text = String::from(
+        "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\n\
+         MOV TEMP[0], IN[0]\nMOV TEMP[1], IN[1]\nADD TEMP[2], IN[0], IN[1]\nMUL TEMP[3], IN[0], IN[1]\n",
+    );
+    for k in 0..9_000usize {
+        let (d, a, b) = (k % 4, (k * 7 + 1) % 4, (k * 5 + 2) % 4);
+        let op = ["ADD", "MUL", "MIN", "MAX"][k % 4];
+        text += &format!("{op} TEMP[{d}], TEMP[{a}], TEMP[{b}].yzwx\n");
+    }
+    text += "ADD TEMP[0], TEMP[0], TEMP[1]\nADD OUT[0], TEMP[0], TEMP[2]\nEND\n";
+    let shader = Shader::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
+    let config = |lanes| JitConfig {
+        backend: Backend::Cranelift,
+        lanes,
+        ..JitConfig::default()
+    };
+    // At 32 lanes (8 vectors per instruction) it is past the limit: a clear error.
+    match JitShader::new(shader.clone(), &config(32)) {
+        Err(JitLoadError::Codegen(JitError::TooLarge {
+            insts,
+            vectors: 8,
+            limit,
+        })) => {
+            assert_eq!(limit, MAX_VECTOR_INSTS);
+            assert!(insts * 8 > limit && insts > 30_000, "{insts}");
+        }
+        Err(e) => panic!("expected TooLarge, found {e}"),
+        Ok(_) => panic!("expected TooLarge, the shader compiled"),
+    }
+    // At 4 lanes it compiles and computes what the interpreter does.
+    let jit = JitShader::new(shader.clone(), &config(4)).unwrap();
+    let verts = vertices(40);
+    let one = RunOptions {
+        threads: 1,
+        progress: None,
+    };
+    let want = run_vertices(&shader, &Bindings::default(), &verts, &one).unwrap();
+    let got = run_vertices(&jit, &Bindings::default(), &verts, &one).unwrap();
+    assert_eq!(got, want);
+}

@@ -33,6 +33,43 @@ pub enum JitError {
     /// Options out of range.
     #[error("invalid JIT options: {0}")]
     Options(String),
+    /// A function too large to compile within the JIT's memory and time bounds.
+    #[error(
+        "the shader is too large for the JIT: {insts} IR instructions at {vectors} vector(s) \
+         per step make {} machine-level instructions, more than the {limit} the JIT compiles \
+         (run it with the interpreter, or with fewer lanes)",
+        insts * vectors
+    )]
+    TooLarge {
+        /// IR instructions after optimization.
+        insts: usize,
+        /// SIMD vectors per instruction (lanes / 4).
+        vectors: usize,
+        /// The most `insts × vectors` the JIT compiles ([`MAX_VECTOR_INSTS`]).
+        limit: usize,
+    },
+}
+
+/// The most IR instructions × vectors per step a JIT back end compiles. Cranelift's register
+/// allocator (regalloc2's backtracking allocator) takes time that grows faster than the
+/// function: at this limit about 4 s and 250 MB on the reference machine (2-core AVX2), so
+/// that no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time"). The
+/// largest real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
+pub const MAX_VECTOR_INSTS: usize = 1 << 18;
+
+/// Checks `insts` IR instructions at `vectors` vectors per step against [`MAX_VECTOR_INSTS`].
+///
+/// # Errors
+/// [`JitError::TooLarge`] past the limit.
+pub fn check_size(insts: usize, vectors: usize) -> Result<(), JitError> {
+    if insts.saturating_mul(vectors) > MAX_VECTOR_INSTS {
+        return Err(JitError::TooLarge {
+            insts,
+            vectors,
+            limit: MAX_VECTOR_INSTS,
+        });
+    }
+    Ok(())
 }
 
 /// A constant buffer as the generated code sees it.

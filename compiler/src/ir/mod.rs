@@ -510,6 +510,22 @@ pub struct LoopStmt {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Block(pub Vec<Stmt>);
 
+impl Block {
+    /// How many instructions this block holds, counting those nested in it (each once,
+    /// wherever it is nested): the measure of a function's size for the back ends' limits.
+    pub fn inst_count(&self) -> usize {
+        self.0
+            .iter()
+            .map(|st| match st {
+                Stmt::Inst(_) => 1,
+                Stmt::If(i) => i.then_.inst_count() + i.else_.inst_count(),
+                Stmt::Loop(l) => l.body.inst_count(),
+                Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_) => 0,
+            })
+            .sum()
+    }
+}
+
 /// An output slot: a TGSI OUT register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OutputSlot {

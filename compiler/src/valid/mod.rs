@@ -353,7 +353,33 @@ impl Validator<'_> {
             }
             self.register(&s.register, loc, &read);
         }
+        if inst.texture.is_some() && inst.opcode.tex().is_none() {
+            self.error(
+                map.instruction(i),
+                ValidationErrorKind::Texture(format!(
+                    "{} takes no texture target",
+                    inst.opcode.name()
+                )),
+            );
+        }
+        if !inst.tex_offsets.is_empty() && inst.texture.is_none() {
+            // The text form writes offsets after the target, so they need one.
+            self.error(
+                map.instruction(i),
+                ValidationErrorKind::Texture(format!(
+                    "{}'s texture offsets need a texture target",
+                    inst.opcode.name()
+                )),
+            );
+        }
         for o in &inst.tex_offsets {
+            if o.file == File::Null {
+                self.error(
+                    map.instruction(i),
+                    ValidationErrorKind::Undeclared("NULL (it cannot be read)".into()),
+                );
+                continue;
+            }
             let r = Register::new(o.file, o.index);
             let read: Vec<usize> = o.swizzle.iter().map(|c| c.index()).collect();
             self.register(&r, map.instruction(i), &read);

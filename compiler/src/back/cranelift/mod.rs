@@ -98,6 +98,10 @@ fn isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
         // etnaviv corpus) and no faster to run (curl noise 3.1 against 4.1 Mpixels/s).
         set(&mut fb, "opt_level", "none")?;
         set(&mut fb, "is_pic", "false")?;
+        // A frame larger than a page touches each page in turn, so that it can never reach
+        // past the stack's guard page into other memory.
+        set(&mut fb, "enable_probestack", "true")?;
+        set(&mut fb, "probestack_strategy", "inline")?;
         set(
             &mut fb,
             "enable_verifier",
@@ -136,6 +140,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
             opts.vectors
         )));
     }
+    crate::back::abi::check_size(f.body.inst_count(), opts.vectors)?;
     let isa = isa(opts.verify)?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op as *const u8);

@@ -211,6 +211,7 @@ pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
 fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<CompiledShader, JitError> {
     let cpu = host_cpu()?;
     let lanes = lanes(opts)?;
+    crate::back::abi::check_size(f.body.inst_count(), lanes.div_ceil(4))?;
     let context = Box::new(Context::create());
     // SAFETY: the context is only dropped after everything made from it: on the error paths
     // below, locals are dropped in reverse order (the module before the context); on success
