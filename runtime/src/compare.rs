@@ -40,39 +40,113 @@ pub fn ulp_distance(a: f32, b: f32) -> u64 {
 
 /// Compares two images of the same length.
 pub fn compare(a: &[f32], b: &[f32]) -> Comparison {
-    let mut c = Comparison {
-        total: a.len().min(b.len()),
-        identical: 0,
-        max_ulp: 0,
-        nan_mismatches: 0,
-        inf_mismatches: 0,
-        worst: None,
-    };
-    let mut worst_ulp = 0;
-    for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
-        if x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan() {
-            c.identical += 1;
-            continue;
-        }
-        if x.is_nan() != y.is_nan() {
-            c.nan_mismatches += 1;
-            if c.worst.is_none() || worst_ulp < u64::MAX {
-                worst_ulp = u64::MAX;
+    let mut c = Comparer::default();
+    c.feed(a, b);
+    c.finish()
+}
+
+/// A comparison fed piece by piece (pieces in order), for images too large to hold.
+#[derive(Debug, Default)]
+pub struct Comparer {
+    c: Option<Comparison>,
+    worst_ulp: u64,
+}
+
+impl Comparer {
+    /// Compares the next components of both images (`a` and `b` of equal length; the extra
+    /// components of the longer one are ignored).
+    pub fn feed(&mut self, a: &[f32], b: &[f32]) {
+        let c = self.c.get_or_insert(Comparison {
+            total: 0,
+            identical: 0,
+            max_ulp: 0,
+            nan_mismatches: 0,
+            inf_mismatches: 0,
+            worst: None,
+        });
+        let base = c.total;
+        c.total += a.len().min(b.len());
+        for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
+            let k = base + k;
+            if x.to_bits() == y.to_bits() || x.is_nan() && y.is_nan() {
+                c.identical += 1;
+                continue;
+            }
+            if x.is_nan() != y.is_nan() {
+                c.nan_mismatches += 1;
+                if c.worst.is_none() || self.worst_ulp < u64::MAX {
+                    self.worst_ulp = u64::MAX;
+                    c.worst = Some((k, x, y));
+                }
+                continue;
+            }
+            if (x.is_infinite() || y.is_infinite()) && x != y {
+                c.inf_mismatches += 1;
+            }
+            let d = ulp_distance(x, y);
+            c.max_ulp = c.max_ulp.max(d);
+            if d > self.worst_ulp || c.worst.is_none() {
+                self.worst_ulp = d;
                 c.worst = Some((k, x, y));
             }
-            continue;
-        }
-        if (x.is_infinite() || y.is_infinite()) && x != y {
-            c.inf_mismatches += 1;
-        }
-        let d = ulp_distance(x, y);
-        c.max_ulp = c.max_ulp.max(d);
-        if d > worst_ulp || c.worst.is_none() {
-            worst_ulp = d;
-            c.worst = Some((k, x, y));
         }
     }
-    c
+
+    /// The comparison of everything fed.
+    pub fn finish(self) -> Comparison {
+        self.c.unwrap_or(Comparison {
+            total: 0,
+            identical: 0,
+            max_ulp: 0,
+            nan_mismatches: 0,
+            inf_mismatches: 0,
+            worst: None,
+        })
+    }
+}
+
+/// Compares two `.f32` image files a megabyte at a time, so that images of any size are
+/// compared in constant memory.
+///
+/// # Errors
+/// An I/O error, or `InvalidData` when the files differ in length or are not whole f32 values.
+pub fn compare_files(a: &std::path::Path, b: &std::path::Path) -> std::io::Result<Comparison> {
+    use std::io::Read;
+    let (la, lb) = (std::fs::metadata(a)?.len(), std::fs::metadata(b)?.len());
+    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, m);
+    for (p, l) in [(a, la), (b, lb)] {
+        if l % 4 != 0 {
+            return Err(invalid(format!(
+                "{}: {l} bytes is not a whole number of f32 values",
+                p.display()
+            )));
+        }
+    }
+    if la != lb {
+        return Err(invalid(format!(
+            "the images differ in size: {} and {} components",
+            la / 4,
+            lb / 4
+        )));
+    }
+    let (mut fa, mut fb) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+    let mut c = Comparer::default();
+    let (mut ba, mut bb) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
+    let mut left = la;
+    while left > 0 {
+        let n = left.min(1 << 20) as usize;
+        fa.read_exact(&mut ba[..n])?;
+        fb.read_exact(&mut bb[..n])?;
+        let floats = |bytes: &[u8]| -> Vec<f32> {
+            bytes
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        c.feed(&floats(&ba[..n]), &floats(&bb[..n]));
+        left -= n as u64;
+    }
+    Ok(c.finish())
 }
 
 /// Reads a `.f32` image: little-endian f32 values.
@@ -80,7 +154,26 @@ pub fn compare(a: &[f32], b: &[f32]) -> Comparison {
 /// # Errors
 /// An I/O error, or `InvalidData` when the length is not a multiple of 4.
 pub fn read_f32(path: &std::path::Path) -> std::io::Result<Vec<f32>> {
-    let bytes = std::fs::read(path)?;
+    read_f32_at_most(path, u64::MAX)
+}
+
+/// [`read_f32`], refusing (`InvalidData`) a file of more than `limit` bytes after reading at
+/// most `limit + 1` of them, so that an endless file cannot exhaust memory.
+///
+/// # Errors
+/// As [`read_f32`], and a file past the limit.
+pub fn read_f32_at_most(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<f32>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {limit} bytes, the most read from such a file"),
+        ));
+    }
     if bytes.len() % 4 != 0 {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,

@@ -265,6 +265,54 @@ where
     )
 }
 
+/// One band of rendered rows: rows `y0 .. y0 + rows` of the image, bottom row first, `width`
+/// pixels each.
+#[derive(Debug, Clone)]
+pub struct Band {
+    /// The first row (0 is the bottom of the image).
+    pub y0: u32,
+    /// How many rows.
+    pub rows: u32,
+    /// Pixels per row.
+    pub width: u32,
+    /// `rows × width` pixels, row by row from `y0` up.
+    pub pixels: Vec<[f32; 4]>,
+    /// Per pixel, whether its value is unspecified ([`Image::unspecified`]); empty when none is.
+    pub unspecified: Vec<bool>,
+}
+
+impl Band {
+    /// Row `y` of the image (`y0 <= y < y0 + rows`).
+    pub fn row(&self, y: u32) -> &[[f32; 4]] {
+        let k = ((y - self.y0) * self.width) as usize;
+        &self.pixels[k..k + self.width as usize]
+    }
+}
+
+/// The order in which [`render_rows`] hands out its bands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BandOrder {
+    /// From the bottom row up (the order of `.f32` images and [`Image::pixels`]).
+    BottomUp,
+    /// From the top row down (the order of PNG rows).
+    TopDown,
+}
+
+/// What a whole render counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RenderReport {
+    /// Invocations that ran out of loop iterations.
+    pub exhausted: u64,
+    /// Pixels discarded.
+    pub discarded: u64,
+}
+
+/// Rows per band that [`render_rows`] uses for an image `width` pixels wide: about 2^20 pixels
+/// (16 MiB of pixels) per band, a multiple of the 8-row tiles.
+pub fn band_rows_for(width: u32) -> u32 {
+    ((1u32 << 20) / width.max(1)).max(8) / 8 * 8
+}
+
 /// [`render`] with threads and progress ([`RunOptions`]); the image is the same for any
 /// number of threads.
 ///
@@ -281,6 +329,68 @@ pub fn render_with<E: Engine + Sync + ?Sized>(
 where
     E::Scratch: Send,
 {
+    let mut image = Image {
+        width,
+        height,
+        pixels: Vec::new(),
+        exhausted: 0,
+        discarded: 0,
+        unspecified: Vec::new(),
+    };
+    let band_rows = band_rows_for(width);
+    let report = render_rows(
+        engine,
+        bind,
+        (width, height),
+        output,
+        opts,
+        (band_rows, BandOrder::BottomUp),
+        &mut |band| {
+            if !band.unspecified.is_empty() && image.unspecified.is_empty() {
+                image.unspecified = vec![false; image.pixels.len()];
+            }
+            if !image.unspecified.is_empty() {
+                if band.unspecified.is_empty() {
+                    image
+                        .unspecified
+                        .extend(std::iter::repeat_n(false, band.pixels.len()));
+                } else {
+                    image.unspecified.extend(&band.unspecified);
+                }
+            }
+            image.pixels.extend(band.pixels);
+            Ok(())
+        },
+    )?;
+    image.exhausted = report.exhausted;
+    image.discarded = report.discarded;
+    Ok(image)
+}
+
+/// Renders a fragment shader band by band: `sink` receives each band of `bands.0` rows (the
+/// last may be shorter) in the order `bands.1` asks for, so that an image of any size is
+/// rendered and written in memory proportional to its width. The pixels are those of
+/// [`render_with`].
+///
+/// # Errors
+/// As [`render`], and whatever `sink` returns (which stops the render).
+pub fn render_rows<E: Engine + Sync + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    (width, height): (u32, u32),
+    output: u32,
+    opts: &RunOptions<'_>,
+    (band_rows, order): (u32, BandOrder),
+    sink: &mut dyn FnMut(Band) -> Result<(), RunError>,
+) -> Result<RenderReport, RunError>
+where
+    E::Scratch: Send,
+{
+    if band_rows == 0 || band_rows % 8 != 0 {
+        return Err(RunError::Unsupported(format!(
+            "bands of {band_rows} rows: a band is a multiple of the 8-row tiles"
+        )));
+    }
     let shader = engine.shader();
     let p = &shader.program;
     if p.processor != Processor::Fragment {
@@ -312,104 +422,137 @@ where
         })
         .collect();
     let tiles_x = width.div_ceil(8);
-    let tiles = (tiles_x * height.div_ceil(8)) as usize;
-    let results = parallel(engine, Arrangement::Quads, tiles, opts, |io, scratch, k| {
-        let (tx, ty) = (8 * (k as u32 % tiles_x), 8 * (k as u32 / tiles_x));
-        let pos = |l: usize| {
-            let (q, k) = (l / 4, l % 4);
-            let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
-            let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
-            (i, j)
+    let bands = height.div_ceil(band_rows);
+    let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
+    let mut tiles_done = 0u64;
+    let mut exhausted = 0u64;
+    let mut discarded = 0u64;
+    for n in 0..bands {
+        let band = match order {
+            BandOrder::BottomUp => n,
+            BandOrder::TopDown => bands - 1 - n,
         };
-        let inside = |l: usize| {
-            let (i, j) = pos(l);
-            i < width && j < height
-        };
-        let mut alive: Mask = 0;
-        let mut helpers: Mask = 0;
-        for q in 0..LANES / 4 {
-            if (0..4).any(|k| inside(4 * q + k)) {
-                for k in 0..4 {
-                    alive |= 1 << (4 * q + k);
-                    if !inside(4 * q + k) {
-                        helpers |= 1 << (4 * q + k);
-                    }
-                }
+        let y0 = band * band_rows;
+        let rows = band_rows.min(height - y0);
+        let tiles = (tiles_x * rows.div_ceil(8)) as usize;
+        // Progress over the whole image, not the band.
+        let before = tiles_done;
+        let tick = |d: u64, _: u64| {
+            if let Some(p) = opts.progress {
+                p(before + d, all_tiles);
             }
-        }
-        if alive == 0 {
-            return Ok(Tile { pixels: Vec::new() });
-        }
-        clear(&mut io.inputs);
-        clear(&mut io.sv);
-        io.alive = alive;
-        io.helpers = helpers;
-        for (file, regs, sem) in &decls {
-            for l in 0..LANES {
-                let (i, j) = pos(l);
-                let v = fragment_input(*sem, integer_center, i, j, width, height);
-                let store = if *file == File::Input {
-                    &mut io.inputs
-                } else {
-                    &mut io.sv
+        };
+        let band_opts = RunOptions {
+            threads: opts.threads,
+            progress: Some(&tick),
+        };
+        let results = parallel(
+            engine,
+            Arrangement::Quads,
+            tiles,
+            &band_opts,
+            |io, scratch, k| {
+                let (tx, ty) = (8 * (k as u32 % tiles_x), y0 + 8 * (k as u32 / tiles_x));
+                let pos = |l: usize| {
+                    let (q, k) = (l / 4, l % 4);
+                    let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
+                    let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
+                    (i, j)
                 };
-                for &r in regs {
-                    for c in 0..4 {
-                        store[r as usize][c][l] = v[c];
+                let inside = |l: usize| {
+                    let (i, j) = pos(l);
+                    i < width && j < height
+                };
+                let mut alive: Mask = 0;
+                let mut helpers: Mask = 0;
+                for q in 0..LANES / 4 {
+                    if (0..4).any(|k| inside(4 * q + k)) {
+                        for k in 0..4 {
+                            alive |= 1 << (4 * q + k);
+                            if !inside(4 * q + k) {
+                                helpers |= 1 << (4 * q + k);
+                            }
+                        }
                     }
                 }
-            }
-        }
-        let report = engine.run_batch(bind, io, scratch)?;
-        let mut pixels = Vec::with_capacity(LANES);
-        for l in 0..LANES {
-            if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
-                continue;
-            }
-            let (i, j) = pos(l);
-            let at = (j * width + i) as usize;
-            let killed = report.killed & (1 << l) != 0;
-            let px = if killed {
-                bind.clear
-            } else if let Some(o) = out_reg {
-                std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]))
-            } else {
-                [0.0; 4]
-            };
-            pixels.push((
-                at,
-                px,
-                killed,
-                report.exhausted & (1 << l) != 0,
-                report.unspecified & (1 << l) != 0,
-            ));
-        }
-        Ok(Tile { pixels })
-    })?;
-    let mut image = Image {
-        width,
-        height,
-        pixels: vec![[0.0; 4]; (width * height) as usize],
-        exhausted: 0,
-        discarded: 0,
-        unspecified: Vec::new(),
-    };
-    for tile in results {
-        for (at, px, killed, exhausted, unspecified) in tile.pixels {
-            image.pixels[at] = px;
-            image.discarded += killed as u64;
-            image.exhausted += exhausted as u64;
-            if unspecified {
-                if image.unspecified.is_empty() {
-                    image.unspecified = vec![false; image.pixels.len()];
+                if alive == 0 {
+                    return Ok(Tile { pixels: Vec::new() });
                 }
-                image.unspecified[at] = true;
+                clear(&mut io.inputs);
+                clear(&mut io.sv);
+                io.alive = alive;
+                io.helpers = helpers;
+                for (file, regs, sem) in &decls {
+                    for l in 0..LANES {
+                        let (i, j) = pos(l);
+                        let v = fragment_input(*sem, integer_center, i, j, width, height);
+                        let store = if *file == File::Input {
+                            &mut io.inputs
+                        } else {
+                            &mut io.sv
+                        };
+                        for &r in regs {
+                            for c in 0..4 {
+                                store[r as usize][c][l] = v[c];
+                            }
+                        }
+                    }
+                }
+                let report = engine.run_batch(bind, io, scratch)?;
+                let mut pixels = Vec::with_capacity(LANES);
+                for l in 0..LANES {
+                    if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
+                        continue;
+                    }
+                    let (i, j) = pos(l);
+                    let at = ((j - y0) * width + i) as usize;
+                    let killed = report.killed & (1 << l) != 0;
+                    let px = if killed {
+                        bind.clear
+                    } else if let Some(o) = out_reg {
+                        std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]))
+                    } else {
+                        [0.0; 4]
+                    };
+                    pixels.push((
+                        at,
+                        px,
+                        killed,
+                        report.exhausted & (1 << l) != 0,
+                        report.unspecified & (1 << l) != 0,
+                    ));
+                }
+                Ok(Tile { pixels })
+            },
+        )?;
+        tiles_done += tiles as u64;
+        let mut out = Band {
+            y0,
+            rows,
+            width,
+            pixels: vec![[0.0; 4]; (width * rows) as usize],
+            unspecified: Vec::new(),
+        };
+        for tile in results {
+            for (at, px, killed, ex, unspecified) in tile.pixels {
+                out.pixels[at] = px;
+                discarded += killed as u64;
+                exhausted += ex as u64;
+                if unspecified {
+                    if out.unspecified.is_empty() {
+                        out.unspecified = vec![false; out.pixels.len()];
+                    }
+                    out.unspecified[at] = true;
+                }
             }
         }
+        sink(out)?;
     }
-    Ok(image)
+    Ok(RenderReport {
+        exhausted,
+        discarded,
+    })
 }
-
 /// Runs a vertex shader once per vertex: `vertices[v][r]` is input register r of vertex v.
 /// System values: VERTEXID and VERTEXID_NOBASE are the vertex index, INSTANCEID 0.
 ///
@@ -547,4 +690,65 @@ where
         },
     )?;
     Ok(results.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Shader;
+
+    #[test]
+    fn bands_in_either_order_make_the_whole_image() {
+        // A shader whose pixels differ everywhere, and a discard.
+        let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                   IMM[0] FLT32 { 0.5, 3.0, 0.0, 0.0 }\n\
+                   MUL TEMP[0], IN[0], IMM[0].xyxy\nFRC OUT[0], TEMP[0]\n\
+                   SLT TEMP[0].x, IN[0].xxxx, IMM[0].yyyy\nKILL_IF -TEMP[0].xxxx\nEND\n";
+        let shader = Shader::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let bind = Bindings::default();
+        let opts = RunOptions {
+            threads: 2,
+            progress: None,
+        };
+        let (w, h) = (13, 37);
+        let whole = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
+        assert_eq!(
+            whole.discarded,
+            3 * 37,
+            "the three left columns are discarded"
+        );
+        for order in [BandOrder::BottomUp, BandOrder::TopDown] {
+            let mut bands = Vec::new();
+            let report = render_rows(&shader, &bind, (w, h), 0, &opts, (8, order), &mut |b| {
+                bands.push(b);
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(report.discarded, whole.discarded);
+            let firsts: Vec<u32> = bands.iter().map(|b| b.y0).collect();
+            let want = match order {
+                BandOrder::BottomUp => vec![0, 8, 16, 24, 32],
+                BandOrder::TopDown => vec![32, 24, 16, 8, 0],
+            };
+            assert_eq!(firsts, want);
+            assert_eq!(bands.iter().map(|b| b.rows).sum::<u32>(), h);
+            for b in &bands {
+                for y in b.y0..b.y0 + b.rows {
+                    let k = (y * w) as usize;
+                    assert_eq!(b.row(y), &whole.pixels[k..k + w as usize], "row {y}");
+                }
+            }
+        }
+        // A band must be whole tiles.
+        let e = render_rows(
+            &shader,
+            &bind,
+            (w, h),
+            0,
+            &opts,
+            (12, BandOrder::BottomUp),
+            &mut |_| Ok(()),
+        );
+        assert!(e.is_err());
+    }
 }

@@ -371,3 +371,40 @@ fn large_programs_compile_in_bounded_time_or_are_refused_as_too_large() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+#[test]
+fn large_images_are_rendered_and_written_in_bands() {
+    let d = temp("bands");
+    // 16384 × 1024 pixels: 256 MiB of f32 pixels, rendered and written in a 768 MiB address
+    // space (the whole image once needed about 1 GiB).
+    let shader = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
+    for ext in ["png", "f32"] {
+        let out = d.join(format!("big.{ext}"));
+        let o = common::tgsic_within_space(
+            &[
+                "run",
+                "-",
+                "-o",
+                out.to_str().unwrap(),
+                "--size",
+                "16384x1024",
+            ],
+            shader.as_bytes(),
+            LIMIT,
+            768 << 10,
+        );
+        assert_eq!(o.status.code(), Some(0), "{ext}: {}", stderr(&o));
+        let len = std::fs::metadata(&out).unwrap().len();
+        if ext == "f32" {
+            assert_eq!(len, 16384 * 1024 * 16);
+            // The last pixel (top right) holds the interpolated GENERIC[0] there.
+            let bytes = std::fs::read(&out).unwrap();
+            let last = &bytes[bytes.len() - 16..];
+            let x = f32::from_le_bytes(last[0..4].try_into().unwrap());
+            let y = f32::from_le_bytes(last[4..8].try_into().unwrap());
+            assert!((x - 16383.5 / 16384.0).abs() < 1e-6, "{x}");
+            assert!((y - 1023.5 / 1024.0).abs() < 1e-6, "{y}");
+        }
+        let _ = std::fs::remove_file(&out);
+    }
+}

@@ -1,5 +1,5 @@
 //! Project chores: `cargo xtask ci`, `cargo xtask corpus`, `cargo xtask fuzz-seeds`,
-//! `cargo xtask bench`.
+//! `cargo xtask scaling`, `cargo xtask bench`.
 
 use std::process::{Command, ExitCode};
 
@@ -48,9 +48,11 @@ fn main() -> ExitCode {
             "--ignored",
             "--nocapture",
         ]),
+        // JIT compile time and memory against program shape (docs/jit.md, "Compile time").
+        Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-runtime"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | corpus | fuzz-seeds | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | corpus | fuzz-seeds | scaling | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }
@@ -60,6 +62,84 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Generates shaders of growing nesting depth, block count, declared outputs and length,
+/// compiles and runs each with the release `tgsic run` (8x8 pixels, so the time is the
+/// compile), and prints wall time and peak memory (from `/usr/bin/time`) as a markdown table.
+fn scaling() -> bool {
+    let dir = std::path::Path::new("target/scaling");
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let head =
+        "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\nMOV TEMP[0], IN[0]\n";
+    let tail = "MOV OUT[0], TEMP[0]\nEND\n";
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for n in [8, 16, 32, 64] {
+        let body = "ADD TEMP[0], TEMP[0], IN[0]\nBRK\n";
+        let src = format!(
+            "{head}{}{body}{}{tail}",
+            "BGNLOOP\n".repeat(n),
+            "ENDLOOP\n".repeat(n)
+        );
+        cases.push((format!("loops nested {n} deep"), src));
+    }
+    for n in [16, 32, 64] {
+        let body = "ADD TEMP[0], TEMP[0], IN[0]\n";
+        let src = format!(
+            "{head}{}{body}{}{tail}",
+            "IF IN[0].xxxx\n".repeat(n),
+            "ENDIF\n".repeat(n)
+        );
+        cases.push((format!("IFs nested {n} deep"), src));
+    }
+    for n in [625, 1250, 2500, 5000, 10000] {
+        let block = "IF IN[0].xxxx\nADD TEMP[0], TEMP[0], IN[0]\nELSE\nMUL TEMP[0], TEMP[0], IN[0]\nENDIF\n";
+        cases.push((
+            format!("{n} IF/ELSE blocks in sequence"),
+            format!("{head}{}{tail}", block.repeat(n)),
+        ));
+    }
+    for n in [1024, 8192, 32767] {
+        let src = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0..{n}], GENERIC[0]\nMOV OUT[0], IN[0]\nEND\n"
+        );
+        cases.push((format!("DCL OUT[0..{n}], one MOV"), src));
+    }
+    for n in [3125, 6250, 12500, 25000, 100000] {
+        let body = "ADD TEMP[0], TEMP[0], IN[0].yzwx\n".repeat(n);
+        cases.push((
+            format!("{n} instructions in a row"),
+            format!("{head}{body}{tail}"),
+        ));
+    }
+    println!("| shader | exit | wall time | peak memory |\n|---|---|---|---|");
+    for (k, (what, src)) in cases.iter().enumerate() {
+        let path = dir.join(format!("case{k}.tgsi"));
+        if std::fs::write(&path, src).is_err() {
+            return false;
+        }
+        let out = Command::new("/usr/bin/time")
+            .args(["-f", "%e %M", "target/release/tgsic", "run"])
+            .arg(&path)
+            .args(["-o", "target/scaling/out.png", "--size", "8x8"])
+            .output();
+        let Ok(out) = out else {
+            eprintln!("scaling needs /usr/bin/time (apt-get install time)");
+            return false;
+        };
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().last().unwrap_or("");
+        let mut f = last.split_whitespace();
+        let (secs, kb) = (f.next().unwrap_or("?"), f.next().unwrap_or("?"));
+        let code = out.status.code().map_or("signal".into(), |c| c.to_string());
+        let mb = kb
+            .parse::<f64>()
+            .map_or("?".into(), |k| format!("{:.0} MB", k / 1024.0));
+        println!("| {what} | {code} | {secs} s | {mb} |");
+    }
+    true
 }
 
 /// Prints `target/criterion/**/new/estimates.json` as a markdown table (median, ns → readable).

@@ -22,12 +22,15 @@ const ADDRESS_SPACE_KIB: u64 = 4 << 20;
 /// allocation that the address space refused) and on a Rust panic message: no input may cause
 /// any of these.
 pub fn tgsic_within(args: &[&str], stdin: &[u8], limit: Duration) -> Output {
+    tgsic_within_space(args, stdin, limit, ADDRESS_SPACE_KIB)
+}
+
+/// As [`tgsic_within`], in an address space of `space_kib` KiB.
+pub fn tgsic_within_space(args: &[&str], stdin: &[u8], limit: Duration, space_kib: u64) -> Output {
     // The shell lowers its own limit, then becomes tgsic: `$0` is the program, `$@` its args.
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg(format!(
-            "ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""
-        ))
+        .arg(format!("ulimit -v {space_kib} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_tgsic"))
         .args(args)
         .stdin(Stdio::piped())

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
 use tgsic_runtime::attributes;
-use tgsic_runtime::compare::{compare, read_f32};
+use tgsic_runtime::compare::{compare_files, read_f32_at_most};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Shader};
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
@@ -364,7 +364,8 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
                     "--texture {spec}: a .f32 texture needs --texture-size {n}=WxH[xD]"
                 ))
             })?;
-            let values = read_f32(path).map_err(|e| input_error(format!("{file}: error: {e}")))?;
+            let values = read_f32_at_most(path, crate::report::MAX_DATA_BYTES)
+                .map_err(|e| input_error(format!("{file}: error: {e}")))?;
             Texture::from_rgba32f(w, h, d, &values)
                 .map_err(|e| input_error(format!("{file}: error: {e}")))?
         };
@@ -444,50 +445,89 @@ pub fn load_shader(input: &str) -> Result<Shader, Failure> {
     })
 }
 
-/// Writes an image as `.f32` (raw RGBA f32, row 0 = bottom) or `.png` (8-bit, top row first).
-pub fn write_image(path: &Path, img: &interp::Image) -> Result<(), Failure> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let data = match ext.as_deref() {
-        Some("f32") => img
-            .pixels
-            .iter()
-            .flatten()
-            .flat_map(|v| v.to_le_bytes())
-            .collect(),
-        Some("png") => {
-            let mut rgba = Vec::with_capacity(img.pixels.len() * 4);
-            for j in (0..img.height).rev() {
-                for i in 0..img.width {
-                    for v in img.pixel(i, j) {
-                        let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
-                        rgba.push((v * 255.0).round() as u8);
-                    }
-                }
-            }
-            let mut out = Vec::new();
-            let mut enc = png::Encoder::new(&mut out, img.width, img.height);
-            enc.set_color(png::ColorType::Rgba);
-            enc.set_depth(png::BitDepth::Eight);
-            let mut w = enc
-                .write_header()
-                .map_err(|e| input_error(format!("{}: error: {e}", path.display())))?;
-            w.write_image_data(&rgba)
-                .map_err(|e| input_error(format!("{}: error: {e}", path.display())))?;
-            drop(w);
-            out
-        }
-        _ => {
+/// Where a fragment shader's image goes, band by band as it is rendered, so that an image of
+/// any size is written in memory proportional to its width (`dispatch::render_rows`).
+pub enum ImageSink {
+    /// `.f32`: every pixel's four components, little-endian, bottom row first.
+    F32(std::io::BufWriter<std::fs::File>, PathBuf),
+    /// `.png`: 8-bit RGBA, top row first (components clamped to [0, 1], NaN as 0).
+    Png(Box<png::StreamWriter<'static, std::fs::File>>, PathBuf),
+}
+
+impl ImageSink {
+    /// Opens `path` for a `width × height` image; the extension chooses the format.
+    pub fn create(path: &Path, width: u32, height: u32) -> Result<ImageSink, Failure> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        if !matches!(ext.as_deref(), Some("f32" | "png")) {
             return Err(usage(format!(
                 "{}: the image must be .f32 or .png",
                 path.display()
             )));
         }
-    };
-    std::fs::write(path, data)
-        .map_err(|e| input_error(format!("{}: error: cannot write: {e}", path.display())))
+        let fail = |e: &dyn std::fmt::Display| {
+            input_error(format!("{}: error: cannot write: {e}", path.display()))
+        };
+        let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+        if ext.as_deref() == Some("f32") {
+            let w = std::io::BufWriter::new(file);
+            return Ok(ImageSink::F32(w, path.to_path_buf()));
+        }
+        // The PNG stream writer buffers and compresses by itself.
+        let mut enc = png::Encoder::new(file, width, height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let w = enc.write_header().map_err(|e| fail(&e))?;
+        let stream = w.into_stream_writer().map_err(|e| fail(&e))?;
+        Ok(ImageSink::Png(Box::new(stream), path.to_path_buf()))
+    }
+
+    /// The order the format stores rows in.
+    pub fn order(&self) -> dispatch::BandOrder {
+        match self {
+            ImageSink::F32(..) => dispatch::BandOrder::BottomUp,
+            ImageSink::Png(..) => dispatch::BandOrder::TopDown,
+        }
+    }
+
+    /// Writes one band (bands arrive in [`ImageSink::order`]).
+    pub fn write(&mut self, band: &dispatch::Band) -> Result<(), String> {
+        use std::io::Write;
+        let (result, path) = match self {
+            ImageSink::F32(w, path) => {
+                let bytes: Vec<u8> = band
+                    .pixels
+                    .iter()
+                    .flatten()
+                    .flat_map(|v| v.to_le_bytes())
+                    .collect();
+                (w.write_all(&bytes), path)
+            }
+            ImageSink::Png(w, path) => {
+                let mut rgba = Vec::with_capacity(band.pixels.len() * 4);
+                for y in (band.y0..band.y0 + band.rows).rev() {
+                    for v in band.row(y).iter().flatten() {
+                        let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
+                        rgba.push((v * 255.0).round() as u8);
+                    }
+                }
+                (w.write_all(&rgba), path)
+            }
+        };
+        result.map_err(|e| format!("{}: error: cannot write: {e}", path.display()))
+    }
+
+    /// Completes the file.
+    pub fn finish(self) -> Result<(), Failure> {
+        use std::io::Write;
+        let (result, path) = match self {
+            ImageSink::F32(mut w, path) => (w.flush().map_err(|e| e.to_string()), path),
+            ImageSink::Png(w, path) => (w.finish().map_err(|e| e.to_string()), path),
+        };
+        result.map_err(|e| input_error(format!("{}: error: cannot write: {e}", path.display())))
+    }
 }
 
 /// A progress bar on stderr for runs of many batches (hidden when stderr is not a terminal).
@@ -583,11 +623,23 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let exhausted = match p.processor {
         Processor::Fragment => {
             let (w, h) = a.size;
-            let img = with_engine!(&engine, e => dispatch::render_with(e, &bind, w, h, a.output_index, &opts))
-                .map_err(err)?;
+            let mut sink = ImageSink::create(&a.output, w, h)?;
+            let bands = (dispatch::band_rows_for(w), sink.order());
+            let mut write_error = None;
+            let mut write = |band: dispatch::Band| {
+                sink.write(&band).map_err(|m| {
+                    write_error = Some(m);
+                    interp::RunError::Unsupported("the image could not be written".into())
+                })
+            };
+            let report = with_engine!(&engine, e => dispatch::render_rows(e, &bind, (w, h), a.output_index, &opts, bands, &mut write));
             pb.finish_and_clear();
-            write_image(&a.output, &img)?;
-            img.exhausted
+            if let Some(m) = write_error {
+                return Err(input_error(m));
+            }
+            let report = report.map_err(err)?;
+            sink.finish()?;
+            report.exhausted
         }
         Processor::Vertex => {
             let path = a.vertices.as_ref().ok_or_else(|| {
@@ -636,17 +688,15 @@ fn write_text(path: &Path, text: &str) -> Result<(), Failure> {
 
 /// `tgsic cmp`: exit 1 when the images differ by more than `--ulp`.
 pub fn cmp(a: &CmpArgs) -> Result<(), Failure> {
-    let read =
-        |p: &PathBuf| read_f32(p).map_err(|e| input_error(format!("{}: error: {e}", p.display())));
-    let (x, y) = (read(&a.a)?, read(&a.b)?);
-    if x.len() != y.len() {
-        return Err(input_error(format!(
-            "error: the images differ in size: {} and {} components",
-            x.len(),
-            y.len()
-        )));
-    }
-    let c = compare(&x, &y);
+    // Both files are read a megabyte at a time: images of any size compare in constant memory.
+    let c = compare_files(&a.a, &a.b).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => input_error(format!("error: {e}")),
+        _ => input_error(format!(
+            "{} / {}: error: cannot read: {e}",
+            a.a.display(),
+            a.b.display()
+        )),
+    })?;
     println!("components: {} ({} pixels)", c.total, c.total / 4);
     println!(
         "identical:  {} ({:.3}%)",
