@@ -1,11 +1,15 @@
 //! Scalar numerics of TGSI execution (DECISIONS.md §3, `docs/semantics.md`): shared by the
 //! reference interpreter, constant folding and the IR evaluator, so that all agree bit for bit.
 //!
-//! **Every engine computes under SSE's DAZ and FTZ modes** ([`with_ftz`]), as softpipe's
-//! threads do: an operand that is a denormal reads as zero, and a result whose exact value is
-//! below 2⁻¹²⁶ in magnitude becomes a zero of its sign — even one that IEEE rounding would lift
-//! to 2⁻¹²⁶ (x86 detects tininess before rounding). The explicit flushes of [`f`] and [`b`]
-//! then only matter outside that mode.
+//! **Every engine computes as SSE does under its DAZ and FTZ modes**, as softpipe's threads
+//! do: an operand that is a denormal reads as zero, and a result whose exact value is below
+//! 2⁻¹²⁶ in magnitude becomes a zero of its sign — even one that IEEE rounding would lift to
+//! 2⁻¹²⁶ (x86 detects tininess before rounding, except in its fused multiply-add). Generated
+//! code runs with those modes set (`back::fpenv`); Rust code never does (changing them under
+//! Rust is undefined behaviour), so the interpreter, the IR evaluator, constant folding and
+//! the host operations compute the same results in software: [`f`] flushes operands, [`b`]
+//! results, [`mul`], [`div`] and [`round_ftz`] decide tininess before rounding, and the C
+//! library's functions run under the modes inside one assembly block ([`libm`]).
 //!
 //! Float arithmetic reads a denormal input as a zero of the same sign and flushes a denormal
 //! result to a zero of the same sign, as softpipe runs with FTZ/DAZ set. A NaN result is the
@@ -32,32 +36,6 @@ pub fn get_mxcsr() -> u32 {
     0
 }
 
-/// Writes the MXCSR (nothing on other architectures).
-pub fn set_mxcsr(v: u32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: ldmxcsr reads 4 bytes; `v` is a value read from the register with the DAZ/FTZ
-    // bits changed.
-    unsafe {
-        std::arch::asm!("ldmxcsr [{}]", in(reg) &v, options(nostack, readonly))
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
-}
-
-/// Runs `f` with the MXCSR's DAZ and FTZ bits set — the floating-point environment every
-/// engine computes in (module documentation) — restoring the previous value afterwards.
-pub fn with_ftz<R>(f: impl FnOnce() -> R) -> R {
-    let old = get_mxcsr();
-    let want = old | MXCSR_DAZ | MXCSR_FTZ;
-    if old == want {
-        return f();
-    }
-    set_mxcsr(want);
-    let r = f();
-    set_mxcsr(old);
-    r
-}
-
 /// The NaN every float operation returns: quiet, positive, no payload.
 pub const CANONICAL_NAN: u32 = 0x7FC0_0000;
 
@@ -68,6 +46,132 @@ pub fn ftz(x: f32) -> f32 {
         f32::from_bits(x.to_bits() & 0x8000_0000)
     } else {
         x
+    }
+}
+
+/// The smallest normal f32, 2⁻¹²⁶, as an f64.
+const MIN_NORMAL: f64 = f32::MIN_POSITIVE as f64;
+
+/// Rounds an f64 that holds an exact result (or one rounded to 53 bits, which is innocuous for
+/// +, −, ×, ÷ and √ of f32 operands) to f32 as x86 does under FTZ: a result whose magnitude is
+/// below 2⁻¹²⁶ *before* rounding is a zero of its sign, even one that rounding would lift to
+/// 2⁻¹²⁶.
+#[inline]
+pub fn round_ftz(d: f64) -> f32 {
+    if d.abs() < MIN_NORMAL {
+        if d.is_sign_negative() { -0.0 } else { 0.0 }
+    } else {
+        d as f32
+    }
+}
+
+/// `x + y` under DAZ/FTZ for flushed operands ([`f`]). The exact sum of two such floats below
+/// 2⁻¹²⁶ is a denormal that rounding leaves unchanged, so flushing the rounded sum is exact.
+#[inline]
+pub fn add(x: f32, y: f32) -> f32 {
+    ftz(x + y)
+}
+
+/// `x − y` under DAZ/FTZ for flushed operands ([`add`]).
+#[inline]
+pub fn sub(x: f32, y: f32) -> f32 {
+    ftz(x - y)
+}
+
+/// `x · y` under DAZ/FTZ for flushed operands: the product is exact in f64, then rounded once
+/// ([`round_ftz`]).
+#[inline]
+pub fn mul(x: f32, y: f32) -> f32 {
+    round_ftz(x as f64 * y as f64)
+}
+
+/// `x / y` under DAZ/FTZ for flushed operands: the quotient rounded to 53 bits decides
+/// tininess exactly (f32 quotients never lie within 2⁻⁵³ of 2⁻¹²⁶ without being it) and rounds
+/// to the correctly rounded f32 ([`round_ftz`]).
+#[inline]
+pub fn div(x: f32, y: f32) -> f32 {
+    round_ftz(x as f64 / y as f64)
+}
+
+/// Fused `x · y + z` under DAZ/FTZ for flushed operands. x86's fused multiply-add detects
+/// tininess *after* rounding (measured: `fma(−3.6e−34, 4.6e−12, 2⁻¹²⁶ + 2⁻¹⁴⁹)` is 2⁻¹²⁶ under
+/// FTZ, though its exact value is below), unlike its multiply and divide: flushing the
+/// correctly rounded result is exact.
+#[inline]
+pub fn fma(x: f32, y: f32, z: f32) -> f32 {
+    ftz(x.mul_add(y, z))
+}
+
+/// The C library's functions, computed as softpipe computes them: under the MXCSR's DAZ and
+/// FTZ modes, set only for the duration of the call inside one assembly block, so that no Rust
+/// code ever runs in a modified floating-point environment.
+pub mod libm {
+    unsafe extern "C" {
+        fn sinf(x: f32) -> f32;
+        fn cosf(x: f32) -> f32;
+        fn exp2f(x: f32) -> f32;
+        fn logf(x: f32) -> f32;
+        fn log2f(x: f32) -> f32;
+        fn powf(x: f32, y: f32) -> f32;
+    }
+
+    /// Calls the C function at `func`, of one float (`x`) or two (`x`, `y`; a one-argument
+    /// function never reads `y`), with DAZ and FTZ set around the call only.
+    #[cfg(target_arch = "x86_64")]
+    fn under_ftz(func: *const (), x: f32, y: f32) -> f32 {
+        let ftz = super::get_mxcsr() | super::MXCSR_DAZ | super::MXCSR_FTZ;
+        let mut r = x;
+        // SAFETY: the block saves the MXCSR on the stack (the stack pointer is 16-byte
+        // aligned on entry and stays so), loads the DAZ/FTZ value, calls a C function with
+        // the C ABI (its clobbers declared), and restores the saved MXCSR before it ends.
+        unsafe {
+            std::arch::asm!(
+                "sub rsp, 16",
+                "stmxcsr [rsp]",
+                "ldmxcsr [{ftz}]",
+                "call {func}",
+                "ldmxcsr [rsp]",
+                "add rsp, 16",
+                ftz = in(reg) &ftz,
+                func = in(reg) func,
+                inout("xmm0") r,
+                in("xmm1") y,
+                clobber_abi("C"),
+            );
+        }
+        r
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn under_ftz(func: *const (), x: f32, y: f32) -> f32 {
+        // SAFETY: `func` is one of the C functions below, of one float or two.
+        let f = unsafe { std::mem::transmute::<*const (), extern "C" fn(f32, f32) -> f32>(func) };
+        f(x, y)
+    }
+
+    /// `sinf` under DAZ/FTZ.
+    pub fn sin(x: f32) -> f32 {
+        under_ftz(sinf as *const (), x, 0.0)
+    }
+    /// `cosf` under DAZ/FTZ.
+    pub fn cos(x: f32) -> f32 {
+        under_ftz(cosf as *const (), x, 0.0)
+    }
+    /// `exp2f` under DAZ/FTZ.
+    pub fn exp2(x: f32) -> f32 {
+        under_ftz(exp2f as *const (), x, 0.0)
+    }
+    /// `logf` under DAZ/FTZ.
+    pub fn ln(x: f32) -> f32 {
+        under_ftz(logf as *const (), x, 0.0)
+    }
+    /// `log2f` under DAZ/FTZ.
+    pub fn log2(x: f32) -> f32 {
+        under_ftz(log2f as *const (), x, 0.0)
+    }
+    /// `powf` under DAZ/FTZ.
+    pub fn pow(x: f32, y: f32) -> f32 {
+        under_ftz(powf as *const (), x, y)
     }
 }
 
@@ -139,7 +243,7 @@ pub fn sat11(x: f32) -> f32 {
 // Mesa's literal 1.442695f (DECISIONS.md §3), not LOG2_E: the result must match bit for bit.
 #[allow(clippy::approx_constant)]
 pub fn lg2(x: f32) -> f32 {
-    ftz(x.ln()) * 1.442_695
+    mul(ftz(libm::ln(x)), 1.442_695)
 }
 
 /// F2I: truncation; NaN and out-of-range values give 0x80000000.
@@ -311,6 +415,110 @@ pub fn pack_round(x: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    /// The hardware's answer: `op` on x and y with DAZ and FTZ set, all inside one asm block.
+    #[cfg(target_arch = "x86_64")]
+    fn hardware(op: char, x: f32, y: f32, z: f32) -> f32 {
+        let ftz = get_mxcsr() | MXCSR_DAZ | MXCSR_FTZ;
+        let mut r = x;
+        macro_rules! under_ftz {
+            ($ins:literal, $unused:literal) => {
+                // SAFETY: saves, sets and restores the MXCSR around one SSE instruction.
+                unsafe {
+                    std::arch::asm!(
+                        "sub rsp, 16",
+                        "stmxcsr [rsp]",
+                        "ldmxcsr [{m}]",
+                        $ins,
+                        $unused,
+                        "ldmxcsr [rsp]",
+                        "add rsp, 16",
+                        m = in(reg) &ftz,
+                        x = inout(xmm_reg) r,
+                        y = in(xmm_reg) y,
+                        z = in(xmm_reg) z,
+                    )
+                }
+            };
+        }
+        match op {
+            '+' => under_ftz!("addss {x}, {y}", "/* {z} */"),
+            '-' => under_ftz!("subss {x}, {y}", "/* {z} */"),
+            '*' => under_ftz!("mulss {x}, {y}", "/* {z} */"),
+            '/' => under_ftz!("divss {x}, {y}", "/* {z} */"),
+            _ => under_ftz!("vfmadd213ss {x}, {y}, {z}", ""),
+        }
+        r
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn software_flushing_matches_the_hardware_under_daz_and_ftz() {
+        let fma = std::arch::is_x86_feature_detected!("fma");
+        // Values around 2^-126 and the products and quotients that land next to it.
+        let mut vals: Vec<u32> = vec![
+            0,
+            0x8000_0000,
+            0x0000_0001,
+            0x807F_FFFF,
+            0x0080_0000,
+            0x0080_0001,
+            0x00FF_FFFF,
+            0x3F00_0000,
+            0xBF00_0000,
+            0x3F80_0000,
+            0x3F7F_FFFF,
+            0x3F80_0001,
+            0x4000_0000,
+            0x7F7F_FFFF,
+            0x7F80_0000,
+            0x7FC0_0000,
+            0x3400_0000,
+            0x2000_0000,
+            0x1F80_0000,
+            0x1FFF_FFFF,
+            0x2080_0001,
+            0x0100_0000,
+            0x0000_8000,
+        ];
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        for _ in 0..600 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Exponents near the bottom of the range, where flushing decides.
+            let exp = (seed >> 40) as u32 % 80;
+            let man = seed as u32 & 0x007F_FFFF;
+            let sign = ((seed >> 63) as u32) << 31;
+            vals.push(sign | exp << 23 | man);
+            vals.push(sign | (63 + exp) << 23 | man);
+        }
+        for &a in &vals {
+            for &c in vals.iter().step_by(3) {
+                let (x, y) = (f(a), f(c));
+                let (hx, hy) = (f32::from_bits(a), f32::from_bits(c));
+                for (op, soft) in [
+                    ('+', add(x, y)),
+                    ('-', sub(x, y)),
+                    ('*', mul(x, y)),
+                    ('/', div(x, y)),
+                ] {
+                    let hard = hardware(op, hx, hy, 0.0);
+                    assert_eq!(
+                        b(soft),
+                        b(hard),
+                        "{a:#010x} {op} {c:#010x}: software {soft:e}, hardware {hard:e}"
+                    );
+                }
+                if fma {
+                    let z = f32::from_bits(vals[(a as usize ^ c as usize) % vals.len()]);
+                    let soft = super::fma(x, y, f(z.to_bits()));
+                    let hard = hardware('f', hx, hy, z);
+                    assert_eq!(b(soft), b(hard), "fma({a:#010x}, {c:#010x}, {z:e})");
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

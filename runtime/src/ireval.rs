@@ -103,7 +103,7 @@ impl Engine for IrShader {
             *o = [[0; LANES]; 4];
         }
         let alive = ev.io.alive;
-        let result = tgsic::numerics::with_ftz(|| ev.block(&f.body, alive)).map(|_| ());
+        let result = ev.block(&f.body, alive).map(|_| ());
         scratch.vals = std::mem::take(&mut ev.vals);
         scratch.arrays = std::mem::take(&mut ev.arrays);
         result.map(|()| ev.report)

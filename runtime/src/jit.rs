@@ -399,14 +399,15 @@ impl Engine for JitShader {
             inputs_per_vertex: self.function.input_regs as u64,
             clear: bind.clear.map(f32::to_bits),
             host: &mut host as *mut Host as *mut c_void,
-            texture: texture_callback,
-            emit: emit_callback,
+            texture: texture_callback_entered,
+            emit: emit_callback_entered,
         };
         // SAFETY: every buffer is sized as the function needs: inputs, system values and
         // outputs as the prepared program declares (the IR reads nothing beyond,
         // `Function::input_regs`), arrays as `array_words`, uniforms as `uniforms`; the
-        // callbacks get `host`, alive for the call.
-        tgsic::numerics::with_ftz(|| unsafe { c.call(&mut args) });
+        // callbacks get `host`, alive for the call, and are entered through trampolines that
+        // give them Rust's floating-point environment.
+        unsafe { c.call(&mut args) };
         let (killed, exhausted) = (args.killed, args.exhausted);
         if let Some(e) = host.error {
             return Err(e);
@@ -556,6 +557,18 @@ unsafe extern "C" fn emit_callback(
             .get_or_insert(RunError::Unsupported("an EMIT or ENDPRIM panicked".into()));
     }
 }
+
+tgsic::default_fp_trampoline!(
+    /// [`texture_callback`] entered from generated code, with the MXCSR's DAZ/FTZ bits
+    /// cleared while it runs (`tgsic::back::fpenv`).
+    texture_callback_entered => texture_callback,
+    (host: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
+);
+tgsic::default_fp_trampoline!(
+    /// [`emit_callback`] entered from generated code, as [`texture_callback_entered`].
+    emit_callback_entered => emit_callback,
+    (host: *mut c_void, is_emit: u32, values: *const u32, count: u32, mask: u64, lane0: u32, lanes: u32)
+);
 
 #[cfg(test)]
 mod tests {

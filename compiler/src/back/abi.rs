@@ -6,8 +6,6 @@ use crate::ir::TexOp;
 use std::ffi::c_void;
 use thiserror::Error;
 
-pub use crate::numerics::with_ftz;
-
 /// Invocations per call of the generated code.
 pub const BATCH_LANES: usize = 64;
 
@@ -243,8 +241,10 @@ impl CompiledShader {
     /// for the function this was compiled from (registers up to the function's highest input,
     /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
     /// `constants` with `num_constants` valid buffers), and the callbacks must be safe to call
-    /// with `args.host`. The MXCSR must have DAZ and FTZ set ([`with_ftz`]).
+    /// with `args.host` and entered through
+    /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,
+    /// set and restored around it ([`super::fpenv::call_with_ftz`]).
     pub unsafe fn call(&self, args: &mut JitArgs) {
-        unsafe { (self.entry)(args) }
+        unsafe { super::fpenv::call_with_ftz(self.entry, args) }
     }
 }

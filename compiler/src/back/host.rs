@@ -129,8 +129,8 @@ impl HostOp {
 
 /// Evaluates host operation `code` ([`HostOp::code`]) on `n` lanes: operand k is `n` words at
 /// `a`, `b`, `c`, `d` (those the operation takes), the result `n` words at `out` (4·n for
-/// unpacking), in the caller's floating-point environment (the generated code runs under
-/// DAZ/FTZ, as every engine).
+/// unpacking), with the interpreter's arithmetic (DAZ/FTZ in software). Generated code calls
+/// it through [`tgsic_lanes_op_entered`].
 ///
 /// # Safety
 /// The pointers the operation uses must address `n` readable (`out`: writable) words.
@@ -190,6 +190,13 @@ pub unsafe extern "C" fn tgsic_lanes_op(
     }
 }
 
+crate::default_fp_trampoline!(
+    /// [`tgsic_lanes_op`] entered from generated code: the MXCSR's DAZ/FTZ bits are cleared
+    /// while it runs (`back::fpenv`).
+    tgsic_lanes_op_entered => tgsic_lanes_op,
+    (code: u32, a: *const u32, b: *const u32, c: *const u32, d: *const u32, out: *mut u32, n: u32)
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,13 +221,5 @@ mod tests {
                 Some(HostOp::Unpack(p))
             );
         }
-    }
-
-    #[test]
-    fn with_ftz_sets_and_restores_the_mxcsr() {
-        use crate::numerics::{MXCSR_DAZ, MXCSR_FTZ, get_mxcsr, with_ftz};
-        let before = get_mxcsr();
-        with_ftz(|| assert_eq!(get_mxcsr() & (MXCSR_DAZ | MXCSR_FTZ), MXCSR_DAZ | MXCSR_FTZ));
-        assert_eq!(get_mxcsr(), before);
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod abi;
 pub mod cranelift;
+pub mod fpenv;
 pub mod host;
 #[cfg(feature = "llvm")]
 pub mod llvm;

@@ -265,7 +265,7 @@ pub fn check_every_operation(c: Compiler) {
                 for c in 0..4 {
                     inputs[c * BATCH_LANES + l] = xs[c];
                 }
-                want.push(crate::numerics::with_ftz(|| match op {
+                want.push(match op {
                     Op::Unary(u) => sem::unary(*u, xs[0]),
                     Op::Binary(b) => sem::binary(*b, xs[0], xs[1]),
                     Op::Nary(nn) => sem::nary(*nn, &xs),
@@ -285,7 +285,7 @@ pub fn check_every_operation(c: Compiler) {
                     }
                     Op::Pack(p) => sem::pack(*p, &xs[..n]),
                     _ => unreachable!(),
-                }));
+                });
             }
             let got = run_batch(&shader, &inputs, u64::MAX);
             for l in 0..BATCH_LANES {
@@ -394,11 +394,7 @@ pub fn check_constant_operands(c: Compiler) {
                             inputs[l]
                         };
                         let (a, b) = if swap { (k_bits, x) } else { (x, k_bits) };
-                        let want = if crate::numerics::with_ftz(|| sem::fcmp(k, a, b)) {
-                            u32::MAX
-                        } else {
-                            0
-                        };
+                        let want = if sem::fcmp(k, a, b) { u32::MAX } else { 0 };
                         if got[l] != want {
                             failures.push(format!(
                                 "{k:?}({a:#x}, {b:#x}) = {:#x}, want {want:#x} (select: {through_select})",
@@ -432,7 +428,7 @@ pub fn check_constant_operands(c: Compiler) {
             } else {
                 inputs[l]
             };
-            let want = crate::numerics::with_ftz(|| sem::binary(op, s, 4f32.to_bits()));
+            let want = sem::binary(op, s, 4f32.to_bits());
             if got[l] != want {
                 failures.push(format!(
                     "{op:?}({s:#x}, 4.0) = {:#x}, want {want:#x}",
@@ -476,7 +472,7 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
         emit: no_emit,
     };
     // SAFETY: one input and one output register, as the test functions use.
-    with_ftz(|| unsafe { shader.call(&mut args) });
+    unsafe { shader.call(&mut args) };
     outputs[..BATCH_LANES].to_vec()
 }
 

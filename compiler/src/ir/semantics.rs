@@ -18,10 +18,10 @@ pub fn unary(op: Unary, x: u32) -> u32 {
         U::FTrunc => b(f(x).trunc()),
         U::FRound => b(f(x).round_ties_even()),
         U::FSqrt => b(f(x).sqrt()),
-        U::FExp2 => b(f(x).exp2()),
+        U::FExp2 => b(num::libm::exp2(f(x))),
         U::FLg2 => b(num::lg2(f(x))),
-        U::FSin => b(f(x).sin()),
-        U::FCos => b(f(x).cos()),
+        U::FSin => b(num::libm::sin(f(x))),
+        U::FCos => b(num::libm::cos(f(x))),
         U::FSat01 => b(num::sat01(f(x))),
         U::FSat11 => b(num::sat11(f(x))),
         U::FSign => {
@@ -75,12 +75,14 @@ pub fn binary(op: Binary, x: u32, y: u32) -> u32 {
     match op {
         B::FAdd => b(f(x) + f(y)),
         B::FSub => b(f(x) - f(y)),
-        B::FMul => b(f(x) * f(y)),
-        B::FDiv => b(f(x) / f(y)),
+        B::FMul => b(num::mul(f(x), f(y))),
+        B::FDiv => b(num::div(f(x), f(y))),
         B::FMin => b(fmin(f(x), f(y))),
         B::FMax => b(fmax(f(x), f(y))),
-        B::FPow => b(f(x).powf(f(y))),
-        B::Ldexp => b((f(x) as f64 * 2f64.powi((y as i32).clamp(-300, 300))) as f32),
+        B::FPow => b(num::libm::pow(f(x), f(y))),
+        B::Ldexp => b(num::round_ftz(
+            f(x) as f64 * 2f64.powi((y as i32).clamp(-300, 300)),
+        )),
         B::IAdd => x.wrapping_add(y),
         B::ISub => x.wrapping_sub(y),
         B::IMul => x.wrapping_mul(y),
@@ -109,7 +111,7 @@ pub fn binary(op: Binary, x: u32, y: u32) -> u32 {
 /// A three- or four-operand operation on bits.
 pub fn nary(op: Nary, a: &[u32]) -> u32 {
     match op {
-        Nary::Fma => b(f(a[0]).mul_add(f(a[1]), f(a[2]))),
+        Nary::Fma => b(num::fma(f(a[0]), f(a[1]), f(a[2]))),
         Nary::Ubfe => num::ubfe(a[0], a[1], a[2]),
         Nary::Ibfe => num::ibfe(a[0], a[1], a[2]),
         Nary::Bfi => num::bfi(a[0], a[1], a[2], a[3]),

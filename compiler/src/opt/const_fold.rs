@@ -15,13 +15,9 @@ use crate::ir::semantics as sem;
 use crate::ir::*;
 use crate::numerics::{b, f};
 
-/// Runs the pass; returns whether anything changed. Folds in the engines' floating-point
-/// environment (DAZ/FTZ, [`crate::numerics::with_ftz`]).
+/// Runs the pass; returns whether anything changed. Folds with the engines' arithmetic
+/// (denormals flushed in software, [`crate::numerics`]).
 pub fn run(func: &mut Function) -> bool {
-    crate::numerics::with_ftz(|| run_inner(func))
-}
-
-fn run_inner(func: &mut Function) -> bool {
     let mut pool = ConstPool::new(func);
     let mut subst = Subst::new(func);
     let mut body = std::mem::take(&mut func.body);

@@ -54,15 +54,15 @@ fn set(cond: bool, t: u32) -> u32 {
 
 /// `a·b` then `+ c`, each rounded to f32 and flushed (nothing fused).
 fn mad(a: u32, x: u32, y: u32) -> u32 {
-    b(f(b(f(a) * f(x))) + f(y))
+    b(f(b(num::mul(f(a), f(x)))) + f(y))
 }
 
 /// Dot product of the first `n` components, accumulated left to right.
 fn dot(a: &Reg, x: &Reg, n: usize) -> Chan {
     std::array::from_fn(|l| {
-        let mut acc = b(f(a[0][l]) * f(x[0][l]));
+        let mut acc = b(num::mul(f(a[0][l]), f(x[0][l])));
         for c in 1..n {
-            acc = b(f(acc) + f(b(f(a[c][l]) * f(x[c][l]))));
+            acc = b(f(acc) + f(b(num::mul(f(a[c][l]), f(x[c][l])))));
         }
         acc
     })
@@ -110,15 +110,15 @@ pub(super) fn execute(
         }
         O::Add => cw2(&all(0), &all(1), fl2(|a, c| a + c)),
         O::Sub => cw2(&all(0), &all(1), fl2(|a, c| a - c)),
-        O::Mul => cw2(&all(0), &all(1), fl2(|a, c| a * c)),
-        O::Div => cw2(&all(0), &all(1), fl2(|a, c| a / c)),
+        O::Mul => cw2(&all(0), &all(1), fl2(num::mul)),
+        O::Div => cw2(&all(0), &all(1), fl2(num::div)),
         O::Mad => cw3(&all(0), &all(1), &all(2), mad),
         O::Fma => cw3(&all(0), &all(1), &all(2), |a, c, d| {
-            b(f(a).mul_add(f(c), f(d)))
+            b(num::fma(f(a), f(c), f(d)))
         }),
         O::Lrp => cw3(&all(0), &all(1), &all(2), |a, c, d| {
             let diff = b(f(c) - f(d));
-            b(f(b(f(a) * f(diff))) + f(d))
+            b(f(b(num::mul(f(a), f(diff)))) + f(d))
         }),
         O::Min => cw2(&all(0), &all(1), fl2(fmin)),
         O::Max => cw2(&all(0), &all(1), fl2(fmax)),
@@ -140,16 +140,16 @@ pub(super) fn execute(
                 0
             }
         }),
-        O::Rcp => rep(map1(&x(0), fl1(|v| 1.0 / v))),
-        O::Rsq => rep(map1(&x(0), fl1(|v| 1.0 / num::ftz(v.sqrt())))),
+        O::Rcp => rep(map1(&x(0), fl1(|v| num::div(1.0, v)))),
+        O::Rsq => rep(map1(&x(0), fl1(|v| num::div(1.0, num::ftz(v.sqrt()))))),
         O::Sqrt => rep(map1(&x(0), fl1(f32::sqrt))),
-        O::Ex2 => rep(map1(&x(0), fl1(f32::exp2))),
+        O::Ex2 => rep(map1(&x(0), fl1(num::libm::exp2))),
         O::Lg2 => rep(map1(&x(0), fl1(num::lg2))),
-        O::Pow => rep(map2(&x(0), &x(1), fl2(f32::powf))),
-        O::Sin => rep(map1(&x(0), fl1(f32::sin))),
-        O::Cos => rep(map1(&x(0), fl1(f32::cos))),
+        O::Pow => rep(map2(&x(0), &x(1), fl2(num::libm::pow))),
+        O::Sin => rep(map1(&x(0), fl1(num::libm::sin))),
+        O::Cos => rep(map1(&x(0), fl1(num::libm::cos))),
         O::Rcc => rep(map1(&x(0), |v| {
-            let r = num::ftz(1.0 / f(v));
+            let r = num::div(1.0, f(v));
             b(if r > 0.0 {
                 fmin(fmax(r, 5.42101e-20), 1.884467e19)
             } else {
@@ -159,8 +159,8 @@ pub(super) fn execute(
         O::Scs => {
             let s = x(0);
             [
-                map1(&s, fl1(f32::cos)),
-                map1(&s, fl1(f32::sin)),
+                map1(&s, fl1(num::libm::cos)),
+                map1(&s, fl1(num::libm::sin)),
                 [0; LANES],
                 [ONE; LANES],
             ]
@@ -168,9 +168,9 @@ pub(super) fn execute(
         O::Exp => {
             let s = x(0);
             [
-                map1(&s, fl1(|v| v.floor().exp2())),
+                map1(&s, fl1(|v| num::libm::exp2(v.floor()))),
                 map1(&s, fl1(|v| v - v.floor())),
-                map1(&s, fl1(f32::exp2)),
+                map1(&s, fl1(num::libm::exp2)),
                 [ONE; LANES],
             ]
         }
@@ -180,7 +180,9 @@ pub(super) fn execute(
             let fl = map1(&lg, fl1(f32::floor));
             [
                 fl,
-                map2(&s, &fl, |v, e| b(f(v).abs() / num::ftz(f(e).exp2()))),
+                map2(&s, &fl, |v, e| {
+                    b(num::div(f(v).abs(), num::ftz(num::libm::exp2(f(e)))))
+                }),
                 lg,
                 [ONE; LANES],
             ]
@@ -190,7 +192,10 @@ pub(super) fn execute(
             let y = map1(&s[0], |v| b(fmax(f(v), 0.0)));
             let z = map3(&s[0], &s[1], &s[3], |sx, sy, sw| {
                 if f(sx) > 0.0 {
-                    b(fmax(f(sy), 0.0).powf(fmin(fmax(f(sw), -128.0), 128.0)))
+                    b(num::libm::pow(
+                        fmax(f(sy), 0.0),
+                        fmin(fmax(f(sw), -128.0), 128.0),
+                    ))
                 } else {
                     0
                 }
@@ -213,7 +218,7 @@ pub(super) fn execute(
             let (s0, s1) = (all(0), all(1));
             [
                 [ONE; LANES],
-                map2(&s0[1], &s1[1], fl2(|a, c| a * c)),
+                map2(&s0[1], &s1[1], fl2(num::mul)),
                 s0[2],
                 s1[3],
             ]
@@ -222,8 +227,8 @@ pub(super) fn execute(
             let (a, c) = (src(0, 7), src(1, 7));
             let cross = |i: usize, j: usize| {
                 map2(
-                    &map2(&a[i], &c[j], fl2(|p, q| p * q)),
-                    &map2(&c[i], &a[j], fl2(|p, q| p * q)),
+                    &map2(&a[i], &c[j], fl2(num::mul)),
+                    &map2(&c[i], &a[j], fl2(num::mul)),
                     fl2(|p, q| p - q),
                 )
             };
@@ -233,19 +238,25 @@ pub(super) fn execute(
             let n = if inst.opcode == O::Nrm { 3 } else { 4 };
             let s = all(0);
             let len = dot(&s, &s, n);
-            let r = map1(&len, fl1(|v| 1.0 / num::ftz(v.sqrt())));
+            let r = map1(&len, fl1(|v| num::div(1.0, num::ftz(v.sqrt()))));
             let mut out = [[ONE; LANES]; 4];
             for c in 0..n {
-                out[c] = map2(&s[c], &r, fl2(|a, q| a * q));
+                out[c] = map2(&s[c], &r, fl2(num::mul));
             }
             out
         }
         O::Rfl => {
             let (a, c) = (src(0, 7), src(1, 7));
-            let k = map2(&dot(&a, &c, 3), &dot(&a, &a, 3), fl2(|d, l| 2.0 * d / l));
+            let k = map2(
+                &dot(&a, &c, 3),
+                &dot(&a, &a, 3),
+                fl2(|d, l| num::div(num::mul(2.0, d), l)),
+            );
             let mut out = [[ONE; LANES]; 4];
             for i in 0..3 {
-                out[i] = map3(&k, &a[i], &c[i], |kk, p, q| b(f(b(f(kk) * f(p))) - f(q)));
+                out[i] = map3(&k, &a[i], &c[i], |kk, p, q| {
+                    b(f(b(num::mul(f(kk), f(p)))) - f(q))
+                });
             }
             out
         }
@@ -253,8 +264,8 @@ pub(super) fn execute(
             let (s0, s1, s2) = (all(0), all(1), all(2));
             let row = |i: usize, u: usize, v: usize| {
                 std::array::from_fn(|l| {
-                    b(f(b(f(s0[i][l]) + f(b(f(s1[0][l]) * f(s2[u][l])))))
-                        + f(b(f(s1[1][l]) * f(s2[v][l]))))
+                    b(f(b(f(s0[i][l]) + f(b(num::mul(f(s1[0][l]), f(s2[u][l]))))))
+                        + f(b(num::mul(f(s1[1][l]), f(s2[v][l])))))
                 })
             };
             let (rx, ry): (Chan, Chan) = (row(0, 0, 1), row(1, 2, 3));
@@ -324,7 +335,9 @@ pub(super) fn execute(
         O::F2i => cw1(&all(0), |v| num::f2i(f(v))),
         O::F2u => cw1(&all(0), |v| num::f2u(f(v))),
         O::Ldexp => cw2(&all(0), &all(1), |v, e| {
-            b((f(v) as f64 * 2f64.powi((e as i32).clamp(-300, 300))) as f32)
+            b(num::round_ftz(
+                f(v) as f64 * 2f64.powi((e as i32).clamp(-300, 300)),
+            ))
         }),
         O::Not => cw1(&all(0), |v| !v),
         O::And => cw2(&all(0), &all(1), |a, c| a & c),

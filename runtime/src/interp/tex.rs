@@ -12,7 +12,7 @@ fn rho_lod(d: [[f32; 3]; 2], size: [f32; 3], dims: usize) -> f32 {
     for k in 0..dims {
         rho = rho.max(d[0][k].abs().max(d[1][k].abs()) * size[k]);
     }
-    rho.log2()
+    tgsic::numerics::libm::log2(rho)
 }
 
 /// Texture coordinates a target's level of detail depends on, and how many of them.
@@ -292,13 +292,13 @@ pub(crate) fn sample_into(
         if op == O::Txp {
             let q = c[3];
             for k in 0..3 {
-                c[k] = tgsic::numerics::ftz(c[k] / q);
+                c[k] = tgsic::numerics::div(c[k], q);
             }
         }
         if let Some(offs) = &req.offset {
             for k in 0..3 {
                 let d = offs[k][l] as i32 as f32;
-                c[k] += if rect { d } else { d / sz_level0[k] as f32 };
+                c[k] = tgsic::numerics::add(c[k], if rect { d } else { d / sz_level0[k] as f32 });
             }
         }
         coords[l] = c;
@@ -341,8 +341,8 @@ pub(crate) fn sample_into(
                         let (c1, _) = lod_coords(target, coords[b0 + 1]);
                         let (c2, _) = lod_coords(target, coords[b0 + 2]);
                         let d = [
-                            std::array::from_fn(|k| c1[k] - c0[k]),
-                            std::array::from_fn(|k| c0[k] - c2[k]),
+                            std::array::from_fn(|k| tgsic::numerics::sub(c1[k], c0[k])),
+                            std::array::from_fn(|k| tgsic::numerics::sub(c0[k], c2[k])),
                         ];
                         rho_lod(d, sz0, dims)
                     })

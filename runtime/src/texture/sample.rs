@@ -133,8 +133,12 @@ fn frac(f: f32) -> f32 {
     f - tgsic::numerics::floor(f)
 }
 
+/// `v0 + a·(v1 − v0)`, each step rounded to f32 under DAZ/FTZ (in software,
+/// [`tgsic::numerics`]): texel values of float textures may be denormals.
 fn lerp(a: f32, v0: f32, v1: f32) -> f32 {
-    v0 + a * (v1 - v0)
+    use tgsic::numerics::{add, ftz, mul, sub};
+    let (v0, v1) = (ftz(v0), ftz(v1));
+    add(v0, mul(ftz(a), sub(v1, v0)))
 }
 
 /// Texel index for nearest filtering of normalized coordinate `s` over `size` texels.
@@ -242,7 +246,9 @@ pub fn cube_face(x: f32, y: f32, z: f32) -> (u32, f32, f32) {
     } else {
         (5, -x, -y, az)
     };
-    (face, (sc / ma + 1.0) * 0.5, (tc / ma + 1.0) * 0.5)
+    // The quotient may be tiny: divide under DAZ/FTZ (in software).
+    let q = |c: f32| (tgsic::numerics::div(c, ma) + 1.0) * 0.5;
+    (face, q(sc), q(tc))
 }
 
 /// Where a lookup reads: normalized s, t (r for 3D), the layer or face, and what kind of
@@ -321,7 +327,12 @@ fn sample_level(
         let t = level.texel(x, y, z);
         match reference {
             Some((cmp, r)) => {
-                let v = if cmp.test(r, t[0]) { 1.0 } else { 0.0 };
+                // Compared as under DAZ: a denormal texel reads as zero.
+                let v = if cmp.test(r, tgsic::numerics::ftz(t[0])) {
+                    1.0
+                } else {
+                    0.0
+                };
                 [v, v, v, 1.0]
             }
             None => t,
@@ -402,7 +413,11 @@ pub fn sample(
     } else {
         None
     };
-    let lod = (lod + sampler.lod_bias).clamp(sampler.min_lod, sampler.max_lod);
+    let lod = tgsic::numerics::add(
+        tgsic::numerics::ftz(lod),
+        tgsic::numerics::ftz(sampler.lod_bias),
+    )
+    .clamp(sampler.min_lod, sampler.max_lod);
     let last = tex.levels.len() - 1;
     // A NaN level of detail magnifies from level 0.
     let magnify = lod.is_nan() || lod <= 0.0;

@@ -8,7 +8,7 @@
 //!   A loop runs while any lane is in it; `break` and `continue` move lanes out, with their
 //!   values, under masks.
 //! - **Numerics** are the interpreter's, bit for bit, in [`MathMode::Exact`]: like every
-//!   engine, the code runs with the MXCSR's DAZ and FTZ bits set ([`with_ftz`]), so SSE
+//!   engine, the code runs with the MXCSR's DAZ and FTZ bits set ([`fpenv`](super::fpenv)), so SSE
 //!   arithmetic flushes exactly as the interpreter's; NaN results are canonicalized
 //!   where their bits can be observed (a store, a bitcast, a sign operation) — see
 //!   [`nan`](self). Operations without a vector instruction (integer division, bit fields,
@@ -27,7 +27,6 @@ pub mod vmath;
 
 use super::host;
 pub use super::host::tgsic_lanes_op;
-pub use crate::numerics::with_ftz;
 
 use crate::ir::Function;
 use cranelift_codegen::ir::AbiParam;
@@ -143,7 +142,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     crate::back::abi::check_size(f.body.inst_count(), opts.vectors)?;
     let isa = isa(opts.verify)?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
-    jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op as *const u8);
+    jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op_entered as *const u8);
     register_libcalls(&mut jb);
     let mut module = JITModule::new(jb);
     let ptr = module.target_config().pointer_type();
@@ -195,30 +194,39 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
 }
 
+// The C library stand-ins compute what the instructions they replace compute under DAZ/FTZ
+// (operands flushed first), in software; generated code enters them through trampolines that
+// clear the MXCSR's DAZ/FTZ bits for the Rust code (`fpenv`).
 extern "C" fn floorf_(x: f32) -> f32 {
-    x.floor()
+    crate::numerics::ftz(x).floor()
 }
 extern "C" fn ceilf_(x: f32) -> f32 {
-    x.ceil()
+    crate::numerics::ftz(x).ceil()
 }
 extern "C" fn truncf_(x: f32) -> f32 {
-    x.trunc()
+    crate::numerics::ftz(x).trunc()
 }
 extern "C" fn nearbyintf_(x: f32) -> f32 {
-    x.round_ties_even()
+    crate::numerics::ftz(x).round_ties_even()
 }
 extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
-    x.mul_add(y, z)
+    use crate::numerics::{fma, ftz};
+    fma(ftz(x), ftz(y), ftz(z))
 }
+crate::default_fp_trampoline!(floorf_entered => floorf_, (x: f32) -> f32);
+crate::default_fp_trampoline!(ceilf_entered => ceilf_, (x: f32) -> f32);
+crate::default_fp_trampoline!(truncf_entered => truncf_, (x: f32) -> f32);
+crate::default_fp_trampoline!(nearbyintf_entered => nearbyintf_, (x: f32) -> f32);
+crate::default_fp_trampoline!(fmaf_entered => fmaf_, (x: f32, y: f32, z: f32) -> f32);
 
 /// Registers the libm functions Cranelift calls when the CPU lacks an instruction (Rust
 /// binaries do not link libm, so `dlsym` would not find them).
 fn register_libcalls(jb: &mut JITBuilder) {
-    jb.symbol("floorf", floorf_ as *const u8);
-    jb.symbol("ceilf", ceilf_ as *const u8);
-    jb.symbol("truncf", truncf_ as *const u8);
-    jb.symbol("nearbyintf", nearbyintf_ as *const u8);
-    jb.symbol("fmaf", fmaf_ as *const u8);
+    jb.symbol("floorf", floorf_entered as *const u8);
+    jb.symbol("ceilf", ceilf_entered as *const u8);
+    jb.symbol("truncf", truncf_entered as *const u8);
+    jb.symbol("nearbyintf", nearbyintf_entered as *const u8);
+    jb.symbol("fmaf", fmaf_entered as *const u8);
 }
 
 #[cfg(test)]

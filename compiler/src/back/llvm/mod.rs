@@ -17,7 +17,7 @@
 //!   calling interface ([`JitArgs`], [`CompiledShader`]): execution masks for divergent control
 //!   flow, the loop budget, kill, derivatives, indirect addressing with clamped indices,
 //!   texture and EMIT callbacks, and [`MathMode::Exact`] bit-identical to the interpreter.
-//! - **Denormals.** The code runs under DAZ/FTZ ([`with_ftz`]) and its functions say so
+//! - **Denormals.** The code runs under DAZ/FTZ ([`fpenv`](super::fpenv)) and its functions say so
 //!   (`"denormal-fp-math"="preserve-sign,preserve-sign"`). LLVM may still drop an operation
 //!   that would have flushed (`x·1 → x`), so where the bits of an arithmetic result are
 //!   observed they are flushed in integer arithmetic as well as NaN-canonicalized
@@ -34,7 +34,7 @@ mod vmath;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
-    MathMode, TextureCall, TextureFn, with_ftz,
+    MathMode, TextureCall, TextureFn,
 };
 
 use crate::ir::Function;

@@ -189,7 +189,7 @@ pub(super) fn lower<'ctx>(
     let host_fn = t
         .i64
         .const_int(
-            crate::back::host::tgsic_lanes_op as *const () as usize as u64,
+            crate::back::host::tgsic_lanes_op_entered as *const () as usize as u64,
             false,
         )
         .const_to_pointer(t.ptr);
