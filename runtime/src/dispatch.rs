@@ -169,12 +169,17 @@ pub struct RunOptions<'a> {
     pub threads: usize,
     /// Called with (batches done, batches in all) as the run goes (from any worker thread).
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// When set, no batch starts after this instant: the run ends with
+    /// [`RunError::TimeLimit`]. Each batch is bounded by the loop budget
+    /// ([`Bindings::max_iterations`]), so together they bound the whole run.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl std::fmt::Debug for RunOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunOptions")
             .field("threads", &self.threads)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -193,6 +198,12 @@ where
     E::Scratch: Send,
     T: Send,
 {
+    let work = |io: &mut BatchIo, scratch: &mut E::Scratch, k: usize| {
+        if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            return Err(RunError::TimeLimit);
+        }
+        work(io, scratch, k)
+    };
     let done = std::sync::atomic::AtomicU64::new(0);
     let tick = || {
         if let Some(p) = opts.progress {
@@ -260,7 +271,7 @@ where
         output,
         &RunOptions {
             threads: 1,
-            progress: None,
+            ..RunOptions::default()
         },
     )
 }
@@ -445,6 +456,7 @@ where
         let band_opts = RunOptions {
             threads: opts.threads,
             progress: Some(&tick),
+            deadline: opts.deadline,
         };
         let results = parallel(
             engine,
@@ -708,7 +720,7 @@ mod tests {
         let bind = Bindings::default();
         let opts = RunOptions {
             threads: 2,
-            progress: None,
+            ..RunOptions::default()
         };
         let (w, h) = (13, 37);
         let whole = render_with(&shader, &bind, w, h, 0, &opts).unwrap();

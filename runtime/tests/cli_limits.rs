@@ -408,3 +408,45 @@ fn large_images_are_rendered_and_written_in_bands() {
         let _ = std::fs::remove_file(&out);
     }
 }
+
+#[test]
+fn a_whole_run_is_bounded_by_its_time_limit() {
+    let d = temp("timeout");
+    let out = d.join("o.png");
+    // Every invocation loops until its budget (65536 iterations) runs out: hours for this
+    // image on the interpreter, stopped after a second.
+    let shader = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+                  MOV TEMP[0], IN[0]\nBGNLOOP\nADD TEMP[0], TEMP[0], IN[0]\nENDLOOP\n\
+                  MOV OUT[0], TEMP[0]\nEND\n";
+    let start = std::time::Instant::now();
+    let o = tgsic(
+        &[
+            "run",
+            "-",
+            "--engine",
+            "interp",
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            "2048x2048",
+            "--timeout",
+            "1",
+        ],
+        shader,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("<stdin>: error: the run did not finish within --timeout 1 s"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(15));
+    assert!(!out.exists(), "no half-written image stays behind");
+    let o = tgsic(
+        &["run", "-", "-o", out.to_str().unwrap(), "--timeout", "0"],
+        shader,
+        LIMIT,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

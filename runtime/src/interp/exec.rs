@@ -357,7 +357,7 @@ impl<'a> Exec<'a> {
             let mut v = sel(s.swizzle[c]);
             if let Some(d) = &divisor {
                 for l in 0..LANES {
-                    v[l] = b(f(v[l]) / f(d[l]));
+                    v[l] = b(tgsic::numerics::div(f(v[l]), f(d[l])));
                 }
             }
             let sign = if s.absolute {
@@ -380,7 +380,7 @@ impl<'a> Exec<'a> {
                 v = v.map(|x| b(f(x) - 0.5));
             }
             if s.scale2x {
-                v = v.map(|x| b(f(x) * 2.0));
+                v = v.map(|x| b(tgsic::numerics::mul(f(x), 2.0)));
             }
             out[c] = v;
         }
@@ -455,7 +455,7 @@ impl<'a> Exec<'a> {
             let mut v = res[c];
             if d.modulate != Modulate::X1 {
                 let k = d.modulate.factor();
-                v = v.map(|x| b(f(x) * k));
+                v = v.map(|x| b(tgsic::numerics::mul(f(x), k)));
             }
             match inst.saturate {
                 Saturate::None => {}

@@ -91,6 +91,10 @@ pub enum RunError {
     /// Something the interpreter does not execute (named).
     #[error("{0}")]
     Unsupported(String),
+    /// The run reached [`RunOptions::deadline`](crate::dispatch::RunOptions::deadline) before
+    /// its last batch.
+    #[error("the run did not finish within its time limit")]
+    TimeLimit,
     /// An error raised by one instruction, at its place in the source.
     #[error("{location}: {error}")]
     At {
@@ -163,7 +167,7 @@ pub fn run_vertices(
         vertices,
         &crate::dispatch::RunOptions {
             threads: 1,
-            progress: None,
+            ..Default::default()
         },
     )
 }
@@ -184,7 +188,7 @@ pub fn run_geometry(
         primitives,
         &crate::dispatch::RunOptions {
             threads: 1,
-            progress: None,
+            ..Default::default()
         },
     )
 }

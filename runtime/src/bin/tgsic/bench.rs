@@ -178,6 +178,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
             let opts = RunOptions {
                 threads: a.exec.threads,
                 progress: Some(&tick),
+                deadline: None,
             };
             let t = Instant::now();
             let img = with_engine!(&e, x => dispatch::render_with(x, &bind, w, h, 0, &opts))

@@ -122,6 +122,10 @@ pub struct RunArgs {
     /// Colour that discarded pixels keep.
     #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = parse_clear, allow_hyphen_values = true)]
     pub clear: [f32; 4],
+    /// Ends the run with an error when it has not finished after SECONDS (checked between
+    /// batches of 64 invocations; each batch is bounded by --max-iterations).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+    pub timeout: Option<f64>,
     /// Which `COLOR[N]` output a fragment shader's image shows.
     #[arg(long, default_value_t = 0)]
     pub output_index: u32,
@@ -151,6 +155,16 @@ pub struct CmpArgs {
 }
 
 /// `--threads N`: 0 (every core) to [`dispatch::MAX_THREADS`].
+/// `--timeout`: a positive number of seconds, at most a year.
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 3.2e7 => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a time limit in seconds (above 0, at most a year)"
+        )),
+    }
+}
+
 /// `--lanes`: 0 (the engine's default) or a width some JIT takes.
 pub fn parse_lanes(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
@@ -605,11 +619,13 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let name = crate::report::display_name(&a.input);
     let engine = make_engine(a.engine, shader, &a.exec, name)?;
     let err = |e: interp::RunError| {
-        input_error(crate::report::located_error(
-            name,
-            e.location(),
-            &e.detail(),
-        ))
+        let detail = match (&e, a.timeout) {
+            (interp::RunError::TimeLimit, Some(t)) => {
+                format!("the run did not finish within --timeout {t} s")
+            }
+            _ => e.detail(),
+        };
+        input_error(crate::report::located_error(name, e.location(), &detail))
     };
     let pb = progress_bar(name);
     let tick = |done: u64, all: u64| {
@@ -619,6 +635,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let opts = RunOptions {
         threads: a.exec.threads,
         progress: Some(&tick),
+        deadline: a
+            .timeout
+            .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
     };
     let exhausted = match p.processor {
         Processor::Fragment => {
@@ -634,8 +653,16 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             };
             let report = with_engine!(&engine, e => dispatch::render_rows(e, &bind, (w, h), a.output_index, &opts, bands, &mut write));
             pb.finish_and_clear();
-            if let Some(m) = write_error {
-                return Err(input_error(m));
+            let failure = match (write_error, &report) {
+                (Some(m), _) => Some(input_error(m)),
+                (None, Err(e)) => Some(err(e.clone())),
+                (None, Ok(_)) => None,
+            };
+            if let Some(f) = failure {
+                // No half-written image stays behind.
+                drop(sink);
+                let _ = std::fs::remove_file(&a.output);
+                return Err(f);
             }
             let report = report.map_err(err)?;
             sink.finish()?;
