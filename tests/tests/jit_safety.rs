@@ -43,7 +43,7 @@ fn both(text: &str, bind: &Bindings) {
     let verts = vertices(200);
     let one = RunOptions {
         threads: 1,
-        progress: None,
+        ..Default::default()
     };
     let want = run_vertices(&shader, bind, &verts, &one).unwrap();
     for (backend, widths) in jit_backends() {
@@ -183,7 +183,7 @@ fn two_threads_render_what_one_renders() {
                 0,
                 &RunOptions {
                     threads: 1,
-                    progress: None,
+                    ..Default::default()
                 },
             )
             .unwrap();
@@ -195,7 +195,7 @@ fn two_threads_render_what_one_renders() {
                 0,
                 &RunOptions {
                     threads: 2,
-                    progress: None,
+                    ..Default::default()
                 },
             )
             .unwrap();
@@ -290,7 +290,7 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     let verts = vertices(40);
     let one = RunOptions {
         threads: 1,
-        progress: None,
+        ..Default::default()
     };
     let want = run_vertices(&shader, &Bindings::default(), &verts, &one).unwrap();
     let got = run_vertices(&jit, &Bindings::default(), &verts, &one).unwrap();
