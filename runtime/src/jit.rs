@@ -407,7 +407,8 @@ impl Engine for JitShader {
         // `Function::input_regs`), arrays as `array_words`, uniforms as `uniforms`; the
         // callbacks get `host`, alive for the call, and are entered through trampolines that
         // give them Rust's floating-point environment.
-        unsafe { c.call(&mut args) };
+        let called = unsafe { c.call(&mut args) };
+        called.map_err(|e| RunError::Unsupported(e.to_string()))?;
         let (killed, exhausted) = (args.killed, args.exhausted);
         if let Some(e) = host.error {
             return Err(e);

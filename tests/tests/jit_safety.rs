@@ -285,8 +285,15 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
         Err(e) => panic!("expected TooLarge, found {e}"),
         Ok(_) => panic!("expected TooLarge, the shader compiled"),
     }
-    // At 4 lanes it compiles and computes what the interpreter does.
+    // At 4 lanes it compiles, with the single-pass register allocator (past
+    // `SINGLE_PASS_INSTS`), into a frame deeper than a thread's stack may hold: the call runs
+    // on a thread with room for it, and computes what the interpreter does.
     let jit = JitShader::new(shader.clone(), &config(4)).unwrap();
+    assert!(
+        jit.compiled.stack_bytes > tgsic::back::abi::INLINE_STACK,
+        "{} bytes of stack",
+        jit.compiled.stack_bytes
+    );
     let verts = vertices(40);
     let one = RunOptions {
         threads: 1,
@@ -295,4 +302,24 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     let want = run_vertices(&shader, &Bindings::default(), &verts, &one).unwrap();
     let got = run_vertices(&jit, &Bindings::default(), &verts, &one).unwrap();
     assert_eq!(got, want);
+}
+
+#[test]
+fn loops_nested_past_the_single_pass_depth_compute_what_the_interpreter_does() {
+    // Loops nested 20 deep (past `SINGLE_PASS_LOOP_DEPTH`), each level doing some work.
+    let depth = 20;
+    let mut text =
+        String::from("VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..1]\nMOV TEMP[0], IN[0]\n");
+    for _ in 0..depth {
+        text += "BGNLOOP\nADD TEMP[0], TEMP[0], IN[0].yzwx\n";
+    }
+    text += "MUL TEMP[1], TEMP[0], IN[0]\nBRK\n";
+    for k in 0..depth {
+        text += "ENDLOOP\nADD TEMP[0], TEMP[0], TEMP[1]\n";
+        if k + 1 < depth {
+            text += "BRK\n";
+        }
+    }
+    text += "MOV OUT[0], TEMP[0]\nEND\n";
+    both(&text, &Bindings::default());
 }

@@ -48,11 +48,10 @@ pub enum JitError {
     },
 }
 
-/// The most IR instructions × vectors per step a JIT back end compiles. Cranelift's register
-/// allocator (regalloc2's backtracking allocator) takes time that grows faster than the
-/// function: at this limit about 4 s and 250 MB on the reference machine (2-core AVX2), so
-/// that no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time"). The
-/// largest real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
+/// The most IR instructions × vectors per step a JIT back end compiles: at this limit
+/// Cranelift takes about a second and 300 MB on the reference machine (2-core AVX2), so that
+/// no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time"). The largest
+/// real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
 pub const MAX_VECTOR_INSTS: usize = 1 << 18;
 
 /// Checks `insts` IR instructions at `vectors` vectors per step against [`MAX_VECTOR_INSTS`].
@@ -165,6 +164,9 @@ pub struct CompiledShader {
     pub array_words: usize,
     /// Bytes of machine code.
     pub code_size: usize,
+    /// Bytes of stack the code's frame takes (0 when the back end does not say). Above
+    /// [`INLINE_STACK`], [`CompiledShader::call`] runs the code on a thread with room for it.
+    pub stack_bytes: usize,
     /// Lanes per step.
     pub lanes_per_step: usize,
     /// The back end's IR (Cranelift IR, LLVM IR), when asked for.
@@ -172,6 +174,10 @@ pub struct CompiledShader {
     /// The disassembled machine code, when asked for.
     pub asm: Option<String>,
 }
+
+/// The deepest frame [`CompiledShader::call`] runs on the calling thread: any thread's stack
+/// has this much room (a Rust thread has 2 MiB, a test thread too).
+pub const INLINE_STACK: usize = 256 << 10;
 
 // SAFETY: the owner is only touched again by `Drop`; the entry point reads nothing but its
 // arguments and immutable code, so concurrent calls are fine.
@@ -198,6 +204,8 @@ pub struct CodeInfo {
     pub textures: Vec<TextureCall>,
     /// See [`CompiledShader::code_size`].
     pub code_size: usize,
+    /// See [`CompiledShader::stack_bytes`].
+    pub stack_bytes: usize,
     /// See [`CompiledShader::lanes_per_step`].
     pub lanes_per_step: usize,
     /// See [`CompiledShader::ir_text`].
@@ -228,6 +236,7 @@ impl CompiledShader {
                 * 4
                 * BATCH_LANES,
             code_size: info.code_size,
+            stack_bytes: info.stack_bytes,
             lanes_per_step: info.lanes_per_step,
             ir_text: info.ir_text,
             asm: info.asm,
@@ -244,7 +253,42 @@ impl CompiledShader {
     /// with `args.host` and entered through
     /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,
     /// set and restored around it ([`super::fpenv::call_with_ftz`]).
-    pub unsafe fn call(&self, args: &mut JitArgs) {
-        unsafe { super::fpenv::call_with_ftz(self.entry, args) }
+    ///
+    /// A frame deeper than [`INLINE_STACK`] (a function past the single-pass threshold of the
+    /// Cranelift back end) runs on a thread of its own with room for it, while the caller
+    /// waits.
+    ///
+    /// # Errors
+    /// [`JitError::Host`] when that thread cannot be started (the code did not run).
+    pub unsafe fn call(&self, args: &mut JitArgs) -> Result<(), JitError> {
+        if self.stack_bytes <= INLINE_STACK {
+            unsafe { super::fpenv::call_with_ftz(self.entry, args) };
+            return Ok(());
+        }
+        /// The call, moved to the deep thread (the caller waits, so nothing is shared).
+        struct Deep(unsafe extern "C" fn(*mut JitArgs), *mut JitArgs);
+        // SAFETY: the caller blocks until the thread is joined, so the arguments and
+        // everything they point to are used by one thread at a time.
+        unsafe impl Send for Deep {}
+        let deep = Deep(self.entry, args);
+        let stack = self.stack_bytes + (1 << 20);
+        std::thread::scope(|s| {
+            let thread = std::thread::Builder::new()
+                .name("tgsic-deep-shader".into())
+                .stack_size(stack)
+                .spawn_scoped(s, move || {
+                    let d = deep;
+                    // SAFETY: as for the call on the calling thread; the caller vouches.
+                    unsafe { super::fpenv::call_with_ftz(d.0, d.1) }
+                })
+                .map_err(|e| {
+                    JitError::Host(format!(
+                        "cannot start a thread with {stack} bytes of stack: {e}"
+                    ))
+                })?;
+            thread
+                .join()
+                .map_err(|_| JitError::Codegen("the generated code's thread panicked".into()))
+        })
     }
 }

@@ -472,7 +472,7 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
         emit: no_emit,
     };
     // SAFETY: one input and one output register, as the test functions use.
-    unsafe { shader.call(&mut args) };
+    unsafe { shader.call(&mut args) }.expect("the code runs");
     outputs[..BATCH_LANES].to_vec()
 }
 

@@ -524,6 +524,19 @@ impl Block {
             })
             .sum()
     }
+
+    /// How deeply loops nest in this block (0: no loop).
+    pub fn loop_depth(&self) -> u32 {
+        self.0
+            .iter()
+            .map(|st| match st {
+                Stmt::If(i) => i.then_.loop_depth().max(i.else_.loop_depth()),
+                Stmt::Loop(l) => l.body.loop_depth() + 1,
+                Stmt::Inst(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_) => 0,
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// An output slot: a TGSI OUT register.

@@ -77,9 +77,36 @@ impl Drop for CraneliftCode {
     }
 }
 
-fn isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
-    static ISA: OnceLock<[Result<OwnedTargetIsa, JitError>; 2]> = OnceLock::new();
-    let make = |verify: bool| -> Result<OwnedTargetIsa, JitError> {
+/// Cranelift's register allocators (its `regalloc_algorithm` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Allocator {
+    /// regalloc2's backtracking allocator: the better code, in time that grows faster than
+    /// the function (n^1.3 in length, about depth^3 in loop nesting).
+    Backtracking = 0,
+    /// regalloc2's single-pass allocator: linear time, more spills, a deeper frame.
+    SinglePass = 1,
+}
+
+/// Functions of more IR instructions than this (after optimization; the largest real shader
+/// of the corpus has 5,140) take the single-pass allocator.
+pub const SINGLE_PASS_INSTS: usize = 16_384;
+/// Loop nests deeper than this take the single-pass allocator (real shaders nest 1 to 4).
+pub const SINGLE_PASS_LOOP_DEPTH: u32 = 16;
+
+/// The allocator for `f`: backtracking, unless `f` is so long or its loops so deeply nested
+/// that the backtracking allocator's time would grow faster than the program
+/// (docs/jit.md, "Compile time").
+fn allocator_for(f: &Function) -> Allocator {
+    if f.body.inst_count() > SINGLE_PASS_INSTS || f.body.loop_depth() > SINGLE_PASS_LOOP_DEPTH {
+        Allocator::SinglePass
+    } else {
+        Allocator::Backtracking
+    }
+}
+
+fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, JitError> {
+    static ISA: OnceLock<[[Result<OwnedTargetIsa, JitError>; 2]; 2]> = OnceLock::new();
+    let make = |verify: bool, allocator: Allocator| -> Result<OwnedTargetIsa, JitError> {
         if !cfg!(target_arch = "x86_64") {
             return Err(JitError::Host("the JIT generates x86-64 code".into()));
         }
@@ -100,6 +127,14 @@ fn isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
         // A frame larger than a page touches each page in turn, so that it can never reach
         // past the stack's guard page into other memory.
         set(&mut fb, "enable_probestack", "true")?;
+        set(
+            &mut fb,
+            "regalloc_algorithm",
+            match allocator {
+                Allocator::Backtracking => "backtracking",
+                Allocator::SinglePass => "single_pass",
+            },
+        )?;
         set(&mut fb, "probestack_strategy", "inline")?;
         set(
             &mut fb,
@@ -111,8 +146,10 @@ fn isa(verify: bool) -> Result<OwnedTargetIsa, JitError> {
             .finish(settings::Flags::new(fb))
             .map_err(|e| JitError::Host(e.to_string()))
     };
-    let isas = ISA.get_or_init(|| [make(false), make(true)]);
-    isas[verify as usize].clone()
+    let isas = ISA.get_or_init(|| {
+        [false, true].map(|v| [Allocator::Backtracking, Allocator::SinglePass].map(|a| make(v, a)))
+    });
+    isas[verify as usize][allocator as usize].clone()
 }
 
 /// Compiles `f`.
@@ -140,7 +177,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         )));
     }
     crate::back::abi::check_size(f.body.inst_count(), opts.vectors)?;
-    let isa = isa(opts.verify)?;
+    let isa = isa(opts.verify, allocator_for(f))?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op_entered as *const u8);
     register_libcalls(&mut jb);
@@ -173,6 +210,11 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         .compiled_code()
         .ok_or_else(|| JitError::Codegen("no code".into()))?;
     let code_size = compiled.code_info().total_size as usize;
+    // The frame below the frame pointer: spill slots, the explicit slot, saved registers.
+    let stack_bytes = compiled
+        .buffer
+        .frame_layout()
+        .map_or(0, |l| l.frame_to_fp_offset as usize);
     let asm = compiled.vcode.clone();
     module.clear_context(&mut ctx);
     module
@@ -186,6 +228,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         uniforms: lowered.uniforms,
         textures: lowered.textures,
         code_size,
+        stack_bytes,
         lanes_per_step: 4 * opts.vectors,
         ir_text: clif,
         asm: if text { asm } else { None },

@@ -258,6 +258,7 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
         uniforms: lowered.uniforms,
         textures: lowered.textures,
         code_size,
+        stack_bytes: 0,
         lanes_per_step: lanes,
         ir_text,
         asm,
