@@ -1,7 +1,7 @@
 //! Component-by-component comparison of two f32 images (`tgsic cmp` and the corpus tests).
 
 /// The result of comparing two images.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Comparison {
     /// Components compared.
     pub total: usize,
@@ -48,7 +48,7 @@ pub fn compare(a: &[f32], b: &[f32]) -> Comparison {
 /// A comparison fed piece by piece (pieces in order), for images too large to hold.
 #[derive(Debug, Default)]
 pub struct Comparer {
-    c: Option<Comparison>,
+    c: Comparison,
     worst_ulp: u64,
 }
 
@@ -56,14 +56,7 @@ impl Comparer {
     /// Compares the next components of both images (`a` and `b` of equal length; the extra
     /// components of the longer one are ignored).
     pub fn feed(&mut self, a: &[f32], b: &[f32]) {
-        let c = self.c.get_or_insert(Comparison {
-            total: 0,
-            identical: 0,
-            max_ulp: 0,
-            nan_mismatches: 0,
-            inf_mismatches: 0,
-            worst: None,
-        });
+        let c = &mut self.c;
         let base = c.total;
         c.total += a.len().min(b.len());
         for (k, (&x, &y)) in a.iter().zip(b).enumerate() {
@@ -94,14 +87,7 @@ impl Comparer {
 
     /// The comparison of everything fed.
     pub fn finish(self) -> Comparison {
-        self.c.unwrap_or(Comparison {
-            total: 0,
-            identical: 0,
-            max_ulp: 0,
-            nan_mismatches: 0,
-            inf_mismatches: 0,
-            worst: None,
-        })
+        self.c
     }
 }
 

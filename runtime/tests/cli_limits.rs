@@ -34,24 +34,27 @@ fn nested(open: &str, body: &str, close: &str, n: usize) -> String {
 
 const LIMIT: Duration = Duration::from_secs(20);
 
+/// `tgsic run - --engine interp -o DIR/o.png --size SIZE EXTRA...` on `src`; also returns the
+/// image's path.
+fn run_interp(name: &str, src: &str, size: &str, extra: &[&str]) -> (Output, PathBuf) {
+    let out = temp(name).join("o.png");
+    let mut args = vec![
+        "run",
+        "-",
+        "--engine",
+        "interp",
+        "-o",
+        out.to_str().unwrap(),
+        "--size",
+        size,
+    ];
+    args.extend(extra);
+    (tgsic(&args, src, LIMIT), out)
+}
+
 #[test]
 fn a_backward_bra_ends_at_the_loop_budget() {
-    let d = temp("bra");
-    let out = d.join("o.png");
-    let o = tgsic(
-        &[
-            "run",
-            "-",
-            "--engine",
-            "interp",
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            "4x4",
-        ],
-        "FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n",
-        LIMIT,
-    );
+    let (o, _) = run_interp("bra", "FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n", "4x4", &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("16 invocation(s) ran out of loop iterations"),
@@ -303,21 +306,11 @@ fn bad_options_are_usage_errors_and_bad_files_input_errors() {
 
 #[test]
 fn the_interpreters_recursion_error_names_the_call() {
-    let d = temp("recursion");
-    let out = d.join("o.png");
-    let o = tgsic(
-        &[
-            "run",
-            "-",
-            "--engine",
-            "interp",
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            "2x2",
-        ],
+    let (o, _) = run_interp(
+        "recursion",
         "FRAG\nDCL OUT[0], COLOR\nCAL :2\nEND\nBGNSUB\nCAL :2\nRET\nENDSUB\n",
-        LIMIT,
+        "2x2",
+        &[],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert_eq!(
@@ -411,30 +404,13 @@ fn large_images_are_rendered_and_written_in_bands() {
 
 #[test]
 fn a_whole_run_is_bounded_by_its_time_limit() {
-    let d = temp("timeout");
-    let out = d.join("o.png");
     // Every invocation loops until its budget (65536 iterations) runs out: hours for this
     // image on the interpreter, stopped after a second.
     let shader = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                   MOV TEMP[0], IN[0]\nBGNLOOP\nADD TEMP[0], TEMP[0], IN[0]\nENDLOOP\n\
                   MOV OUT[0], TEMP[0]\nEND\n";
     let start = std::time::Instant::now();
-    let o = tgsic(
-        &[
-            "run",
-            "-",
-            "--engine",
-            "interp",
-            "-o",
-            out.to_str().unwrap(),
-            "--size",
-            "2048x2048",
-            "--timeout",
-            "1",
-        ],
-        shader,
-        LIMIT,
-    );
+    let (o, out) = run_interp("timeout", shader, "2048x2048", &["--timeout", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("<stdin>: error: the run did not finish within --timeout 1 s"),
