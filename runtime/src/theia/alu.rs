@@ -14,16 +14,19 @@ pub fn fix(s: i64) -> u32 {
 }
 
 /// |a|·|b| as the radix-4 multiplier computes it: digits of |b| select 0, |a|, 2|a| or 3|a|, and
-/// the 3|a| partial product is only 32 bits wide (wrong when |a| > 0x55555555 and a digit is 3).
+/// the 2|a| and 3|a| partial products are only 32 bits wide: 3|a| is wrong when
+/// |a| > 0x55555555 and a digit is 3, and 2|a| is 0 when |a| = 0x80000000 (the RTL doubles |a|
+/// in a 32-bit register: `MUL` of 0x80000000 by 2 is 0).
 fn magnitude_product(a: u32, b: u32) -> u64 {
     let ma = (a as i32).unsigned_abs() as u64;
     let mb = (b as i32).unsigned_abs() as u64;
-    let triple = (3 * ma) & 0xFFFF_FFFF;
+    let double = (2 * ma) & 0xFFFF_FFFF;
+    let triple = (double + ma) & 0xFFFF_FFFF;
     (0..16).fold(0u64, |acc, k| {
         let pp = match (mb >> (2 * k)) & 3 {
             0 => 0,
             1 => ma,
-            2 => 2 * ma,
+            2 => double,
             _ => triple,
         };
         acc.wrapping_add(pp << (2 * k))
@@ -102,10 +105,33 @@ pub fn isqrt(n: u64) -> u64 {
     x
 }
 
-/// MAG: floor(sqrt(S · 2¹⁷)), S = Σ mq(Ac, Ac), broadcast to x, y, z (the low 32 bits).
+/// The RTL's square root of a 64-bit radicand: digit by digit, 33 two-bit groups from the top,
+/// with the running root and remainder kept in 32-bit registers. It is the exact floor square
+/// root while the remainder fits; for roots from about 2²⁹ up (4096.0 in Q15.17) the shifted
+/// remainder overflows and the result is low (`0x5555556E` where the exact root is
+/// `0x5555556F`).
+pub fn rtl_sqrt(radicand: u64) -> u32 {
+    let (mut root, mut s, mut diff) = (0u32, 0u32, 0u32);
+    for group in (0..=32u32).rev() {
+        s = (s << 1).wrapping_add(1);
+        let digits = radicand.checked_shr(2 * group).unwrap_or(0) & 3;
+        diff = (diff << 2).wrapping_add(digits as u32);
+        if s > diff {
+            s = s.wrapping_sub(1);
+        } else {
+            root = root.wrapping_add(1u32.checked_shl(group).unwrap_or(0));
+            diff = diff.wrapping_sub(s);
+            s = s.wrapping_add(1);
+        }
+    }
+    root
+}
+
+/// MAG: the RTL's square root ([`rtl_sqrt`]) of S · 2¹⁷ in 64 bits, S = Σ mq(Ac, Ac),
+/// broadcast to x, y, z.
 pub fn mag(a: Vec3) -> u32 {
     let s: i64 = a.iter().map(|&c| mq(c, c)).sum();
-    isqrt((s as u64) << 17) as u32
+    rtl_sqrt((s as u64) << 17)
 }
 
 /// DOT: fix(Σ mq(Ac, Bc)), broadcast.
@@ -156,9 +182,9 @@ pub fn jump_taken(cond: JumpCond, x: u32, y: u32) -> bool {
 
 /// The components of `op` on (a, b) whose result is not the exact one a Q15.17 machine without
 /// limits would compute: a sum, product, quotient or negation past [−16384, 16384) that the
-/// hardware wraps, or a product the multiplier's 32-bit 3·|a| partial product corrupts
-/// (x / 0 is the divider's defined ±0x0FFFFFFF, not a fault). DOT and MAG fault in every lane
-/// or none.
+/// hardware wraps, a product the multiplier's 32-bit 2·|a| and 3·|a| partial products corrupt,
+/// or a MAG whose 32-bit square root comes out below the exact one (x / 0 is the divider's
+/// defined ±0x0FFFFFFF, not a fault). DOT and MAG fault in every lane or none.
 pub fn range_fault(op: Op, a: Vec3, b: Vec3) -> [bool; 3] {
     let fits = |s: i64| s >= i32::MIN as i64 && s <= i32::MAX as i64;
     let ma = |x: u32| (x as i32).unsigned_abs() as u64;
@@ -198,7 +224,10 @@ pub fn range_fault(op: Op, a: Vec3, b: Vec3) -> [bool; 3] {
         Op::Div => each(&|c| ma(b[c]) != 0 && (ma(a[c]) << 17) / ma(b[c]) > 0x7FFF_FFFF),
         Op::Mag => {
             let s: u64 = a.iter().map(|&c| (ma(c) * ma(c)) >> 17).sum();
-            [a.iter().any(|&c| corrupt(c, c)) || isqrt(s << 17) > 0x7FFF_FFFF; 3]
+            let exact = isqrt(s << 17);
+            [a.iter().any(|&c| corrupt(c, c))
+                || exact > 0x7FFF_FFFF
+                || rtl_sqrt(s << 17) as u64 != exact; 3]
         }
         Op::Neg => each(&|c| a[c] == 0x8000_0000),
         _ => [false; 3],

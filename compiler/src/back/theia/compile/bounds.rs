@@ -70,10 +70,10 @@ pub const ERROR_BOUNDS: &[ErrorBound] = &[
     ),
     b(
         "SQRT",
-        1.0,
+        2.0,
         0.0,
         "x ≥ 0; x < 0 gives 0",
-        "Newton's iteration from (x + 1)/2 with DIV until it stops decreasing; MAG (exact floor) when x is a dot product of a register with itself",
+        "Newton's iteration from (x + 1)/2 with DIV until it stops decreasing; MAG when x is a dot product of a register with itself (the floor square root, one unit lower for roots from 2048 up: the RTL keeps its remainder in 32 bits)",
     ),
     b(
         "RSQ",
