@@ -288,7 +288,7 @@ impl Machine {
             });
         };
         match op.info().support {
-            Support::B12 | Support::DebugOnly => Ok(op),
+            Support::B12 => Ok(op),
             Support::Hangs => Err(SimError::Trap {
                 address: pc,
                 what: op.name().into(),
@@ -419,7 +419,7 @@ fn execute(op: Op, a: Vec3, b: Vec3, word: Word) -> Step {
             write: false,
             next: Next::Jump,
         },
-        // NOP, DEBUG_PRINT; the trapping opcodes never reach here.
+        // NOP; the trapping opcodes never reach here.
         _ => Step {
             result: [0; 3],
             write: false,

@@ -81,12 +81,11 @@ pub enum JumpCond {
 pub enum Support {
     /// Executed by b1.2.
     B12,
-    /// In the manual, but the b1.2 RTL never finishes it: the core hangs.
+    /// In the manual, but the b1.2 RTL never finishes it: the core hangs. DEBUG_PRINT too: it
+    /// prints only in the RTL built with `DEBUG`, and hangs the core built without it.
     Hangs,
     /// Added after b1.2 (trunk or icarus): not in the b1.2 decoder.
     Later,
-    /// A NOP in simulation (DEBUG_PRINT).
-    DebugOnly,
 }
 
 /// Static facts about a THEIA opcode.
@@ -147,7 +146,7 @@ theia_ops! {
     Jnez = 27, "JNEZ", 2, B12;
     Jgez = 28, "JGEZ", 2, B12;
     Jlez = 29, "JLEZ", 2, B12;
-    DebugPrint = 30, "DEBUG_PRINT", 2, DebugOnly;
+    DebugPrint = 30, "DEBUG_PRINT", 2, Hangs;
     Mulp = 31, "MULP", 2, B12;
     Mod = 32, "MOD", 2, B12;
     Frac = 33, "FRAC", 2, B12;
