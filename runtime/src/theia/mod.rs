@@ -9,7 +9,8 @@
 //!   address equals the previous DST field, even when that instruction wrote nothing (a jump or
 //!   NOP, whose result is (0, 0, 0), or a dropped write). SRC1 is forwarded for Type I words; the
 //!   second operand (SRC2, or the old DST for Type II) always. The previous result survives
-//!   from one routine to the next, as in the hardware.
+//!   from one routine to the next, as in the hardware, and a new machine holds the ROM's
+//!   INITIAL routine's last: `RETURN RT_TRUE`, (1, 1, 1) to VOID.
 //! - Opcodes the b1.2 core hangs on (INTP, XCHANGEY, XCHANGEZ, RESCALE), opcodes it does not have
 //!   (CALL, RET, OMWRITE, TMREAD, LEA) and unknown opcodes stop the simulation with an error
 //!   naming the address.
@@ -138,13 +139,16 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// A machine with `image` loaded and every register zero.
+    /// A machine with `image` loaded and every register zero, as the control unit leaves the
+    /// core after the ROM's INITIAL routine: that routine ends with `RETURN RT_TRUE`, whose
+    /// result (1, 1, 1) with DST field VOID is what the decoder forwards, so the first
+    /// instruction of the next routine that reads VOID reads (1, 1, 1), as the RTL does.
     pub fn new(image: Image) -> Machine {
         Machine {
             image,
             regs: [[0; 3]; 128],
             outputs: BTreeMap::new(),
-            last: None,
+            last: Some((0, [1, 1, 1])),
             cycles: 0,
             max_steps: 1_000_000,
             taint: [[false; 3]; 128],

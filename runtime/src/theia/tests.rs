@@ -466,3 +466,16 @@ SKIP:
         [true; 3]
     );
 }
+
+#[test]
+fn the_first_read_of_void_gets_the_previous_return_forwarded() {
+    // The ROM's INITIAL routine ends with RETURN RT_TRUE (DST VOID, result (1, 1, 1)); the
+    // decoder forwards it to the next routine's first read of VOID. The RTL gives
+    // R1 = R2 + (1, 1, 1) here, whatever register 0 holds; the second read is the register.
+    let src = "ENTRYPOINT_ADRR_PIXELSHADER:\n ADD R1 R2 VOID\n ADD R3 R2 VOID\n RETURN RT_TRUE\n";
+    let r2 = [0x2_0000, 0x4_0000, 0x6_0000];
+    let (m, out) = run(src, &[(R2, r2), (0, [0x100, 0x200, 0x300])]);
+    assert!(out.unwrap().returned);
+    assert_eq!(m.get(R1), [0x2_0001, 0x4_0001, 0x6_0001]);
+    assert_eq!(m.get(R3), [0x2_0100, 0x4_0200, 0x6_0300]);
+}
