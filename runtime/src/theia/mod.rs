@@ -244,7 +244,19 @@ impl Machine {
                 }
             }
             let t = taint::propagate(op, a, b, ta, tb, word.imm32(), alu::range_fault(op, a, b));
-            let step = execute(op, a, b, word);
+            let mut step = execute(op, a, b, word);
+            if op == Op::Mulp
+                && let Some(next) = self.image.fetch(pc.wrapping_add(1))
+                && next.form() == Form::ImmediateType
+            {
+                // The RTL's MULP takes X and Y from the ALU's A channel when the multiplier
+                // finishes, by when the decoder holds the next word: a Type II word (SET*,
+                // SWIZZLE3D, RETURN) puts its immediate there, so X is that immediate and Y 0.
+                // Before a register-reading word the RTL's X and Y depend on its timing
+                // (docs/theia.md); the simulator keeps S1.x and S1.y.
+                step.result[0] = next.imm32();
+                step.result[1] = 0;
+            }
             self.last = Some((word.dst(), step.result));
             self.last_taint = t;
             if step.write {

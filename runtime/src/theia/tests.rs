@@ -215,7 +215,7 @@ fn every_executable_opcode_through_the_machine() {
     assert_eq!(
         reg("R10"),
         [fx(1.0), fx(2.0), fx(2.0)],
-        "MULP writes S1.x, S1.y, S1.x*S1.y"
+        "MULP before a register-reading word writes S1.x, S1.y, S1.x*S1.y"
     );
     assert_eq!(reg("R11"), [fx(0.5), fx(2.0), fx(-3.0)]);
     assert_eq!(
@@ -478,4 +478,23 @@ fn the_first_read_of_void_gets_the_previous_return_forwarded() {
     assert!(out.unwrap().returned);
     assert_eq!(m.get(R1), [0x2_0001, 0x4_0001, 0x6_0001]);
     assert_eq!(m.get(R3), [0x2_0100, 0x4_0200, 0x6_0300]);
+}
+
+#[test]
+fn mulps_x_and_y_are_the_next_words_immediate() {
+    // As the RTL: z = S1.x·S1.y; x is the next word's immediate when it is a Type II word
+    // (SETY, SWIZZLE3D, RETURN) and y is 0. Before a register-reading word the RTL's x and y
+    // depend on its timing; the simulator keeps S1.x and S1.y.
+    let r1 = [fx(3.0), fx(-0.5), fx(7.0)];
+    for (next, want_x) in [
+        (" SETY R5 32'h00180000\n", 0x0018_0000),
+        (" SWIZZLE3D R6 SWIZZLE_ZZZ\n", 2),
+        ("", 1),
+    ] {
+        let src =
+            format!("ENTRYPOINT_ADRR_PIXELSHADER:\n MULP R3 R1 VOID\n{next} RETURN RT_TRUE\n");
+        let (m, out) = run(&src, &[(R1, r1)]);
+        assert!(out.unwrap().returned);
+        assert_eq!(m.get(R3), [want_x, 0, alu::mul(r1[0], r1[1])], "{next:?}");
+    }
 }
