@@ -102,6 +102,41 @@ pub fn fma(x: f32, y: f32, z: f32) -> f32 {
     ftz(x.mul_add(y, z))
 }
 
+/// Calls the C-ABI function at `func` with the MXCSR's DAZ and FTZ bits set for the call only,
+/// all inside one assembly block (no Rust code runs in that mode): `int_arg` is its first
+/// integer argument, `x` and `y` its first two float arguments, and its float result (xmm0)
+/// is returned. The caller's MXCSR is restored before the block ends.
+///
+/// # Safety
+/// `func` must be a C-ABI function whose arguments are those (or a prefix of them) and that
+/// does not unwind; whatever it calls back into Rust must restore Rust's environment first
+/// (`back::fpenv`).
+#[cfg(target_arch = "x86_64")]
+pub unsafe fn call_under_ftz(func: *const (), int_arg: usize, x: f32, y: f32) -> f32 {
+    let ftz = get_mxcsr() | MXCSR_DAZ | MXCSR_FTZ;
+    let mut r = x;
+    // SAFETY: the block saves the MXCSR on the stack (the stack pointer is 16-byte aligned on
+    // entry and stays so), loads the DAZ/FTZ value, calls `func` with the C ABI (its clobbers
+    // declared), and restores the saved MXCSR before it ends; the caller vouches for `func`.
+    unsafe {
+        std::arch::asm!(
+            "sub rsp, 16",
+            "stmxcsr [rsp]",
+            "ldmxcsr [{ftz}]",
+            "call {func}",
+            "ldmxcsr [rsp]",
+            "add rsp, 16",
+            ftz = in(reg) &ftz,
+            func = in(reg) func,
+            in("rdi") int_arg,
+            inout("xmm0") r,
+            in("xmm1") y,
+            clobber_abi("C"),
+        );
+    }
+    r
+}
+
 /// The C library's functions, computed as softpipe computes them: under the MXCSR's DAZ and
 /// FTZ modes, set only for the duration of the call inside one assembly block, so that no Rust
 /// code ever runs in a modified floating-point environment.
@@ -119,27 +154,8 @@ pub mod libm {
     /// function never reads `y`), with DAZ and FTZ set around the call only.
     #[cfg(target_arch = "x86_64")]
     fn under_ftz(func: *const (), x: f32, y: f32) -> f32 {
-        let ftz = super::get_mxcsr() | super::MXCSR_DAZ | super::MXCSR_FTZ;
-        let mut r = x;
-        // SAFETY: the block saves the MXCSR on the stack (the stack pointer is 16-byte
-        // aligned on entry and stays so), loads the DAZ/FTZ value, calls a C function with
-        // the C ABI (its clobbers declared), and restores the saved MXCSR before it ends.
-        unsafe {
-            std::arch::asm!(
-                "sub rsp, 16",
-                "stmxcsr [rsp]",
-                "ldmxcsr [{ftz}]",
-                "call {func}",
-                "ldmxcsr [rsp]",
-                "add rsp, 16",
-                ftz = in(reg) &ftz,
-                func = in(reg) func,
-                inout("xmm0") r,
-                in("xmm1") y,
-                clobber_abi("C"),
-            );
-        }
-        r
+        // SAFETY: `func` is one of the C library functions of floats declared above.
+        unsafe { super::call_under_ftz(func, 0, x, y) }
     }
 
     #[cfg(not(target_arch = "x86_64"))]

@@ -95,13 +95,14 @@ impl Comparer {
 /// compared in constant memory.
 ///
 /// # Errors
-/// An I/O error, or `InvalidData` when the files differ in length or are not whole f32 values.
+/// An I/O error naming the file, or `InvalidData` when the files differ in length or are not
+/// whole f32 values.
 pub fn compare_files(a: &std::path::Path, b: &std::path::Path) -> std::io::Result<Comparison> {
     use std::io::Read;
-    let (la, lb) = (std::fs::metadata(a)?.len(), std::fs::metadata(b)?.len());
-    let invalid = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidData, m);
+    let len = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).map_err(named(p));
+    let (la, lb) = (len(a)?, len(b)?);
     for (p, l) in [(a, la), (b, lb)] {
-        if l % 4 != 0 {
+        if !l.is_multiple_of(4) {
             return Err(invalid(format!(
                 "{}: {l} bytes is not a whole number of f32 values",
                 p.display()
@@ -115,24 +116,28 @@ pub fn compare_files(a: &std::path::Path, b: &std::path::Path) -> std::io::Resul
             lb / 4
         )));
     }
-    let (mut fa, mut fb) = (std::fs::File::open(a)?, std::fs::File::open(b)?);
+    let open = |p: &std::path::Path| std::fs::File::open(p).map_err(named(p));
+    let (mut fa, mut fb) = (open(a)?, open(b)?);
     let mut c = Comparer::default();
     let (mut ba, mut bb) = (vec![0u8; 1 << 20], vec![0u8; 1 << 20]);
     let mut left = la;
     while left > 0 {
         let n = left.min(1 << 20) as usize;
-        fa.read_exact(&mut ba[..n])?;
-        fb.read_exact(&mut bb[..n])?;
-        let floats = |bytes: &[u8]| -> Vec<f32> {
-            bytes
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
-        c.feed(&floats(&ba[..n]), &floats(&bb[..n]));
+        fa.read_exact(&mut ba[..n]).map_err(named(a))?;
+        fb.read_exact(&mut bb[..n]).map_err(named(b))?;
+        c.feed(&f32_from_le_bytes(&ba[..n])?, &f32_from_le_bytes(&bb[..n])?);
         left -= n as u64;
     }
     Ok(c.finish())
+}
+
+/// `e` with the path of the file it concerns.
+fn named(p: &std::path::Path) -> impl Fn(std::io::Error) -> std::io::Error + '_ {
+    move |e| std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+}
+
+fn invalid(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
 }
 
 /// Reads a `.f32` image: little-endian f32 values.
@@ -140,31 +145,19 @@ pub fn compare_files(a: &std::path::Path, b: &std::path::Path) -> std::io::Resul
 /// # Errors
 /// An I/O error, or `InvalidData` when the length is not a multiple of 4.
 pub fn read_f32(path: &std::path::Path) -> std::io::Result<Vec<f32>> {
-    read_f32_at_most(path, u64::MAX)
+    f32_from_le_bytes(&std::fs::read(path)?)
 }
 
-/// [`read_f32`], refusing (`InvalidData`) a file of more than `limit` bytes after reading at
-/// most `limit + 1` of them, so that an endless file cannot exhaust memory.
+/// The little-endian f32 values of `bytes`.
 ///
 /// # Errors
-/// As [`read_f32`], and a file past the limit.
-pub fn read_f32_at_most(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<f32>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("larger than {limit} bytes, the most read from such a file"),
-        ));
-    }
-    if bytes.len() % 4 != 0 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("{} bytes is not a whole number of f32 values", bytes.len()),
-        ));
+/// `InvalidData` when the length is not a multiple of 4.
+pub fn f32_from_le_bytes(bytes: &[u8]) -> std::io::Result<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(invalid(format!(
+            "{} bytes is not a whole number of f32 values",
+            bytes.len()
+        )));
     }
     Ok(bytes
         .chunks_exact(4)

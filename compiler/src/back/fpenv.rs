@@ -27,25 +27,9 @@ use super::abi::JitArgs;
 /// and must not unwind.
 #[cfg(target_arch = "x86_64")]
 pub unsafe fn call_with_ftz(entry: unsafe extern "C" fn(*mut JitArgs), args: *mut JitArgs) {
-    let ftz =
-        crate::numerics::get_mxcsr() | crate::numerics::MXCSR_DAZ | crate::numerics::MXCSR_FTZ;
-    // SAFETY: the block keeps the stack 16-byte aligned, saves the MXCSR, loads the DAZ/FTZ
-    // value, calls `entry(args)` with the C ABI (its clobbers declared) and restores the saved
-    // MXCSR before it ends; the caller vouches for `entry` and `args`.
-    unsafe {
-        std::arch::asm!(
-            "sub rsp, 16",
-            "stmxcsr [rsp]",
-            "ldmxcsr [{ftz}]",
-            "call {entry}",
-            "ldmxcsr [rsp]",
-            "add rsp, 16",
-            ftz = in(reg) &ftz,
-            entry = in(reg) entry,
-            in("rdi") args,
-            clobber_abi("C"),
-        );
-    }
+    // SAFETY: `entry` takes `args` as its one integer argument and returns nothing (xmm0 is
+    // ignored); the caller vouches for both and for the callbacks.
+    unsafe { crate::numerics::call_under_ftz(entry as *const (), args as usize, 0.0, 0.0) };
 }
 
 /// As on x86-64, without a floating-point environment to set.

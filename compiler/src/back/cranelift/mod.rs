@@ -93,11 +93,11 @@ pub const SINGLE_PASS_INSTS: usize = 16_384;
 /// Loop nests deeper than this take the single-pass allocator (real shaders nest 1 to 4).
 pub const SINGLE_PASS_LOOP_DEPTH: u32 = 16;
 
-/// The allocator for `f`: backtracking, unless `f` is so long or its loops so deeply nested
+/// The allocator for `f` of `insts` IR instructions: backtracking, unless `f` is so long or its loops so deeply nested
 /// that the backtracking allocator's time would grow faster than the program
 /// (docs/jit.md, "Compile time").
-fn allocator_for(f: &Function) -> Allocator {
-    if f.body.inst_count() > SINGLE_PASS_INSTS || f.body.loop_depth() > SINGLE_PASS_LOOP_DEPTH {
+fn allocator_for(f: &Function, insts: usize) -> Allocator {
+    if insts > SINGLE_PASS_INSTS || f.body.loop_depth() > SINGLE_PASS_LOOP_DEPTH {
         Allocator::SinglePass
     } else {
         Allocator::Backtracking
@@ -176,8 +176,9 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
             opts.vectors
         )));
     }
-    crate::back::abi::check_size(f.body.inst_count(), opts.vectors)?;
-    let isa = isa(opts.verify, allocator_for(f))?;
+    let insts = f.body.inst_count();
+    crate::back::abi::check_size(insts, opts.vectors)?;
+    let isa = isa(opts.verify, allocator_for(f, insts))?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op_entered as *const u8);
     register_libcalls(&mut jb);

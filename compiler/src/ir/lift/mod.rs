@@ -730,17 +730,18 @@ impl Lifter<'_> {
             Some(&v) => v,
             None => entry(s, k),
         };
-        let mut changed: Vec<Var> = Vec::new();
-        for k in env_t.keys().chain(env_e.keys()) {
-            let Some(v0) = entry(self, k) else { continue };
-            let differs = |env| in_branch(self, env, k).is_some_and(|v| v != v0);
-            if ((live_t && differs(&env_t)) || (live_e && differs(&env_e))) && !changed.contains(k)
-            {
-                changed.push(*k);
-            }
-        }
-        changed.sort();
-        changed.dedup();
+        let touched: BTreeSet<Var> = env_t.keys().chain(env_e.keys()).copied().collect();
+        let changed: Vec<Var> = touched
+            .into_iter()
+            .filter(|k| {
+                let Some(v0) = entry(self, k) else {
+                    return false;
+                };
+                let differs = |env| in_branch(self, env, k).is_some_and(|v| v != v0);
+                (live_t && differs(&env_t)) || (live_e && differs(&env_e))
+            })
+            .collect();
+        // A changed variable has a value before the IF; a branch that removed it yields that.
         let value_in = |s: &Self, env: &BTreeMap<Var, Option<Value>>, k: &Var| {
             in_branch(s, env, k)
                 .or_else(|| entry(s, k))
@@ -752,7 +753,7 @@ impl Lifter<'_> {
         let mut blocks = [(block_t, vals_t, live_t), (block_e, vals_e, live_e)];
         let mut results = Vec::new();
         let mut yields: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
-        for (i, _) in changed.iter().enumerate() {
+        for i in 0..changed.len() {
             let tys: Vec<Type> = blocks
                 .iter()
                 .filter(|b| b.2)

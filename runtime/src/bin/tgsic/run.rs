@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
 use tgsic_runtime::attributes;
-use tgsic_runtime::compare::{compare_files, read_f32_at_most};
+use tgsic_runtime::compare::{compare_files, f32_from_le_bytes};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Shader};
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
@@ -154,7 +154,6 @@ pub struct CmpArgs {
     pub ulp: u64,
 }
 
-/// `--threads N`: 0 (every core) to [`dispatch::MAX_THREADS`].
 /// `--timeout`: a positive number of seconds, at most a year.
 fn parse_timeout(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -175,6 +174,7 @@ pub fn parse_lanes(s: &str) -> Result<usize, String> {
     }
 }
 
+/// `--threads N`: 0 (every core) to [`dispatch::MAX_THREADS`].
 fn parse_threads(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()
@@ -378,7 +378,8 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
                     "--texture {spec}: a .f32 texture needs --texture-size {n}=WxH[xD]"
                 ))
             })?;
-            let values = read_f32_at_most(path, crate::report::MAX_DATA_BYTES)
+            let bytes = crate::report::read_bounded(&file, crate::report::MAX_DATA_BYTES)?;
+            let values = f32_from_le_bytes(&bytes)
                 .map_err(|e| input_error(format!("{file}: error: {e}")))?;
             Texture::from_rgba32f(w, h, d, &values)
                 .map_err(|e| input_error(format!("{file}: error: {e}")))?
@@ -716,14 +717,8 @@ fn write_text(path: &Path, text: &str) -> Result<(), Failure> {
 /// `tgsic cmp`: exit 1 when the images differ by more than `--ulp`.
 pub fn cmp(a: &CmpArgs) -> Result<(), Failure> {
     // Both files are read a megabyte at a time: images of any size compare in constant memory.
-    let c = compare_files(&a.a, &a.b).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => input_error(format!("error: {e}")),
-        _ => input_error(format!(
-            "{} / {}: error: cannot read: {e}",
-            a.a.display(),
-            a.b.display()
-        )),
-    })?;
+    // Errors name the file they concern.
+    let c = compare_files(&a.a, &a.b).map_err(|e| input_error(format!("error: {e}")))?;
     println!("components: {} ({} pixels)", c.total, c.total / 4);
     println!(
         "identical:  {} ({:.3}%)",
