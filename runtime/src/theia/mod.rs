@@ -228,6 +228,28 @@ impl Machine {
             let word = self.image.fetch(pc).ok_or_else(|| self.no_code(pc))?;
             out.steps += 1;
             let op = self.decode(pc, word)?;
+            if op == Op::Jmp && pc >= IMEM_BASE {
+                return Err(SimError::Trap {
+                    address: pc,
+                    what: "JMP".into(),
+                    why: "takes JMP in IMEM twice: it runs the target word, then continues in \
+                          the ROM at that word's DST field + 1 (only the ROM's JMPs work; \
+                          jump with a condition that always holds, `JEQX L VOID VOID`)",
+                });
+            }
+            if op == Op::Mulp
+                && let Some(next) = self.image.fetch(pc.wrapping_add(1))
+                && next.form() != Form::ImmediateType
+            {
+                return Err(SimError::Trap {
+                    address: pc,
+                    what: "MULP before a word that reads registers".into(),
+                    why: "writes MULP's X and Y from its A channel when the multiplier \
+                          finishes, which then holds a register of the next word or not \
+                          depending on timing (follow MULP with a Type II word: SET*, \
+                          SWIZZLE3D, RETURN)",
+                });
+            }
             out.cycles += op.info().cycles as u64;
             let (a, b) = match (op, word.form()) {
                 (_, Form::ImmediateType) => ([word.imm32(), 0, 0], self.read(word.dst())),
@@ -252,8 +274,7 @@ impl Machine {
                 // The RTL's MULP takes X and Y from the ALU's A channel when the multiplier
                 // finishes, by when the decoder holds the next word: a Type II word (SET*,
                 // SWIZZLE3D, RETURN) puts its immediate there, so X is that immediate and Y 0.
-                // Before a register-reading word the RTL's X and Y depend on its timing
-                // (docs/theia.md); the simulator keeps S1.x and S1.y.
+                // Before a register-reading word they depend on its timing: refused above.
                 step.result[0] = next.imm32();
                 step.result[1] = 0;
             }

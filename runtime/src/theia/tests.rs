@@ -189,7 +189,7 @@ const R3: u16 = 73;
 fn every_executable_opcode_through_the_machine() {
     let src = "ENTRYPOINT_ADRR_PIXELSHADER:\n\
         COPY R4 R1\n INC R5 R1\n DEC R6 R1\n INCX R7 R1\n INCY R8 R1\n INCZ R9 R1\n\
-        MULP R10 R1\n XCHANGEX R11 R1 R2\n ZERO R12\n SETX R12 2.5\n SETY R12 -1.0\n SETZ R12 0x7\n\
+        XCHANGEX R11 R1 R2\n ZERO R12\n MULP R10 R1\n SETX R12 2.5\n SETY R12 -1.0\n SETZ R12 0x7\n\
         NEG C1 R1\n FRAC C2 R2\n ADD C3 R1 R2\n SUB C4 R1 R2\n MUL C5 R1 R2\n DIV C6 R1 R2\n\
         MAG C7 R1\n DOT CREG_COLOR_ACC R1 R2\n CROSS CREG_E1 R1 R2\n IMUL CREG_E2 R3 R3\n UNSCALE CREG_DELTA R2\n\
         MOD CREG_H1 R2 R3\n SWIZZLE3D R1 SWIZZLE_YXZ\n NOP RT_FALSE\n RETURN RT_TRUE\n";
@@ -214,8 +214,8 @@ fn every_executable_opcode_through_the_machine() {
     assert_eq!(reg("R9"), [fx(1.0), fx(2.0), fx(-2.0)]);
     assert_eq!(
         reg("R10"),
-        [fx(1.0), fx(2.0), fx(2.0)],
-        "MULP before a register-reading word writes S1.x, S1.y, S1.x*S1.y"
+        [fx(2.5), 0, fx(2.0)],
+        "MULP before a Type II word writes (its immediate, 0, S1.x*S1.y)"
     );
     assert_eq!(reg("R11"), [fx(0.5), fx(2.0), fx(-3.0)]);
     assert_eq!(
@@ -348,7 +348,7 @@ fn opcodes_b12_lacks_stop_with_the_address() {
 #[test]
 fn loops_that_never_return_are_reported() {
     let img = assemble(
-        "ENTRYPOINT_ADRR_PIXELSHADER:\nL: JMP L VOID VOID\n",
+        "ENTRYPOINT_ADRR_PIXELSHADER:\nL: JEQX L VOID VOID\n",
         Layout::Mem,
     )
     .unwrap();
@@ -363,7 +363,7 @@ fn loops_that_never_return_are_reported() {
     );
     // Jumping into the ROM, which the simulator does not hold.
     let img = assemble(
-        "ENTRYPOINT_ADRR_PIXELSHADER:\n JMP 0x10 VOID VOID\n",
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n JEQX 0x10 VOID VOID\n",
         Layout::Mem,
     )
     .unwrap();
@@ -497,4 +497,72 @@ fn mulps_x_and_y_are_the_next_words_immediate() {
         assert!(out.unwrap().returned);
         assert_eq!(m.get(R3), [want_x, 0, alu::mul(r1[0], r1[1])], "{next:?}");
     }
+}
+
+#[test]
+fn jmp_in_imem_is_refused_and_works_at_rom_addresses() {
+    // From IMEM the RTL takes JMP twice and continues in the ROM after the target word.
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n ADD R1 R2 R3\n JMP L VOID VOID\n ADD R4 R2 R2\nL: ADD R5 R3 R3\n RETURN RT_TRUE\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    let e = Machine::new(img).run(Entry::Slot(10)).unwrap_err();
+    assert!(
+        matches!(&e, SimError::Trap { address: 0x800C, what, .. } if what == "JMP"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("JEQX L VOID VOID"), "{e}");
+    // The always-true conditional jump skips the word, whatever VOID holds (here the
+    // forwarded (1, 1, 1) of the ROM's last RETURN, then a forwarded result).
+    for first in ["", " ADD VOID R3 R3\n"] {
+        let src = format!(
+            "ENTRYPOINT_ADRR_PIXELSHADER:\n{first} JEQX L VOID VOID\n SETX R4 32'h20000\nL: SETX R5 32'h20000\n RETURN RT_TRUE\n"
+        );
+        let mut m = Machine::new(assemble(&src, Layout::Mem).unwrap());
+        m.set(reg("R3"), [0x20000, 0x50000, 7]);
+        let o = m.run(Entry::Slot(10)).unwrap();
+        assert_eq!(m.get(reg("R4")), [0; 3], "{src}");
+        assert_eq!(m.get(reg("R5")), [0x20000, 0, 0], "{src}");
+        assert!(o.returned);
+    }
+    // A .bin image runs from address 0, where the ROM's JMPs live: allowed.
+    let img = assemble(
+        "JMP L VOID VOID\n SETX R4 32'h20000\nL: SETX R5 32'h20000\n RETURN RT_TRUE\n",
+        Layout::Bin,
+    )
+    .unwrap();
+    let mut m = Machine::new(img);
+    m.run(Entry::Address(0)).unwrap();
+    assert_eq!(m.get(reg("R4")), [0; 3]);
+    assert_eq!(m.get(reg("R5")), [0x20000, 0, 0]);
+}
+
+#[test]
+fn mulp_before_a_register_reading_word_is_refused() {
+    let run = |next: &str| {
+        let src =
+            format!("ENTRYPOINT_ADRR_PIXELSHADER:\n MULP R1 R2 VOID\n {next}\n RETURN RT_TRUE\n");
+        let mut m = Machine::new(assemble(&src, Layout::Mem).unwrap());
+        m.set(reg("R2"), [0x20000, 0x40000, 0x60000]);
+        m.run(Entry::Slot(10)).map(|_| m.get(reg("R1")))
+    };
+    for next in [
+        "ADD R3 R4 R5",
+        "COPY R3 R4 VOID",
+        "JGX L R4 R5\nL:",
+        "NOP RT_FALSE",
+    ] {
+        let e = run(next).unwrap_err();
+        assert!(
+            matches!(&e, SimError::Trap { address: 0x800B, what, .. } if what.starts_with("MULP")),
+            "{next}: {e:?}"
+        );
+    }
+    // Before a Type II word X is that word's immediate and Y is 0, as in the RTL.
+    assert_eq!(run("SETX R6 32'h30000").unwrap(), [0x30000, 0, 0x40000]);
+}
+
+fn reg(name: &str) -> u16 {
+    tgsic::back::theia::isa::register_address(name).expect("a register name")
 }

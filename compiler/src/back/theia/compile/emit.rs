@@ -127,7 +127,10 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
                 name(*a, alloc),
                 name(*b, alloc)
             )),
-            VInst::Jmp(t) => Some(format!("JMP L{t} VOID VOID")),
+            // b1.2's JMP works only from the ROM: from IMEM the core takes it twice and
+            // ends up in the ROM (docs/theia.md). |VOID| = |VOID| always holds, forwarded
+            // or not, since both operands read the same value.
+            VInst::Jmp(t) => Some(format!("JEQX L{t} VOID VOID")),
             VInst::Label(t) => {
                 let _ = writeln!(asm, "L{t}:");
                 None
