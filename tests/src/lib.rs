@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 pub mod generate;
+pub mod theia;
+pub mod theia_rtl;
 
 /// The `shared/` folder beside the workspace (`TGSIC_SHARED` overrides), if it exists.
 pub fn shared_dir() -> Option<PathBuf> {

@@ -10,37 +10,11 @@ use tgsic::tgsi::{File, Program, Semantic};
 use tgsic_runtime::interp::{Bindings, Shader, render};
 use tgsic_runtime::texture::Texture;
 use tgsic_runtime::theia::Machine;
+use tgsic_tests::theia::options_for;
 use tgsic_tests::{Corpus, corpus};
 
 const W: u32 = 8;
 const H: u32 = 8;
-
-/// Registers the test binds texture-coordinate and generic inputs to (b1.2 internal registers
-/// the pixel shader may read).
-const SPARE: &[&str] = &[
-    "CREG_UV0_LAST",
-    "CREG_UV1_LAST",
-    "CREG_UV2_LAST",
-    "CREG_LAST_t",
-    "CREG_LAST_u",
-    "CREG_LAST_v",
-    "CREG_E1_LAST",
-    "CREG_E2_LAST",
-];
-
-/// Constants for shaders without a constant file: multiples of 1/64 in [−2, 2] (exact in f32
-/// and in Q15.17).
-fn constants(seed: u32) -> Vec<[u32; 4]> {
-    let mut x = seed.wrapping_mul(2654435761).wrapping_add(12345);
-    (0..64)
-        .map(|_| {
-            std::array::from_fn(|_| {
-                x = x.wrapping_mul(1664525).wrapping_add(1013904223);
-                (((x >> 16) % 257) as f32 / 64.0 - 2.0).to_bits()
-            })
-        })
-        .collect()
-}
 
 /// A 4×4 texture whose texels are multiples of 1/64: exact in f32 and in Q15.17, as are their
 /// bilinear blends at the grid's coordinates, so the texture adds no rounding of its own.
@@ -218,26 +192,7 @@ fn compiled_shaders_match_the_interpreter() {
             continue;
         }
         total += 1;
-        let const_file = path.with_extension("const0.bin");
-        let consts = if const_file.exists() {
-            tgsic_runtime::interp::constant_registers(&std::fs::read(&const_file).unwrap())
-        } else {
-            constants(k as u32)
-        };
-        let mut opts = TheiaOptions::default();
-        opts.constants.insert(0, consts.clone());
-        let mut spare = SPARE.iter();
-        for d in p.declarations_of(File::Input) {
-            let sem = d.semantic.map(|s| s.name);
-            if matches!(sem, Some(Semantic::Position) | Some(Semantic::Color)) {
-                continue;
-            }
-            for r in d.span().first..=d.span().last {
-                if let Some(name) = spare.next() {
-                    opts.bindings.insert(r, register_address(name).unwrap());
-                }
-            }
-        }
+        let (opts, consts) = options_for(path, &p, k as u32);
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let t = match compile(&p, &opts) {
             Ok(t) => t,

@@ -48,11 +48,24 @@ fn main() -> ExitCode {
             "--ignored",
             "--nocapture",
         ]),
+        // The THEIA simulator against the b1.2 RTL under Icarus Verilog, the whole set
+        // (docs/theia.md, "Checked against the RTL"); THEIA_RTL_SEED picks other programs.
+        Some("theia-rtl") => cargo(&[
+            "test",
+            "--release",
+            "-p",
+            "tgsic-tests",
+            "--test",
+            "theia_rtl",
+            "--",
+            "--ignored",
+            "--nocapture",
+        ]),
         // JIT compile time and memory against program shape (docs/jit.md, "Compile time").
         Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-runtime"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | corpus | fuzz-seeds | scaling | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | corpus | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }

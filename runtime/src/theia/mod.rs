@@ -11,7 +11,9 @@
 //!   second operand (SRC2, or the old DST for Type II) always. The previous result survives
 //!   from one routine to the next, as in the hardware, and a new machine holds the ROM's
 //!   INITIAL routine's last: `RETURN RT_TRUE`, (1, 1, 1) to VOID.
-//! - Opcodes the b1.2 core hangs on (INTP, XCHANGEY, XCHANGEZ, RESCALE), opcodes it does not have
+//! - Opcodes the b1.2 core hangs on (INTP, XCHANGEY, XCHANGEZ, RESCALE, DEBUG_PRINT), a routine
+//!   whose first word is RETURN (it hangs too), JMP in IMEM and MULP before a Type I word (the
+//!   RTL runs them into the ROM or with timing-dependent results), opcodes it does not have
 //!   (CALL, RET, OMWRITE, TMREAD, LEA) and unknown opcodes stop the simulation with an error
 //!   naming the address.
 //! - Cycles follow the manual's latencies (2 per instruction; DIV 70 and MAG 35, the RTL's state
@@ -228,6 +230,15 @@ impl Machine {
             let word = self.image.fetch(pc).ok_or_else(|| self.no_code(pc))?;
             out.steps += 1;
             let op = self.decode(pc, word)?;
+            if op == Op::Return && out.steps == 1 {
+                return Err(SimError::Trap {
+                    address: pc,
+                    what: "RETURN as a routine's first word".into(),
+                    why: "never finishes such a routine (hangs): its fetch unit ends a routine \
+                          only on a RETURN that follows another word, which is why the ROM's \
+                          routines start with NOP",
+                });
+            }
             if op == Op::Jmp && pc >= IMEM_BASE {
                 return Err(SimError::Trap {
                     address: pc,

@@ -566,3 +566,30 @@ fn mulp_before_a_register_reading_word_is_refused() {
 fn reg(name: &str) -> u16 {
     tgsic::back::theia::isa::register_address(name).expect("a register name")
 }
+
+#[test]
+fn a_routine_that_starts_with_return_hangs() {
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n RETURN RT_TRUE\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    let e = Machine::new(img).run(Entry::Slot(10)).unwrap_err();
+    assert!(
+        matches!(&e, SimError::Trap { address: 0x800B, what, .. } if what.starts_with("RETURN")),
+        "{e:?}"
+    );
+    // After another word, and reached by a jump, RETURN ends the routine.
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n NOP RT_FALSE\n RETURN RT_TRUE\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    assert!(Machine::new(img).run(Entry::Slot(10)).unwrap().returned);
+    let img = assemble(
+        "ENTRYPOINT_ADRR_PIXELSHADER:\n JEQX L VOID VOID\n NOP RT_FALSE\nL: RETURN RT_FALSE\n",
+        Layout::Mem,
+    )
+    .unwrap();
+    assert!(!Machine::new(img).run(Entry::Slot(10)).unwrap().returned);
+}

@@ -10,6 +10,9 @@
 //! Guarantees:
 //! - The code never uses what b1.2 does not execute (INTP, XCHANGEY/Z, RESCALE, CALL, RET,
 //!   OMWRITE, TMREAD, LEA) and only the swizzles the RTL implements (XXX, YYY, ZZZ, YXZ).
+//! - It runs on the RTL as in the simulator: no JMP (an unconditional jump is
+//!   `JEQX L VOID VOID`), no MULP, no routine that starts with RETURN (USERCONSTANTS without
+//!   constants keeps the ROM's routine; an empty PIXELSHADER starts with NOP).
 //! - Comparisons never rely on JL meaning "less than" (it tests ≤) and never on JEQ/JNE/JGE/JLE
 //!   for signed equality (they compare magnitudes): strict and equality tests are built from
 //!   JG, which is an exact signed comparison; JEQ/JNE/JGE are used only against zero.
@@ -67,7 +70,8 @@ impl std::fmt::Display for Warning {
 pub struct TheiaStats {
     /// Instruction words of PIXELSHADER (RETURN included).
     pub pixel_words: usize,
-    /// Instruction words of USERCONSTANTS (RETURN included).
+    /// Instruction words of USERCONSTANTS (RETURN included); 0 when the shader has no
+    /// constants, and the slot keeps the ROM's routine.
     pub constant_words: usize,
     /// R registers used.
     pub registers: usize,
