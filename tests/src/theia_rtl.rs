@@ -7,9 +7,14 @@
 //!   `rtl_nba` and `rtl_fix`: the untouched RTL races under Icarus (clocked blocks assign with
 //!   blocking `=` what other blocks read on the same edge), and the two variants settle those
 //!   races in two orders.
-//! - [`compare`] runs the same image in the simulator and compares all 256 registers at the end.
-//!   A difference counts only where both variants agree on the RTL's value; where they disagree
-//!   (or give X) the RTL does not define the result and the component is counted as racy.
+//! - [`compare`] runs the same image in the simulator and walks the three logs of register
+//!   writes (address and value, in execution order) side by side. While the two variants agree
+//!   with each other, the simulator must write what they write. From the first write where the
+//!   variants differ (or give X) on, the RTL does not define what happens, and the rest is
+//!   counted as racy, not compared. (Comparing only the registers' final values where the
+//!   variants agree is weaker: two different race outcomes can end in the same value, e.g.
+//!   one variant drops a SETZ immediate and the other samples MOD's adder late, and both
+//!   zeros reach a DOT; such coincidences are not RTL behaviour.)
 //! - [`targeted`], [`random_arith`] and [`random_jumps`] generate programs, [`compiled`] turns
 //!   corpus shaders compiled by the code generator into programs (one per pixel).
 
@@ -19,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tgsic::back::theia::isa::{Image, Layout, assemble, register_address, write_mem};
-use tgsic_runtime::theia::{Entry, Machine, SimError};
+use tgsic_runtime::theia::{Entry, Machine, SimError, Source as Operand, Write};
 
 /// One register: x, y, z as raw Q15.17 words.
 pub type Vec3 = [u32; 3];
@@ -69,9 +74,15 @@ impl Program {
     }
 }
 
+/// One register write: the routine's entry slot (9 USERCONSTANTS, 10 PIXELSHADER), the
+/// address, and the value (`None` for a component with X or Z bits).
+pub type Logged = (u8, u16, [Option<u32>; 3]);
+
 /// The end of one RTL run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RtlRun {
+    /// Every register write, in order.
+    pub writes: Vec<Logged>,
     /// Registers 0–255 at the end; `None` for a component with X or Z bits.
     pub regs: Vec<[Option<u32>; 3]>,
     /// PIXELSHADER's RETURN flag, when it returned.
@@ -188,17 +199,21 @@ impl Rtl {
             .arg(format!("+MAXCYC={max_cycles}"))
             .output()
             .map_err(|e| format!("vvp: {e}"))?;
-        let _ = std::fs::remove_file(&mem);
-        let _ = std::fs::remove_file(&init);
+        // THEIA_RTL_KEEP=1 keeps each program's image and registers for a closer look.
+        if std::env::var_os("THEIA_RTL_KEEP").is_none() {
+            let _ = std::fs::remove_file(&mem);
+            let _ = std::fs::remove_file(&init);
+        }
         parse_rtl(&String::from_utf8_lossy(&out.stdout))
             .ok_or_else(|| format!("{} on {variant}: vvp printed no register dump", p.name))
     }
 }
 
-/// Reads the harness's output: `R slot index cycles flag done|TIMEOUT` per routine and
-/// `D address x y z` per register at the end.
+/// Reads the harness's output: `W slot address x y z` per register write, `R slot index cycles
+/// flag done|TIMEOUT` per routine and `D address x y z` per register at the end.
 fn parse_rtl(out: &str) -> Option<RtlRun> {
     let mut run = RtlRun {
+        writes: Vec::new(),
         regs: vec![[None; 3]; 256],
         returned: None,
         finished: true,
@@ -215,6 +230,14 @@ fn parse_rtl(out: &str) -> Option<RtlRun> {
                     run.returned = Some(*flag == "1");
                 }
             }
+            ["W", slot, a, x, y, z] => {
+                let word = |s: &str| u32::from_str_radix(s, 16).ok();
+                run.writes.push((
+                    slot.parse().ok()?,
+                    u16::from_str_radix(a, 16).ok()?,
+                    [word(x), word(y), word(z)],
+                ));
+            }
             ["D", a, x, y, z] => {
                 let a = usize::from_str_radix(a, 16).ok()?;
                 let word = |s: &str| u32::from_str_radix(s, 16).ok();
@@ -230,9 +253,10 @@ fn parse_rtl(out: &str) -> Option<RtlRun> {
 /// The simulator's end of a program.
 #[derive(Debug, Clone)]
 pub enum SimRun {
-    /// Registers 0–255, PIXELSHADER's RETURN flag and the cycles of both routines by the
-    /// manual's latencies.
-    Done(Vec<Vec3>, bool, u64),
+    /// Every register write (dropped ones included, as the RTL logs them) with its routine's
+    /// slot, PIXELSHADER's RETURN flag and the cycles of both routines by the manual's
+    /// latencies.
+    Done(Vec<(u8, Write)>, bool, u64),
     /// It stopped with an error.
     Stopped(SimError),
 }
@@ -247,28 +271,34 @@ pub fn simulate(p: &Program, max_steps: u64) -> SimRun {
         m.set(a, v);
     }
     match run_routines(&mut m) {
-        Ok(returned) => {
-            let regs = (0..256u16)
-                .map(|a| {
-                    if a < 128 {
-                        m.get(a)
-                    } else {
-                        m.outputs.get(&a).copied().unwrap_or([0; 3])
-                    }
-                })
-                .collect();
-            SimRun::Done(regs, returned, m.cycles)
-        }
+        Ok((writes, returned)) => SimRun::Done(writes, returned, m.cycles),
         Err(e) => SimRun::Stopped(e),
     }
 }
 
-fn run_routines(m: &mut Machine) -> Result<bool, SimError> {
+fn run_routines(m: &mut Machine) -> Result<(Vec<(u8, Write)>, bool), SimError> {
+    let mut writes = Vec::new();
     let uc = m.resolve(Entry::Slot(9))?;
     if m.image().fetch(uc).is_some() {
-        m.run(Entry::Address(uc))?;
+        let o = m.run(Entry::Address(uc))?;
+        writes.extend(o.writes.iter().map(|&w| (9, w)));
+    } else {
+        // The ROM's USERCONSTANTS (NOP, RETURN RT_TRUE) writes (1, 1, 1) to VOID, and leaves
+        // the machine as it starts.
+        writes.push((
+            9,
+            Write {
+                address: 0,
+                value: [1, 1, 1],
+                kept: false,
+                step: 1,
+                reads: [None, Some(Operand::Register(0))],
+            },
+        ));
     }
-    Ok(m.run(Entry::Slot(10))?.returned)
+    let o = m.run(Entry::Slot(10))?;
+    writes.extend(o.writes.iter().map(|&w| (10, w)));
+    Ok((writes, o.returned))
 }
 
 /// What [`compare`] found for one program.
@@ -276,12 +306,17 @@ fn run_routines(m: &mut Machine) -> Result<bool, SimError> {
 pub struct Verdict {
     /// Differences both variants agree on, and broken expectations.
     pub mismatches: Vec<String>,
-    /// Register components compared (both variants agree).
+    /// Register components written the same by both variants and compared.
     pub compared: usize,
-    /// Register components where the variants disagree or give X.
+    /// Writes not compared: the variants disagree (or give X) on them, they were computed from
+    /// such a write, or they follow the point where the variants' paths part.
     pub racy: usize,
     /// The simulator refused the program (as expected).
     pub refused: bool,
+    /// The first write not compared, and why (for `THEIA_RTL_ONLY` reports).
+    pub first_racy: Option<String>,
+    /// Whether the simulator wrote exactly what each variant wrote, from start to end.
+    pub same_log: [bool; 2],
 }
 
 /// Compares the simulator with both RTL variants (`rtl[k]` ran on [`VARIANTS`]`[k]`).
@@ -306,6 +341,9 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
             ));
             return v;
         }
+        (Expect::Agree, SimRun::Stopped(SimError::StepLimit { .. })) if hung == [true, true] => {
+            return v;
+        }
         (Expect::Agree, SimRun::Stopped(e)) => {
             v.mismatches
                 .push(format!("{name}: the simulator stopped: {e}"));
@@ -313,7 +351,7 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
         }
         (Expect::Agree, SimRun::Done(..)) => {}
     }
-    let SimRun::Done(regs, returned, _) = sim else {
+    let SimRun::Done(writes, returned, _) = sim else {
         return v;
     };
     if hung == [true, true] {
@@ -321,31 +359,105 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
             .push(format!("{name}: the RTL hangs, the simulator returns"));
         return v;
     }
-    if hung[0] != hung[1] {
-        v.racy += 1;
-        return v;
+    let (a, b) = (&rtl[0].writes, &rtl[1].writes);
+    // Whether the simulator's whole log is one variant's (for the report; not a criterion).
+    for (k, log) in [a, b].into_iter().enumerate() {
+        v.same_log[k] = log.len() == writes.len()
+            && !rtl[k].regs.is_empty()
+            && log.iter().zip(writes).all(|(&(slot, addr, val), &(s, w))| {
+                (slot, addr) == (s, w.address) && val == w.value.map(Some)
+            });
     }
-    if rtl[0].returned == rtl[1].returned && rtl[0].returned != Some(*returned) {
-        v.mismatches.push(format!(
-            "{name}: PIXELSHADER returned {:?} in the RTL, {returned} in the simulator",
-            rtl[0].returned
-        ));
-    }
-    for (a, want) in regs.iter().enumerate() {
-        for (c, &w) in want.iter().enumerate() {
-            match (rtl[0].regs[a][c], rtl[1].regs[a][c]) {
-                (Some(x), Some(y)) if x == y => {
-                    v.compared += 1;
-                    if x != w {
-                        v.mismatches.push(format!(
-                            "{name}: {}.{} is {x:#010x} in the RTL, {w:#010x} in the simulator",
-                            tgsic_runtime::theia::address_name(a as u16),
-                            "xyz".as_bytes()[c] as char,
-                        ));
-                    }
-                }
-                _ => v.racy += 1,
+    // Whether each register's last write is one the RTL defines (both variants wrote the same
+    // value, computed from defined operands); registers start defined (the inputs).
+    let mut defined = [true; 128];
+    // Whether every write so far was defined and compared.
+    let mut clean = true;
+    // Whether the previous write was defined (what a forwarded operand reads).
+    let mut last_ok = true;
+    let mut k = 0;
+    while let (Some(&(slot, addr, va)), Some(&(slot_b, addr_b, vb))) = (a.get(k), b.get(k)) {
+        if (slot, addr) != (slot_b, addr_b) {
+            // The variants took different paths: nothing after this is defined.
+            break;
+        }
+        let Some(&(s, w)) = writes.get(k) else {
+            if clean {
+                v.mismatches.push(format!(
+                    "{name}: the RTL writes {} in routine {slot} after the simulator's last write",
+                    tgsic_runtime::theia::address_name(addr)
+                ));
             }
+            return v;
+        };
+        if (s, w.address) != (slot, addr) {
+            if clean {
+                v.mismatches.push(format!(
+                    "{name}: write {k}: the RTL writes {} in routine {slot}, the simulator {} in routine {s}",
+                    tgsic_runtime::theia::address_name(addr),
+                    tgsic_runtime::theia::address_name(w.address)
+                ));
+            }
+            return v;
+        }
+        // The operands: a register's last write, or the previous instruction's result (its
+        // write, or the 0 of a jump or NOP, which is defined).
+        let forwarded = match k.checked_sub(1).and_then(|j| writes.get(j)) {
+            Some(&(ps, pw)) if (ps == s && pw.step + 1 == w.step) || w.step == 0 => last_ok,
+            _ => true,
+        };
+        let inputs = w.reads.iter().flatten().all(|r| match r {
+            Operand::Register(x) => defined[*x as usize & 0x7F],
+            Operand::Forwarded => forwarded,
+        });
+        let rtl_defined = va == vb && va.iter().all(Option::is_some);
+        let ok = rtl_defined && inputs;
+        if ok {
+            let want = va.map(|c| c.unwrap_or(0));
+            v.compared += 3;
+            if want != w.value {
+                v.mismatches.push(format!(
+                    "{name}: write {k}: the RTL writes {} = {want:08x?} in routine {slot}, the simulator {:08x?}",
+                    tgsic_runtime::theia::address_name(addr),
+                    w.value
+                ));
+                return v;
+            }
+        } else {
+            v.racy += 1;
+            if clean {
+                v.first_racy = Some(format!(
+                    "write {k} (step {} of routine {slot}) to {}: rtl_nba {va:08x?}, rtl_fix {vb:08x?}, simulator {:08x?}{}",
+                    w.step,
+                    tgsic_runtime::theia::address_name(addr),
+                    w.value,
+                    if inputs { "" } else { " (operands undefined)" }
+                ));
+            }
+            clean = false;
+        }
+        if (addr as usize) < 128 {
+            defined[addr as usize] = ok;
+        }
+        last_ok = ok;
+        k += 1;
+    }
+    let finished = k == a.len() && k == b.len() && !hung.contains(&true);
+    if !finished {
+        v.racy += a.len().max(b.len()) - k;
+    } else if clean {
+        // The RTL is defined to the end: the simulator writes nothing more, and returns the same.
+        if writes.len() > k {
+            v.mismatches.push(format!(
+                "{name}: the simulator writes {} more registers than the RTL",
+                writes.len() - k
+            ));
+        }
+        if rtl[0].returned == rtl[1].returned && rtl[0].returned != Some(*returned) {
+            v.mismatches.push(format!(
+                "{name}: PIXELSHADER returned {:?} in the RTL, {returned} in the simulator",
+                rtl[0].returned
+            ));
         }
     }
     v
@@ -358,28 +470,36 @@ pub struct Report {
     pub programs: usize,
     /// Programs the simulator refused, as expected.
     pub refused: usize,
-    /// Register components compared.
+    /// Register components written and compared.
     pub compared: usize,
-    /// Register components the variants disagree on.
+    /// Writes not compared (see [`Verdict::racy`]).
     pub racy: usize,
-    /// Programs with a racy component.
+    /// Programs where the variants disagree.
     pub racy_programs: usize,
     /// Every mismatch.
     pub mismatches: Vec<String>,
+    /// Per program with writes not compared, the first of them.
+    pub first_racy: Vec<String>,
+    /// Programs the simulator ran whose whole write log is `rtl_nba`'s, and `rtl_fix`'s.
+    pub same_log: [usize; 2],
 }
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} programs ({} refused as documented), {} register components compared, {} racy \
-             (the two RTL variants disagree) in {} programs, {} mismatches",
+            "{} programs ({} refused as documented), {} written register components compared, \
+             {} writes not compared (the two RTL variants disagree on them or on what they \
+             read) in {} programs, {} mismatches; the whole write log is rtl_nba's in {} \
+             programs and rtl_fix's in {}",
             self.programs,
             self.refused,
             self.compared,
             self.racy,
             self.racy_programs,
-            self.mismatches.len()
+            self.mismatches.len(),
+            self.same_log[0],
+            self.same_log[1]
         )
     }
 }
@@ -435,6 +555,13 @@ pub fn check(rtl: &Rtl, programs: &[Program], max_cycles: u64) -> Result<Report,
         report.racy += v.racy;
         report.racy_programs += (v.racy > 0) as usize;
         report.mismatches.extend(v.mismatches);
+        report.same_log[0] += v.same_log[0] as usize;
+        report.same_log[1] += v.same_log[1] as usize;
+        if let Some(r) = v.first_racy {
+            report
+                .first_racy
+                .push(format!("{}: {r}", programs[report.programs - 1].name));
+        }
     }
     Ok(report)
 }

@@ -305,3 +305,80 @@ fn integer_operations_are_exact() {
         );
     }
 }
+
+/// fract(x·C) for constants C outside Q15.17 (the hash `fract(sin(x) * 43758.5453)`): the
+/// fraction of the exact product of the fixed-point x and the f32 constant, within one unit of
+/// 2⁻¹⁷ (the truncating product by C's fractional part), for x over the whole range and C of
+/// either sign, with and without a fractional part; no range fault (the integer product wraps,
+/// its fraction does not). Comparisons with such constants fold (x < C for every x).
+#[test]
+fn fraction_of_products_by_constants_outside_the_range() {
+    let input = register_address("CREG_UV0_LAST").unwrap();
+    let mut r = Rng(0x0F4A_C720_2611);
+    let mut xs: Vec<f64> = (0..count() / 4)
+        .map(|_| q(r.uniform(-16383.0, 16383.0)))
+        .collect();
+    xs.extend((0..count() / 4).map(|_| q(r.uniform(-1.0, 1.0))));
+    xs.extend([0.0, q(0.7390623), -16384.0, q(16383.99999), q(-3.25)]);
+    for c in [
+        43_758.547_f32,
+        -43_758.547,
+        12345678.0,
+        -98765.25,
+        16384.0,
+        1.0e9,
+    ] {
+        let src = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 {{{c:e}, 0.0, 0.0, 1.0}}\n  0: MUL TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n  1: FRC OUT[0].x, TEMP[0].xxxx\n  2: SLT OUT[0].y, IN[0].xxxx, IMM[0].xxxx\n  3: END\n"
+        );
+        let p = tgsic::front::text::parse(&src).unwrap();
+        let mut opts = TheiaOptions::default();
+        opts.bindings.insert(0, input);
+        let t = compile(&p, &opts).unwrap_or_else(|e| panic!("C = {c}: {e}"));
+        assert_eq!(t.stats.fraction_products, 1, "C = {c}");
+        assert!(
+            t.warnings.iter().any(|w| w.message.contains("hash")),
+            "C = {c}: {:?}",
+            t.warnings
+        );
+        let pixels: Vec<Vec<(u16, [u32; 3])>> = xs
+            .iter()
+            .map(|&x| vec![(input, [f64_to_fixed(x).unwrap(), 0, 0])])
+            .collect();
+        let out = Machine::new(t.image.clone()).run_pixels(&pixels).unwrap();
+        let cw = c as f64;
+        let mut worst = 0f64;
+        for (&x, (outcome, regs)) in xs.iter().zip(&out) {
+            assert_eq!(outcome.range_faults, 0, "C = {c}, x = {x}\n{}", t.assembly);
+            // The exact product of two dyadic rationals, reduced modulo 1 in integers:
+            // x = X/2^17, C = M·2^E.
+            let xr = f64_to_fixed(x).unwrap() as i32 as i128;
+            let (m, e) = {
+                let bits = c.abs().to_bits();
+                let exp = ((bits >> 23) & 0xFF) as i32 - 150;
+                ((bits & 0x7F_FFFF | 0x80_0000) as i128, exp)
+            };
+            let sign = if c < 0.0 { -1 } else { 1 };
+            // X·M·2^(E−17) modulo 1, as a fraction of 2^17 (E ≥ −9 here, so 17 + 9 bits).
+            let p = sign * xr * m; // times 2^(E − 17)
+            let shift = 17 - e; // p / 2^shift is the product
+            let frac = p.rem_euclid(1i128 << shift) as f64 / (1i128 << shift) as f64;
+            let got = fixed_to_f64(regs[&128][0]);
+            let d = (got - frac).abs().min(1.0 - (got - frac).abs());
+            worst = worst.max(d);
+            assert!(
+                d <= 1.0 / 131072.0,
+                "C = {c}, x = {x}: {got} vs {frac}\n{}",
+                t.assembly
+            );
+            let lt = x < cw;
+            assert_eq!(regs[&128][1], if lt { 0x20000 } else { 0 }, "x < C folds");
+        }
+        eprintln!(
+            "fract(x * {c:e}): {} inputs, max error {:.2} units of 2^-17, {} words",
+            xs.len(),
+            worst * 131072.0,
+            t.stats.pixel_words
+        );
+    }
+}

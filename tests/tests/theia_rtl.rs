@@ -53,6 +53,10 @@ fn programs(
     let before = v.len();
     v.extend(compiled(&paths, 2, shaders));
     eprintln!("{} compiled shaders", (v.len() - before) / 2);
+    // THEIA_RTL_ONLY=TEXT: only the programs whose name contains TEXT.
+    if let Ok(only) = std::env::var("THEIA_RTL_ONLY") {
+        v.retain(|p| p.name.contains(&only));
+    }
     v
 }
 
@@ -62,25 +66,33 @@ fn run(folder: &str, programs: &[Program]) {
     };
     let report = check(&rtl, programs, 400_000).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("THEIA against the RTL: {report}");
+    if std::env::var_os("THEIA_RTL_ONLY").is_some() {
+        for r in &report.first_racy {
+            eprintln!("  not compared from {r}");
+        }
+    }
     assert!(
         report.mismatches.is_empty(),
         "{} mismatches:\n{}",
         report.mismatches.len(),
         report.mismatches.join("\n")
     );
-    assert!(report.refused >= 9, "the refusals were not all tested");
-    assert!(
-        report.compared > 100 * programs.len(),
-        "too little compared: {report}"
-    );
+    if std::env::var_os("THEIA_RTL_ONLY").is_none() {
+        assert!(report.refused >= 9, "the refusals were not all tested");
+        assert!(
+            report.compared > 30 * programs.len(),
+            "too little compared: {report}"
+        );
+    }
 }
 
 #[test]
 fn the_simulator_agrees_with_the_rtl() {
-    // Under a minute on 2 cores: ~110 targeted, 150 random, 60 with jumps, 12 shaders × 2 pixels.
+    // Under a minute on 2 cores: ~110 targeted, 150 random, 60 with jumps, and every Mesa
+    // shader that compiles (two pixels each).
     run(
         "theia-rtl",
-        &programs(0x7EA1_2026, 150, 60, &[Corpus::Mesa], 12),
+        &programs(0x7EA1_2026, 150, 60, &[Corpus::Mesa], usize::MAX),
     );
 }
 

@@ -2,6 +2,7 @@
 //!
 //! Components are 32-bit Q15.17 words (two's complement). Every function here is pure.
 
+use super::taint::{Lane, Taint};
 use tgsic::back::theia::isa::{JumpCond, ONE, Op};
 
 /// A register value: x, y, z.
@@ -181,55 +182,73 @@ pub fn jump_taken(cond: JumpCond, x: u32, y: u32) -> bool {
 }
 
 /// The components of `op` on (a, b) whose result is not the exact one a Q15.17 machine without
-/// limits would compute: a sum, product, quotient or negation past [−16384, 16384) that the
-/// hardware wraps, a product the multiplier's 32-bit 2·|a| and 3·|a| partial products corrupt,
-/// or a MAG whose 32-bit square root comes out below the exact one (x / 0 is the divider's
-/// defined ±0x0FFFFFFF, not a fault). DOT and MAG fault in every lane or none.
-pub fn range_fault(op: Op, a: Vec3, b: Vec3) -> [bool; 3] {
+/// limits would compute, and how: a sum, product, quotient or negation past [−16384, 16384)
+/// that the hardware wraps is off by a multiple of 2³¹ raw units ([`Lane::Wrapped`]: ADD, SUB,
+/// INC*, DEC, DOT and CROSS keep the sign and wrap the magnitude modulo 2³¹, MUL and IMUL keep
+/// the low 32 bits, DIV masks to 31 bits); a product the multiplier's 32-bit 2·|a| and 3·|a|
+/// partial products corrupt, or a MAG whose 32-bit square root comes out below the exact one,
+/// is [`Lane::Wrong`] (x / 0 is the divider's defined ±0x0FFFFFFF, not a fault). DOT and MAG
+/// fault in every lane or none.
+pub fn range_fault(op: Op, a: Vec3, b: Vec3) -> Taint {
+    use Lane::{Exact, Wrapped, Wrong};
     let fits = |s: i64| s >= i32::MIN as i64 && s <= i32::MAX as i64;
     let ma = |x: u32| (x as i32).unsigned_abs() as u64;
     let corrupt = |x: u32, y: u32| magnitude_product(x, y) != ma(x) * ma(y);
     let exact_mq = |x: u32, y: u32| signed(x, y, (ma(x) * ma(y)) >> 17);
-    let mul = |x: u32, y: u32| corrupt(x, y) || !fits(exact_mq(x, y));
-    let add = |x: u32, y: i64| !fits(x as i32 as i64 + y);
+    let wrapped = |ok: bool| if ok { Exact } else { Wrapped };
+    let product = |x: u32, y: u32, exact: i64| {
+        if corrupt(x, y) {
+            Wrong
+        } else {
+            wrapped(fits(exact))
+        }
+    };
+    let mul = |x: u32, y: u32| product(x, y, exact_mq(x, y));
+    let add = |x: u32, y: i64| wrapped(fits(x as i32 as i64 + y));
     let one = ONE as i64;
-    let each = |f: &dyn Fn(usize) -> bool| [f(0), f(1), f(2)];
+    let each = |f: &dyn Fn(usize) -> Lane| [f(0), f(1), f(2)];
     match op {
         Op::Add => each(&|c| add(a[c], b[c] as i32 as i64)),
         Op::Sub => each(&|c| add(a[c], -(b[c] as i32 as i64))),
         Op::Inc => each(&|c| add(a[c], one)),
         Op::Dec => each(&|c| add(a[c], -one)),
-        Op::IncX => [add(a[0], one), false, false],
-        Op::IncY => [false, add(a[1], one), false],
-        Op::IncZ => [false, false, add(a[2], one)],
+        Op::IncX => [add(a[0], one), Exact, Exact],
+        Op::IncY => [Exact, add(a[1], one), Exact],
+        Op::IncZ => [Exact, Exact, add(a[2], one)],
         Op::Mul => each(&|c| mul(a[c], b[c])),
-        Op::Imul => {
-            each(&|c| corrupt(a[c], b[c]) || !fits(signed(a[c], b[c], ma(a[c]) * ma(b[c]))))
-        }
-        Op::Mulp => [false, false, mul(a[0], a[1])],
+        Op::Imul => each(&|c| product(a[c], b[c], signed(a[c], b[c], ma(a[c]) * ma(b[c])))),
+        Op::Mulp => [Exact, Exact, mul(a[0], a[1])],
         Op::Dot => {
-            let f = (0..3).any(|c| corrupt(a[c], b[c]))
-                || !fits((0..3).map(|c| exact_mq(a[c], b[c])).sum());
+            let f = if (0..3).any(|c| corrupt(a[c], b[c])) {
+                Wrong
+            } else {
+                wrapped(fits((0..3).map(|c| exact_mq(a[c], b[c])).sum()))
+            };
             [f; 3]
         }
         Op::Cross => {
             let pairs = [(1, 2), (2, 0), (0, 1)];
             each(&|c| {
                 let (i, j) = pairs[c];
-                corrupt(a[i], b[j])
-                    || corrupt(a[j], b[i])
-                    || !fits(exact_mq(a[i], b[j]) - exact_mq(a[j], b[i]))
+                if corrupt(a[i], b[j]) || corrupt(a[j], b[i]) {
+                    Wrong
+                } else {
+                    wrapped(fits(exact_mq(a[i], b[j]) - exact_mq(a[j], b[i])))
+                }
             })
         }
-        Op::Div => each(&|c| ma(b[c]) != 0 && (ma(a[c]) << 17) / ma(b[c]) > 0x7FFF_FFFF),
+        Op::Div => {
+            each(&|c| wrapped(!(ma(b[c]) != 0 && (ma(a[c]) << 17) / ma(b[c]) > 0x7FFF_FFFF)))
+        }
         Op::Mag => {
             let s: u64 = a.iter().map(|&c| (ma(c) * ma(c)) >> 17).sum();
             let exact = isqrt(s << 17);
-            [a.iter().any(|&c| corrupt(c, c))
+            let bad = a.iter().any(|&c| corrupt(c, c))
                 || exact > 0x7FFF_FFFF
-                || rtl_sqrt(s << 17) as u64 != exact; 3]
+                || rtl_sqrt(s << 17) as u64 != exact;
+            [if bad { Wrong } else { Exact }; 3]
         }
-        Op::Neg => each(&|c| a[c] == 0x8000_0000),
-        _ => [false; 3],
+        Op::Neg => each(&|c| wrapped(a[c] != 0x8000_0000)),
+        _ => [Exact; 3],
     }
 }

@@ -72,6 +72,19 @@ pub struct Write {
     pub value: Vec3,
     /// False when the bank rules dropped it (configuration registers).
     pub kept: bool,
+    /// The instruction's index among those the routine executed (0 = its first).
+    pub step: u64,
+    /// What the instruction read: SRC1 and SRC2, or (Type II) nothing and the old DST.
+    pub reads: [Option<Source>; 2],
+}
+
+/// Where an operand came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The register at this address (reads of 128 and above read it modulo 128).
+    Register(u16),
+    /// The previous instruction's result, forwarded (its DST field matched the address).
+    Forwarded,
 }
 
 /// What a routine did.
@@ -153,8 +166,8 @@ impl Machine {
             last: Some((0, [1, 1, 1])),
             cycles: 0,
             max_steps: 1_000_000,
-            taint: [[false; 3]; 128],
-            last_taint: [false; 3],
+            taint: [taint::EXACT; 128],
+            last_taint: taint::EXACT,
         }
     }
 
@@ -166,7 +179,7 @@ impl Machine {
     /// Sets a register as the host (IO) does: any address below 128, whatever its bank.
     pub fn set(&mut self, address: u16, value: Vec3) {
         self.regs[address as usize & 0x7F] = value;
-        self.taint[address as usize & 0x7F] = [false; 3];
+        self.taint[address as usize & 0x7F] = taint::EXACT;
     }
 
     /// Reads a register as the execution unit does (addresses ≥ 128 read address mod 128).
@@ -262,17 +275,25 @@ impl Machine {
                 });
             }
             out.cycles += op.info().cycles as u64;
+            let source = |a: u16| match self.last {
+                Some((dst, _)) if dst == a => Source::Forwarded,
+                _ => Source::Register(a),
+            };
+            let reads = match word.form() {
+                Form::ImmediateType => [None, Some(source(word.dst()))],
+                _ => [Some(source(word.src1())), Some(source(word.src2()))],
+            };
             let (a, b) = match (op, word.form()) {
                 (_, Form::ImmediateType) => ([word.imm32(), 0, 0], self.read(word.dst())),
                 _ => (self.read(word.src1()), self.read(word.src2())),
             };
             let (ta, tb) = match (op, word.form()) {
-                (_, Form::ImmediateType) => ([false; 3], self.read_taint(word.dst())),
+                (_, Form::ImmediateType) => (taint::EXACT, self.read_taint(word.dst())),
                 _ => (self.read_taint(word.src1()), self.read_taint(word.src2())),
             };
             if let Some((comp, _)) = op.jump() {
                 let c = comp as usize;
-                if ta[c] || tb[c] {
+                if ta[c] != taint::Lane::Exact || tb[c] != taint::Lane::Exact {
                     out.range_faults += 1;
                 }
             }
@@ -292,10 +313,12 @@ impl Machine {
             self.last = Some((word.dst(), step.result));
             self.last_taint = t;
             if step.write {
-                let w = self.store(word.dst(), step.result);
+                let mut w = self.store(word.dst(), step.result);
+                w.step = out.steps - 1;
+                w.reads = reads;
                 match w.address {
                     32..=127 => self.taint[w.address as usize] = t,
-                    128.. if t.contains(&true) => out.range_faults += 1,
+                    128.. if taint::any(t) => out.range_faults += 1,
                     _ => {}
                 }
                 out.writes.push(w);
@@ -366,6 +389,8 @@ impl Machine {
             address,
             value,
             kept,
+            step: 0,
+            reads: [None; 2],
         }
     }
 

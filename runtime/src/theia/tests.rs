@@ -451,19 +451,55 @@ SKIP:
         2,
         "x decides the jump and reaches the output"
     );
+    use super::taint::Lane::{Exact, Wrapped, Wrong};
     assert_eq!(
         range_fault(Op::Mul, [0x6000_0000, 1, 0], [fx(1.5), 0, 0]),
-        [true, false, false],
+        [Wrong, Exact, Exact],
         "the multiplier's 3·|a| overflow"
     );
-    assert_eq!(range_fault(Op::Div, [fx(1.0), 0, 0], [0, 0, 0]), [false; 3]);
+    assert_eq!(range_fault(Op::Div, [fx(1.0), 0, 0], [0, 0, 0]), [Exact; 3]);
     assert_eq!(
         range_fault(Op::Dot, [fx(50.0); 3], [fx(50.0); 3]),
-        [false; 3]
+        [Exact; 3]
     );
     assert_eq!(
         range_fault(Op::Dot, [fx(100.0); 3], [fx(60.0); 3]),
-        [true; 3]
+        [Wrapped; 3]
+    );
+    assert_eq!(
+        range_fault(Op::Imul, [43758, 0, 0], [fx(3.25), 0, 0]),
+        [Wrapped, Exact, Exact],
+        "an integer product past 2^31"
+    );
+}
+
+#[test]
+fn frac_of_a_wrapped_value_is_exact() {
+    // fract(3.25 * 43758) by IMUL and FRAC: the integer product wraps, its fraction does not.
+    let src = "ENTRYPOINT_ADRR_USERCONSTANTS:
+ ZERO C1 VOID VOID
+ SETX C1 32'h0000AAEE
+ RETURN RT_TRUE
+ENTRYPOINT_ADRR_PIXELSHADER:
+ IMUL R1 C1 CREG_UV0_LAST
+ FRAC R2 R1 VOID
+ COPY OREG_PIXEL_COLOR R2 VOID
+ JGX SKIP R1 VOID
+ NOP RT_FALSE
+SKIP:
+ RETURN RT_TRUE
+";
+    let uv = tgsic::back::theia::isa::register_address("CREG_UV0_LAST").unwrap();
+    let mut m = Machine::new(assemble(src, Layout::Mem).unwrap());
+    let (o, regs) = m
+        .run_pixels(&[vec![(uv, [fx(3.25), 0, 0])]])
+        .unwrap()
+        .remove(0);
+    // 3.25 * 43758 = 142213.5: fraction 0.5.
+    assert_eq!(regs[&128], [fx(0.5), 0, 0]);
+    assert_eq!(
+        o.range_faults, 1,
+        "only the jump on the wrapped product counts"
     );
 }
 

@@ -208,6 +208,7 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
             constant_words,
             registers: alloc.used,
             constant_registers: sel.consts.len(),
+            fraction_products: sel.fraction_products,
         },
     })
 }

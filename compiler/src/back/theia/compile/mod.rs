@@ -28,6 +28,7 @@ mod bind;
 mod bounds;
 mod emit;
 mod prepare;
+mod range;
 mod regalloc;
 mod select;
 
@@ -77,6 +78,9 @@ pub struct TheiaStats {
     pub registers: usize,
     /// C registers used.
     pub constant_registers: usize,
+    /// `fract(x·C)` with C outside Q15.17, computed as the product's fraction: the result is
+    /// exact for the fixed-point x, but x's own error is multiplied by |C| (a hash of x).
+    pub fraction_products: usize,
 }
 
 /// A compiled shader.
@@ -125,14 +129,15 @@ pub enum TheiaError {
     },
     /// More live values than the free registers hold.
     #[error(
-        "{location}: the shader needs more registers than THEIA has free here ({live} three-component values are live; R1..R12 and the C registers without a constant make {available})"
+        "{location}: the shader needs more registers than THEIA has free here ({live} three-component values are live; R1..R12, the C registers without a constant, addresses 116–127 and the ray-triangle routine's temporaries make {available})"
     )]
     Registers {
         /// Where the pressure is highest.
         location: Location,
         /// Values live there.
         live: usize,
-        /// Registers there are (R1..R12 and the C registers holding no constant).
+        /// Registers there are (R1..R12, the C registers holding no constant, addresses
+        /// 116–127 and the BIU temporaries).
         available: usize,
     },
     /// A shader reads a constant buffer that was not given.
@@ -199,7 +204,14 @@ pub fn compile(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, T
     let mut warnings = Vec::new();
     let color = prepare::prepare(&mut f, program, opts, &mut warnings)?;
     crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    if range::fold(&mut f) {
+        crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    }
     let sel = select::select(&f, program, &bindings, color)?;
+    warnings.extend(sel.notes.iter().map(|(origin, message)| Warning {
+        location: at(program, *origin),
+        message: message.clone(),
+    }));
     let alloc = regalloc::allocate(&sel, program)?;
     let out = emit::emit(&sel, &alloc, program)?;
     Ok(TheiaProgram {

@@ -1,5 +1,7 @@
 //! Register allocation: virtual registers onto R1..R12, then onto the constant registers
-//! C1..C7 that hold no constant (they are read/write and the ROM never touches them).
+//! C1..C7 that hold no constant (they are read/write and the ROM never touches them), then onto
+//! [`UNNAMED`] addresses 116–127, then onto [`BIU_TEMPORARIES`], internal registers the ROM uses
+//! only inside one routine.
 //!
 //! Liveness is computed on the code's control-flow graph (labels, jumps, fall-through), so a
 //! value is live only where some path still reads it: a loop result written just before its
@@ -21,6 +23,18 @@ const R1: u16 = 71;
 const COUNT: u16 = 12;
 /// The address of C1.
 const C1: u16 = 64;
+
+/// Addresses 116–127: read/write registers of the general bank (RMEM holds 64–127) that b1.2
+/// gives no name and its ROM never reads or writes (later revisions named some of them).
+pub(super) const UNNAMED: std::ops::RangeInclusive<u16> = 116..=127;
+
+/// Internal registers that are the ray-triangle routine's (BIU, ROM 141–173) temporaries:
+/// CREG_T, CREG_P, CREG_Q (88–90) and CREG_E1, CREG_E2, CREG_DELTA, CREG_u, CREG_v,
+/// CREG_H1..H3 (100–107). Each BIU call writes every one of them before it reads it, no other
+/// ROM routine and no hardware unit reads or writes them, and the pixel shader runs after the
+/// geometry walk, so a pixel shader may use them as scratch. CREG_t (99) is not among them:
+/// the texture-coordinate routine (TCC) reads it.
+pub(super) const BIU_TEMPORARIES: [u16; 11] = [88, 89, 90, 100, 101, 102, 103, 104, 105, 106, 107];
 
 /// A physical address per virtual register.
 #[derive(Debug)]
@@ -156,10 +170,31 @@ pub(super) fn allocate(sel: &Selection, p: &Program) -> Result<Allocation, Theia
     }
     let mut order: Vec<usize> = (0..n).filter(|&x| first_def[x] != usize::MAX).collect();
     order.sort_by_key(|&x| (first_def[x], x));
-    // R1..R12 first, then the C registers without a constant.
+    // R1..R12 first, then the C registers without a constant, then the unnamed registers and
+    // the BIU temporaries that the code does not name itself (an input bound to one, say).
+    let named: std::collections::BTreeSet<u16> = lines
+        .iter()
+        .flat_map(|l| match &l.inst {
+            VInst::Alu { dst, a, b, .. } => vec![*dst, *a, *b],
+            VInst::Imm { dst, .. } => vec![*dst],
+            VInst::Jump { a, b, .. } => vec![*a, *b],
+            _ => Vec::new(),
+        })
+        .filter_map(|r| match r {
+            Reg::Phys(a) => Some(a),
+            _ => None,
+        })
+        .collect();
     let spare = C1 + sel.consts.len() as u16..R1;
-    let available = COUNT as usize + spare.len();
-    let candidates: Vec<u16> = (R1..R1 + COUNT).chain(spare).collect();
+    let candidates: Vec<u16> = (R1..R1 + COUNT)
+        .chain(spare)
+        .chain(
+            UNNAMED
+                .chain(BIU_TEMPORARIES)
+                .filter(|a| !named.contains(a)),
+        )
+        .collect();
+    let available = candidates.len();
     let mut phys = vec![R1; n];
     let mut assigned = vec![false; n];
     let mut used = std::collections::BTreeSet::new();

@@ -82,6 +82,10 @@ pub(super) struct Selection {
     pub vregs: u32,
     /// Inputs the code reads.
     pub inputs_used: BTreeSet<u32>,
+    /// Things the user should know, with the TGSI instruction they are about.
+    pub notes: Vec<(Option<u32>, String)>,
+    /// `fract(x·C)` sequences for constants C outside Q15.17.
+    pub fraction_products: usize,
 }
 
 /// Where a value is.
@@ -192,6 +196,10 @@ struct Sel<'a> {
     inputs_used: BTreeSet<u32>,
     texture: Option<(u32, u32)>,
     depth: usize,
+    /// Products `x·C` (C outside Q15.17) selected as their fraction: `x·C − floor(x·C)` is
+    /// that value.
+    fract_done: HashSet<Value>,
+    notes: Vec<(Option<u32>, String)>,
 }
 
 /// Selects THEIA code for `f` (optimized, prepared). `color` is the output slot of
@@ -225,6 +233,8 @@ pub(super) fn select(
         inputs_used: BTreeSet::new(),
         texture: None,
         depth: 0,
+        fract_done: HashSet::new(),
+        notes: Vec::new(),
     };
     // Constants and inputs have no position: locate them all first, so that instructions
     // can group with partners whose constants come later in the block. An integer constant
@@ -255,6 +265,8 @@ pub(super) fn select(
         consts: s.consts,
         vregs: s.nv,
         inputs_used: s.inputs_used,
+        fraction_products: s.fract_done.len(),
+        notes: s.notes,
     })
 }
 

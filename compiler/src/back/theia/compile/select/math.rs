@@ -285,11 +285,15 @@ impl Sel<'_> {
         self.alu(T::Unscale, v, v, Reg::Void);
         self.alu(T::Add, t, t, v);
         // u = frac(t); an odd quadrant mirrors it.
+        // The quadrant's bits 17 and 18 of t ≥ 0 are tested as frac(t/2) ≥ 1/2 and
+        // frac(t/4) ≥ 1/2 (t/2ᵏ by a truncating MUL is t >> k exactly), not by MOD: one of the
+        // RTL's event orders samples MOD's adder a cycle late (docs/theia.md).
         let even = self.label();
         self.alu(T::Frac, ax, t, Reg::Void);
-        let k_odd = self.k1(2 * ONE, l); // MOD by 2.0: bit 17, the quadrant's low bit
-        self.alu(T::Mod, v, t, k_odd);
-        self.jump(J::Eq, l, even, v, z);
+        let half = self.k1(ONE / 2, l);
+        self.alu(T::Mul, v, half, t);
+        self.alu(T::Frac, v, v, Reg::Void);
+        self.jump(J::G, l, even, half, v);
         let one = self.k1(ONE, l);
         self.alu(T::Sub, ax, one, ax);
         self.emit(VInst::Label(even));
@@ -303,11 +307,13 @@ impl Sel<'_> {
             self.alu(T::Mul, off, off, if k > 0 { v } else { ax });
         }
         self.alu(T::Copy, dst, off, Reg::Void);
-        // Quadrants 2 and 3 negate: MOD by 3.0 keeps bit 18.
+        // Quadrants 2 and 3 (bit 18) negate.
         let done = self.label();
-        let k_neg = self.k1(3 * ONE, l);
-        self.alu(T::Mod, v, t, k_neg);
-        self.jump(J::Eq, l, done, v, z);
+        let quarter = self.k1(ONE / 4, l);
+        self.alu(T::Mul, v, quarter, t);
+        self.alu(T::Frac, v, v, Reg::Void);
+        let half = self.k1(ONE / 2, l);
+        self.jump(J::G, l, done, half, v);
         self.alu(T::Neg, dst, dst, Reg::Void);
         self.emit(VInst::Label(done));
         self.emit(VInst::Keep(vec![x, ax, off, t, v]));

@@ -147,6 +147,41 @@ impl Sel<'_> {
         Ok(())
     }
 
+    /// For `x·C` with C a finite constant outside Q15.17 whose only uses are `floor(x·C)` and
+    /// `x·C − floor(x·C)` (TGSI's FRC, GLSL's `fract(sin(x) * 43758.5453)`): x and C's bits.
+    fn fraction_of_big_product(&self, i: Inst, rest: &[Stmt]) -> Option<(Value, u32)> {
+        let d = &self.f.insts[i];
+        let r = d.results[0];
+        let big = |v: Value| {
+            self.f.const_value(v).filter(|&bits| {
+                let c = f32::from_bits(bits);
+                c.is_finite() && crate::back::theia::isa::f64_to_fixed(c as f64).is_none()
+            })
+        };
+        let (x, c) = match (big(d.args[0]), big(d.args[1])) {
+            (Some(c), None) if self.f.const_value(d.args[1]).is_none() => (d.args[1], c),
+            (None, Some(c)) if self.f.const_value(d.args[0]).is_none() => (d.args[0], c),
+            _ => return None,
+        };
+        if self.uses[r.index()] != 2 {
+            return None;
+        }
+        let floor = rest.iter().find_map(|s| match s {
+            Stmt::Inst(j)
+                if self.f.insts[*j].op == Op::Unary(Unary::FFloor)
+                    && self.f.insts[*j].args[0] == r =>
+            {
+                Some(self.f.insts[*j].results[0])
+            }
+            _ => None,
+        })?;
+        let frac = rest.iter().any(|s| {
+            matches!(s, Stmt::Inst(j) if self.f.insts[*j].op == Op::Binary(Binary::FSub)
+                && self.f.insts[*j].args == [r, floor])
+        });
+        (frac && self.uses[floor.index()] == 1).then_some((x, c))
+    }
+
     fn unary(&mut self, i: Inst, u: Unary, rest: &[Stmt]) -> Result<(), TheiaError> {
         let d = &self.f.insts[i];
         let (a, r) = (d.args[0], d.results[0]);
@@ -244,6 +279,16 @@ impl Sel<'_> {
         match b {
             Binary::FAdd | Binary::IAdd => self.vector(i, VOp::Bin(T::Add), rest),
             Binary::FSub | Binary::ISub => {
+                // x·C − floor(x·C) when x·C was selected as its fraction.
+                if b == Binary::FSub
+                    && self.fract_done.contains(&d.args[0])
+                    && let Some(k) = self.f.def_inst(d.args[1])
+                    && self.f.insts[k].op == Op::Unary(Unary::FFloor)
+                    && self.f.insts[k].args[0] == d.args[0]
+                {
+                    self.loc[d.results[0].index()] = self.loc[d.args[0].index()];
+                    return Ok(());
+                }
                 // x − floor(x) is FRAC.
                 if b == Binary::FSub
                     && let Some(k) = self.f.def_inst(d.args[1])
@@ -254,7 +299,26 @@ impl Sel<'_> {
                 }
                 self.vector(i, VOp::Bin(T::Sub), rest)
             }
-            Binary::FMul => self.vector(i, VOp::Bin(T::Mul), rest),
+            Binary::FMul => {
+                if let Some((x, c)) = self.fraction_of_big_product(i, rest) {
+                    let r = d.results[0];
+                    let cf = f32::from_bits(c);
+                    self.notes.push((
+                        self.origin,
+                        format!(
+                            "fract(x × {cf}): the constant is outside Q15.17, so only the product's \
+                             fraction is computed (exactly, by IMUL and FRAC); x's own fixed-point \
+                             error is multiplied by {}, so the result is a hash of x, not the \
+                             float value",
+                            cf.abs()
+                        ),
+                    ));
+                    self.scalar_of(i, &[x], c, Scalar::FracMul)?;
+                    self.fract_done.insert(r);
+                    return Ok(());
+                }
+                self.vector(i, VOp::Bin(T::Mul), rest)
+            }
             Binary::IMul => self.vector(i, VOp::Bin(T::Imul), rest),
             Binary::FDiv => {
                 if let Some(k) = self.f.def_inst(d.args[1])

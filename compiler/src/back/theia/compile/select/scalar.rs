@@ -39,6 +39,8 @@ pub(super) enum Scalar {
     IRem,
     /// Bitwise not: −x − 1.
     Not,
+    /// fract(x·C) for the f32 constant C (the immediate's bits) outside Q15.17.
+    FracMul,
 }
 
 /// A comparison as "start with `init`; any of these jumps (on (a, b), or (b, a) when swapped)
@@ -253,6 +255,30 @@ impl Sel<'_> {
                 self.integer_part(x, l, lane, dst);
                 keep.push(x);
             }
+            Scalar::FracMul => {
+                // x·C = x·n + x·f with n = ⌊|C|⌋ and f = |C| − n (a multiple of 2⁻⁹ at most, as
+                // |C| ≥ 2¹⁴: exact in Q15.17). fract(x·n) is the low 17 bits of the integer
+                // product X·n, which IMUL keeps modulo 2³² (n modulo 2¹⁷ is enough); x·f is one
+                // truncating MUL. Negative C negates both constants.
+                let c = f32::from_bits(imm) as f64;
+                let m = c.abs();
+                let n = (m.floor() % 131072.0) as u32;
+                let f = ((m - m.floor()) * 131072.0) as u32;
+                let signed = |w: u32| if c < 0.0 { w.wrapping_neg() } else { w };
+                let t = self.new_v();
+                keep.push(t);
+                let kn = self.k_at(signed(n), lane);
+                self.alu(T::Imul, t, kn, a);
+                self.alu(T::Frac, t, t, Reg::Void);
+                if f == 0 {
+                    self.alu(T::Copy, dst, t, Reg::Void);
+                } else {
+                    let kf = self.k_at(signed(f), lane);
+                    self.alu(T::Mul, dst, kf, a);
+                    self.alu(T::Add, dst, dst, t);
+                    self.alu(T::Frac, dst, dst, Reg::Void);
+                }
+            }
             Scalar::Sqrt => {
                 let z = self.k_at(0, lane);
                 self.alu(T::Copy, dst, z, Reg::Void);
@@ -285,6 +311,25 @@ impl Sel<'_> {
             Scalar::Shl => {
                 let k = self.k_at(1u32 << imm, lane);
                 self.alu(T::Imul, dst, k, a);
+            }
+            Scalar::AndConst if imm == 0 => {
+                let z = self.k_at(0, lane);
+                self.alu(T::Copy, dst, z, Reg::Void);
+            }
+            Scalar::AndConst if imm < 1 << 17 && (imm + 1).is_power_of_two() => {
+                // The low k bits: shifted to the top of the fraction (IMUL keeps the low word),
+                // FRAC, and back down by a truncating MUL (exact: the bits below are 0). Not
+                // MOD, which one of the RTL's event orders samples a cycle late.
+                let k = (imm + 1).trailing_zeros();
+                if k == 17 {
+                    self.alu(T::Frac, dst, a, Reg::Void);
+                } else {
+                    let up = self.k_at(1 << (17 - k), lane);
+                    self.alu(T::Imul, dst, up, a);
+                    self.alu(T::Frac, dst, dst, Reg::Void);
+                    let down = self.k_at(1 << k, lane);
+                    self.alu(T::Mul, dst, down, dst);
+                }
             }
             Scalar::AndConst => {
                 // MOD computes A & (B − 1.0) for any B.
