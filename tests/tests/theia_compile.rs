@@ -142,6 +142,34 @@ fn run(p: &Program, t: &TheiaProgram, bind: &Bindings, reference: &[[f32; 4]]) -
     }
 }
 
+/// The lines of generated assembly that read VOID as an operand whose value matters. VOID is
+/// register 0 and reads (1, 1, 1) at the start of a routine (the ROM's last RETURN is
+/// forwarded), or a forwarded result after a write to it: code must never depend on it. The
+/// always-true jump `JEQX L VOID VOID` compares VOID with itself, whatever it holds.
+fn void_reads(assembly: &str) -> Vec<String> {
+    const UNARY: &[&str] = &[
+        "COPY", "NEG", "FRAC", "INC", "INCX", "INCY", "INCZ", "DEC", "MAG", "UNSCALE",
+    ];
+    assembly
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty() && !l.ends_with(':'))
+        .filter(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            let op = t[0];
+            let always_true = op.starts_with('J') && t.get(2) == t.get(3);
+            let used: &[usize] = match op {
+                "ZERO" | "NOP" | "RETURN" | "SETX" | "SETY" | "SETZ" | "SWIZZLE3D" => &[],
+                _ if UNARY.contains(&op) => &[2],
+                _ if always_true => &[],
+                _ => &[2, 3],
+            };
+            used.iter().any(|&k| t.get(k) == Some(&"VOID"))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 /// The truncating products in PIXELSHADER: one per MUL, three per DOT.
 fn products(assembly: &str) -> usize {
     let pixel = assembly
@@ -218,6 +246,8 @@ fn compiled_shaders_match_the_interpreter() {
                 continue;
             }
         };
+        let void = void_reads(&t.assembly);
+        assert!(void.is_empty(), "{name} reads VOID: {void:?}");
         let Ok(shader) = Shader::new(p.clone()) else {
             continue;
         };
@@ -432,4 +462,10 @@ fn most_real_mesa_shaders_compile() {
         2 * compiled >= eligible,
         "only {compiled} of {eligible} compile"
     );
+}
+
+#[test]
+fn void_reads_are_found() {
+    let asm = "ENTRYPOINT_ADRR_PIXELSHADER:\n    ADD R1 VOID R2 // x\n    COPY R1 R2 VOID\n    JEQX L1 VOID VOID\nL1:\n    JGX L1 R1 VOID\n    ZERO R3 VOID VOID\n    RETURN RT_TRUE\n";
+    assert_eq!(void_reads(asm), ["ADD R1 VOID R2", "JGX L1 R1 VOID"]);
 }
