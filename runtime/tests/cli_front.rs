@@ -34,12 +34,7 @@ fn dis_of_asm_equals_the_printed_text() {
 }
 
 fn tgsic_tests_shaders() -> Option<Vec<std::path::PathBuf>> {
-    let shared =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/etnaviv");
-    if !shared.is_dir() {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return None;
-    }
+    let shared = common::shared::require("corpus/etnaviv")?;
     let mut v: Vec<_> = std::fs::read_dir(&shared)
         .ok()?
         .flatten()

@@ -14,11 +14,7 @@ fn text(b: &[u8]) -> String {
 }
 
 fn corpus() -> Option<Vec<PathBuf>> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if !root.is_dir() {
-        eprintln!("skipped: ../shared/corpus is absent");
-        return None;
-    }
+    let root = common::shared::require("corpus")?;
     fn walk(d: &std::path::Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
             let p = e.path();

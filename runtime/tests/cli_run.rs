@@ -1,5 +1,7 @@
 //! `tgsic run` and `tgsic cmp`.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -21,11 +23,7 @@ fn temp(name: &str) -> PathBuf {
 }
 
 fn mesa() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/mesa");
-    d.is_dir().then_some(d).or_else(|| {
-        eprintln!("skipped: ../shared/corpus is absent");
-        None
-    })
+    common::shared::require("corpus/mesa")
 }
 
 #[test]

@@ -1,21 +1,22 @@
 //! Helpers for the corpus tests: where `../shared` is and which shaders it holds.
 //!
-//! The corpora are read in place (never copied). Tests that need them call [`corpus`] and skip
-//! with a message when the folder is absent.
+//! The corpora are read in place (never copied). Tests that need them call [`corpus`] (or
+//! [`shared::require`]): without the folder they are skipped with a message, and under CI they
+//! fail, so that a CI run never passes without the corpora. One locator serves every test:
+//! `TGSIC_SHARED`, else `shared/` beside the workspace.
 
 use std::path::{Path, PathBuf};
 
 pub mod fuzz;
 pub mod generate;
+pub mod shared;
 pub mod theia;
 pub mod theia_rtl;
 
-/// The `shared/` folder beside the workspace (`TGSIC_SHARED` overrides), if it exists.
+/// The shared folder ([`shared::shared_root`]) if it holds the corpora; `None` otherwise, with
+/// no message (for callers that can do without it).
 pub fn shared_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("TGSIC_SHARED") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    };
+    let dir = shared::shared_root();
     dir.join("corpus").is_dir().then_some(dir)
 }
 
@@ -31,14 +32,10 @@ pub enum Corpus {
 /// Every `.tgsi` file of `which`, sorted, or `None` (with a message on stderr) when the shared
 /// folder is absent.
 pub fn corpus(which: Corpus) -> Option<Vec<PathBuf>> {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipped: ../shared/corpus is absent (set TGSIC_SHARED to its folder)");
-        return None;
-    };
-    let root = shared.join("corpus").join(match which {
-        Corpus::Etnaviv => "etnaviv",
-        Corpus::Mesa => "mesa",
-    });
+    let root = shared::require(match which {
+        Corpus::Etnaviv => "corpus/etnaviv",
+        Corpus::Mesa => "corpus/mesa",
+    })?;
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
@@ -357,10 +354,10 @@ pub mod mesa {
         tgsic_runtime::interp::constant_registers(&std::fs::read(path).expect("constant file"))
     }
 
-    /// Every case, or `None` when the shared folder is absent.
+    /// Every case, or `None` when the shared folder is absent ([`crate::shared::require`]:
+    /// under CI that fails instead).
     pub fn cases() -> Option<Vec<Case>> {
-        let shared = crate::shared_dir()?;
-        let dir = shared.join("corpus/mesa");
+        let dir = crate::shared::require("corpus/mesa")?;
         let texture = Texture::from_png(&dir.join("texture32.png")).expect("texture32.png");
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .ok()?

@@ -12,18 +12,13 @@
 use std::path::PathBuf;
 use tgsic_tests::random::Rng;
 use tgsic_tests::theia_rtl::{Program, Rtl, check, compiled, random_arith, random_jumps, targeted};
-use tgsic_tests::{Corpus, corpus, shared_dir};
+use tgsic_tests::{Corpus, corpus};
 
 /// The harness built in the test's scratch folder, or `None` (skip) outside CI when the RTL
 /// or the tools are missing.
 fn harness(folder: &str) -> Option<Rtl> {
     let ci = std::env::var_os("CI").is_some();
-    let rtl = shared_dir().map(|d| d.join("theia-rtl"));
-    let Some(rtl) = rtl.filter(|d| d.is_dir()) else {
-        assert!(!ci, "../shared/theia-rtl is absent (set TGSIC_SHARED)");
-        eprintln!("skipped: ../shared/theia-rtl is absent (set TGSIC_SHARED to the shared folder)");
-        return None;
-    };
+    let rtl = tgsic_tests::shared::require("theia-rtl")?;
     if let Err(e) = tgsic_tests::theia_rtl::tools_present() {
         assert!(!ci, "{e}");
         eprintln!("skipped: {e}");

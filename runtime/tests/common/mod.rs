@@ -1,4 +1,6 @@
-//! Running the `tgsic` program from the CLI tests.
+//! Running the `tgsic` program from the CLI tests, and finding the shared corpora. Each test
+//! file uses what it needs of this module.
+#![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Output, Stdio};
@@ -75,3 +77,7 @@ pub fn tgsic_within_space(args: &[&str], stdin: &[u8], limit: Duration, space_ki
     );
     out
 }
+
+/// The shared corpora's locator, the one every test of the workspace uses.
+#[path = "../../../tests/src/shared.rs"]
+pub mod shared;
