@@ -329,12 +329,13 @@ fn fraction_of_products_by_constants_outside_the_range() {
         1.0e9,
     ] {
         let src = format!(
-            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 {{{c:e}, 0.0, 0.0, 1.0}}\n  0: MUL TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n  1: FRC OUT[0].x, TEMP[0].xxxx\n  2: SLT OUT[0].y, IN[0].xxxx, IMM[0].xxxx\n  3: END\n"
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 {{{c:e}, 0.0, 0.375, 1.0}}\n  0: MUL TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n  1: FRC OUT[0].x, TEMP[0].xxxx\n  2: SLT OUT[0].y, IN[0].xxxx, IMM[0].xxxx\n  3: MAD TEMP[0].z, IN[0].xxxx, IMM[0].xxxx, IMM[0].zzzz\n  4: FRC OUT[0].z, TEMP[0].zzzz\n  5: END\n"
         );
         let p = tgsic::front::text::parse(&src).unwrap();
         let mut opts = TheiaOptions::default();
         opts.bindings.insert(0, input);
         let t = compile(&p, &opts).unwrap_or_else(|e| panic!("C = {c}: {e}"));
+        // One product (the MAD's multiply is the MUL's, shared), used by two FRCs.
         assert_eq!(t.stats.fraction_products, 1, "C = {c}");
         assert!(
             t.warnings.iter().any(|w| w.message.contains("hash")),
@@ -370,6 +371,14 @@ fn fraction_of_products_by_constants_outside_the_range() {
                 d <= 1.0 / 131072.0,
                 "C = {c}, x = {x}: {got} vs {frac}\n{}",
                 t.assembly
+            );
+            // MAD then FRC: fract(x·C + 0.375).
+            let got = fixed_to_f64(regs[&128][2]);
+            let want = (frac + 0.375).fract();
+            let d = (got - want).abs().min(1.0 - (got - want).abs());
+            assert!(
+                d <= 1.0 / 131072.0,
+                "C = {c}, x = {x}: MAD+FRC {got} vs {want}"
             );
             let lt = x < cw;
             assert_eq!(regs[&128][1], if lt { 0x20000 } else { 0 }, "x < C folds");

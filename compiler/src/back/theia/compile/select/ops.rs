@@ -147,9 +147,10 @@ impl Sel<'_> {
         Ok(())
     }
 
-    /// For `x·C` with C a finite constant outside Q15.17 whose only uses are `floor(x·C)` and
-    /// `x·C − floor(x·C)` (TGSI's FRC, GLSL's `fract(sin(x) * 43758.5453)`): x and C's bits.
-    fn fraction_of_big_product(&self, i: Inst, rest: &[Stmt]) -> Option<(Value, u32)> {
+    /// For `x·C` with C a finite constant outside Q15.17 of which only the fraction is used
+    /// (TGSI's FRC of it, GLSL's `fract(sin(x) * 43758.5453)`, also after adding something): x
+    /// and C's bits.
+    fn fraction_of_big_product(&self, i: Inst) -> Option<(Value, u32)> {
         let d = &self.f.insts[i];
         let r = d.results[0];
         let big = |v: Value| {
@@ -163,23 +164,51 @@ impl Sel<'_> {
             (None, Some(c)) if self.f.const_value(d.args[0]).is_none() => (d.args[0], c),
             _ => return None,
         };
-        if self.uses[r.index()] != 2 {
-            return None;
+        self.only_fraction_used(r, 0).then_some((x, c))
+    }
+
+    /// Whether only the fraction of `v` is ever observed: each use is `floor(v)` read only by
+    /// `v − floor(v)`, that subtraction, or a sum or difference whose result has the same
+    /// property (fract(a + b) = fract(fract(a) + b), as a MAD's product feeding FRC is).
+    fn only_fraction_used(&self, v: Value, depth: u32) -> bool {
+        if depth > 4 {
+            return false;
         }
-        let floor = rest.iter().find_map(|s| match s {
-            Stmt::Inst(j)
-                if self.f.insts[*j].op == Op::Unary(Unary::FFloor)
-                    && self.f.insts[*j].args[0] == r =>
-            {
-                Some(self.f.insts[*j].results[0])
+        let users: Vec<Inst> = self
+            .f
+            .insts
+            .iter()
+            .filter(|(_, d)| d.args.contains(&v))
+            .map(|(k, _)| k)
+            .collect();
+        // Every use is an instruction's single operand (not an If, a store, a loop value).
+        if users.is_empty() || users.len() as u32 != self.uses[v.index()] {
+            return false;
+        }
+        let floor_of_v = |w: Value| {
+            self.f.def_inst(w).is_some_and(|k| {
+                self.f.insts[k].op == Op::Unary(Unary::FFloor) && self.f.insts[k].args[0] == v
+            })
+        };
+        users.iter().all(|&u| {
+            let d = &self.f.insts[u];
+            let (a, b) = (d.args.first().copied(), d.args.get(1).copied());
+            match d.op {
+                Op::Unary(Unary::FFloor) => {
+                    let fl = d.results[0];
+                    self.uses[fl.index()] == 1
+                        && users.iter().any(|&s| {
+                            self.f.insts[s].op == Op::Binary(Binary::FSub)
+                                && self.f.insts[s].args == [v, fl]
+                        })
+                }
+                Op::Binary(Binary::FSub) if a == Some(v) && b.is_some_and(floor_of_v) => true,
+                Op::Binary(Binary::FAdd) | Op::Binary(Binary::FSub) => {
+                    a != b && self.only_fraction_used(d.results[0], depth + 1)
+                }
+                _ => false,
             }
-            _ => None,
-        })?;
-        let frac = rest.iter().any(|s| {
-            matches!(s, Stmt::Inst(j) if self.f.insts[*j].op == Op::Binary(Binary::FSub)
-                && self.f.insts[*j].args == [r, floor])
-        });
-        (frac && self.uses[floor.index()] == 1).then_some((x, c))
+        })
     }
 
     fn unary(&mut self, i: Inst, u: Unary, rest: &[Stmt]) -> Result<(), TheiaError> {
@@ -300,7 +329,7 @@ impl Sel<'_> {
                 self.vector(i, VOp::Bin(T::Sub), rest)
             }
             Binary::FMul => {
-                if let Some((x, c)) = self.fraction_of_big_product(i, rest) {
+                if let Some((x, c)) = self.fraction_of_big_product(i) {
                     let r = d.results[0];
                     let cf = f32::from_bits(c);
                     self.notes.push((
