@@ -13,6 +13,7 @@ pub use sample::{
     Compare, Filter, MipFilter, Sampler, Wrap, cube_face, gather, sample, texel_fetch,
 };
 
+#[cfg(feature = "png")]
 use std::path::Path;
 use thiserror::Error;
 
@@ -178,6 +179,7 @@ impl Texture {
     ///
     /// # Errors
     /// [`TextureError::Png`] naming the file.
+    #[cfg(feature = "png")]
     pub fn from_png(path: &Path) -> Result<Texture, TextureError> {
         let err = |message: String| TextureError::Png {
             path: path.display().to_string(),
