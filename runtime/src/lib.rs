@@ -4,6 +4,7 @@
 pub mod attributes;
 pub mod compare;
 pub mod dispatch;
+pub mod host;
 pub mod interp;
 pub mod ireval;
 pub mod jit;

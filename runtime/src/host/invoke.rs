@@ -1,0 +1,377 @@
+//! Running a compiled shader over invocations the host provides, into buffers the host owns.
+
+use super::{Compiled, HostError, Runtime};
+use crate::dispatch::{BatchIo, Engine};
+use crate::interp::{Arrangement, Bindings, LANES, Mask, Prepared};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tgsic::tgsi::{File, Processor};
+
+/// How a host buffer orders its values. Values are raw 32-bit register components (an f32's
+/// bits, or an integer), four per register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Array of structures: invocation-major, `[invocation][register][component]`: index
+    /// `(i · registers + r) · 4 + c`.
+    Aos,
+    /// Structure of arrays: one plane per register component, `[register][component][invocation]`:
+    /// index `(r · 4 + c) · count + i`.
+    Soa,
+}
+
+impl Layout {
+    fn index(self, count: usize, registers: usize, i: usize, r: usize, c: usize) -> usize {
+        match self {
+            Layout::Aos => (i * registers + r) * 4 + c,
+            Layout::Soa => (r * 4 + c) * count + i,
+        }
+    }
+}
+
+/// What a run did besides writing the outputs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Invocations run.
+    pub invocations: u64,
+    /// Fragments discarded (KILL, KILL_IF, DEMOTE).
+    pub discarded: u64,
+    /// Invocations that ran out of loop iterations ([`Bindings::max_iterations`]).
+    pub exhausted: u64,
+}
+
+/// The invocations of one run and the host's buffers: `count` invocations, their inputs (the
+/// shader's [`super::Reflection::input_registers`] registers each: IN registers, then SV
+/// registers) and outputs ([`super::Reflection::output_registers`] OUT registers each), both
+/// in `layout`, and optionally where to say which fragments were discarded.
+#[derive(Debug)]
+pub struct Invocations<'a> {
+    /// How many.
+    pub count: usize,
+    /// How both buffers are ordered.
+    pub layout: Layout,
+    /// Input values: `count × input_registers × 4`.
+    pub inputs: &'a [u32],
+    /// Output values, written: `count × output_registers × 4`.
+    pub outputs: &'a mut [u32],
+    /// Fragments only: per invocation, whether it was discarded (`count` entries).
+    pub discarded: Option<&'a mut [bool]>,
+}
+
+impl<'a> Invocations<'a> {
+    /// `count` invocations reading `inputs` and writing `outputs`, both in `layout`.
+    pub fn new(count: usize, layout: Layout, inputs: &'a [u32], outputs: &'a mut [u32]) -> Self {
+        Invocations {
+            count,
+            layout,
+            inputs,
+            outputs,
+            discarded: None,
+        }
+    }
+
+    /// Also report which fragments were discarded.
+    pub fn with_discarded(mut self, discarded: &'a mut [bool]) -> Self {
+        self.discarded = Some(discarded);
+        self
+    }
+}
+
+/// The host's output buffer, shared by the workers, each of which writes only the values of
+/// its own invocations.
+struct Shared<'a> {
+    ptr: *mut u32,
+    len: usize,
+    discarded: Option<(*mut bool, usize)>,
+    _buffer: std::marker::PhantomData<&'a mut [u32]>,
+}
+
+// SAFETY: the workers write through `ptr` (and `discarded`) only at the indices of their own
+// batch's invocations, which are disjoint between batches ([`Layout::index`] is injective for
+// a fixed count and register count), and every index is checked against `len` first.
+unsafe impl Sync for Shared<'_> {}
+
+impl Shared<'_> {
+    fn write(&self, k: usize, v: u32) {
+        assert!(k < self.len, "output index {k} past {}", self.len);
+        // SAFETY: in bounds (checked), and no other worker writes index k (see above).
+        unsafe { self.ptr.add(k).write(v) }
+    }
+
+    fn discard(&self, i: usize, d: bool) {
+        if let Some((p, n)) = self.discarded {
+            assert!(i < n, "discard index {i} past {n}");
+            // SAFETY: as for `write`.
+            unsafe { p.add(i).write(d) }
+        }
+    }
+}
+
+/// Reused working memory: a batch's registers and the engine's scratch.
+pub(super) type Slot<S> = (BatchIo, S);
+
+/// A pool of [`Slot`]s per compiled shader, so that runs after the first allocate nothing.
+pub(super) struct Slots<S>(Mutex<Vec<Slot<S>>>);
+
+impl<S> Slots<S> {
+    pub(super) fn new() -> Slots<S> {
+        Slots(Mutex::new(Vec::new()))
+    }
+
+    fn take(&self, make: impl FnOnce() -> Slot<S>) -> Slot<S> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_else(make)
+    }
+
+    fn give(&self, slot: Slot<S>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(slot);
+        }
+    }
+}
+
+fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
+    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+    BatchIo {
+        inputs: z(p.size(File::Input)),
+        sv: z(p.size(File::SystemValue)),
+        outputs: z(p.size(File::Output)),
+        alive: 0,
+        helpers: 0,
+        arrangement,
+    }
+}
+
+/// The part of a run the engine-specific code needs.
+struct Job<'a> {
+    bind: &'a Bindings,
+    count: usize,
+    inputs: &'a [u32],
+    layout: Layout,
+    in_regs: usize,
+    first_sv: usize,
+    out_regs: usize,
+    arrangement: Arrangement,
+}
+
+fn run_on<E: Engine + Sync>(
+    rt: &Runtime,
+    engine: &E,
+    slots: &Slots<E::Scratch>,
+    job: &Job<'_>,
+    out: &Shared<'_>,
+) -> Result<RunReport, HostError>
+where
+    E::Scratch: Send,
+{
+    let batches = job.count.div_ceil(LANES);
+    let (discarded, exhausted) = (AtomicU64::new(0), AtomicU64::new(0));
+    let batch = |b: usize| -> Result<(), HostError> {
+        let (mut io, mut scratch) =
+            slots.take(|| (new_io(engine.shader(), job.arrangement), engine.scratch()));
+        let result = run_batch(engine, job, out, b, &mut io, &mut scratch);
+        slots.give((io, scratch));
+        let (killed, ex) = result?;
+        discarded.fetch_add(killed.count_ones() as u64, Ordering::Relaxed);
+        exhausted.fetch_add(ex.count_ones() as u64, Ordering::Relaxed);
+        Ok(())
+    };
+    match &rt.pool {
+        Some(pool) if batches > 1 => {
+            use rayon::prelude::*;
+            pool.install(|| (0..batches).into_par_iter().try_for_each(batch))?
+        }
+        _ => (0..batches).try_for_each(batch)?,
+    }
+    Ok(RunReport {
+        invocations: job.count as u64,
+        discarded: discarded.into_inner(),
+        exhausted: exhausted.into_inner(),
+    })
+}
+
+fn run_batch<E: Engine>(
+    engine: &E,
+    job: &Job<'_>,
+    out: &Shared<'_>,
+    b: usize,
+    io: &mut BatchIo,
+    scratch: &mut E::Scratch,
+) -> Result<(Mask, Mask), HostError> {
+    let start = b * LANES;
+    let n = (job.count - start).min(LANES);
+    io.alive = if n == LANES { !0 } else { (1u64 << n) - 1 };
+    io.helpers = 0;
+    let at = |i: usize, r: usize, c: usize| job.layout.index(job.count, job.in_regs, i, r, c);
+    for r in 0..job.in_regs {
+        let reg = if r < job.first_sv {
+            &mut io.inputs[r]
+        } else {
+            &mut io.sv[r - job.first_sv]
+        };
+        for (c, chan) in reg.iter_mut().enumerate() {
+            for (l, v) in chan.iter_mut().enumerate() {
+                *v = if l < n {
+                    job.inputs[at(start + l, r, c)]
+                } else {
+                    0
+                };
+            }
+        }
+    }
+    let report = engine.run_batch(job.bind, io, scratch)?;
+    for (r, reg) in io.outputs.iter().enumerate().take(job.out_regs) {
+        for (c, chan) in reg.iter().enumerate() {
+            for (l, &v) in chan.iter().enumerate().take(n) {
+                out.write(
+                    job.layout.index(job.count, job.out_regs, start + l, r, c),
+                    v,
+                );
+            }
+        }
+    }
+    for l in 0..n {
+        out.discard(start + l, report.killed & (1 << l) != 0);
+    }
+    Ok((report.killed & io.alive, report.exhausted & io.alive))
+}
+
+impl Compiled {
+    fn check(
+        &self,
+        what: &'static str,
+        len: usize,
+        count: usize,
+        registers: usize,
+    ) -> Result<(), HostError> {
+        let want = count
+            .checked_mul(registers)
+            .and_then(|x| x.checked_mul(4))
+            .ok_or(HostError::Buffer {
+                what,
+                got: len,
+                want: usize::MAX,
+                invocations: count,
+                registers,
+            })?;
+        if len != want {
+            return Err(HostError::Buffer {
+                what,
+                got: len,
+                want,
+                invocations: count,
+                registers,
+            });
+        }
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        rt: &Runtime,
+        bind: &Bindings,
+        work: Invocations<'_>,
+        arrangement: Arrangement,
+    ) -> Result<RunReport, HostError> {
+        let r = &self.reflection;
+        let job = Job {
+            bind,
+            count: work.count,
+            inputs: work.inputs,
+            layout: work.layout,
+            in_regs: r.input_registers,
+            first_sv: r.first_system_value,
+            out_regs: r.output_registers,
+            arrangement,
+        };
+        let (outputs, discarded) = (work.outputs, work.discarded);
+        self.check("inputs", job.inputs.len(), job.count, job.in_regs)?;
+        self.check("outputs", outputs.len(), job.count, job.out_regs)?;
+        if let Some(d) = &discarded
+            && d.len() != job.count
+        {
+            return Err(HostError::Buffer {
+                what: "discarded",
+                got: d.len(),
+                want: job.count,
+                invocations: job.count,
+                registers: 0,
+            });
+        }
+        let out = Shared {
+            ptr: outputs.as_mut_ptr(),
+            len: outputs.len(),
+            discarded: discarded.map(|d| (d.as_mut_ptr(), d.len())),
+            _buffer: std::marker::PhantomData,
+        };
+        match &self.engine {
+            super::Inner::Interp(s, slots) => run_on(rt, s.as_ref(), slots, &job, &out),
+            super::Inner::Jit(j, slots) => run_on(rt, j.as_ref(), slots, &job, &out),
+        }
+    }
+
+    /// Runs a fragment shader over [`Invocations::count`] fragments whose inputs the host
+    /// computed (a rasterizer's interpolated varyings, the window position, FACE, ...): the
+    /// outputs receive every OUT register, and `discarded`, when given, whether each fragment
+    /// was discarded (its outputs are then what the shader had written before).
+    ///
+    /// Fragments come in 2×2 quads, for derivatives: fragments 4q..4q+3 are the quad's upper
+    /// left, upper right, lower left and lower right pixels (DDX is right minus left, DDY upper
+    /// minus lower), so `count` is a multiple of 4.
+    ///
+    /// Nothing is allocated after the first run of this shader (registers and scratch are
+    /// reused), and the runtime's worker threads run the batches.
+    ///
+    /// # Errors
+    /// [`HostError::Processor`] for another kind of shader, [`HostError::Quads`],
+    /// [`HostError::Buffer`] when a buffer's length does not match, [`HostError::Run`] for a
+    /// missing binding or an execution error.
+    pub fn run_fragments(
+        &self,
+        rt: &Runtime,
+        bind: &Bindings,
+        work: Invocations<'_>,
+    ) -> Result<RunReport, HostError> {
+        self.expect(Processor::Fragment, "run_fragments")?;
+        if !work.count.is_multiple_of(4) {
+            return Err(HostError::Quads(work.count));
+        }
+        self.run(rt, bind, work, Arrangement::Quads)
+    }
+
+    /// Runs a vertex shader over [`Invocations::count`] vertices: the inputs are the vertex
+    /// attributes (IN registers) and system values such as VERTEXID (SV registers), which the
+    /// host sets; the outputs every OUT register. Allocation and threads as in
+    /// [`Compiled::run_fragments`].
+    ///
+    /// # Errors
+    /// As [`Compiled::run_fragments`]; [`HostError::Processor`] also when `discarded` is given
+    /// (vertices are not discarded).
+    pub fn run_vertices(
+        &self,
+        rt: &Runtime,
+        bind: &Bindings,
+        work: Invocations<'_>,
+    ) -> Result<RunReport, HostError> {
+        self.expect(Processor::Vertex, "run_vertices")?;
+        if work.discarded.is_some() {
+            return Err(HostError::Processor(
+                "run_vertices: vertices are never discarded (give no discarded buffer)".into(),
+            ));
+        }
+        self.run(rt, bind, work, Arrangement::Independent)
+    }
+
+    fn expect(&self, kind: Processor, call: &str) -> Result<(), HostError> {
+        if self.reflection.processor == kind {
+            Ok(())
+        } else {
+            Err(HostError::Processor(format!(
+                "{call} needs a {kind} shader, not {}",
+                self.reflection.processor
+            )))
+        }
+    }
+}

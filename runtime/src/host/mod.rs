@@ -1,0 +1,332 @@
+//! The host API: compile a shader once, run it any number of times on inputs the host provides,
+//! into buffers the host owns.
+//!
+//! - A [`Runtime`] lives as long as the host: it owns the worker threads and a bounded cache
+//!   of compiled shaders keyed by the full program tokens and the compile options (never a
+//!   hash alone, so two programs can never share an entry).
+//! - [`Runtime::load`] reads a shader (text or binary) and validates it once: a [`Module`],
+//!   with its [`Reflection`] (inputs with semantics and interpolation, outputs, constant
+//!   buffers and their sizes, samplers and views with their targets, properties).
+//! - [`Runtime::compile`] gives a [`Compiled`] shader for an engine (interpreter, Cranelift,
+//!   LLVM).
+//! - [`Compiled::run_fragments`] and [`Compiled::run_vertices`] run invocations: the host's
+//!   input and output buffers in array-of-structures or structure-of-arrays form
+//!   ([`Layout`]); after a shader's first run nothing is allocated per call.
+//!
+//! Errors are [`HostError`]s; nothing a host passes makes the API panic.
+//!
+//! ```
+//! use tgsic_runtime::host::{CompileOptions, Invocations, Layout, Runtime, RuntimeOptions};
+//! use tgsic_runtime::interp::Bindings;
+//! let rt = Runtime::new(RuntimeOptions::default())?;
+//! let module = rt.load(b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n")?;
+//! let shader = rt.compile(&module, &CompileOptions::default())?;
+//! let inputs: Vec<u32> = [0.25f32, 0.5, 0.0, 1.0].repeat(4).iter().map(|x| x.to_bits()).collect();
+//! let mut colours = vec![0u32; inputs.len()];
+//! let work = Invocations::new(4, Layout::Aos, &inputs, &mut colours);
+//! shader.run_fragments(&rt, &Bindings::default(), work)?;
+//! assert_eq!(f32::from_bits(colours[1]), 1.0);
+//! # Ok::<(), tgsic_runtime::host::HostError>(())
+//! ```
+
+mod invoke;
+pub mod reflect;
+
+pub use invoke::{Invocations, Layout, RunReport};
+pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
+
+use crate::dispatch::{Engine, MAX_THREADS};
+use crate::interp::{LoadError, Prepared, RunError, Shader};
+use crate::jit::{JitConfig, JitLoadError, JitShader};
+use invoke::Slots;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tgsic::tgsi::Program;
+use thiserror::Error;
+
+/// Why a host call failed.
+#[derive(Debug, Error)]
+pub enum HostError {
+    /// The bytes are not a TGSI program (the message says where).
+    #[error(transparent)]
+    Read(#[from] tgsic::front::ReadError),
+    /// The program does not validate or cannot be executed.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A JIT back end could not compile it (or is not in this build).
+    #[error(transparent)]
+    Compile(#[from] JitLoadError),
+    /// The run failed: a missing binding, an execution error.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// A buffer's length does not match the invocations and the shader's registers.
+    #[error(
+        "the {what} buffer holds {got} values; {invocations} invocations of {registers} registers (4 values each) need {want}"
+    )]
+    Buffer {
+        /// Which buffer.
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// The length it needs (`usize::MAX` when that overflows).
+        want: usize,
+        /// Invocations asked for.
+        invocations: usize,
+        /// Registers per invocation.
+        registers: usize,
+    },
+    /// Fragments must come in whole 2×2 quads.
+    #[error("fragments come in 2×2 quads: {0} fragments is not a multiple of 4")]
+    Quads(usize),
+    /// The call does not fit the kind of shader.
+    #[error("{0}")]
+    Processor(String),
+    /// The program cannot be encoded as tokens (to key the cache).
+    #[error("the program cannot be encoded as tokens: {0}")]
+    Encode(String),
+    /// The worker threads could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
+}
+
+/// How a [`Runtime`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuntimeOptions {
+    /// Worker threads: 0 for one per core, 1 to run on the calling thread, at most
+    /// [`MAX_THREADS`] (more are clamped).
+    pub threads: usize,
+    /// Compiled shaders kept; the least recently compiled or used goes first. At least 1.
+    pub cache_entries: usize,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            threads: 0,
+            cache_entries: 64,
+        }
+    }
+}
+
+/// Which engine runs a compiled shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EngineChoice {
+    /// The reference interpreter.
+    Interpreter,
+    /// A JIT back end (Cranelift, or LLVM in builds with the `llvm` feature) and its options.
+    Jit(JitConfig),
+}
+
+/// How to compile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// The engine.
+    pub engine: EngineChoice,
+}
+
+impl Default for CompileOptions {
+    /// Cranelift, exact math (bit-identical to the interpreter).
+    fn default() -> Self {
+        CompileOptions {
+            engine: EngineChoice::Jit(JitConfig::default()),
+        }
+    }
+}
+
+/// A shader read and validated once, with its interface.
+#[derive(Debug, Clone)]
+pub struct Module {
+    shader: Shader,
+    tokens: Arc<[u32]>,
+    reflection: Arc<Reflection>,
+}
+
+impl Module {
+    /// The shader's interface.
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Program {
+        &self.shader.program
+    }
+
+    /// The validated, prepared program the interpreter runs.
+    pub fn shader(&self) -> &Shader {
+        &self.shader
+    }
+}
+
+enum Inner {
+    Interp(Box<Shader>, Slots<<Prepared as Engine>::Scratch>),
+    Jit(Box<JitShader>, Slots<<JitShader as Engine>::Scratch>),
+}
+
+/// A shader compiled for one engine, ready to run any number of times (from any thread).
+pub struct Compiled {
+    engine: Inner,
+    reflection: Arc<Reflection>,
+    options: CompileOptions,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("options", &self.options)
+            .field("processor", &self.reflection.processor)
+            .finish()
+    }
+}
+
+impl Compiled {
+    /// The shader's interface.
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+
+    /// The options it was compiled with.
+    pub fn options(&self) -> CompileOptions {
+        self.options
+    }
+}
+
+type Key = (Arc<[u32]>, CompileOptions);
+
+/// The worker threads and the compiled-shader cache a host keeps for its lifetime.
+pub struct Runtime {
+    pool: Option<rayon::ThreadPool>,
+    cache: Mutex<VecDeque<(Key, Arc<Compiled>)>>,
+    capacity: usize,
+    compiles: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("threads", &self.threads())
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Starts the worker threads (none with `threads: 1`).
+    ///
+    /// # Errors
+    /// [`HostError::Threads`] when the system refuses them.
+    pub fn new(opts: RuntimeOptions) -> Result<Runtime, HostError> {
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+        .min(MAX_THREADS);
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .thread_name(|k| format!("tgsic-{k}"))
+                    .build()
+                    .map_err(|e| HostError::Threads(e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        Ok(Runtime {
+            pool,
+            cache: Mutex::new(VecDeque::new()),
+            capacity: opts.cache_entries.max(1),
+            compiles: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// Worker threads (1: the calling thread).
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// Reads a shader (text or binary, detected), validates it and prepares it, once.
+    ///
+    /// # Errors
+    /// [`HostError::Read`] naming the place in the text or the token, [`HostError::Load`] for an
+    /// invalid program, [`HostError::Encode`] for one the token form cannot hold.
+    pub fn load(&self, bytes: &[u8]) -> Result<Module, HostError> {
+        let program = tgsic::front::read(bytes)?.program;
+        self.module(program)
+    }
+
+    /// As [`Runtime::load`], for a program the host built or read itself.
+    ///
+    /// # Errors
+    /// As [`Runtime::load`].
+    pub fn module(&self, program: Program) -> Result<Module, HostError> {
+        let tokens: Arc<[u32]> = tgsic::front::binary::encode(&program)
+            .map_err(|e| HostError::Encode(e.to_string()))?
+            .into();
+        let shader = Shader::new(program)?;
+        let reflection = Arc::new(Reflection::of(&shader.program, |f| shader.size(f)));
+        Ok(Module {
+            shader,
+            tokens,
+            reflection,
+        })
+    }
+
+    /// The module compiled for `opts`: from the cache when this runtime compiled the same
+    /// program (token for token) with the same options before, else compiled now and cached.
+    ///
+    /// # Errors
+    /// [`HostError::Compile`] when the back end cannot compile it (or is not in this build).
+    pub fn compile(
+        &self,
+        module: &Module,
+        opts: &CompileOptions,
+    ) -> Result<Arc<Compiled>, HostError> {
+        let key: Key = (module.tokens.clone(), *opts);
+        if let Ok(mut cache) = self.cache.lock()
+            && let Some(k) = cache.iter().position(|(k, _)| *k == key)
+        {
+            // Most recently used at the back.
+            let entry = cache.remove(k).expect("the position is in range");
+            let compiled = entry.1.clone();
+            cache.push_back(entry);
+            return Ok(compiled);
+        }
+        let engine = match opts.engine {
+            EngineChoice::Interpreter => {
+                Inner::Interp(Box::new(module.shader.clone()), Slots::new())
+            }
+            EngineChoice::Jit(config) => Inner::Jit(
+                Box::new(JitShader::new(module.shader.clone(), &config)?),
+                Slots::new(),
+            ),
+        };
+        self.compiles
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let compiled = Arc::new(Compiled {
+            engine,
+            reflection: module.reflection.clone(),
+            options: *opts,
+        });
+        if let Ok(mut cache) = self.cache.lock() {
+            if cache.len() >= self.capacity {
+                cache.pop_front();
+            }
+            cache.push_back((key, compiled.clone()));
+        }
+        Ok(compiled)
+    }
+
+    /// Shaders compiled by [`Runtime::compile`] so far (cache hits not counted).
+    pub fn compiles(&self) -> u64 {
+        self.compiles.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Compiled shaders in the cache.
+    pub fn cached(&self) -> usize {
+        self.cache.lock().map_or(0, |c| c.len())
+    }
+}
+
+#[cfg(test)]
+mod tests;

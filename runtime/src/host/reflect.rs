@@ -1,0 +1,157 @@
+//! What a shader reads and writes, as a host needs it to feed and bind it.
+
+use tgsic::tgsi::{
+    File, Interpolation, Processor, Program, PropertyName, ReturnType, Semantic, TextureTarget,
+};
+
+/// One declared input, output or system-value register.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Varying {
+    /// Its index in its file (`IN[3]` is 3).
+    pub register: u32,
+    /// Its semantic and semantic index (`GENERIC[2]`), if declared with one.
+    pub semantic: Option<(Semantic, u32)>,
+    /// How a rasterizer interpolates it (fragment inputs), if declared.
+    pub interpolation: Option<Interpolation>,
+}
+
+/// A constant buffer the shader reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConstantBuffer {
+    /// The buffer (`CONST[1][..]` is buffer 1).
+    pub buffer: u32,
+    /// Registers it needs: one past the highest declared.
+    pub registers: u32,
+}
+
+/// A sampler view the shader declares (`DCL SVIEW[n], 2D, FLOAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamplerView {
+    /// The unit.
+    pub unit: u32,
+    /// The texture target.
+    pub target: TextureTarget,
+    /// The return type of each component.
+    pub return_types: [ReturnType; 4],
+}
+
+/// A shader's interface. [`Reflection::input_registers`] and
+/// [`Reflection::output_registers`] are the register counts of the host's buffers
+/// ([`super::Layout`]): inputs are the IN registers followed by the system-value registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reflection {
+    /// Fragment, vertex, geometry, ...
+    pub processor: Processor,
+    /// Declared IN registers, by register.
+    pub inputs: Vec<Varying>,
+    /// Declared system values (SV registers), by register.
+    pub system_values: Vec<Varying>,
+    /// Declared OUT registers, by register.
+    pub outputs: Vec<Varying>,
+    /// Registers per invocation in an input buffer: the IN file, then the SV file (one past the
+    /// highest declared index of each).
+    pub input_registers: usize,
+    /// Where the SV registers start in an input buffer (the IN file's size).
+    pub first_system_value: usize,
+    /// Registers per invocation in an output buffer: the OUT file.
+    pub output_registers: usize,
+    /// Constant buffers read, by buffer.
+    pub constant_buffers: Vec<ConstantBuffer>,
+    /// Sampler units declared (`SAMP[n]`).
+    pub samplers: Vec<u32>,
+    /// Sampler views declared, by unit.
+    pub views: Vec<SamplerView>,
+    /// Properties (`PROPERTY FS_COORD_ORIGIN UPPER_LEFT`), as declared.
+    pub properties: Vec<(PropertyName, u32)>,
+}
+
+fn varyings(p: &Program, file: File) -> Vec<Varying> {
+    let mut v: Vec<Varying> = p
+        .declarations_of(file)
+        .flat_map(|d| {
+            let semantic = d.semantic.map(|s| (s.name, s.index));
+            let interpolation = d.interpolation;
+            d.ranges
+                .iter()
+                .flat_map(|r| r.first..=r.last)
+                .enumerate()
+                .map(move |(k, register)| Varying {
+                    register,
+                    // A range of GENERIC[n] declares GENERIC[n], GENERIC[n + 1], ...
+                    semantic: semantic.map(|(s, i)| (s, i + k as u32)),
+                    interpolation,
+                })
+        })
+        .collect();
+    v.sort_by_key(|x| x.register);
+    v
+}
+
+impl Reflection {
+    /// The interface of `p`; `size` gives each register file's allocated size (one past the
+    /// highest declared index).
+    pub(super) fn of(p: &Program, size: impl Fn(File) -> usize) -> Reflection {
+        let mut constant_buffers: Vec<ConstantBuffer> = Vec::new();
+        for d in p.declarations_of(File::Constant) {
+            let buffer = d.dimension.unwrap_or(0);
+            let registers = d.ranges.iter().map(|r| r.last + 1).max().unwrap_or(0);
+            match constant_buffers.iter_mut().find(|c| c.buffer == buffer) {
+                Some(c) => c.registers = c.registers.max(registers),
+                None => constant_buffers.push(ConstantBuffer { buffer, registers }),
+            }
+        }
+        constant_buffers.sort_by_key(|c| c.buffer);
+        let mut samplers: Vec<u32> = p
+            .declarations_of(File::Sampler)
+            .flat_map(|d| d.ranges.iter().flat_map(|r| r.first..=r.last))
+            .collect();
+        samplers.sort_unstable();
+        let mut views: Vec<SamplerView> = p
+            .declarations_of(File::SamplerView)
+            .flat_map(|d| {
+                let sv = d.sampler_view;
+                d.ranges
+                    .iter()
+                    .flat_map(|r| r.first..=r.last)
+                    .filter_map(move |unit| {
+                        sv.map(|v| SamplerView {
+                            unit,
+                            target: v.target,
+                            return_types: v.return_types,
+                        })
+                    })
+            })
+            .collect();
+        views.sort_by_key(|v| v.unit);
+        let first_system_value = size(File::Input);
+        Reflection {
+            processor: p.processor,
+            inputs: varyings(p, File::Input),
+            system_values: varyings(p, File::SystemValue),
+            outputs: varyings(p, File::Output),
+            input_registers: first_system_value + size(File::SystemValue),
+            first_system_value,
+            output_registers: size(File::Output),
+            constant_buffers,
+            samplers,
+            views,
+            properties: p.properties.iter().map(|q| (q.name, q.value)).collect(),
+        }
+    }
+
+    /// The input register with `semantic` (and semantic index), if declared.
+    pub fn input(&self, semantic: Semantic, index: u32) -> Option<u32> {
+        self.inputs
+            .iter()
+            .find(|v| v.semantic == Some((semantic, index)))
+            .map(|v| v.register)
+    }
+
+    /// The output register with `semantic` (and semantic index), if declared.
+    pub fn output(&self, semantic: Semantic, index: u32) -> Option<u32> {
+        self.outputs
+            .iter()
+            .find(|v| v.semantic == Some((semantic, index)))
+            .map(|v| v.register)
+    }
+}

@@ -1,0 +1,130 @@
+//! The host API renders what `tgsic run` renders: a host that computes the fragment inputs
+//! itself (DECISIONS.md §4: POSITION = (i + ½, H − (j + ½), ½, 1), every other input
+//! ((i + ½)/W, (j + ½)/H, 0, 1)) and runs the example shaders through `tgsic_runtime::host` gets
+//! the image of `dispatch::render` bit for bit, with the interpreter and every JIT back end,
+//! in both buffer layouts; and frames after the first compile nothing.
+
+use std::path::PathBuf;
+use tgsic::tgsi::Semantic;
+use tgsic_runtime::dispatch::render;
+use tgsic_runtime::host::{
+    CompileOptions, EngineChoice, Invocations, Layout, Module, Runtime, RuntimeOptions,
+};
+use tgsic_runtime::interp::Bindings;
+use tgsic_runtime::jit::JitConfig;
+use tgsic_tests::jit_backends;
+
+fn load(rt: &Runtime, name: &str) -> Module {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/shaders")
+        .join(name);
+    rt.load(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+/// The fragment inputs of a W × H image (W and H even), quad by quad: upper left, upper right,
+/// lower left, lower right; and each fragment's pixel.
+fn inputs(m: &Module, w: u32, h: u32, layout: Layout) -> (Vec<u32>, Vec<(u32, u32)>) {
+    let r = m.reflection();
+    let regs = r.input_registers;
+    let mut pixels = Vec::new();
+    for qy in 0..h / 2 {
+        for qx in 0..w / 2 {
+            for (dx, dy) in [(0, 1), (1, 1), (0, 0), (1, 0)] {
+                pixels.push((2 * qx + dx, 2 * qy + dy));
+            }
+        }
+    }
+    let n = pixels.len();
+    let mut data = vec![0u32; n * regs * 4];
+    for (k, &(i, j)) in pixels.iter().enumerate() {
+        for v in &r.inputs {
+            let value = match v.semantic {
+                Some((Semantic::Position, _)) => {
+                    [i as f32 + 0.5, h as f32 - (j as f32 + 0.5), 0.5, 1.0]
+                }
+                Some((Semantic::Face, _)) => [1.0, 0.0, 0.0, 1.0],
+                _ => [
+                    (i as f32 + 0.5) / w as f32,
+                    (j as f32 + 0.5) / h as f32,
+                    0.0,
+                    1.0,
+                ],
+            };
+            for (c, x) in value.iter().enumerate() {
+                let at = match layout {
+                    Layout::Aos => (k * regs + v.register as usize) * 4 + c,
+                    Layout::Soa => (v.register as usize * 4 + c) * n + k,
+                };
+                data[at] = x.to_bits();
+            }
+        }
+    }
+    (data, pixels)
+}
+
+#[test]
+fn a_host_renders_what_tgsic_run_renders() {
+    let rt = Runtime::new(RuntimeOptions::default()).unwrap();
+    let (w, h) = (48, 32);
+    let bind = Bindings::default();
+    let mut engines = vec![EngineChoice::Interpreter];
+    engines.extend(jit_backends().into_iter().map(|(backend, _)| {
+        EngineChoice::Jit(JitConfig {
+            backend,
+            ..JitConfig::default()
+        })
+    }));
+    for name in ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"] {
+        let m = load(&rt, name);
+        let reference = render(m.shader(), &bind, w, h, 0).unwrap();
+        let color = m.reflection().output(Semantic::Color, 0).unwrap() as usize;
+        let outs = m.reflection().output_registers;
+        for engine in &engines {
+            let c = rt.compile(&m, &CompileOptions { engine: *engine }).unwrap();
+            for layout in [Layout::Aos, Layout::Soa] {
+                let (data, pixels) = inputs(&m, w, h, layout);
+                let n = pixels.len();
+                let mut out = vec![0u32; n * outs * 4];
+                c.run_fragments(&rt, &bind, Invocations::new(n, layout, &data, &mut out))
+                    .unwrap();
+                for (k, &(i, j)) in pixels.iter().enumerate() {
+                    let got: Vec<u32> = (0..4)
+                        .map(|ch| match layout {
+                            Layout::Aos => out[(k * outs + color) * 4 + ch],
+                            Layout::Soa => out[(color * 4 + ch) * n + k],
+                        })
+                        .collect();
+                    let want: Vec<u32> =
+                        reference.pixel(i, j).iter().map(|x| x.to_bits()).collect();
+                    assert_eq!(
+                        got, want,
+                        "{name}, {engine:?}, {layout:?}, pixel ({i}, {j})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn frames_after_the_first_compile_nothing() {
+    let rt = Runtime::new(RuntimeOptions::default()).unwrap();
+    let (w, h) = (32, 32);
+    let bind = Bindings::default();
+    let mut last = Vec::new();
+    for frame in 0..20 {
+        // The host reads and compiles every frame, as a naive host would: the runtime's cache
+        // compiles once.
+        let m = load(&rt, "noise.tgsi");
+        let c = rt.compile(&m, &CompileOptions::default()).unwrap();
+        let (data, pixels) = inputs(&m, w, h, Layout::Aos);
+        let mut out = vec![0u32; pixels.len() * m.reflection().output_registers * 4];
+        let work = Invocations::new(pixels.len(), Layout::Aos, &data, &mut out);
+        c.run_fragments(&rt, &bind, work).unwrap();
+        if frame > 0 {
+            assert_eq!(out, last, "frame {frame}");
+        }
+        last = out;
+    }
+    assert_eq!(rt.compiles(), 1);
+}
