@@ -276,6 +276,13 @@ impl Compiled {
         arrangement: Arrangement,
     ) -> Result<RunReport, HostError> {
         let r = &self.reflection;
+        if let Some(c) = r
+            .constant_buffers
+            .iter()
+            .find(|c| c.buffer as usize >= bind.constants.len())
+        {
+            return Err(HostError::Unbound(c.buffer));
+        }
         let job = Job {
             bind,
             count: work.count,
@@ -326,8 +333,9 @@ impl Compiled {
     ///
     /// # Errors
     /// [`HostError::Processor`] for another kind of shader, [`HostError::Quads`],
-    /// [`HostError::Buffer`] when a buffer's length does not match, [`HostError::Run`] for a
-    /// missing binding or an execution error.
+    /// [`HostError::Buffer`] when a buffer's length does not match, [`HostError::Unbound`] for a
+    /// constant buffer the bindings lack, [`HostError::Run`] for a missing texture or an
+    /// execution error.
     pub fn run_fragments(
         &self,
         rt: &Runtime,

@@ -75,6 +75,9 @@ pub enum HostError {
         /// Registers per invocation.
         registers: usize,
     },
+    /// The shader reads a constant buffer the bindings do not hold.
+    #[error("the shader reads constant buffer {0}, which the bindings do not hold")]
+    Unbound(u32),
     /// Fragments must come in whole 2×2 quads.
     #[error("fragments come in 2×2 quads: {0} fragments is not a multiple of 4")]
     Quads(usize),

@@ -118,7 +118,11 @@ fn fragments_run_in_both_layouts_with_derivatives_and_discards() {
                 }
             }
         }
-        let bind = Bindings::default();
+        // The FS reads constant buffers 0 and 2 (never used: empty is enough).
+        let bind = Bindings {
+            constants: vec![Vec::new(); 3],
+            ..Bindings::default()
+        };
         let mut out_aos = vec![0u32; n * 4];
         let mut out_soa = vec![0u32; n * 4];
         let mut dis = vec![false; n];
@@ -194,7 +198,11 @@ fn host_mistakes_are_errors() {
     ));
     let m = rt.load(FS.as_bytes()).unwrap();
     let c = rt.compile(&m, &CompileOptions::default()).unwrap();
-    let bind = Bindings::default();
+    // The FS reads constant buffers 0 and 2 (never used: empty is enough).
+    let bind = Bindings {
+        constants: vec![Vec::new(); 3],
+        ..Bindings::default()
+    };
     let mut out = vec![0u32; 8 * 4];
     let e = c
         .run_fragments(
@@ -271,6 +279,14 @@ fn host_mistakes_are_errors() {
         ),
         "{e}"
     );
+    let e = c
+        .run_fragments(
+            &rt,
+            &Bindings::default(),
+            Invocations::new(8, Layout::Aos, &[0; 96], &mut out),
+        )
+        .unwrap_err();
+    assert!(matches!(e, HostError::Unbound(0)), "{e}");
     // No fragments is nothing to do.
     let r = c
         .run_fragments(&rt, &bind, Invocations::new(0, Layout::Soa, &[], &mut []))

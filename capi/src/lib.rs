@@ -1,0 +1,590 @@
+//! The C API of tgsic, over [`tgsic_runtime::host`]: opaque handles, status codes with a
+//! message, and no Rust panic ever crossing into C (each call catches one and returns
+//! `TGSIC_STATUS_PANIC`).
+//!
+//! The header `include/tgsic.h` is generated from this file by cbindgen (`tests/header.rs`
+//! checks it is current; `TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-capi` rewrites it).
+//!
+//! Conventions: every function that can fail returns a [`TgsicStatus`]; on failure
+//! [`tgsic_last_error`] gives the message (per thread, until the next failing call on that
+//! thread). Handles are created by `*_new`, `*_load` or `*_compile` and released by their
+//! `*_free` (NULL is accepted and ignored). A null pointer where one is needed, or a buffer
+//! whose length does not match, is `TGSIC_STATUS_ARGUMENT`, never undefined behaviour beyond
+//! what C itself allows: the library trusts only that a non-null pointer points at the number of
+//! elements its length argument says.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use tgsic_runtime::host::{
+    CompileOptions, Compiled, EngineChoice, HostError, Invocations, Layout, Module, Runtime,
+    RuntimeOptions,
+};
+use tgsic_runtime::interp::Bindings;
+use tgsic_runtime::jit::{Backend, JitConfig};
+use tgsic_runtime::texture::{Filter, Sampler, Texture};
+
+/// The outcome of a call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TgsicStatus {
+    /// Success.
+    Ok = 0,
+    /// The bytes are not a TGSI program.
+    Read = 1,
+    /// The program is invalid or cannot be executed.
+    Invalid = 2,
+    /// The engine could not compile it (or is not in this build).
+    Compile = 3,
+    /// The run failed (a missing binding, an execution error).
+    Run = 4,
+    /// A null pointer, a buffer of the wrong length, a value out of range.
+    Argument = 5,
+    /// An internal error (a bug): the call was abandoned.
+    Panic = 6,
+}
+
+/// Which engine runs a compiled shader.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TgsicEngine {
+    /// The reference interpreter.
+    Interpreter = 0,
+    /// The Cranelift JIT (exact math: bit-identical to the interpreter).
+    Cranelift = 1,
+    /// The LLVM JIT (builds with the `llvm` feature).
+    Llvm = 2,
+}
+
+/// How a buffer orders its values (raw 32-bit register components, 4 per register).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TgsicLayout {
+    /// `[invocation][register][component]`.
+    Aos = 0,
+    /// `[register][component][invocation]`.
+    Soa = 1,
+}
+
+/// Worker threads and the compiled-shader cache; keep one for the host's lifetime.
+pub struct TgsicRuntime(Runtime);
+/// A shader read and validated once.
+pub struct TgsicModule(Module);
+/// A compiled shader.
+pub struct TgsicShader(Arc<Compiled>);
+/// Constant buffers, textures and samplers a shader reads.
+pub struct TgsicBindings(Bindings);
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn fail(status: TgsicStatus, message: impl Into<String>) -> TgsicStatus {
+    let m = message.into().replace('\0', " ");
+    LAST_ERROR.with(|e| *e.borrow_mut() = CString::new(m).unwrap_or_default());
+    status
+}
+
+fn host_error(e: HostError) -> TgsicStatus {
+    let status = match &e {
+        HostError::Read(_) | HostError::Encode(_) => TgsicStatus::Read,
+        HostError::Load(_) => TgsicStatus::Invalid,
+        HostError::Compile(_) => TgsicStatus::Compile,
+        HostError::Run(_) | HostError::Threads(_) | HostError::Unbound(_) => TgsicStatus::Run,
+        HostError::Buffer { .. } | HostError::Quads(_) | HostError::Processor(_) => {
+            TgsicStatus::Argument
+        }
+    };
+    fail(status, e.to_string())
+}
+
+/// Runs `f`, turning a panic into `TGSIC_STATUS_PANIC`.
+fn guard(f: impl FnOnce() -> TgsicStatus) -> TgsicStatus {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(s) => s,
+        Err(_) => fail(
+            TgsicStatus::Panic,
+            "internal error (a bug in tgsic): the call was abandoned",
+        ),
+    }
+}
+
+/// The message of the last call that failed on this thread ("" if none). Valid until the next
+/// failing call on this thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn tgsic_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+macro_rules! need {
+    ($p:expr, $what:literal) => {
+        if $p.is_null() {
+            return fail(TgsicStatus::Argument, concat!($what, " is NULL"));
+        }
+    };
+}
+
+/// Creates a runtime: `threads` worker threads (0: one per core, 1: the calling thread) and a
+/// cache of `cache_entries` compiled shaders (0: 64).
+///
+/// # Safety
+/// `out` is a valid pointer to write the handle to.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_runtime_new(
+    threads: usize,
+    cache_entries: usize,
+    out: *mut *mut TgsicRuntime,
+) -> TgsicStatus {
+    guard(|| {
+        need!(out, "out");
+        let opts = RuntimeOptions {
+            threads,
+            cache_entries: if cache_entries == 0 {
+                RuntimeOptions::default().cache_entries
+            } else {
+                cache_entries
+            },
+        };
+        match Runtime::new(opts) {
+            Ok(rt) => {
+                // SAFETY: `out` is non-null and valid (the caller's contract).
+                unsafe { *out = Box::into_raw(Box::new(TgsicRuntime(rt))) };
+                TgsicStatus::Ok
+            }
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// Releases a runtime (NULL is ignored). Shaders compiled with it stay usable only with
+/// another runtime.
+///
+/// # Safety
+/// `rt` came from [`tgsic_runtime_new`] and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_runtime_free(rt: *mut TgsicRuntime) {
+    if !rt.is_null() {
+        // SAFETY: the caller's contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(rt) })));
+    }
+}
+
+/// Reads a shader (TGSI text or binary tokens, detected) of `len` bytes and validates it.
+///
+/// # Safety
+/// `rt` is a live runtime, `bytes` points at `len` bytes, `out` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_load(
+    rt: *const TgsicRuntime,
+    bytes: *const u8,
+    len: usize,
+    out: *mut *mut TgsicModule,
+) -> TgsicStatus {
+    guard(|| {
+        need!(rt, "rt");
+        need!(bytes, "bytes");
+        need!(out, "out");
+        // SAFETY: the caller's contract.
+        let (rt, bytes) = unsafe { (&*rt, std::slice::from_raw_parts(bytes, len)) };
+        match rt.0.load(bytes) {
+            Ok(m) => {
+                // SAFETY: `out` is valid.
+                unsafe { *out = Box::into_raw(Box::new(TgsicModule(m))) };
+                TgsicStatus::Ok
+            }
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// Releases a module (NULL is ignored).
+///
+/// # Safety
+/// `m` came from [`tgsic_module_load`] and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_free(m: *mut TgsicModule) {
+    if !m.is_null() {
+        // SAFETY: the caller's contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(m) })));
+    }
+}
+
+/// Registers per invocation in an input buffer (IN registers, then system values); 0 for NULL.
+///
+/// # Safety
+/// `m` is NULL or a live module.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_input_registers(m: *const TgsicModule) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { m.as_ref() }.map_or(0, |m| m.0.reflection().input_registers)
+}
+
+/// Registers per invocation in an output buffer (OUT registers); 0 for NULL.
+///
+/// # Safety
+/// `m` is NULL or a live module.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_output_registers(m: *const TgsicModule) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { m.as_ref() }.map_or(0, |m| m.0.reflection().output_registers)
+}
+
+fn register(m: *const TgsicModule, semantic: *const c_char, index: u32, input: bool) -> i32 {
+    let Some(m) = (unsafe { m.as_ref() }) else {
+        return -1;
+    };
+    if semantic.is_null() {
+        return -1;
+    }
+    // SAFETY: a NUL-terminated string (the caller's contract).
+    let name = unsafe { CStr::from_ptr(semantic) }.to_str().unwrap_or("");
+    let Some(s) = tgsic::tgsi::Semantic::from_name(name) else {
+        return -1;
+    };
+    let r = m.0.reflection();
+    let found = if input {
+        r.input(s, index)
+    } else {
+        r.output(s, index)
+    };
+    found.map_or(-1, |x| x as i32)
+}
+
+/// The input register declared with `semantic` (a TGSI name: "POSITION", "GENERIC", ...) and
+/// semantic `index`, or -1.
+///
+/// # Safety
+/// `m` is NULL or a live module; `semantic` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_input_register(
+    m: *const TgsicModule,
+    semantic: *const c_char,
+    index: u32,
+) -> i32 {
+    catch_unwind(|| register(m, semantic, index, true)).unwrap_or(-1)
+}
+
+/// The output register declared with `semantic` and semantic `index`, or -1.
+///
+/// # Safety
+/// As [`tgsic_module_input_register`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_output_register(
+    m: *const TgsicModule,
+    semantic: *const c_char,
+    index: u32,
+) -> i32 {
+    catch_unwind(|| register(m, semantic, index, false)).unwrap_or(-1)
+}
+
+/// Compiles a module for `engine`, or takes it from the runtime's cache.
+///
+/// # Safety
+/// `rt` and `m` are live; `out` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_compile(
+    rt: *const TgsicRuntime,
+    m: *const TgsicModule,
+    engine: TgsicEngine,
+    out: *mut *mut TgsicShader,
+) -> TgsicStatus {
+    guard(|| {
+        need!(rt, "rt");
+        need!(m, "module");
+        need!(out, "out");
+        // SAFETY: the caller's contract.
+        let (rt, m) = unsafe { (&*rt, &*m) };
+        let jit = |backend| {
+            EngineChoice::Jit(JitConfig {
+                backend,
+                ..JitConfig::default()
+            })
+        };
+        let engine = match engine {
+            TgsicEngine::Interpreter => EngineChoice::Interpreter,
+            TgsicEngine::Cranelift => jit(Backend::Cranelift),
+            TgsicEngine::Llvm => jit(Backend::Llvm),
+        };
+        match rt.0.compile(&m.0, &CompileOptions { engine }) {
+            Ok(c) => {
+                // SAFETY: `out` is valid.
+                unsafe { *out = Box::into_raw(Box::new(TgsicShader(c))) };
+                TgsicStatus::Ok
+            }
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// Releases a compiled shader (NULL is ignored).
+///
+/// # Safety
+/// `s` came from [`tgsic_shader_compile`] and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_free(s: *mut TgsicShader) {
+    if !s.is_null() {
+        // SAFETY: the caller's contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(s) })));
+    }
+}
+
+/// Creates empty bindings (no constants, no textures).
+///
+/// # Safety
+/// `out` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_bindings_new(out: *mut *mut TgsicBindings) -> TgsicStatus {
+    guard(|| {
+        need!(out, "out");
+        // SAFETY: `out` is valid.
+        unsafe { *out = Box::into_raw(Box::new(TgsicBindings(Bindings::default()))) };
+        TgsicStatus::Ok
+    })
+}
+
+/// Releases bindings (NULL is ignored).
+///
+/// # Safety
+/// `b` came from [`tgsic_bindings_new`] and is not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_bindings_free(b: *mut TgsicBindings) {
+    if !b.is_null() {
+        // SAFETY: the caller's contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(b) })));
+    }
+}
+
+/// Sets constant buffer `buffer` to `registers` registers of 4 raw 32-bit values each.
+///
+/// # Safety
+/// `b` is live; `values` points at `4 × registers` values.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_bindings_set_constants(
+    b: *mut TgsicBindings,
+    buffer: u32,
+    values: *const u32,
+    registers: usize,
+) -> TgsicStatus {
+    guard(|| {
+        need!(b, "bindings");
+        need!(values, "values");
+        if buffer >= 32 {
+            return fail(
+                TgsicStatus::Argument,
+                format!("constant buffer {buffer}: at most 31"),
+            );
+        }
+        let Some(n) = registers.checked_mul(4) else {
+            return fail(TgsicStatus::Argument, "too many registers");
+        };
+        // SAFETY: the caller's contract.
+        let (b, v) = unsafe { (&mut *b, std::slice::from_raw_parts(values, n)) };
+        let regs: Vec<[u32; 4]> = v
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
+        let k = buffer as usize;
+        if b.0.constants.len() <= k {
+            b.0.constants.resize(k + 1, Vec::new());
+        }
+        b.0.constants[k] = regs;
+        TgsicStatus::Ok
+    })
+}
+
+/// Sets texture unit `unit` (`SAMP[unit]`, `SVIEW[unit]`) to a `width × height` RGBA32F image
+/// (row 0 first), sampled with repeat wrapping, bilinear when `linear` is nonzero, else
+/// nearest.
+///
+/// # Safety
+/// `b` is live; `texels` points at `4 × width × height` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_bindings_set_texture_rgba32f(
+    b: *mut TgsicBindings,
+    unit: u32,
+    width: u32,
+    height: u32,
+    texels: *const f32,
+    linear: i32,
+) -> TgsicStatus {
+    guard(|| {
+        need!(b, "bindings");
+        need!(texels, "texels");
+        if unit >= 128 {
+            return fail(
+                TgsicStatus::Argument,
+                format!("texture unit {unit}: at most 127"),
+            );
+        }
+        if let Err(e) = tgsic_runtime::texture::check_size(width, height, 1) {
+            return fail(TgsicStatus::Argument, e.to_string());
+        }
+        let n = width as usize * height as usize * 4;
+        // SAFETY: the caller's contract.
+        let (b, t) = unsafe { (&mut *b, std::slice::from_raw_parts(texels, n)) };
+        let tex = match Texture::from_rgba32f(width, height, 1, t) {
+            Ok(t) => t,
+            Err(e) => return fail(TgsicStatus::Argument, e.to_string()),
+        };
+        let k = unit as usize;
+        if b.0.textures.len() <= k {
+            b.0.textures.resize(k + 1, None);
+        }
+        b.0.textures[k] = Some(tex);
+        if b.0.samplers.len() <= k {
+            b.0.samplers.resize(k + 1, Sampler::default());
+        }
+        let f = if linear != 0 {
+            Filter::Linear
+        } else {
+            Filter::Nearest
+        };
+        b.0.samplers[k] = Sampler {
+            min: f,
+            mag: f,
+            ..Sampler::default()
+        };
+        TgsicStatus::Ok
+    })
+}
+
+fn layout(l: TgsicLayout) -> Layout {
+    match l {
+        TgsicLayout::Aos => Layout::Aos,
+        TgsicLayout::Soa => Layout::Soa,
+    }
+}
+
+/// Runs a fragment shader over `count` fragments (a multiple of 4: 2×2 quads, upper left,
+/// upper right, lower left, lower right): `inputs` holds `inputs_len` values
+/// (`count × tgsic_module_input_registers × 4`), `outputs` receives `outputs_len` values
+/// (`count × tgsic_module_output_registers × 4`), both in `layout`; `discarded`, when not NULL,
+/// receives `count` bytes, 1 where the fragment was discarded. `bindings` may be NULL.
+///
+/// # Safety
+/// `rt` and `s` are live, `bindings` is NULL or live; the buffers hold the lengths given.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_run_fragments(
+    rt: *const TgsicRuntime,
+    s: *const TgsicShader,
+    bindings: *const TgsicBindings,
+    count: usize,
+    layout_: TgsicLayout,
+    inputs: *const u32,
+    inputs_len: usize,
+    outputs: *mut u32,
+    outputs_len: usize,
+    discarded: *mut u8,
+) -> TgsicStatus {
+    guard(|| {
+        need!(rt, "rt");
+        need!(s, "shader");
+        // SAFETY: the caller's contract; empty slices for zero lengths.
+        let (rt, s, inputs, outputs) = unsafe {
+            (
+                &*rt,
+                &*s,
+                slice(inputs, inputs_len),
+                slice_mut(outputs, outputs_len),
+            )
+        };
+        let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
+            return fail(TgsicStatus::Argument, "inputs or outputs is NULL");
+        };
+        let default = Bindings::default();
+        // SAFETY: NULL or live.
+        let bind = unsafe { bindings.as_ref() }.map_or(&default, |b| &b.0);
+        let mut work = Invocations::new(count, layout(layout_), inputs, outputs);
+        if !discarded.is_null() {
+            // SAFETY: `discarded` holds `count` bytes (the caller's contract). They are set to
+            // 0 first, a valid `bool`, so viewing them as `bool`s is sound; the run writes only
+            // `true` or `false`.
+            let flags = unsafe {
+                std::ptr::write_bytes(discarded, 0, count);
+                std::slice::from_raw_parts_mut(discarded.cast::<bool>(), count)
+            };
+            work = work.with_discarded(flags);
+        }
+        match s.0.run_fragments(&rt.0, bind, work) {
+            Ok(_) => TgsicStatus::Ok,
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// Runs a vertex shader over `count` vertices; buffers as in [`tgsic_shader_run_fragments`]
+/// (system values such as VERTEXID are input registers the host sets).
+///
+/// # Safety
+/// As [`tgsic_shader_run_fragments`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_run_vertices(
+    rt: *const TgsicRuntime,
+    s: *const TgsicShader,
+    bindings: *const TgsicBindings,
+    count: usize,
+    layout_: TgsicLayout,
+    inputs: *const u32,
+    inputs_len: usize,
+    outputs: *mut u32,
+    outputs_len: usize,
+) -> TgsicStatus {
+    guard(|| {
+        need!(rt, "rt");
+        need!(s, "shader");
+        // SAFETY: the caller's contract.
+        let (rt, s, inputs, outputs) = unsafe {
+            (
+                &*rt,
+                &*s,
+                slice(inputs, inputs_len),
+                slice_mut(outputs, outputs_len),
+            )
+        };
+        let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
+            return fail(TgsicStatus::Argument, "inputs or outputs is NULL");
+        };
+        let default = Bindings::default();
+        // SAFETY: NULL or live.
+        let bind = unsafe { bindings.as_ref() }.map_or(&default, |b| &b.0);
+        match s.0.run_vertices(
+            &rt.0,
+            bind,
+            Invocations::new(count, layout(layout_), inputs, outputs),
+        ) {
+            Ok(_) => TgsicStatus::Ok,
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// A slice from C: empty for length 0 (any pointer), None for NULL with a length.
+///
+/// # Safety
+/// A non-null `p` points at `len` values.
+unsafe fn slice<'a, T>(p: *const T, len: usize) -> Option<&'a [T]> {
+    if len == 0 {
+        Some(&[])
+    } else if p.is_null() {
+        None
+    } else {
+        // SAFETY: the caller's contract.
+        Some(unsafe { std::slice::from_raw_parts(p, len) })
+    }
+}
+
+/// As [`slice`], mutable.
+///
+/// # Safety
+/// As [`slice`].
+unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Option<&'a mut [T]> {
+    if len == 0 {
+        Some(&mut [])
+    } else if p.is_null() {
+        None
+    } else {
+        // SAFETY: the caller's contract.
+        Some(unsafe { std::slice::from_raw_parts_mut(p, len) })
+    }
+}

@@ -1,0 +1,143 @@
+//! The C functions called as C would call them: status codes and messages for a host's
+//! mistakes, NULL accepted by the `*_free` functions, and a fragment run end to end.
+
+use std::ffi::CStr;
+use std::ptr::{null, null_mut};
+use tgsic_c::*;
+
+fn last() -> String {
+    unsafe { CStr::from_ptr(tgsic_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn mistakes_are_statuses_with_messages() {
+    unsafe {
+        assert_eq!(tgsic_runtime_new(1, 0, null_mut()), TgsicStatus::Argument);
+        assert!(last().contains("out is NULL"));
+        let mut rt = null_mut();
+        assert_eq!(tgsic_runtime_new(2, 4, &mut rt), TgsicStatus::Ok);
+        let mut m = null_mut();
+        assert_eq!(
+            tgsic_module_load(rt, null(), 3, &mut m),
+            TgsicStatus::Argument
+        );
+        let bad = b"FRAG\nMOV OUT[0], IN[1]\n";
+        assert_eq!(
+            tgsic_module_load(rt, bad.as_ptr(), bad.len(), &mut m),
+            TgsicStatus::Invalid
+        );
+        assert!(last().contains("IN[1]"), "{}", last());
+        let junk = [0xffu8, 0xfe, 0, 7];
+        assert_eq!(
+            tgsic_module_load(rt, junk.as_ptr(), junk.len(), &mut m),
+            TgsicStatus::Read
+        );
+        let src = b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL CONST[0]\n  0: MUL OUT[0], IN[0], CONST[0]\n  1: KILL_IF IN[0].xxxx\n  2: END\n";
+        assert_eq!(
+            tgsic_module_load(rt, src.as_ptr(), src.len(), &mut m),
+            TgsicStatus::Ok
+        );
+        assert_eq!(tgsic_module_input_registers(m), 1);
+        assert_eq!(tgsic_module_input_register(m, c"GENERIC".as_ptr(), 0), 0);
+        assert_eq!(tgsic_module_input_register(m, c"GENERIC".as_ptr(), 1), -1);
+        assert_eq!(tgsic_module_output_register(m, c"COLOR".as_ptr(), 0), 0);
+        assert_eq!(tgsic_module_output_register(m, null(), 0), -1);
+        let mut s = null_mut();
+        assert_eq!(
+            tgsic_shader_compile(rt, m, TgsicEngine::Cranelift, &mut s),
+            TgsicStatus::Ok
+        );
+        // Four fragments: x = 0.5, 1, 1.5, -1 (the last is discarded); CONST[0] = 2.
+        let xs = [0.5f32, 1.0, 1.5, -1.0];
+        let inputs: Vec<u32> = xs
+            .iter()
+            .flat_map(|&x| [x, 0.25, 0.0, 1.0])
+            .map(f32::to_bits)
+            .collect();
+        let mut out = vec![0u32; 16];
+        let mut discarded = [9u8; 4];
+        // Without the constant buffer: a run error naming it.
+        assert_eq!(
+            tgsic_shader_run_fragments(
+                rt,
+                s,
+                null(),
+                4,
+                TgsicLayout::Aos,
+                inputs.as_ptr(),
+                16,
+                out.as_mut_ptr(),
+                16,
+                null_mut()
+            ),
+            TgsicStatus::Run
+        );
+        assert!(last().contains("constant buffer 0"), "{}", last());
+        let mut b = null_mut();
+        assert_eq!(tgsic_bindings_new(&mut b), TgsicStatus::Ok);
+        let two = [2.0f32.to_bits(); 4];
+        assert_eq!(
+            tgsic_bindings_set_constants(b, 0, two.as_ptr(), 1),
+            TgsicStatus::Ok
+        );
+        assert_eq!(
+            tgsic_shader_run_fragments(
+                rt,
+                s,
+                b,
+                4,
+                TgsicLayout::Aos,
+                inputs.as_ptr(),
+                15,
+                out.as_mut_ptr(),
+                16,
+                null_mut()
+            ),
+            TgsicStatus::Argument
+        );
+        assert!(last().contains("inputs buffer holds 15"), "{}", last());
+        assert_eq!(
+            tgsic_shader_run_fragments(
+                rt,
+                s,
+                b,
+                4,
+                TgsicLayout::Aos,
+                inputs.as_ptr(),
+                16,
+                out.as_mut_ptr(),
+                16,
+                discarded.as_mut_ptr()
+            ),
+            TgsicStatus::Ok
+        );
+        assert_eq!(discarded, [0, 0, 0, 1]);
+        let x: Vec<f32> = (0..3).map(|k| f32::from_bits(out[k * 4])).collect();
+        assert_eq!(x, [1.0, 2.0, 3.0]);
+        assert_eq!(
+            tgsic_shader_run_vertices(
+                rt,
+                s,
+                b,
+                4,
+                TgsicLayout::Aos,
+                inputs.as_ptr(),
+                16,
+                out.as_mut_ptr(),
+                16
+            ),
+            TgsicStatus::Argument,
+            "a fragment shader is not run over vertices"
+        );
+        tgsic_bindings_free(b);
+        tgsic_shader_free(s);
+        tgsic_module_free(m);
+        tgsic_runtime_free(rt);
+        tgsic_shader_free(null_mut());
+        tgsic_module_free(null_mut());
+        tgsic_runtime_free(null_mut());
+        tgsic_bindings_free(null_mut());
+    }
+}
