@@ -91,7 +91,7 @@ fn host_error(e: HostError) -> TgsicStatus {
         HostError::Read(_) | HostError::Encode(_) => TgsicStatus::Read,
         HostError::Load(_) => TgsicStatus::Invalid,
         HostError::Compile(_) => TgsicStatus::Compile,
-        HostError::Run(_) | HostError::Threads(_) | HostError::Unbound(_) => TgsicStatus::Run,
+        HostError::Run(_) | HostError::Threads(_) | HostError::Unbound { .. } => TgsicStatus::Run,
         HostError::Buffer { .. } | HostError::Quads(_) | HostError::Processor(_) => {
             TgsicStatus::Argument
         }

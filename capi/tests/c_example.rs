@@ -7,13 +7,16 @@ use std::process::Command;
 use tgsic_runtime::host::{Runtime, RuntimeOptions};
 use tgsic_runtime::interp::Bindings;
 
-/// The folder of this profile's build (target/debug), where cargo puts libtgsic_c.so.
+/// Where cargo put this build's libtgsic_c.so: beside the test (`target/PROFILE/deps`, where
+/// `cargo test` leaves it) or one folder up (where `cargo build` copies it).
 fn build_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/PROFILE/deps/TEST")
-        .to_path_buf()
+    let deps = exe.parent().expect("target/PROFILE/deps/TEST").to_path_buf();
+    let up = deps.parent().map(Path::to_path_buf);
+    std::iter::once(deps.clone())
+        .chain(up)
+        .find(|d| d.join("libtgsic_c.so").exists())
+        .unwrap_or(deps)
 }
 
 fn compile_example(work: &Path) -> PathBuf {

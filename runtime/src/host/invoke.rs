@@ -276,12 +276,25 @@ impl Compiled {
         arrangement: Arrangement,
     ) -> Result<RunReport, HostError> {
         let r = &self.reflection;
-        if let Some(c) = r
-            .constant_buffers
+        if let Some(&b) = r
+            .constant_buffers_read
             .iter()
-            .find(|c| c.buffer as usize >= bind.constants.len())
+            .find(|&&b| b as usize >= bind.constants.len())
         {
-            return Err(HostError::Unbound(c.buffer));
+            return Err(HostError::Unbound {
+                what: "constant buffer",
+                index: b,
+            });
+        }
+        if let Some(&u) = r
+            .texture_units_read
+            .iter()
+            .find(|&&u| bind.textures.get(u as usize).is_none_or(Option::is_none))
+        {
+            return Err(HostError::Unbound {
+                what: "texture unit",
+                index: u,
+            });
         }
         let job = Job {
             bind,
@@ -334,8 +347,8 @@ impl Compiled {
     /// # Errors
     /// [`HostError::Processor`] for another kind of shader, [`HostError::Quads`],
     /// [`HostError::Buffer`] when a buffer's length does not match, [`HostError::Unbound`] for a
-    /// constant buffer the bindings lack, [`HostError::Run`] for a missing texture or an
-    /// execution error.
+    /// constant buffer or texture the shader reads and the bindings lack, [`HostError::Run`] for
+    /// an execution error.
     pub fn run_fragments(
         &self,
         rt: &Runtime,

@@ -75,9 +75,14 @@ pub enum HostError {
         /// Registers per invocation.
         registers: usize,
     },
-    /// The shader reads a constant buffer the bindings do not hold.
-    #[error("the shader reads constant buffer {0}, which the bindings do not hold")]
-    Unbound(u32),
+    /// The shader reads a constant buffer or samples a texture unit the bindings do not hold.
+    #[error("the shader reads {what} {index}, which the bindings do not hold")]
+    Unbound {
+        /// "constant buffer" or "texture unit".
+        what: &'static str,
+        /// Which.
+        index: u32,
+    },
     /// Fragments must come in whole 2×2 quads.
     #[error("fragments come in 2×2 quads: {0} fragments is not a multiple of 4")]
     Quads(usize),

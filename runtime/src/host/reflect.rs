@@ -1,7 +1,9 @@
 //! What a shader reads and writes, as a host needs it to feed and bind it.
 
+use std::collections::BTreeSet;
 use tgsic::tgsi::{
-    File, Interpolation, Processor, Program, PropertyName, ReturnType, Semantic, TextureTarget,
+    File, Interpolation, Processor, Program, PropertyName, Register, ReturnType, Semantic,
+    TextureTarget,
 };
 
 /// One declared input, output or system-value register.
@@ -55,8 +57,13 @@ pub struct Reflection {
     pub first_system_value: usize,
     /// Registers per invocation in an output buffer: the OUT file.
     pub output_registers: usize,
-    /// Constant buffers read, by buffer.
+    /// Constant buffers declared, by buffer.
     pub constant_buffers: Vec<ConstantBuffer>,
+    /// Constant buffers the instructions read (all declared ones for an indirectly addressed
+    /// buffer): the ones a run needs bound.
+    pub constant_buffers_read: Vec<u32>,
+    /// Texture units the instructions sample: the ones a run needs bound.
+    pub texture_units_read: Vec<u32>,
     /// Sampler units declared (`SAMP[n]`).
     pub samplers: Vec<u32>,
     /// Sampler views declared, by unit.
@@ -124,6 +131,7 @@ impl Reflection {
             .collect();
         views.sort_by_key(|v| v.unit);
         let first_system_value = size(File::Input);
+        let (buffers_read, units_read) = resources_read(p);
         Reflection {
             processor: p.processor,
             inputs: varyings(p, File::Input),
@@ -133,10 +141,23 @@ impl Reflection {
             first_system_value,
             output_registers: size(File::Output),
             constant_buffers,
+            constant_buffers_read: buffers_read.into_iter().collect(),
+            texture_units_read: units_read.into_iter().collect(),
             samplers,
             views,
             properties: p.properties.iter().map(|q| (q.name, q.value)).collect(),
         }
+    }
+
+    /// The interface of a program that has not been prepared (register files sized by their
+    /// declarations).
+    pub fn of_program(p: &Program) -> Reflection {
+        Reflection::of(p, |f| {
+            p.declarations_of(f)
+                .flat_map(|d| d.ranges.iter().map(|r| r.last as usize + 1))
+                .max()
+                .unwrap_or(0)
+        })
     }
 
     /// The input register with `semantic` (and semantic index), if declared.
@@ -154,4 +175,44 @@ impl Reflection {
             .find(|v| v.semantic == Some((semantic, index)))
             .map(|v| v.register)
     }
+}
+
+/// The constant buffers and texture units the instructions read.
+fn resources_read(p: &Program) -> (BTreeSet<u32>, BTreeSet<u32>) {
+    let mut buffers = BTreeSet::new();
+    let mut units = BTreeSet::new();
+    let declared: Vec<u32> = p
+        .declarations_of(File::Constant)
+        .map(|d| d.dimension.unwrap_or(0))
+        .collect();
+    fn visit(r: &Register, declared: &[u32], buffers: &mut BTreeSet<u32>) {
+        if r.file == File::Constant {
+            match r.dimensions.first() {
+                None => {
+                    buffers.insert(0);
+                }
+                Some(d) if d.indirect.is_none() => {
+                    buffers.insert(d.offset.max(0) as u32);
+                }
+                Some(_) => buffers.extend(declared.iter().copied()),
+            }
+        }
+        for i in std::iter::once(&r.index).chain(&r.dimensions) {
+            if let Some(ind) = &i.indirect {
+                visit(&ind.register, declared, buffers);
+            }
+        }
+    }
+    for inst in &p.instructions {
+        for s in &inst.src {
+            visit(&s.register, &declared, &mut buffers);
+        }
+        if let Some(t) = inst.opcode.tex() {
+            let k = t.view.or(t.sampler);
+            if let Some(s) = k.and_then(|k| inst.src.get(k as usize)) {
+                units.insert(s.register.index.offset.max(0) as u32);
+            }
+        }
+    }
+    (buffers, units)
 }

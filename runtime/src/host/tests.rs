@@ -279,14 +279,51 @@ fn host_mistakes_are_errors() {
         ),
         "{e}"
     );
-    let e = c
-        .run_fragments(
+    // A shader that reads constant buffer 1 and samples unit 2: both must be bound.
+    let reads = rt
+        .load(b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[2]\nDCL SVIEW[2], 2D, FLOAT\nDCL CONST[0]\nDCL CONST[1][0]\nDCL TEMP[0]\n  0: TEX TEMP[0], IN[0], SAMP[2], 2D\n  1: MUL OUT[0], TEMP[0], CONST[1][0]\n  2: END\n")
+        .unwrap();
+    assert_eq!(
+        reads.reflection().constant_buffers_read,
+        [1],
+        "CONST[0] is declared, not read"
+    );
+    assert_eq!(reads.reflection().texture_units_read, [2]);
+    let rc = rt.compile(&reads, &CompileOptions::default()).unwrap();
+    let mut out4 = vec![0u32; 16];
+    let mut run = |bind: &Bindings| {
+        rc.run_fragments(
             &rt,
-            &Bindings::default(),
-            Invocations::new(8, Layout::Aos, &[0; 96], &mut out),
+            bind,
+            Invocations::new(4, Layout::Aos, &[0; 16], &mut out4),
         )
-        .unwrap_err();
-    assert!(matches!(e, HostError::Unbound(0)), "{e}");
+    };
+    let e = run(&Bindings::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            HostError::Unbound {
+                what: "constant buffer",
+                index: 1
+            }
+        ),
+        "{e}"
+    );
+    let e = run(&Bindings {
+        constants: vec![Vec::new(), vec![[0; 4]]],
+        ..Bindings::default()
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            HostError::Unbound {
+                what: "texture unit",
+                index: 2
+            }
+        ),
+        "{e}"
+    );
     // No fragments is nothing to do.
     let r = c
         .run_fragments(&rt, &bind, Invocations::new(0, Layout::Soa, &[], &mut []))

@@ -2,7 +2,7 @@
 
 use crate::report::{Failure, read_error};
 use clap::{Args, ValueEnum};
-use std::collections::BTreeSet;
+
 use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
@@ -285,45 +285,6 @@ fn targets_of_unit(p: &Program, n: usize) -> Vec<TextureTarget> {
 }
 
 /// Constant buffers and texture units the shader's instructions read.
-fn resources_read(p: &Program) -> (BTreeSet<usize>, BTreeSet<usize>) {
-    let mut buffers = BTreeSet::new();
-    let mut units = BTreeSet::new();
-    let declared: Vec<usize> = p
-        .declarations_of(File::Constant)
-        .map(|d| d.dimension.unwrap_or(0) as usize)
-        .collect();
-    fn visit(r: &Register, declared: &[usize], buffers: &mut BTreeSet<usize>) {
-        if r.file == File::Constant {
-            match r.dimensions.first() {
-                None => {
-                    buffers.insert(0);
-                }
-                Some(d) if d.indirect.is_none() => {
-                    buffers.insert(d.offset.max(0) as usize);
-                }
-                Some(_) => buffers.extend(declared.iter().copied()),
-            }
-        }
-        for i in std::iter::once(&r.index).chain(&r.dimensions) {
-            if let Some(ind) = &i.indirect {
-                visit(&ind.register, declared, buffers);
-            }
-        }
-    }
-    for inst in &p.instructions {
-        for s in &inst.src {
-            visit(&s.register, &declared, &mut buffers);
-        }
-        if let Some(t) = inst.opcode.tex() {
-            let k = t.view.or(t.sampler);
-            if let Some(s) = k.and_then(|k| inst.src.get(k as usize)) {
-                units.insert(s.register.index.offset.max(0) as usize);
-            }
-        }
-    }
-    (buffers, units)
-}
-
 /// Builds the bindings from the options, checking that everything the shader reads is given.
 pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, Failure> {
     let mut bind = Bindings {
@@ -409,8 +370,10 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
             t.generate_mipmaps(!volume);
         }
     }
-    let (buffers, units) = resources_read(p);
-    for b in buffers {
+    let r = tgsic_runtime::host::Reflection::of_program(p);
+    let (buffers, units) = (&r.constant_buffers_read, &r.texture_units_read);
+    for &b in buffers {
+        let b = b as usize;
         if bind.constants.get(b).is_none_or(Vec::is_empty)
             && !a.constants.iter().any(|c| c.starts_with(&format!("{b}=")))
         {
@@ -419,7 +382,8 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
             )));
         }
     }
-    for u in units {
+    for &u in units {
+        let u = u as usize;
         if bind.textures.get(u).is_none_or(Option::is_none) {
             return Err(input_error(format!(
                 "error: the shader samples texture unit {u}, but no --texture {u}=FILE was given"
