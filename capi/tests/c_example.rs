@@ -11,7 +11,10 @@ use tgsic_runtime::interp::Bindings;
 /// `cargo test` leaves it) or one folder up (where `cargo build` copies it).
 fn build_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
-    let deps = exe.parent().expect("target/PROFILE/deps/TEST").to_path_buf();
+    let deps = exe
+        .parent()
+        .expect("target/PROFILE/deps/TEST")
+        .to_path_buf();
     let up = deps.parent().map(Path::to_path_buf);
     std::iter::once(deps.clone())
         .chain(up)

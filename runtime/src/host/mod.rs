@@ -187,7 +187,61 @@ impl std::fmt::Debug for Compiled {
     }
 }
 
+/// Working memory of a [`Compiled`] shader's engine, for running it through the
+/// [`crate::dispatch`] functions (images, vertex and primitive files).
+pub enum CompiledScratch {
+    /// The interpreter's.
+    Interp(<Prepared as Engine>::Scratch),
+    /// A JIT's.
+    Jit(<JitShader as Engine>::Scratch),
+}
+
+/// A compiled shader is an [`Engine`]: the [`crate::dispatch`] functions (`render_rows`,
+/// `run_vertices`, `run_geometry`, ...) run it as they run the interpreter or a JIT, which is
+/// how the command-line program runs what the host API compiled.
+impl Engine for Compiled {
+    type Scratch = CompiledScratch;
+
+    fn shader(&self) -> &Prepared {
+        match &self.engine {
+            Inner::Interp(s, _) => s,
+            Inner::Jit(j, _) => j.shader(),
+        }
+    }
+
+    fn scratch(&self) -> CompiledScratch {
+        match &self.engine {
+            Inner::Interp(s, _) => CompiledScratch::Interp(s.scratch()),
+            Inner::Jit(j, _) => CompiledScratch::Jit(j.scratch()),
+        }
+    }
+
+    fn run_batch(
+        &self,
+        bind: &crate::interp::Bindings,
+        io: &mut crate::dispatch::BatchIo,
+        scratch: &mut CompiledScratch,
+    ) -> Result<crate::interp::BatchReport, RunError> {
+        match (&self.engine, scratch) {
+            (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batch(bind, io, x),
+            (Inner::Jit(j, _), CompiledScratch::Jit(x)) => j.run_batch(bind, io, x),
+            _ => Err(RunError::Unsupported(
+                "working memory made for another engine".into(),
+            )),
+        }
+    }
+}
+
 impl Compiled {
+    /// How long code generation took (zero for the interpreter, and for a JIT shader taken
+    /// from the process-wide code cache).
+    pub fn compile_time(&self) -> std::time::Duration {
+        match &self.engine {
+            Inner::Interp(..) => std::time::Duration::ZERO,
+            Inner::Jit(j, _) => j.compile_time,
+        }
+    }
+
     /// The shader's interface.
     pub fn reflection(&self) -> &Reflection {
         &self.reflection
@@ -268,10 +322,18 @@ impl Runtime {
     /// # Errors
     /// As [`Runtime::load`].
     pub fn module(&self, program: Program) -> Result<Module, HostError> {
-        let tokens: Arc<[u32]> = tgsic::front::binary::encode(&program)
+        self.prepared(Shader::new(program)?)
+    }
+
+    /// As [`Runtime::module`], for a program already validated and prepared (nothing is
+    /// validated again).
+    ///
+    /// # Errors
+    /// [`HostError::Encode`] for a program the token form cannot hold.
+    pub fn prepared(&self, shader: Shader) -> Result<Module, HostError> {
+        let tokens: Arc<[u32]> = tgsic::front::binary::encode(&shader.program)
             .map_err(|e| HostError::Encode(e.to_string()))?
             .into();
-        let shader = Shader::new(program)?;
         let reflection = Arc::new(Reflection::of(&shader.program, |f| shader.size(f)));
         Ok(Module {
             shader,

@@ -162,9 +162,9 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     for &engine in &a.engines {
         let t = Instant::now();
         let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, input)?;
-        let compile = match &e {
-            AnyEngine::Jit(j) => j.compile_time.max(t.elapsed().min(j.compile_time)),
-            AnyEngine::Interp(_) => t.elapsed(),
+        let compile = match engine {
+            Engine::Interp => t.elapsed(),
+            _ => e.compile_time().max(t.elapsed().min(e.compile_time())),
         };
         let pb = progress_bar(&format!("{engine:?}").to_lowercase());
         let mut best = Duration::MAX;

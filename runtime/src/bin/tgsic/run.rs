@@ -10,7 +10,7 @@ use tgsic_runtime::attributes;
 use tgsic_runtime::compare::{compare_files, f32_from_le_bytes};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Shader};
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
 /// Execution engines.
@@ -521,22 +521,20 @@ pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
 }
 
 /// An engine chosen on the command line.
-pub enum AnyEngine {
-    /// The interpreter.
-    Interp(Box<Shader>),
-    /// A JIT engine (Cranelift or LLVM).
-    Jit(Box<JitShader>),
-}
+/// An engine for the command line: a shader compiled through the host API
+/// ([`tgsic_runtime::host`]), which the `dispatch` functions run.
+pub type AnyEngine = std::sync::Arc<tgsic_runtime::host::Compiled>;
 
-/// Builds the engine `engine` for `shader`.
+/// Builds the engine `engine` for `shader`, through the host API.
 pub fn make_engine(
     engine: Engine,
     shader: Shader,
     exec: &ExecArgs,
     name: &str,
 ) -> Result<AnyEngine, Failure> {
-    match engine {
-        Engine::Interp => Ok(AnyEngine::Interp(Box::new(shader))),
+    use tgsic_runtime::host::{CompileOptions, EngineChoice, HostError, Runtime, RuntimeOptions};
+    let choice = match engine {
+        Engine::Interp => EngineChoice::Interpreter,
         Engine::Jit | Engine::Llvm => {
             let backend = engine.backend().unwrap_or_default();
             if !backend.available() {
@@ -546,33 +544,35 @@ pub fn make_engine(
                         .into(),
                 ));
             }
-            JitShader::new(shader, &exec.jit_config(backend)?)
-                .map(|j| AnyEngine::Jit(Box::new(j)))
-                .map_err(|e| {
-                    input_error(crate::report::located_error(
-                        name,
-                        e.location(),
-                        &e.detail(),
-                    ))
-                })
-        }
-    }
-}
-
-/// Runs `$body` with `$e` bound to the concrete engine inside an [`AnyEngine`].
-macro_rules! with_engine {
-    ($any:expr, $e:ident => $body:expr) => {
-        match $any {
-            $crate::run::AnyEngine::Interp($e) => {
-                let $e = &**$e;
-                $body
-            }
-            $crate::run::AnyEngine::Jit($e) => {
-                let $e = &**$e;
-                $body
-            }
+            EngineChoice::Jit(exec.jit_config(backend)?)
         }
     };
+    // The command line runs the compiled shader through `dispatch` with its own --threads,
+    // so the runtime starts no threads of its own.
+    let host = |e: HostError| match e {
+        HostError::Compile(e) => input_error(crate::report::located_error(
+            name,
+            e.location(),
+            &e.detail(),
+        )),
+        other => input_error(format!("{name}: error: {other}")),
+    };
+    let rt = Runtime::new(RuntimeOptions {
+        threads: 1,
+        cache_entries: 1,
+    })
+    .map_err(host)?;
+    let module = rt.prepared(shader).map_err(host)?;
+    rt.compile(&module, &CompileOptions { engine: choice })
+        .map_err(host)
+}
+
+/// Runs `$body` with `$e` bound to the compiled shader inside an [`AnyEngine`].
+macro_rules! with_engine {
+    ($any:expr, $e:ident => $body:expr) => {{
+        let $e: &tgsic_runtime::host::Compiled = &**$any;
+        $body
+    }};
 }
 pub(crate) use with_engine;
 
