@@ -128,3 +128,79 @@ fn frames_after_the_first_compile_nothing() {
     }
     assert_eq!(rt.compiles(), 1);
 }
+
+#[test]
+fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
+    use tgsic_runtime::host::Emission;
+    let rt = Runtime::new(RuntimeOptions::default()).unwrap();
+    let m = load(&rt, "explode.geom.tgsi");
+    let r = m.reflection().clone();
+    assert_eq!((r.vertices_per_primitive, r.max_output_vertices), (3, 3));
+    let prims = tgsic_runtime::attributes::read_primitives(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/shaders/two_triangles.primitives"),
+        3,
+    )
+    .unwrap();
+    // 70 primitives (two batches): the two triangles over and over.
+    let prims: Vec<_> = prims.iter().cycle().take(70).cloned().collect();
+    let reference = tgsic_runtime::dispatch::run_geometry(
+        m.shader(),
+        &Bindings::default(),
+        &prims,
+        &Default::default(),
+    )
+    .unwrap();
+    let per = r.primitive_input_registers();
+    let inputs: Vec<u32> = prims
+        .iter()
+        .flat_map(|p| {
+            let mut v: Vec<u32> = p
+                .iter()
+                .flat_map(|vert| vert.iter().flatten().copied())
+                .collect();
+            v.resize(per * 4, 0);
+            v
+        })
+        .collect();
+    let max = r.max_output_vertices;
+    let outs = r.output_registers;
+    let mut vertices = vec![0u32; prims.len() * max * outs * 4];
+    let mut counts = vec![0u32; prims.len()];
+    let mut ends = vec![false; prims.len() * max];
+    for engine in [
+        EngineChoice::Interpreter,
+        EngineChoice::Jit(JitConfig::default()),
+    ] {
+        let c = rt.compile(&m, &CompileOptions { engine }).unwrap();
+        let out = Emission {
+            vertices: &mut vertices,
+            counts: &mut counts,
+            ends: &mut ends,
+        };
+        c.run_primitives(
+            &rt,
+            &Bindings::default(),
+            prims.len(),
+            Layout::Aos,
+            &inputs,
+            out,
+        )
+        .unwrap();
+        for (p, inv) in reference.iter().enumerate() {
+            let emitted: Vec<&Vec<[u32; 4]>> = inv.emitted.iter().flatten().collect();
+            assert_eq!(
+                counts[p] as usize,
+                emitted.len(),
+                "{engine:?} primitive {p}"
+            );
+            for (k, v) in emitted.iter().enumerate() {
+                let at = ((p * max + k) * outs) * 4;
+                let got: Vec<u32> = vertices[at..at + outs * 4].to_vec();
+                let want: Vec<u32> = v.iter().flatten().copied().collect();
+                assert_eq!(got, want, "{engine:?} primitive {p} vertex {k}");
+            }
+            assert_eq!(ends[p * max..p * max + max], [false, false, true]);
+        }
+    }
+}

@@ -76,12 +76,31 @@ impl<'a> Invocations<'a> {
     }
 }
 
+/// Where a geometry shader's emitted vertices go, in buffers the host owns: room for
+/// [`super::Reflection::max_output_vertices`] vertices per primitive.
+#[derive(Debug)]
+pub struct Emission<'a> {
+    /// The emitted vertices' OUT registers, vertex by vertex:
+    /// `[primitive][vertex][register][component]`, `count × max_output_vertices ×
+    /// output_registers × 4` values.
+    pub vertices: &'a mut [u32],
+    /// Per primitive, the vertices it emitted (at most `max_output_vertices`; more are
+    /// dropped, as the hardware drops them).
+    pub counts: &'a mut [u32],
+    /// Per vertex slot (`count × max_output_vertices`), whether ENDPRIM ended a primitive
+    /// (a strip) after that vertex.
+    pub ends: &'a mut [bool],
+}
+
 /// The host's output buffer, shared by the workers, each of which writes only the values of
 /// its own invocations.
 struct Shared<'a> {
     ptr: *mut u32,
     len: usize,
+    /// Discarded flags (fragments) or ENDPRIM flags (geometry).
     discarded: Option<(*mut bool, usize)>,
+    /// Emitted vertex counts (geometry).
+    counts: Option<(*mut u32, usize)>,
     _buffer: std::marker::PhantomData<&'a mut [u32]>,
 }
 
@@ -95,6 +114,14 @@ impl Shared<'_> {
         assert!(k < self.len, "output index {k} past {}", self.len);
         // SAFETY: in bounds (checked), and no other worker writes index k (see above).
         unsafe { self.ptr.add(k).write(v) }
+    }
+
+    fn count(&self, i: usize, n: u32) {
+        if let Some((p, len)) = self.counts {
+            assert!(i < len, "count index {i} past {len}");
+            // SAFETY: as for `write`.
+            unsafe { p.add(i).write(n) }
+        }
     }
 
     fn discard(&self, i: usize, d: bool) {
@@ -134,8 +161,14 @@ impl<S> Slots<S> {
 
 fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
     let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+    // A geometry shader's inputs are vertex-major: every vertex of the primitive.
+    let vertices = if p.program.processor == Processor::Geometry {
+        p.gs_vertices.max(1) as usize
+    } else {
+        1
+    };
     BatchIo {
-        inputs: z(p.size(File::Input)),
+        inputs: z(p.size(File::Input) * vertices),
         sv: z(p.size(File::SystemValue)),
         outputs: z(p.size(File::Output)),
         alive: 0,
@@ -154,6 +187,8 @@ struct Job<'a> {
     first_sv: usize,
     out_regs: usize,
     arrangement: Arrangement,
+    /// Geometry: the vertex slots per primitive; the outputs are the emitted vertices.
+    max_emit: Option<usize>,
 }
 
 fn run_on<E: Engine + Sync>(
@@ -222,6 +257,30 @@ fn run_batch<E: Engine>(
         }
     }
     let report = engine.run_batch(job.bind, io, scratch)?;
+    if let Some(max) = job.max_emit {
+        for l in 0..n {
+            let prim = start + l;
+            let mut k = 0;
+            for e in report.emitted.iter().filter(|e| e.lane == l) {
+                match &e.outputs {
+                    Some(o) if k < max => {
+                        for (r, reg) in o.iter().enumerate().take(job.out_regs) {
+                            for (c, &v) in reg.iter().enumerate() {
+                                out.write(((prim * max + k) * job.out_regs + r) * 4 + c, v);
+                            }
+                        }
+                        out.discard(prim * max + k, false);
+                        k += 1;
+                    }
+                    Some(_) => {}
+                    None if k > 0 => out.discard(prim * max + k - 1, true),
+                    None => {}
+                }
+            }
+            out.count(prim, k as u32);
+        }
+        return Ok((0, report.exhausted & io.alive));
+    }
     for (r, reg) in io.outputs.iter().enumerate().take(job.out_regs) {
         for (c, chan) in reg.iter().enumerate() {
             for (l, &v) in chan.iter().enumerate().take(n) {
@@ -275,6 +334,45 @@ impl Compiled {
         work: Invocations<'_>,
         arrangement: Arrangement,
     ) -> Result<RunReport, HostError> {
+        self.check_bound(bind)?;
+        let r = &self.reflection;
+        let job = Job {
+            bind,
+            count: work.count,
+            inputs: work.inputs,
+            layout: work.layout,
+            in_regs: r.input_registers,
+            first_sv: r.first_system_value,
+            out_regs: r.output_registers,
+            arrangement,
+            max_emit: None,
+        };
+        let (outputs, discarded) = (work.outputs, work.discarded);
+        self.check("inputs", job.inputs.len(), job.count, job.in_regs)?;
+        self.check("outputs", outputs.len(), job.count, job.out_regs)?;
+        if let Some(d) = &discarded
+            && d.len() != job.count
+        {
+            return Err(HostError::Buffer {
+                what: "discarded",
+                got: d.len(),
+                want: job.count,
+                invocations: job.count,
+                registers: 0,
+            });
+        }
+        let out = Shared {
+            ptr: outputs.as_mut_ptr(),
+            len: outputs.len(),
+            discarded: discarded.map(|d| (d.as_mut_ptr(), d.len())),
+            counts: None,
+            _buffer: std::marker::PhantomData,
+        };
+        self.dispatch(rt, &job, &out)
+    }
+
+    /// Every constant buffer and texture the shader reads is bound.
+    fn check_bound(&self, bind: &Bindings) -> Result<(), HostError> {
         let r = &self.reflection;
         if let Some(&b) = r
             .constant_buffers_read
@@ -296,39 +394,18 @@ impl Compiled {
                 index: u,
             });
         }
-        let job = Job {
-            bind,
-            count: work.count,
-            inputs: work.inputs,
-            layout: work.layout,
-            in_regs: r.input_registers,
-            first_sv: r.first_system_value,
-            out_regs: r.output_registers,
-            arrangement,
-        };
-        let (outputs, discarded) = (work.outputs, work.discarded);
-        self.check("inputs", job.inputs.len(), job.count, job.in_regs)?;
-        self.check("outputs", outputs.len(), job.count, job.out_regs)?;
-        if let Some(d) = &discarded
-            && d.len() != job.count
-        {
-            return Err(HostError::Buffer {
-                what: "discarded",
-                got: d.len(),
-                want: job.count,
-                invocations: job.count,
-                registers: 0,
-            });
-        }
-        let out = Shared {
-            ptr: outputs.as_mut_ptr(),
-            len: outputs.len(),
-            discarded: discarded.map(|d| (d.as_mut_ptr(), d.len())),
-            _buffer: std::marker::PhantomData,
-        };
+        Ok(())
+    }
+
+    fn dispatch(
+        &self,
+        rt: &Runtime,
+        job: &Job<'_>,
+        out: &Shared<'_>,
+    ) -> Result<RunReport, HostError> {
         match &self.engine {
-            super::Inner::Interp(s, slots) => run_on(rt, s.as_ref(), slots, &job, &out),
-            super::Inner::Jit(j, slots) => run_on(rt, j.as_ref(), slots, &job, &out),
+            super::Inner::Interp(s, slots) => run_on(rt, s.as_ref(), slots, job, out),
+            super::Inner::Jit(j, slots) => run_on(rt, j.as_ref(), slots, job, out),
         }
     }
 
@@ -383,6 +460,70 @@ impl Compiled {
             ));
         }
         self.run(rt, bind, work, Arrangement::Independent)
+    }
+
+    /// Runs a geometry shader over `count` primitives: `inputs` holds
+    /// [`super::Reflection::primitive_input_registers`] registers per primitive (each vertex's
+    /// IN registers, vertex after vertex, then the SV registers such as PRIMID, which the host
+    /// sets) in `layout`; the emitted vertices go to `out`. Allocation and threads as in
+    /// [`Compiled::run_fragments`].
+    ///
+    /// # Errors
+    /// As [`Compiled::run_fragments`], with [`HostError::Buffer`] for `out`'s buffers, and
+    /// [`HostError::Processor`] for a shader without GS_MAX_OUTPUT_VERTICES.
+    pub fn run_primitives(
+        &self,
+        rt: &Runtime,
+        bind: &Bindings,
+        count: usize,
+        layout: Layout,
+        inputs: &[u32],
+        out: Emission<'_>,
+    ) -> Result<RunReport, HostError> {
+        self.expect(Processor::Geometry, "run_primitives")?;
+        let r = &self.reflection;
+        let max = r.max_output_vertices;
+        if max == 0 {
+            return Err(HostError::Processor(
+                "run_primitives: the shader declares no GS_MAX_OUTPUT_VERTICES".into(),
+            ));
+        }
+        self.check_bound(bind)?;
+        let job = Job {
+            bind,
+            count,
+            inputs,
+            layout,
+            in_regs: r.primitive_input_registers(),
+            first_sv: r.vertices_per_primitive * r.first_system_value,
+            out_regs: r.output_registers,
+            arrangement: Arrangement::Independent,
+            max_emit: Some(max),
+        };
+        self.check("inputs", inputs.len(), count, job.in_regs)?;
+        let slots = count.saturating_mul(max);
+        self.check("vertices", out.vertices.len(), slots, job.out_regs)?;
+        for (what, len) in [("counts", out.counts.len()), ("ends", out.ends.len())] {
+            let want = if what == "counts" { count } else { slots };
+            if len != want {
+                return Err(HostError::Buffer {
+                    what,
+                    got: len,
+                    want,
+                    invocations: count,
+                    registers: 0,
+                });
+            }
+        }
+        out.ends.fill(false);
+        let shared = Shared {
+            ptr: out.vertices.as_mut_ptr(),
+            len: out.vertices.len(),
+            discarded: Some((out.ends.as_mut_ptr(), out.ends.len())),
+            counts: Some((out.counts.as_mut_ptr(), out.counts.len())),
+            _buffer: std::marker::PhantomData,
+        };
+        self.dispatch(rt, &job, &shared)
     }
 
     fn expect(&self, kind: Processor, call: &str) -> Result<(), HostError> {

@@ -9,9 +9,10 @@
 //!   buffers and their sizes, samplers and views with their targets, properties).
 //! - [`Runtime::compile`] gives a [`Compiled`] shader for an engine (interpreter, Cranelift,
 //!   LLVM).
-//! - [`Compiled::run_fragments`] and [`Compiled::run_vertices`] run invocations: the host's
-//!   input and output buffers in array-of-structures or structure-of-arrays form
-//!   ([`Layout`]); after a shader's first run nothing is allocated per call.
+//! - [`Compiled::run_fragments`], [`Compiled::run_vertices`] and [`Compiled::run_primitives`]
+//!   run invocations: the host's input and output buffers in array-of-structures or
+//!   structure-of-arrays form ([`Layout`]); after a shader's first run nothing is allocated
+//!   per call.
 //!
 //! Errors are [`HostError`]s; nothing a host passes makes the API panic.
 //!
@@ -32,7 +33,7 @@
 mod invoke;
 pub mod reflect;
 
-pub use invoke::{Invocations, Layout, RunReport};
+pub use invoke::{Emission, Invocations, Layout, RunReport};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::dispatch::{Engine, MAX_THREADS};
@@ -334,7 +335,11 @@ impl Runtime {
         let tokens: Arc<[u32]> = tgsic::front::binary::encode(&shader.program)
             .map_err(|e| HostError::Encode(e.to_string()))?
             .into();
-        let reflection = Arc::new(Reflection::of(&shader.program, |f| shader.size(f)));
+        let reflection = Arc::new(Reflection::with_vertices(
+            &shader.program,
+            |f| shader.size(f),
+            shader.gs_vertices as usize,
+        ));
         Ok(Module {
             shader,
             tokens,

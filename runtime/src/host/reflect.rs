@@ -53,8 +53,14 @@ pub struct Reflection {
     /// Registers per invocation in an input buffer: the IN file, then the SV file (one past the
     /// highest declared index of each).
     pub input_registers: usize,
-    /// Where the SV registers start in an input buffer (the IN file's size).
+    /// Where the SV registers start in an input buffer (the IN file's size); for a geometry
+    /// shader, in each of a primitive's vertices ([`Reflection::primitive_input_registers`]).
     pub first_system_value: usize,
+    /// Vertices per input primitive of a geometry shader (GS_INPUT_PRIMITIVE); 1 otherwise.
+    pub vertices_per_primitive: usize,
+    /// Vertices a geometry shader emits at most per primitive (GS_MAX_OUTPUT_VERTICES); 0
+    /// otherwise.
+    pub max_output_vertices: usize,
     /// Registers per invocation in an output buffer: the OUT file.
     pub output_registers: usize,
     /// Constant buffers declared, by buffer.
@@ -98,6 +104,15 @@ impl Reflection {
     /// The interface of `p`; `size` gives each register file's allocated size (one past the
     /// highest declared index).
     pub(super) fn of(p: &Program, size: impl Fn(File) -> usize) -> Reflection {
+        Reflection::with_vertices(p, size, 1)
+    }
+
+    /// As [`Reflection::of`], with the vertices per input primitive of a geometry shader.
+    pub(super) fn with_vertices(
+        p: &Program,
+        size: impl Fn(File) -> usize,
+        vertices_per_primitive: usize,
+    ) -> Reflection {
         let mut constant_buffers: Vec<ConstantBuffer> = Vec::new();
         for d in p.declarations_of(File::Constant) {
             let buffer = d.dimension.unwrap_or(0);
@@ -139,6 +154,12 @@ impl Reflection {
             outputs: varyings(p, File::Output),
             input_registers: first_system_value + size(File::SystemValue),
             first_system_value,
+            vertices_per_primitive: vertices_per_primitive.max(1),
+            max_output_vertices: p
+                .properties
+                .iter()
+                .find(|q| q.name == PropertyName::GsMaxOutputVertices)
+                .map_or(0, |q| q.value as usize),
             output_registers: size(File::Output),
             constant_buffers,
             constant_buffers_read: buffers_read.into_iter().collect(),
@@ -158,6 +179,13 @@ impl Reflection {
                 .max()
                 .unwrap_or(0)
         })
+    }
+
+    /// Registers per primitive in a geometry shader's input buffer: each vertex's IN registers,
+    /// vertex after vertex, then the SV registers.
+    pub fn primitive_input_registers(&self) -> usize {
+        self.vertices_per_primitive * self.first_system_value
+            + (self.input_registers - self.first_system_value)
     }
 
     /// The input register with `semantic` (and semantic index), if declared.
