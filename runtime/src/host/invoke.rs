@@ -297,7 +297,29 @@ fn run_batch<E: Engine>(
     Ok((report.killed & io.alive, report.exhausted & io.alive))
 }
 
+/// A buffer of `got` values where `want` are needed is [`HostError::Buffer`].
+fn exact_len(
+    what: &'static str,
+    got: usize,
+    want: usize,
+    invocations: usize,
+    registers: usize,
+) -> Result<(), HostError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(HostError::Buffer {
+            what,
+            got,
+            want,
+            invocations,
+            registers,
+        })
+    }
+}
+
 impl Compiled {
+    /// `len` is `count × registers × 4` (an overflowing product matches nothing).
     fn check(
         &self,
         what: &'static str,
@@ -308,23 +330,8 @@ impl Compiled {
         let want = count
             .checked_mul(registers)
             .and_then(|x| x.checked_mul(4))
-            .ok_or(HostError::Buffer {
-                what,
-                got: len,
-                want: usize::MAX,
-                invocations: count,
-                registers,
-            })?;
-        if len != want {
-            return Err(HostError::Buffer {
-                what,
-                got: len,
-                want,
-                invocations: count,
-                registers,
-            });
-        }
-        Ok(())
+            .unwrap_or(usize::MAX);
+        exact_len(what, len, want, count, registers)
     }
 
     fn run(
@@ -350,16 +357,8 @@ impl Compiled {
         let (outputs, discarded) = (work.outputs, work.discarded);
         self.check("inputs", job.inputs.len(), job.count, job.in_regs)?;
         self.check("outputs", outputs.len(), job.count, job.out_regs)?;
-        if let Some(d) = &discarded
-            && d.len() != job.count
-        {
-            return Err(HostError::Buffer {
-                what: "discarded",
-                got: d.len(),
-                want: job.count,
-                invocations: job.count,
-                registers: 0,
-            });
+        if let Some(d) = &discarded {
+            exact_len("discarded", d.len(), job.count, job.count, 0)?;
         }
         let out = Shared {
             ptr: outputs.as_mut_ptr(),
@@ -503,18 +502,8 @@ impl Compiled {
         self.check("inputs", inputs.len(), count, job.in_regs)?;
         let slots = count.saturating_mul(max);
         self.check("vertices", out.vertices.len(), slots, job.out_regs)?;
-        for (what, len) in [("counts", out.counts.len()), ("ends", out.ends.len())] {
-            let want = if what == "counts" { count } else { slots };
-            if len != want {
-                return Err(HostError::Buffer {
-                    what,
-                    got: len,
-                    want,
-                    invocations: count,
-                    registers: 0,
-                });
-            }
-        }
+        exact_len("counts", out.counts.len(), count, count, 0)?;
+        exact_len("ends", out.ends.len(), slots, count, 0)?;
         out.ends.fill(false);
         let shared = Shared {
             ptr: out.vertices.as_mut_ptr(),
