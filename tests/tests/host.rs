@@ -204,3 +204,68 @@ fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
         }
     }
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+    use tgsic_runtime::host::{Emission, HostError};
+
+    fn cases() -> u32 {
+        if std::env::var_os("CI").is_some() {
+            64
+        } else {
+            256
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+        /// Whatever counts and buffer lengths a host passes, a run returns (an error when they
+        /// do not fit), never panics, and never writes past a buffer.
+        #[test]
+        fn any_counts_and_lengths(
+            count in prop_oneof![0usize..40, Just(usize::MAX), Just(usize::MAX / 4)],
+            in_len in 0usize..700,
+            out_len in 0usize..700,
+            flags in proptest::option::of(0usize..40),
+            soa in any::<bool>(),
+            which in 0usize..3,
+        ) {
+            let rt = Runtime::new(RuntimeOptions { threads: 2, cache_entries: 4 }).unwrap();
+            let name = ["noise.tgsi", "transform_lit.vert.tgsi", "explode.geom.tgsi"][which];
+            let m = load(&rt, name);
+            let c = rt.compile(&m, &CompileOptions::default()).unwrap();
+            let layout = if soa { Layout::Soa } else { Layout::Aos };
+            let inputs = vec![0x3f80_0000u32; in_len];
+            // A guard word after the outputs: nothing may write it.
+            let mut outputs = vec![7u32; out_len + 1];
+            let mut discarded = vec![false; flags.unwrap_or(0)];
+            let bind = Bindings::default();
+            let (body, guard) = outputs.split_at_mut(out_len);
+            let result = match which {
+                0 => {
+                    let mut work = Invocations::new(count, layout, &inputs, body);
+                    if flags.is_some() {
+                        work = work.with_discarded(&mut discarded);
+                    }
+                    c.run_fragments(&rt, &bind, work)
+                }
+                1 => c.run_vertices(&rt, &bind, Invocations::new(count, layout, &inputs, body)),
+                _ => {
+                    let mut counts = vec![0u32; flags.unwrap_or(0)];
+                    let mut ends = vec![false; in_len / 7];
+                    let out = Emission { vertices: body, counts: &mut counts, ends: &mut ends };
+                    c.run_primitives(&rt, &bind, count, layout, &inputs, out)
+                }
+            };
+            prop_assert_eq!(guard[0], 7);
+            if let Err(e) = result {
+                prop_assert!(
+                    matches!(e, HostError::Buffer { .. } | HostError::Quads(_)),
+                    "{}", e
+                );
+            }
+        }
+    }
+}
