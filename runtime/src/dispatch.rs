@@ -173,6 +173,9 @@ pub struct RunOptions<'a> {
     /// [`RunError::TimeLimit`]. Each batch is bounded by the loop budget
     /// ([`Bindings::max_iterations`]), so together they bound the whole run.
     pub deadline: Option<std::time::Instant>,
+    /// Worker threads to run on (a host's, [`crate::host::Runtime::pool`]) instead of threads
+    /// started for this run; `threads` is then ignored.
+    pub pool: Option<&'a rayon::ThreadPool>,
 }
 
 impl std::fmt::Debug for RunOptions<'_> {
@@ -211,7 +214,11 @@ where
             p(d, n as u64);
         }
     };
-    if opts.threads == 1 || n <= 1 {
+    let single = match opts.pool {
+        Some(p) => p.current_num_threads() == 1,
+        None => opts.threads == 1,
+    };
+    if single || n <= 1 {
         let mut io = new_io(engine.shader(), arrangement);
         let mut scratch = engine.scratch();
         return (0..n)
@@ -223,10 +230,17 @@ where
             .collect();
     }
     use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.min(MAX_THREADS).min(n))
-        .build()
-        .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
+    let started;
+    let pool = match opts.pool {
+        Some(p) => p,
+        None => {
+            started = rayon::ThreadPoolBuilder::new()
+                .num_threads(opts.threads.min(MAX_THREADS).min(n))
+                .build()
+                .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
+            &started
+        }
+    };
     pool.install(|| {
         (0..n)
             .into_par_iter()
@@ -457,6 +471,7 @@ where
             threads: opts.threads,
             progress: Some(&tick),
             deadline: opts.deadline,
+            pool: opts.pool,
         };
         let results = parallel(
             engine,

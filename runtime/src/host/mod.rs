@@ -303,6 +303,12 @@ impl Runtime {
         })
     }
 
+    /// The worker threads (none when the runtime runs on the calling thread), for
+    /// [`crate::dispatch::RunOptions::pool`]: the `dispatch` functions then run on them too.
+    pub fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_ref()
+    }
+
     /// Worker threads (1: the calling thread).
     pub fn threads(&self) -> usize {
         self.pool.as_ref().map_or(1, |p| p.current_num_threads())

@@ -159,9 +159,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let bind = bindings(&p, &a.bind, a.clear)?;
     let (w, h) = a.size;
     let mut rows: Vec<Row> = Vec::new();
+    let rt = crate::run::runtime(&a.exec)?;
     for &engine in &a.engines {
         let t = Instant::now();
-        let e: AnyEngine = make_engine(engine, shader.clone(), &a.exec, input)?;
+        let e: AnyEngine = make_engine(&rt, engine, shader.clone(), &a.exec, input)?;
         let compile = match engine {
             Engine::Interp => t.elapsed(),
             _ => e.compile_time().max(t.elapsed().min(e.compile_time())),
@@ -179,6 +180,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
                 threads: a.exec.threads,
                 progress: Some(&tick),
                 deadline: None,
+                pool: rt.pool(),
             };
             let t = Instant::now();
             let img = with_engine!(&e, x => dispatch::render_with(x, &bind, w, h, 0, &opts))

@@ -525,14 +525,25 @@ pub fn progress_bar(what: &str) -> indicatif::ProgressBar {
 /// ([`tgsic_runtime::host`]), which the `dispatch` functions run.
 pub type AnyEngine = std::sync::Arc<tgsic_runtime::host::Compiled>;
 
+/// The host runtime a command runs on: `--threads` worker threads, started once for the whole
+/// command (every band of an image runs on them).
+pub fn runtime(exec: &ExecArgs) -> Result<tgsic_runtime::host::Runtime, Failure> {
+    tgsic_runtime::host::Runtime::new(tgsic_runtime::host::RuntimeOptions {
+        threads: exec.threads,
+        cache_entries: 8,
+    })
+    .map_err(|e| input_error(format!("error: {e}")))
+}
+
 /// Builds the engine `engine` for `shader`, through the host API.
 pub fn make_engine(
+    rt: &tgsic_runtime::host::Runtime,
     engine: Engine,
     shader: Shader,
     exec: &ExecArgs,
     name: &str,
 ) -> Result<AnyEngine, Failure> {
-    use tgsic_runtime::host::{CompileOptions, EngineChoice, HostError, Runtime, RuntimeOptions};
+    use tgsic_runtime::host::{CompileOptions, EngineChoice, HostError};
     let choice = match engine {
         Engine::Interp => EngineChoice::Interpreter,
         Engine::Jit | Engine::Llvm => {
@@ -547,8 +558,6 @@ pub fn make_engine(
             EngineChoice::Jit(exec.jit_config(backend)?)
         }
     };
-    // The command line runs the compiled shader through `dispatch` with its own --threads,
-    // so the runtime starts no threads of its own.
     let host = |e: HostError| match e {
         HostError::Compile(e) => input_error(crate::report::located_error(
             name,
@@ -557,11 +566,6 @@ pub fn make_engine(
         )),
         other => input_error(format!("{name}: error: {other}")),
     };
-    let rt = Runtime::new(RuntimeOptions {
-        threads: 1,
-        cache_entries: 1,
-    })
-    .map_err(host)?;
     let module = rt.prepared(shader).map_err(host)?;
     rt.compile(&module, &CompileOptions { engine: choice })
         .map_err(host)
@@ -582,7 +586,8 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let p = shader.program.clone();
     let bind = bindings(&p, &a.bind, a.clear)?;
     let name = crate::report::display_name(&a.input);
-    let engine = make_engine(a.engine, shader, &a.exec, name)?;
+    let rt = runtime(&a.exec)?;
+    let engine = make_engine(&rt, a.engine, shader, &a.exec, name)?;
     let err = |e: interp::RunError| {
         let detail = match (&e, a.timeout) {
             (interp::RunError::TimeLimit, Some(t)) => {
@@ -603,6 +608,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
         deadline: a
             .timeout
             .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
+        pool: rt.pool(),
     };
     let exhausted = match p.processor {
         Processor::Fragment => {
