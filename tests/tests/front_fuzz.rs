@@ -165,7 +165,9 @@ proptest! {
     fn mutated_corpus_text_never_panics(pick in any::<usize>(), muts in prop::collection::vec(mutation(), 1..6),
                                         tokens in prop::collection::vec((any::<usize>(), 0..TOKENS.len()), 0..4)) {
         let texts = corpus_texts();
-        prop_assume!(!texts.is_empty());
+        if texts.is_empty() {
+            return Ok(()); // ../shared is absent: corpus_texts said so (under CI it fails)
+        }
         let mut data = texts[pick % texts.len()].clone().into_bytes();
         for (at, t) in tokens {
             let a = at % (data.len() + 1);
@@ -177,7 +179,9 @@ proptest! {
     #[test]
     fn mutated_corpus_binary_never_panics(pick in any::<usize>(), muts in prop::collection::vec(mutation(), 1..6)) {
         let bins = corpus_binaries();
-        prop_assume!(!bins.is_empty());
+        if bins.is_empty() {
+            return Ok(()); // ../shared is absent
+        }
         let data = bins[pick % bins.len()].clone();
         exercise(&apply(data, &muts));
     }
