@@ -205,6 +205,43 @@ enum tgsic_status tgsic_shader_run_vertices(const struct tgsic_runtime *rt,
                                             uint32_t *outputs,
                                             size_t outputs_len);
 
+// Registers per primitive in a geometry shader's input buffer (each vertex's IN registers,
+// vertex after vertex, then the system values); 0 for NULL.
+//
+// # Safety
+// `m` is NULL or a live module.
+size_t tgsic_module_primitive_input_registers(const struct tgsic_module *m);
+
+// Vertices a geometry shader emits at most per primitive (GS_MAX_OUTPUT_VERTICES); 0 for
+// other shaders and NULL.
+//
+// # Safety
+// `m` is NULL or a live module.
+size_t tgsic_module_max_output_vertices(const struct tgsic_module *m);
+
+// Runs a geometry shader over `count` primitives: `inputs` holds `inputs_len` values
+// (`count × tgsic_module_primitive_input_registers × 4`, in `layout`); the emitted vertices'
+// OUT registers go to `vertices` (`count × max_output_vertices × output_registers × 4`
+// values, vertex by vertex), each primitive's vertex count to `counts` (`count` entries), and
+// `ends` (`count × max_output_vertices` bytes) gets 1 after each vertex where ENDPRIM ended a
+// strip.
+//
+// # Safety
+// As [`tgsic_shader_run_fragments`]; the buffers hold the lengths given.
+enum tgsic_status tgsic_shader_run_primitives(const struct tgsic_runtime *rt,
+                                              const struct tgsic_shader *s,
+                                              const struct tgsic_bindings *bindings,
+                                              size_t count,
+                                              enum tgsic_layout layout_,
+                                              const uint32_t *inputs,
+                                              size_t inputs_len,
+                                              uint32_t *vertices,
+                                              size_t vertices_len,
+                                              uint32_t *counts,
+                                              size_t counts_len,
+                                              uint8_t *ends,
+                                              size_t ends_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

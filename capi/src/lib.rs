@@ -492,19 +492,11 @@ pub unsafe extern "C" fn tgsic_shader_run_fragments(
         let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
             return fail(TgsicStatus::Argument, "inputs or outputs is NULL");
         };
-        let default = Bindings::default();
-        // SAFETY: NULL or live.
-        let bind = unsafe { bindings.as_ref() }.map_or(&default, |b| &b.0);
+        // SAFETY: NULL or live; `discarded` is NULL or holds `count` bytes.
+        let (bind, discarded) = unsafe { (bindings_or_none(bindings), flags(discarded, count)) };
         let mut work = Invocations::new(count, layout(layout_), inputs, outputs);
-        if !discarded.is_null() {
-            // SAFETY: `discarded` holds `count` bytes (the caller's contract). They are set to
-            // 0 first, a valid `bool`, so viewing them as `bool`s is sound; the run writes only
-            // `true` or `false`.
-            let flags = unsafe {
-                std::ptr::write_bytes(discarded, 0, count);
-                std::slice::from_raw_parts_mut(discarded.cast::<bool>(), count)
-            };
-            work = work.with_discarded(flags);
+        if let Some(d) = discarded {
+            work = work.with_discarded(d);
         }
         match s.0.run_fragments(&rt.0, bind, work) {
             Ok(_) => TgsicStatus::Ok,
@@ -545,14 +537,98 @@ pub unsafe extern "C" fn tgsic_shader_run_vertices(
         let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
             return fail(TgsicStatus::Argument, "inputs or outputs is NULL");
         };
-        let default = Bindings::default();
         // SAFETY: NULL or live.
-        let bind = unsafe { bindings.as_ref() }.map_or(&default, |b| &b.0);
+        let bind = unsafe { bindings_or_none(bindings) };
         match s.0.run_vertices(
             &rt.0,
             bind,
             Invocations::new(count, layout(layout_), inputs, outputs),
         ) {
+            Ok(_) => TgsicStatus::Ok,
+            Err(e) => host_error(e),
+        }
+    })
+}
+
+/// Registers per primitive in a geometry shader's input buffer (each vertex's IN registers,
+/// vertex after vertex, then the system values); 0 for NULL.
+///
+/// # Safety
+/// `m` is NULL or a live module.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_primitive_input_registers(m: *const TgsicModule) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { m.as_ref() }.map_or(0, |m| m.0.reflection().primitive_input_registers())
+}
+
+/// Vertices a geometry shader emits at most per primitive (GS_MAX_OUTPUT_VERTICES); 0 for
+/// other shaders and NULL.
+///
+/// # Safety
+/// `m` is NULL or a live module.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_module_max_output_vertices(m: *const TgsicModule) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { m.as_ref() }.map_or(0, |m| m.0.reflection().max_output_vertices)
+}
+
+/// Runs a geometry shader over `count` primitives: `inputs` holds `inputs_len` values
+/// (`count × tgsic_module_primitive_input_registers × 4`, in `layout`); the emitted vertices'
+/// OUT registers go to `vertices` (`count × max_output_vertices × output_registers × 4`
+/// values, vertex by vertex), each primitive's vertex count to `counts` (`count` entries), and
+/// `ends` (`count × max_output_vertices` bytes) gets 1 after each vertex where ENDPRIM ended a
+/// strip.
+///
+/// # Safety
+/// As [`tgsic_shader_run_fragments`]; the buffers hold the lengths given.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_run_primitives(
+    rt: *const TgsicRuntime,
+    s: *const TgsicShader,
+    bindings: *const TgsicBindings,
+    count: usize,
+    layout_: TgsicLayout,
+    inputs: *const u32,
+    inputs_len: usize,
+    vertices: *mut u32,
+    vertices_len: usize,
+    counts: *mut u32,
+    counts_len: usize,
+    ends: *mut u8,
+    ends_len: usize,
+) -> TgsicStatus {
+    guard(|| {
+        need!(rt, "rt");
+        need!(s, "shader");
+        // SAFETY: the caller's contract; empty slices for zero lengths.
+        let (rt, s, inputs, vertices, counts) = unsafe {
+            (
+                &*rt,
+                &*s,
+                slice(inputs, inputs_len),
+                slice_mut(vertices, vertices_len),
+                slice_mut(counts, counts_len),
+            )
+        };
+        let (Some(inputs), Some(vertices), Some(counts)) = (inputs, vertices, counts) else {
+            return fail(TgsicStatus::Argument, "inputs, vertices or counts is NULL");
+        };
+        // SAFETY: `ends` is NULL or holds `ends_len` bytes; the bindings are NULL or live.
+        let (ends, bind) = unsafe { (flags(ends, ends_len), bindings_or_none(bindings)) };
+        let ends: &mut [bool] = match ends {
+            Some(e) => e,
+            None if ends_len == 0 => &mut [],
+            None => return fail(TgsicStatus::Argument, "ends is NULL"),
+        };
+        let out = tgsic_runtime::host::Emission {
+            vertices,
+            counts,
+            ends,
+        };
+        match s
+            .0
+            .run_primitives(&rt.0, bind, count, layout(layout_), inputs, out)
+        {
             Ok(_) => TgsicStatus::Ok,
             Err(e) => host_error(e),
         }
@@ -586,5 +662,35 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Option<&'a mut [T]> {
     } else {
         // SAFETY: the caller's contract.
         Some(unsafe { std::slice::from_raw_parts_mut(p, len) })
+    }
+}
+
+/// The host's bindings, or none (NULL).
+///
+/// # Safety
+/// `b` is NULL or live.
+unsafe fn bindings_or_none<'a>(b: *const TgsicBindings) -> &'a Bindings {
+    static NONE: std::sync::OnceLock<Bindings> = std::sync::OnceLock::new();
+    // SAFETY: NULL or live (the caller's contract).
+    match unsafe { b.as_ref() } {
+        Some(b) => &b.0,
+        None => NONE.get_or_init(Bindings::default),
+    }
+}
+
+/// `len` bytes of the host's as flags the run sets, or None for NULL. The bytes are set to 0
+/// first, a valid `bool`, so viewing them as `bool`s is sound; the run writes only `true` or
+/// `false`.
+///
+/// # Safety
+/// A non-null `p` points at `len` writable bytes.
+unsafe fn flags<'a>(p: *mut u8, len: usize) -> Option<&'a mut [bool]> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract, and the zeroing above.
+    unsafe {
+        std::ptr::write_bytes(p, 0, len);
+        Some(std::slice::from_raw_parts_mut(p.cast::<bool>(), len))
     }
 }

@@ -141,3 +141,73 @@ fn mistakes_are_statuses_with_messages() {
         tgsic_bindings_free(null_mut());
     }
 }
+
+#[test]
+fn geometry_runs_from_c() {
+    let src = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/shaders/explode.geom.tgsi"
+    ))
+    .unwrap();
+    unsafe {
+        let mut rt = null_mut();
+        assert_eq!(tgsic_runtime_new(1, 0, &mut rt), TgsicStatus::Ok);
+        let mut m = null_mut();
+        assert_eq!(
+            tgsic_module_load(rt, src.as_ptr(), src.len(), &mut m),
+            TgsicStatus::Ok
+        );
+        let per = tgsic_module_primitive_input_registers(m);
+        let max = tgsic_module_max_output_vertices(m);
+        let outs = tgsic_module_output_registers(m);
+        assert_eq!((per, max, outs), (6, 3, 2));
+        let mut s = null_mut();
+        assert_eq!(
+            tgsic_shader_compile(rt, m, TgsicEngine::Interpreter, &mut s),
+            TgsicStatus::Ok
+        );
+        // One triangle in z = 0 with white vertices: it moves a quarter up z.
+        let tri = [
+            [0.0f32, 0.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0, 1.0],
+            [0.0, 1.0, 0.0, 1.0],
+        ];
+        let inputs: Vec<u32> = tri
+            .iter()
+            .flat_map(|p| [*p, [1.0; 4]])
+            .flatten()
+            .map(f32::to_bits)
+            .collect();
+        let mut vertices = vec![0u32; max * outs * 4];
+        let mut counts = [0u32; 1];
+        let mut ends = [7u8; 3];
+        let mut run = |ends: *mut u8| {
+            tgsic_shader_run_primitives(
+                rt,
+                s,
+                null(),
+                1,
+                TgsicLayout::Aos,
+                inputs.as_ptr(),
+                inputs.len(),
+                vertices.as_mut_ptr(),
+                vertices.len(),
+                counts.as_mut_ptr(),
+                1,
+                ends,
+                3,
+            )
+        };
+        assert_eq!(run(ends.as_mut_ptr()), TgsicStatus::Ok, "{}", last());
+        assert_eq!(run(null_mut()), TgsicStatus::Argument, "ends is NULL");
+        assert_eq!(counts, [3]);
+        assert_eq!(ends, [0, 0, 1]);
+        for k in 0..3 {
+            let z = f32::from_bits(vertices[k * outs * 4 + 2]);
+            assert_eq!(z, 0.25, "vertex {k}");
+        }
+        tgsic_shader_free(s);
+        tgsic_module_free(m);
+        tgsic_runtime_free(rt);
+    }
+}
