@@ -7,7 +7,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use tgsic::tgsi::Semantic;
 use tgsic_runtime::dispatch::{RunOptions, render_with};
-use tgsic_runtime::host::{CompileOptions, Invocations, Layout, Runtime, RuntimeOptions};
+use tgsic_runtime::host::{
+    CompileOptions, Invocations, Layout, Runtime, RuntimeOptions, quad_order,
+};
 use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::jit::{JitConfig, JitShader};
 
@@ -33,22 +35,15 @@ fn host(c: &mut Criterion) {
     let regs = module.reflection().input_registers;
     let n = (W * H) as usize;
     let mut inputs = vec![0u32; n * regs * 4];
-    let mut k = 0;
-    for qy in 0..H / 2 {
-        for qx in 0..W / 2 {
-            for (dx, dy) in [(0, 1), (1, 1), (0, 0), (1, 0)] {
-                let (i, j) = (2 * qx + dx, 2 * qy + dy);
-                let v = [
-                    (i as f32 + 0.5) / W as f32,
-                    (j as f32 + 0.5) / H as f32,
-                    0.0,
-                    1.0,
-                ];
-                for (ch, x) in v.iter().enumerate() {
-                    inputs[(k * regs + generic) * 4 + ch] = x.to_bits();
-                }
-                k += 1;
-            }
+    for (k, (i, j)) in quad_order(W, H).enumerate() {
+        let v = [
+            (i as f32 + 0.5) / W as f32,
+            (j as f32 + 0.5) / H as f32,
+            0.0,
+            1.0,
+        ];
+        for (ch, x) in v.iter().enumerate() {
+            inputs[(k * regs + generic) * 4 + ch] = x.to_bits();
         }
     }
     let mut outputs = vec![0u32; n * module.reflection().output_registers * 4];

@@ -99,6 +99,32 @@ fn host_error(e: HostError) -> TgsicStatus {
     fail(status, e.to_string())
 }
 
+/// Hands a new handle to C through `out`, or reports the error.
+///
+/// # Safety
+/// `out` is non-null and valid.
+unsafe fn hand_out<T>(out: *mut *mut T, value: Result<T, HostError>) -> TgsicStatus {
+    match value {
+        Ok(v) => {
+            // SAFETY: the caller's contract.
+            unsafe { *out = Box::into_raw(Box::new(v)) };
+            TgsicStatus::Ok
+        }
+        Err(e) => host_error(e),
+    }
+}
+
+/// Releases a handle made by [`hand_out`] (NULL is ignored).
+///
+/// # Safety
+/// `p` is NULL or came from [`hand_out`] with this type and is not used afterwards.
+unsafe fn release<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: the caller's contract.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p) })));
+    }
+}
+
 /// Runs `f`, turning a panic into `TGSIC_STATUS_PANIC`.
 fn guard(f: impl FnOnce() -> TgsicStatus) -> TgsicStatus {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -146,14 +172,8 @@ pub unsafe extern "C" fn tgsic_runtime_new(
                 cache_entries
             },
         };
-        match Runtime::new(opts) {
-            Ok(rt) => {
-                // SAFETY: `out` is non-null and valid (the caller's contract).
-                unsafe { *out = Box::into_raw(Box::new(TgsicRuntime(rt))) };
-                TgsicStatus::Ok
-            }
-            Err(e) => host_error(e),
-        }
+        // SAFETY: `out` is non-null and valid (the caller's contract).
+        unsafe { hand_out(out, Runtime::new(opts).map(TgsicRuntime)) }
     })
 }
 
@@ -164,10 +184,8 @@ pub unsafe extern "C" fn tgsic_runtime_new(
 /// `rt` came from [`tgsic_runtime_new`] and is not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tgsic_runtime_free(rt: *mut TgsicRuntime) {
-    if !rt.is_null() {
-        // SAFETY: the caller's contract.
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(rt) })));
-    }
+    // SAFETY: the caller\'s contract.
+    unsafe { release(rt) }
 }
 
 /// Reads a shader (TGSI text or binary tokens, detected) of `len` bytes and validates it.
@@ -187,14 +205,8 @@ pub unsafe extern "C" fn tgsic_module_load(
         need!(out, "out");
         // SAFETY: the caller's contract.
         let (rt, bytes) = unsafe { (&*rt, std::slice::from_raw_parts(bytes, len)) };
-        match rt.0.load(bytes) {
-            Ok(m) => {
-                // SAFETY: `out` is valid.
-                unsafe { *out = Box::into_raw(Box::new(TgsicModule(m))) };
-                TgsicStatus::Ok
-            }
-            Err(e) => host_error(e),
-        }
+        // SAFETY: `out` is valid.
+        unsafe { hand_out(out, rt.0.load(bytes).map(TgsicModule)) }
     })
 }
 
@@ -204,10 +216,8 @@ pub unsafe extern "C" fn tgsic_module_load(
 /// `m` came from [`tgsic_module_load`] and is not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tgsic_module_free(m: *mut TgsicModule) {
-    if !m.is_null() {
-        // SAFETY: the caller's contract.
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(m) })));
-    }
+    // SAFETY: the caller\'s contract.
+    unsafe { release(m) }
 }
 
 /// Registers per invocation in an input buffer (IN registers, then system values); 0 for NULL.
@@ -306,14 +316,9 @@ pub unsafe extern "C" fn tgsic_shader_compile(
             TgsicEngine::Cranelift => jit(Backend::Cranelift),
             TgsicEngine::Llvm => jit(Backend::Llvm),
         };
-        match rt.0.compile(&m.0, &CompileOptions { engine }) {
-            Ok(c) => {
-                // SAFETY: `out` is valid.
-                unsafe { *out = Box::into_raw(Box::new(TgsicShader(c))) };
-                TgsicStatus::Ok
-            }
-            Err(e) => host_error(e),
-        }
+        let compiled = rt.0.compile(&m.0, &CompileOptions { engine });
+        // SAFETY: `out` is valid.
+        unsafe { hand_out(out, compiled.map(TgsicShader)) }
     })
 }
 
@@ -323,10 +328,8 @@ pub unsafe extern "C" fn tgsic_shader_compile(
 /// `s` came from [`tgsic_shader_compile`] and is not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tgsic_shader_free(s: *mut TgsicShader) {
-    if !s.is_null() {
-        // SAFETY: the caller's contract.
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(s) })));
-    }
+    // SAFETY: the caller\'s contract.
+    unsafe { release(s) }
 }
 
 /// Creates empty bindings (no constants, no textures).
@@ -338,8 +341,7 @@ pub unsafe extern "C" fn tgsic_bindings_new(out: *mut *mut TgsicBindings) -> Tgs
     guard(|| {
         need!(out, "out");
         // SAFETY: `out` is valid.
-        unsafe { *out = Box::into_raw(Box::new(TgsicBindings(Bindings::default()))) };
-        TgsicStatus::Ok
+        unsafe { hand_out(out, Ok(TgsicBindings(Bindings::default()))) }
     })
 }
 
@@ -349,10 +351,8 @@ pub unsafe extern "C" fn tgsic_bindings_new(out: *mut *mut TgsicBindings) -> Tgs
 /// `b` came from [`tgsic_bindings_new`] and is not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tgsic_bindings_free(b: *mut TgsicBindings) {
-    if !b.is_null() {
-        // SAFETY: the caller's contract.
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(b) })));
-    }
+    // SAFETY: the caller\'s contract.
+    unsafe { release(b) }
 }
 
 /// Sets constant buffer `buffer` to `registers` registers of 4 raw 32-bit values each.

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use tgsic::tgsi::Semantic;
 use tgsic_runtime::host::{
-    CompileOptions, Compiled, Invocations, Layout, Module, Runtime, RuntimeOptions,
+    CompileOptions, Compiled, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
 use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
@@ -302,23 +302,16 @@ fn checker(rt: &Runtime) -> Result<Texture, Error> {
     let uv = r.input(Semantic::Generic, 0).ok_or("no GENERIC[0]")? as usize;
     let (w, h) = (64usize, 64usize);
     let mut inputs = vec![0u32; w * h * r.input_registers * 4];
-    let mut pixels = Vec::new();
-    for qy in 0..h / 2 {
-        for qx in 0..w / 2 {
-            for (dx, dy) in [(0, 1), (1, 1), (0, 0), (1, 0)] {
-                let (i, j) = (2 * qx + dx, 2 * qy + dy);
-                let k = pixels.len();
-                let v = [
-                    (i as f32 + 0.5) / w as f32,
-                    (j as f32 + 0.5) / h as f32,
-                    0.0,
-                    1.0,
-                ];
-                for (ch, x) in v.iter().enumerate() {
-                    inputs[(k * r.input_registers + uv) * 4 + ch] = x.to_bits();
-                }
-                pixels.push((i, j));
-            }
+    let pixels: Vec<(u32, u32)> = quad_order(w as u32, h as u32).collect();
+    for (k, &(i, j)) in pixels.iter().enumerate() {
+        let v = [
+            (i as f32 + 0.5) / w as f32,
+            (j as f32 + 0.5) / h as f32,
+            0.0,
+            1.0,
+        ];
+        for (ch, x) in v.iter().enumerate() {
+            inputs[(k * r.input_registers + uv) * 4 + ch] = x.to_bits();
         }
     }
     let mut out = vec![0u32; w * h * r.output_registers * 4];
@@ -331,7 +324,7 @@ fn checker(rt: &Runtime) -> Result<Texture, Error> {
     let mut texels = vec![0.0f32; w * h * 4];
     for (k, &(i, j)) in pixels.iter().enumerate() {
         for ch in 0..4 {
-            texels[(j * w + i) * 4 + ch] =
+            texels[(j as usize * w + i as usize) * 4 + ch] =
                 f32::from_bits(out[(k * r.output_registers + colour) * 4 + ch]);
         }
     }

@@ -133,7 +133,9 @@ fn fragment_input(
 }
 
 /// Zeroed batch storage for `p`.
-fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
+/// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
+/// primitive, vertex-major).
+pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
     let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
     let per_vertex = if p.program.processor == Processor::Geometry {
         p.gs_vertices as usize

@@ -11,7 +11,7 @@ use tgsic_runtime::dispatch::{
     Engine, Image, Invocation, RunOptions, render, run_geometry, run_vertices,
 };
 use tgsic_runtime::interp::{Bindings, Shader};
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;
 
@@ -28,13 +28,7 @@ fn example(name: &str) -> Shader {
 fn render_all(name: &str, bind: &Bindings, w: u32, h: u32) -> Image {
     let shader = example(name);
     let reference = render(&shader, bind, w, h, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
-    for (backend, _) in jit_backends() {
-        let config = JitConfig {
-            backend,
-            math: MathMode::Exact,
-            ..JitConfig::default()
-        };
-        let jit = JitShader::new(shader.clone(), &config).unwrap_or_else(|e| panic!("{e}"));
+    for (backend, jit) in jits(&shader) {
         let img = render(&jit, bind, w, h, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
         let same = img
             .pixels
@@ -179,33 +173,21 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn engines(shader: &Shader, run: &dyn Fn(&dyn RunEngine) -> Vec<Invocation>) -> Vec<Invocation> {
-    let reference = run(&Interp(shader));
-    for (backend, _) in jit_backends() {
-        let config = JitConfig {
-            backend,
-            math: MathMode::Exact,
-            ..JitConfig::default()
-        };
-        let jit = JitShader::new(shader.clone(), &config).unwrap_or_else(|e| panic!("{e}"));
-        let out = run(&Jit(&jit));
-        assert_eq!(
-            format!("{out:?}"),
-            format!("{reference:?}"),
-            "{backend:?} differs from the interpreter"
-        );
-    }
-    reference
+/// JIT shaders for every back end of the build, exact math.
+fn jits(shader: &Shader) -> Vec<(Backend, JitShader)> {
+    jit_backends()
+        .into_iter()
+        .map(|(backend, _)| {
+            let config = JitConfig {
+                backend,
+                math: MathMode::Exact,
+                ..JitConfig::default()
+            };
+            let jit = JitShader::new(shader.clone(), &config).unwrap_or_else(|e| panic!("{e}"));
+            (backend, jit)
+        })
+        .collect()
 }
-
-/// A vertex or geometry run on one engine.
-trait RunEngine {
-    fn vertices(&self, v: &[Vec<[u32; 4]>]) -> Vec<Invocation>;
-    fn primitives(&self, p: &[Vec<Vec<[u32; 4]>>]) -> Vec<Invocation>;
-}
-
-struct Interp<'a>(&'a Shader);
-struct Jit<'a>(&'a JitShader);
 
 fn vertices_on<E: Engine + Sync>(e: &E, v: &[Vec<[u32; 4]>]) -> Vec<Invocation>
 where
@@ -221,24 +203,6 @@ where
     run_geometry(e, &Bindings::default(), p, &RunOptions::default()).expect("primitives run")
 }
 
-impl RunEngine for Interp<'_> {
-    fn vertices(&self, v: &[Vec<[u32; 4]>]) -> Vec<Invocation> {
-        vertices_on(self.0, v)
-    }
-    fn primitives(&self, p: &[Vec<Vec<[u32; 4]>>]) -> Vec<Invocation> {
-        primitives_on(self.0, p)
-    }
-}
-
-impl RunEngine for Jit<'_> {
-    fn vertices(&self, v: &[Vec<[u32; 4]>]) -> Vec<Invocation> {
-        vertices_on(self.0, v)
-    }
-    fn primitives(&self, p: &[Vec<Vec<[u32; 4]>>]) -> Vec<Invocation> {
-        primitives_on(self.0, p)
-    }
-}
-
 fn f(v: [u32; 4]) -> [f32; 4] {
     v.map(f32::from_bits)
 }
@@ -247,7 +211,11 @@ fn f(v: [u32; 4]) -> [f32; 4] {
 fn the_vertex_shader_rotates_projects_and_lights() {
     let shader = example("transform_lit.vert.tgsi");
     let verts = tgsic_runtime::attributes::read_vertices(&data("cube_corner.vertices")).unwrap();
-    let out = engines(&shader, &|e| e.vertices(&verts));
+    let out = vertices_on(&shader, &verts);
+    for (backend, jit) in jits(&shader) {
+        let same = format!("{:?}", vertices_on(&jit, &verts)) == format!("{out:?}");
+        assert!(same, "{backend:?} differs from the interpreter");
+    }
     assert_eq!(out.len(), 6);
     let (c, s) = (0.866f64, 0.5f64);
     let light = [0.3015, 0.9045, 0.3015];
@@ -284,7 +252,11 @@ fn the_geometry_shader_moves_each_triangle_along_its_normal() {
     let shader = example("explode.geom.tgsi");
     let prims =
         tgsic_runtime::attributes::read_primitives(&data("two_triangles.primitives"), 3).unwrap();
-    let out = engines(&shader, &|e| e.primitives(&prims));
+    let out = primitives_on(&shader, &prims);
+    for (backend, jit) in jits(&shader) {
+        let same = format!("{:?}", primitives_on(&jit, &prims)) == format!("{out:?}");
+        assert!(same, "{backend:?} differs from the interpreter");
+    }
     assert_eq!(out.len(), 2);
     for (prim, inv) in prims.iter().zip(&out) {
         assert_eq!(inv.emitted.len(), 4, "three vertices and ENDPRIM");

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use tgsic::tgsi::Semantic;
 use tgsic_runtime::dispatch::render;
 use tgsic_runtime::host::{
-    CompileOptions, EngineChoice, Invocations, Layout, Module, Runtime, RuntimeOptions,
+    CompileOptions, EngineChoice, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
 use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::jit::JitConfig;
@@ -26,14 +26,7 @@ fn load(rt: &Runtime, name: &str) -> Module {
 fn inputs(m: &Module, w: u32, h: u32, layout: Layout) -> (Vec<u32>, Vec<(u32, u32)>) {
     let r = m.reflection();
     let regs = r.input_registers;
-    let mut pixels = Vec::new();
-    for qy in 0..h / 2 {
-        for qx in 0..w / 2 {
-            for (dx, dy) in [(0, 1), (1, 1), (0, 0), (1, 0)] {
-                pixels.push((2 * qx + dx, 2 * qy + dy));
-            }
-        }
-    }
+    let pixels: Vec<(u32, u32)> = quad_order(w, h).collect();
     let n = pixels.len();
     let mut data = vec![0u32; n * regs * 4];
     for (k, &(i, j)) in pixels.iter().enumerate() {

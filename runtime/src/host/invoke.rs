@@ -1,11 +1,11 @@
 //! Running a compiled shader over invocations the host provides, into buffers the host owns.
 
 use super::{Compiled, HostError, Runtime};
-use crate::dispatch::{BatchIo, Engine};
-use crate::interp::{Arrangement, Bindings, LANES, Mask, Prepared};
+use crate::dispatch::{BatchIo, Engine, new_io};
+use crate::interp::{Arrangement, Bindings, LANES, Mask};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use tgsic::tgsi::{File, Processor};
+use tgsic::tgsi::Processor;
 
 /// How a host buffer orders its values. Values are raw 32-bit register components (an f32's
 /// bits, or an integer), four per register.
@@ -26,6 +26,17 @@ impl Layout {
             Layout::Soa => (r * 4 + c) * count + i,
         }
     }
+}
+
+/// The pixels (i, j) of a `width × height` grid (both even; j = 0 is the bottom row) in the
+/// order [`Compiled::run_fragments`] takes fragments: 2×2 quads left to right, bottom to top,
+/// each upper left, upper right, lower left, lower right.
+pub fn quad_order(width: u32, height: u32) -> impl Iterator<Item = (u32, u32)> {
+    (0..height / 2).flat_map(move |qy| {
+        (0..width / 2).flat_map(move |qx| {
+            [(0, 1), (1, 1), (0, 0), (1, 0)].map(|(dx, dy)| (2 * qx + dx, 2 * qy + dy))
+        })
+    })
 }
 
 /// What a run did besides writing the outputs.
@@ -156,24 +167,6 @@ impl<S> Slots<S> {
         if let Ok(mut v) = self.0.lock() {
             v.push(slot);
         }
-    }
-}
-
-fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
-    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
-    // A geometry shader's inputs are vertex-major: every vertex of the primitive.
-    let vertices = if p.program.processor == Processor::Geometry {
-        p.gs_vertices.max(1) as usize
-    } else {
-        1
-    };
-    BatchIo {
-        inputs: z(p.size(File::Input) * vertices),
-        sv: z(p.size(File::SystemValue)),
-        outputs: z(p.size(File::Output)),
-        alive: 0,
-        helpers: 0,
-        arrangement,
     }
 }
 

@@ -33,7 +33,7 @@
 mod invoke;
 pub mod reflect;
 
-pub use invoke::{Emission, Invocations, Layout, RunReport};
+pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::dispatch::{Engine, MAX_THREADS};
