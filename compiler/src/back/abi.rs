@@ -15,7 +15,8 @@ pub enum MathMode {
     /// Bit-identical to the interpreter (glibc's functions, called per lane).
     #[default]
     Exact,
-    /// Inline vector approximations (bounds in [`vmath`](crate::back::cranelift::vmath)).
+    /// Polynomial approximations expanded into the IR before code generation (bounds in
+    /// [`fast_math`](crate::opt::fast_math)).
     Fast,
 }
 

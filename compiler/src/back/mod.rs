@@ -15,6 +15,7 @@ pub mod host;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod nan;
+pub mod simd;
 #[cfg(test)]
 mod tests_support;
 pub mod theia;

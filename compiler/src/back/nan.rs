@@ -38,39 +38,27 @@ impl Class {
     }
 }
 
-/// Whether the operation's result comes from SSE arithmetic (in `fast` math mode, the inline
-/// approximations count too).
-fn arithmetic(op: &Op, fast: bool) -> bool {
+/// Whether the operation's result comes from SSE arithmetic.
+fn arithmetic(op: &Op) -> bool {
+    use Binary as B;
     use Unary as U;
-    match op {
-        Op::Unary(u) => match u {
-            U::FFloor | U::FCeil | U::FTrunc | U::FRound | U::FSqrt => true,
-            U::FExp2 | U::FLg2 | U::FSin | U::FCos => fast,
-            _ => false,
-        },
-        Op::Binary(b) => match b {
-            Binary::FAdd
-            | Binary::FSub
-            | Binary::FMul
-            | Binary::FDiv
-            | Binary::FMin
-            | Binary::FMax => true,
-            Binary::FPow => fast,
-            _ => false,
-        },
-        Op::Nary(Nary::Fma) | Op::Derivative { .. } => true,
-        _ => false,
-    }
+    matches!(
+        op,
+        Op::Unary(U::FFloor | U::FCeil | U::FTrunc | U::FRound | U::FSqrt)
+            | Op::Binary(B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax)
+            | Op::Nary(Nary::Fma)
+            | Op::Derivative { .. }
+    )
 }
 
 /// Per value, its class (see the module documentation).
-pub fn classes(f: &Function, fast: bool) -> Vec<Class> {
+pub fn classes(f: &Function) -> Vec<Class> {
     let mut cls = vec![Class::Exact; f.values.len()];
     // Merges start optimistic (the class of their first input) and settle to a fixpoint; sign
     // operations follow their operand.
     let mut merges: HashMap<Value, Vec<Value>> = HashMap::new();
     let mut signs: Vec<(Value, Unary, Value)> = Vec::new();
-    collect(f, &f.body, fast, &mut cls, &mut merges, &mut signs);
+    collect(f, &f.body, &mut cls, &mut merges, &mut signs);
     for &v in merges.keys() {
         cls[v.index()] = if f.ty(v) == Type::F32 {
             Class::Arith
@@ -138,7 +126,6 @@ fn jumps(b: &Block, conts: &mut Vec<Vec<Value>>, breaks: &mut Vec<Vec<Value>>) {
 fn collect(
     f: &Function,
     b: &Block,
-    fast: bool,
     cls: &mut [Class],
     merges: &mut HashMap<Value, Vec<Value>>,
     signs: &mut Vec<(Value, Unary, Value)>,
@@ -154,7 +141,7 @@ fn collect(
                     Op::Unary(u @ (Unary::FNeg | Unary::FAbs)) => {
                         signs.push((d.results[0], *u, d.args[0]))
                     }
-                    op if arithmetic(op, fast) => {
+                    op if arithmetic(op) => {
                         for &r in &d.results {
                             if f.ty(r) == Type::F32 {
                                 cls[r.index()] = Class::Arith;
@@ -165,8 +152,8 @@ fn collect(
                 }
             }
             Stmt::If(x) => {
-                collect(f, &x.then_, fast, cls, merges, signs);
-                collect(f, &x.else_, fast, cls, merges, signs);
+                collect(f, &x.then_, cls, merges, signs);
+                collect(f, &x.else_, cls, merges, signs);
                 for (k, &r) in x.results.iter().enumerate() {
                     let ys = [&x.then_, &x.else_]
                         .into_iter()
@@ -179,7 +166,7 @@ fn collect(
                 }
             }
             Stmt::Loop(l) => {
-                collect(f, &l.body, fast, cls, merges, signs);
+                collect(f, &l.body, cls, merges, signs);
                 let (mut conts, mut breaks) = (Vec::new(), Vec::new());
                 jumps(&l.body, &mut conts, &mut breaks);
                 for (k, &p) in l.params.iter().enumerate() {

@@ -11,6 +11,7 @@ pub mod compact;
 pub mod const_fold;
 pub mod copy_prop;
 pub mod dce;
+pub mod fast_math;
 pub mod gvn;
 pub mod if_convert;
 pub mod licm;

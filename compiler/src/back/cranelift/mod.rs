@@ -22,17 +22,17 @@
 //! [`compile`] returns a [`CompiledShader`] that owns its machine code (freed on drop) and may
 //! be called from many threads at once.
 
-mod lower;
-pub mod vmath;
+mod builder;
 
 use super::host;
 pub use super::host::tgsic_lanes_op;
 
+use super::simd;
 use crate::ir::Function;
-use cranelift_codegen::ir::AbiParam;
+use cranelift_codegen::ir::{self as cl, AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, isa::OwnedTargetIsa};
-use cranelift_frontend::FunctionBuilderContext;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use std::sync::OnceLock;
@@ -195,9 +195,10 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         ctx.set_disasm(true);
     }
     let mut fctx = FunctionBuilderContext::new();
+    let f = crate::back::simd::prepare(f, opts.math);
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lower::lower(f, opts, &mut module, &mut ctx.func, &mut fctx)
+        lower(&f, opts.vectors, &mut module, &mut ctx.func, &mut fctx)
     }))
     .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
@@ -235,7 +236,45 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         asm: if text { asm } else { None },
     };
     // SAFETY: `entry` lives in `module`, which the owner keeps until the shader is dropped.
-    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
+    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, &f, info) })
+}
+
+/// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
+fn lower(
+    f: &Function,
+    vectors: usize,
+    module: &mut JITModule,
+    func: &mut cl::Function,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<simd::Lowered, JitError> {
+    let ptr = module.target_config().pointer_type();
+    let sig = |module: &JITModule, params: &[cl::Type]| {
+        let mut s = module.make_signature();
+        s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        s
+    };
+    let (i32t, i64t) = (types::I32, types::I64);
+    // tgsic_lanes_op(code, a, b, c, d, out, n); texture(host, index, args, out, mask, lane0,
+    // lanes); emit(host, is_emit, values, count, mask, lane0, lanes).
+    let hs = sig(module, &[i32t, ptr, ptr, ptr, ptr, ptr, i32t]);
+    let host_id = module
+        .declare_function("tgsic_lanes_op", Linkage::Import, &hs)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let callees = builder::Callees {
+        host: module.declare_func_in_func(host_id, func),
+        texture: func.import_signature(sig(module, &[ptr, i32t, ptr, ptr, i64t, i32t, i32t])),
+        emit: func.import_signature(sig(module, &[ptr, i32t, ptr, i32t, i64t, i32t, i32t])),
+    };
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let args = b.block_params(entry)[0];
+    let (cb, lowered) = simd::lower(f, builder::ClBuilder::new(b, vectors, args, callees))?;
+    let mut b = cb.b;
+    b.seal_all_blocks();
+    b.finalize(module.target_config());
+    Ok(lowered)
 }
 
 // The C library stand-ins compute what the instructions they replace compute under DAZ/FTZ
@@ -306,5 +345,16 @@ mod tests {
     #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         ts::check_every_operation(&cranelift(2));
+    }
+
+    #[test]
+    fn text_and_code_size_are_reported() {
+        let f = ts::unary_function(crate::ir::Unary::FSqrt);
+        let c = compile_with_text(&f, &JitOptions::default()).unwrap();
+        let ir = c.ir_text.as_deref().unwrap();
+        assert!(ir.contains("sqrt"), "{ir}");
+        assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
+        assert!(c.code_size > 0);
+        assert_eq!(c.lanes_per_step, 8);
     }
 }

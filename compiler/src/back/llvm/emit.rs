@@ -213,14 +213,15 @@ impl<'ctx> Emit<'_, 'ctx> {
     pub fn fcmp(&self, p: FloatPredicate, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         Ok(self.b.build_float_compare(p, a, c, "")?)
     }
-    /// Whether `x` is zero as the CPU sees it under DAZ (±0 or a denormal): its exponent bits
-    /// are 0. Tested on the bits: LLVM 19 turns a comparison with zero into
-    /// `fcmp oeq x, 0.0` and, when `x` is a bitcast integer, folds that into an integer test
-    /// that ignores the function's denormal mode (a denormal is then not zero); it leaves the
-    /// integer test alone.
-    pub fn is_zero(&self, x: V<'ctx>) -> R<V<'ctx>> {
-        let exp = self.and(self.ints(x)?, self.iconst(0x7F80_0000))?;
-        self.icmp(IntPredicate::EQ, exp, self.iconst(0))
+    /// A float's denormals flushed to zeros of their sign, in integer arithmetic (LLVM keeps
+    /// integer operations; it may fold float ones as IEEE does).
+    pub fn flush(&self, x: V<'ctx>) -> R<V<'ctx>> {
+        let bits = self.ints(x)?;
+        let exp = self.and(bits, self.iconst(0x7F80_0000))?;
+        let tiny = self.icmp(IntPredicate::EQ, exp, self.iconst(0))?;
+        let sign = self.and(bits, self.iconst(0x8000_0000))?;
+        let r = self.select(tiny, sign, bits)?;
+        self.floats(r)
     }
     pub fn icmp(&self, p: IntPredicate, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         Ok(self.b.build_int_compare(p, a, c, "")?)
@@ -295,11 +296,6 @@ impl<'ctx> Emit<'_, 'ctx> {
 
     pub fn extract(&self, v: V<'ctx>, lane: u32) -> R<BasicValueEnum<'ctx>> {
         Ok(self.b.build_extract_element(v, self.i32c(lane), "")?)
-    }
-
-    /// Lane 0 of an integer or mask vector.
-    pub fn extract_int(&self, v: V<'ctx>) -> R<IntValue<'ctx>> {
-        Ok(self.extract(v, 0)?.into_int_value())
     }
 
     /// A scalar (integer or float) in every lane.

@@ -28,19 +28,21 @@
 //! The compiled code (an MCJIT execution engine and the LLVM context it lives in) is freed
 //! when the [`CompiledShader`] is dropped.
 
+mod builder;
 mod emit;
-mod lower;
-mod vmath;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
     MathMode, TextureCall, TextureFn,
 };
 
+use super::simd;
 use crate::ir::Function;
 use inkwell::OptimizationLevel;
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
 use inkwell::execution_engine::ExecutionEngine;
+use inkwell::module::Linkage;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
@@ -221,7 +223,8 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
     let tm = target_machine(cpu)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let lowered = lower::lower(f, opts, lanes, cpu, cx, &module)?;
+    let f = crate::back::simd::prepare(f, opts.math);
+    let lowered = lower(&f, lanes, cpu, cx, &module)?;
     if opts.verify {
         module
             .verify()
@@ -269,7 +272,70 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
         context: ManuallyDrop::new(context),
     };
     // SAFETY: `entry` lives in the engine, which the owner keeps until the shader is dropped.
-    Ok(unsafe { CompiledShader::new(Box::new(owner), entry, f, info) })
+    Ok(unsafe { CompiledShader::new(Box::new(owner), entry, &f, info) })
+}
+
+fn enum_attr(cx: &Context, name: &str) -> Attribute {
+    cx.create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0)
+}
+
+/// Declares `shade` (for the host CPU, under DAZ/FTZ) and builds it through [`simd::lower`].
+fn lower<'ctx>(
+    f: &Function,
+    lanes: usize,
+    cpu: &HostCpu,
+    cx: &'ctx Context,
+    module: &Module<'ctx>,
+) -> Result<simd::Lowered, JitError> {
+    let t = emit::Types::new(cx, lanes as u32)?;
+    let void = cx.void_type();
+    let func = module.add_function(
+        "shade",
+        void.fn_type(&[t.ptr.into()], false),
+        Some(Linkage::External),
+    );
+    for (k, v) in [
+        ("target-cpu", cpu.name.as_str()),
+        ("target-features", cpu.features.as_str()),
+        ("denormal-fp-math", "preserve-sign,preserve-sign"),
+        ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
+        ("min-legal-vector-width", &(32 * lanes).min(512).to_string()),
+    ] {
+        func.add_attribute(AttributeLoc::Function, cx.create_string_attribute(k, v));
+    }
+    func.add_attribute(AttributeLoc::Function, enum_attr(cx, "nounwind"));
+    func.add_attribute(AttributeLoc::Param(0), enum_attr(cx, "noalias"));
+    let (p, i32t, i64t) = (t.ptr.into(), t.i32.into(), t.i64.into());
+    // tgsic_lanes_op(code, a, b, c, d, out, n); texture(host, index, args, out, mask, lane0,
+    // lanes); emit(host, is_emit, values, count, mask, lane0, lanes).
+    let callees = builder::Callees {
+        host_fn: t
+            .i64
+            .const_int(
+                crate::back::host::tgsic_lanes_op_entered as *const () as usize as u64,
+                false,
+            )
+            .const_to_pointer(t.ptr),
+        host: void.fn_type(&[i32t, p, p, p, p, p, i32t], false),
+        texture: void.fn_type(&[p, i32t, p, p, i64t, i32t, i32t], false),
+        emit: void.fn_type(&[p, i32t, p, i32t, i64t, i32t, i32t], false),
+    };
+    let entry = cx.append_basic_block(func, "entry");
+    let b = cx.create_builder();
+    b.position_at_end(entry);
+    let args = func
+        .get_nth_param(0)
+        .ok_or_else(|| JitError::Codegen("no parameter".into()))?
+        .into_pointer_value();
+    let e = emit::Emit {
+        cx,
+        m: module,
+        b,
+        t,
+        lanes: lanes as u32,
+    };
+    let lb = builder::LlvmBuilder::new(e, func, args, callees, cpu.fma)?;
+    Ok(simd::lower(f, lb)?.1)
 }
 
 /// Bytes of code in an object file compiled from `module`.
@@ -346,26 +412,6 @@ mod tests {
         for lanes in [0, 4, 8, 64] {
             ts::check_every_operation(&llvm(lanes));
         }
-    }
-
-    #[test]
-    fn ex2_within_2_ulp() {
-        ts::vmath::ex2_within_2_ulp(&llvm(0));
-    }
-
-    #[test]
-    fn lg2_within_2_ulp_or_tiny_absolute() {
-        ts::vmath::lg2_within_2_ulp_or_tiny_absolute(&llvm(0));
-    }
-
-    #[test]
-    fn pow_within_its_bound() {
-        ts::vmath::pow_within_its_bound(&llvm(0));
-    }
-
-    #[test]
-    fn sin_cos_within_2_pow_22_absolute() {
-        ts::vmath::sin_cos_within_2_pow_22_absolute(&llvm(0));
     }
 
     #[test]

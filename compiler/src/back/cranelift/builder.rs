@@ -1,0 +1,638 @@
+//! [`SimdBuilder`] for Cranelift: a step of `4·k` lanes is `k` 128-bit registers (F32X4 for
+//! floats, I32X4 for integers and lane masks, a set lane all ones).
+//!
+//! What is Cranelift's own: vector constants are made once, in the entry block, so that they
+//! dominate every use and never sit inside a loop (Cranelift at `opt_level = none` would
+//! rematerialize them per use); a blend whose mask is a comparison's result is one `blendvps`,
+//! otherwise the mask is rebuilt from its sign bits first (`bitselect` on an arbitrary mask is
+//! three instructions); x86 has no vector instruction for integer division, 64-bit products,
+//! bit counts or per-lane shifts at 128 bits, so those are computed on the host.
+
+use crate::back::abi::JitError;
+use crate::back::simd::{
+    Callee, FBin, FCc, FUn, IBin, ICc, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+};
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    self as cl, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    Value, types,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::collections::HashMap;
+
+/// Vectors per value at most (32 lanes).
+const MAX_K: usize = 8;
+
+/// A step's lanes: `k` registers.
+#[derive(Clone, Copy)]
+pub struct Vx([Value; MAX_K]);
+
+/// A variable: `k` registers of one type, or one I64.
+#[derive(Clone, Copy)]
+pub struct Var {
+    v: [Variable; MAX_K],
+    ty: cl::Type,
+}
+
+/// Memory flags of every access: the addresses are valid, alignment is not assumed.
+fn flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+fn ty_of(kind: Kind) -> cl::Type {
+    match kind {
+        Kind::F32 => types::F32X4,
+        Kind::I32 | Kind::Mask => types::I32X4,
+    }
+}
+
+/// The imported functions and signatures the code calls.
+pub(super) struct Callees {
+    pub host: cl::FuncRef,
+    pub texture: cl::SigRef,
+    pub emit: cl::SigRef,
+}
+
+/// Cranelift's function builder with what the lowering needs.
+pub(super) struct ClBuilder<'f> {
+    pub b: FunctionBuilder<'f>,
+    k: usize,
+    args: Value,
+    callees: Callees,
+    consts: HashMap<(cl::Type, [u32; 4]), Value>,
+    /// The entry block's final jump, once made: constants go before it.
+    entry_jump: Option<cl::Inst>,
+}
+
+impl<'f> ClBuilder<'f> {
+    /// A builder in `b`'s current block (the entry block, whose parameter is `args`), for
+    /// `k` registers per value.
+    pub fn new(b: FunctionBuilder<'f>, k: usize, args: Value, callees: Callees) -> Self {
+        ClBuilder {
+            b,
+            k,
+            args,
+            callees,
+            consts: HashMap::new(),
+            entry_jump: None,
+        }
+    }
+
+    fn vx(&self, f: impl FnMut(usize) -> Value) -> Vx {
+        let mut out = [Value::from_u32(0); MAX_K];
+        for (j, v) in (0..self.k).map(f).enumerate() {
+            out[j] = v;
+        }
+        Vx(out)
+    }
+
+    fn map(&mut self, a: Vx, ty: cl::Type, mut f: impl FnMut(&mut Self, Value) -> Value) -> Vx {
+        let mut out = a;
+        for j in 0..self.k {
+            let x = self.bitcast(a.0[j], ty);
+            out.0[j] = f(self, x);
+        }
+        out
+    }
+
+    fn map2(
+        &mut self,
+        a: Vx,
+        c: Vx,
+        ty: cl::Type,
+        mut f: impl FnMut(&mut Self, Value, Value) -> Value,
+    ) -> Vx {
+        let mut out = a;
+        for j in 0..self.k {
+            let (x, y) = (self.bitcast(a.0[j], ty), self.bitcast(c.0[j], ty));
+            out.0[j] = f(self, x, y);
+        }
+        out
+    }
+
+    fn bitcast(&mut self, v: Value, ty: cl::Type) -> Value {
+        if self.b.func.dfg.value_type(v) == ty {
+            v
+        } else {
+            let le = MemFlagsData::new().with_endianness(Endianness::Little);
+            self.b.ins().bitcast(ty, le, v)
+        }
+    }
+
+    /// A vector constant, made once before the entry block's jump.
+    fn vconst(&mut self, ty: cl::Type, words: [u32; 4]) -> Value {
+        if let Some(&v) = self.consts.get(&(ty, words)) {
+            return v;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+        let v = match self.entry_jump {
+            Some(at) => FuncCursor::new(self.b.func).at_inst(at).ins().vconst(ty, c),
+            None => self.b.ins().vconst(ty, c),
+        };
+        self.consts.insert((ty, words), v);
+        v
+    }
+
+    /// A lane mask Cranelift knows to be all ones or all zeros per lane (a comparison's
+    /// result), so that `bitselect` becomes one blend instead of and/andnot/or.
+    fn lane_mask(&mut self, m: Value) -> Value {
+        use cranelift_codegen::ir::{InstructionData, Opcode};
+        let dfg = &self.b.func.dfg;
+        let compare = |v: Value| {
+            dfg.value_def(v).inst().is_some_and(|i| {
+                matches!(
+                    dfg.insts[i],
+                    InstructionData::IntCompare { .. } | InstructionData::FloatCompare { .. }
+                )
+            })
+        };
+        let direct = compare(m)
+            || dfg.value_def(m).inst().is_some_and(|i| match dfg.insts[i] {
+                InstructionData::LoadNoOffset {
+                    opcode: Opcode::Bitcast,
+                    arg,
+                    ..
+                } => compare(arg),
+                _ => false,
+            });
+        if direct {
+            return m;
+        }
+        let m = self.bitcast(m, types::I32X4);
+        let z = self.vconst(types::I32X4, [0; 4]);
+        self.b.ins().icmp(IntCC::SignedLessThan, m, z)
+    }
+
+    fn lane(&self, v: Vx, lane: usize) -> (Value, u8) {
+        (v.0[lane / 4], (lane % 4) as u8)
+    }
+}
+
+impl SimdBuilder for ClBuilder<'_> {
+    type V = Vx;
+    type S = Value;
+    type Var = Var;
+    type Block = cl::Block;
+
+    const FOLDS_DENORMALS: bool = false;
+
+    fn lanes(&self) -> usize {
+        4 * self.k
+    }
+
+    fn args(&self) -> Value {
+        self.args
+    }
+
+    fn splat_const(&mut self, kind: Kind, bits: u32) -> R<Vx> {
+        let bits = if kind == Kind::Mask && bits != 0 {
+            u32::MAX
+        } else {
+            bits
+        };
+        let v = self.vconst(ty_of(kind), [bits; 4]);
+        Ok(self.vx(|_| v))
+    }
+
+    fn iota(&mut self) -> R<Vx> {
+        let vs: Vec<Value> = (0..self.k as u32)
+            .map(|j| self.vconst(types::I32X4, [4 * j, 4 * j + 1, 4 * j + 2, 4 * j + 3]))
+            .collect();
+        Ok(self.vx(|j| vs[j]))
+    }
+
+    fn splat(&mut self, s: Value) -> R<Vx> {
+        let ty = if self.b.func.dfg.value_type(s) == types::F32 {
+            types::F32X4
+        } else {
+            types::I32X4
+        };
+        let v = self.b.ins().splat(ty, s);
+        Ok(self.vx(|_| v))
+    }
+
+    fn extract(&mut self, v: Vx, lane: usize) -> R<Value> {
+        let (x, i) = self.lane(v, lane);
+        Ok(self.b.ins().extractlane(x, i))
+    }
+
+    fn insert(&mut self, v: Vx, lane: usize, s: Value) -> R<Vx> {
+        let (x, i) = self.lane(v, lane);
+        let mut out = v;
+        out.0[lane / 4] = self.b.ins().insertlane(x, s, i);
+        Ok(out)
+    }
+
+    fn cast(&mut self, v: Vx, kind: Kind) -> R<Vx> {
+        Ok(self.map(v, ty_of(kind), |_, x| x))
+    }
+
+    fn fbin(&mut self, op: FBin, a: Vx, c: Vx) -> R<Vx> {
+        Ok(self.map2(a, c, types::F32X4, |s, x, y| match op {
+            FBin::Add => s.b.ins().fadd(x, y),
+            FBin::Sub => s.b.ins().fsub(x, y),
+            FBin::Mul => s.b.ins().fmul(x, y),
+            FBin::Div => s.b.ins().fdiv(x, y),
+        }))
+    }
+
+    fn fun(&mut self, op: FUn, a: Vx) -> R<Vx> {
+        if let FUn::Neg | FUn::Abs = op {
+            // Sign-bit operations as one xor/and with a constant.
+            let r = self.map(a, types::I32X4, |s, x| {
+                if op == FUn::Neg {
+                    let m = s.vconst(types::I32X4, [0x8000_0000; 4]);
+                    s.b.ins().bxor(x, m)
+                } else {
+                    let m = s.vconst(types::I32X4, [0x7FFF_FFFF; 4]);
+                    s.b.ins().band(x, m)
+                }
+            });
+            return self.cast(r, Kind::F32);
+        }
+        Ok(self.map(a, types::F32X4, |s, x| match op {
+            FUn::Floor => s.b.ins().floor(x),
+            FUn::Ceil => s.b.ins().ceil(x),
+            FUn::Trunc => s.b.ins().trunc(x),
+            FUn::Round => s.b.ins().nearest(x),
+            _ => s.b.ins().sqrt(x),
+        }))
+    }
+
+    fn fcmp(&mut self, cc: FCc, a: Vx, c: Vx) -> R<Vx> {
+        let cc = match cc {
+            FCc::Lt => FloatCC::LessThan,
+            FCc::Le => FloatCC::LessThanOrEqual,
+            FCc::Gt => FloatCC::GreaterThan,
+            FCc::Ge => FloatCC::GreaterThanOrEqual,
+            FCc::Eq => FloatCC::Equal,
+            FCc::Ne => FloatCC::NotEqual,
+            FCc::Uno => FloatCC::Unordered,
+        };
+        Ok(self.map2(a, c, types::F32X4, |s, x, y| s.b.ins().fcmp(cc, x, y)))
+    }
+
+    fn ibin(&mut self, op: IBin, a: Vx, c: Vx) -> R<Vx> {
+        Ok(self.map2(a, c, types::I32X4, |s, x, y| {
+            let i = s.b.ins();
+            match op {
+                IBin::Add => i.iadd(x, y),
+                IBin::Sub => i.isub(x, y),
+                IBin::Mul => i.imul(x, y),
+                IBin::And => i.band(x, y),
+                IBin::Or => i.bor(x, y),
+                IBin::Xor => i.bxor(x, y),
+                IBin::AndNot => i.band_not(x, y),
+                IBin::SMin => i.smin(x, y),
+                IBin::SMax => i.smax(x, y),
+                IBin::UMin => i.umin(x, y),
+                IBin::UMax => i.umax(x, y),
+            }
+        }))
+    }
+
+    fn icmp(&mut self, cc: ICc, a: Vx, c: Vx) -> R<Vx> {
+        let cc = match cc {
+            ICc::Eq => IntCC::Equal,
+            ICc::Ne => IntCC::NotEqual,
+            ICc::SLt => IntCC::SignedLessThan,
+            ICc::SLe => IntCC::SignedLessThanOrEqual,
+            ICc::SGt => IntCC::SignedGreaterThan,
+            ICc::SGe => IntCC::SignedGreaterThanOrEqual,
+            ICc::ULt => IntCC::UnsignedLessThan,
+            ICc::UGe => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        Ok(self.map2(a, c, types::I32X4, |s, x, y| s.b.ins().icmp(cc, x, y)))
+    }
+
+    fn not(&mut self, a: Vx) -> R<Vx> {
+        Ok(self.map(a, types::I32X4, |s, x| s.b.ins().bnot(x)))
+    }
+
+    fn shift_imm(&mut self, op: Shift, a: Vx, n: u32) -> R<Vx> {
+        let n = n as i64;
+        Ok(self.map(a, types::I32X4, |s, x| match op {
+            Shift::Shl => s.b.ins().ishl_imm_u(x, n),
+            Shift::ShrS => s.b.ins().sshr_imm_u(x, n),
+            Shift::ShrU => s.b.ins().ushr_imm_u(x, n),
+        }))
+    }
+
+    fn iabs(&mut self, a: Vx) -> R<Vx> {
+        Ok(self.map(a, types::I32X4, |s, x| s.b.ins().iabs(x)))
+    }
+
+    fn int_to_float(&mut self, a: Vx, signed: bool) -> R<Vx> {
+        Ok(self.map(a, types::I32X4, |s, x| {
+            if signed {
+                s.b.ins().fcvt_from_sint(types::F32X4, x)
+            } else {
+                s.b.ins().fcvt_from_uint(types::F32X4, x)
+            }
+        }))
+    }
+
+    fn float_to_int(&mut self, a: Vx) -> R<Vx> {
+        Ok(self.map(a, types::F32X4, |s, x| {
+            s.b.ins().x86_cvtt2dq(types::I32X4, x)
+        }))
+    }
+
+    fn select(&mut self, m: Vx, x: Vx, y: Vx) -> R<Vx> {
+        let mut out = x;
+        for j in 0..self.k {
+            let ty = self.b.func.dfg.value_type(x.0[j]);
+            let c = self.lane_mask(m.0[j]);
+            let c = self.bitcast(c, ty);
+            let yj = self.bitcast(y.0[j], ty);
+            out.0[j] = self.b.ins().bitselect(c, x.0[j], yj);
+        }
+        Ok(out)
+    }
+
+    fn select_all(&mut self, c: Value, x: Vx, y: Vx) -> R<Vx> {
+        let mut out = x;
+        for j in 0..self.k {
+            let ty = self.b.func.dfg.value_type(x.0[j]);
+            let yj = self.bitcast(y.0[j], ty);
+            out.0[j] = self.b.ins().select(c, x.0[j], yj);
+        }
+        Ok(out)
+    }
+
+    fn shuffle_quads(&mut self, v: Vx, pick: [u8; 4]) -> R<Vx> {
+        let bytes: Vec<u8> = pick
+            .iter()
+            .flat_map(|&i| (0..4).map(move |j| 4 * i + j))
+            .collect();
+        let mut out = v;
+        for j in 0..self.k {
+            let ty = self.b.func.dfg.value_type(v.0[j]);
+            let v8 = self.bitcast(v.0[j], types::I8X16);
+            let imm = self.b.func.dfg.immediates.push(bytes.clone().into());
+            let x = self.b.ins().shuffle(v8, v8, imm);
+            out.0[j] = self.bitcast(x, ty);
+        }
+        Ok(out)
+    }
+
+    fn supports(&self, op: Optional) -> bool {
+        // Cranelift lowers a vector FMA to `vfmadd` or, without FMA, to `fmaf` per lane.
+        op == Optional::Fma
+    }
+
+    fn optional(&mut self, op: Optional, args: &[Vx]) -> R<Vx> {
+        match (op, args) {
+            (Optional::Fma, &[a, b, c]) => {
+                let mut out = a;
+                for j in 0..self.k {
+                    let x = [a, b, c].map(|v| v.0[j]);
+                    let x = x.map(|v| self.bitcast(v, types::F32X4));
+                    out.0[j] = self.b.ins().fma(x[0], x[1], x[2]);
+                }
+                Ok(out)
+            }
+            _ => Err(JitError::Codegen(format!("Cranelift: no vector {op:?}"))),
+        }
+    }
+
+    fn flush(&mut self, a: Vx) -> R<Vx> {
+        // x + (−0): under DAZ a denormal reads as zero, so this flushes it (and keeps ±0).
+        let nz = self.vconst(types::F32X4, [(-0.0f32).to_bits(); 4]);
+        Ok(self.map(a, types::F32X4, |s, x| s.b.ins().fadd(x, nz)))
+    }
+
+    fn any(&mut self, m: Vx) -> R<Value> {
+        let mut acc = m.0[0];
+        for j in 1..self.k {
+            acc = self.b.ins().bor(acc, m.0[j]);
+        }
+        Ok(self.b.ins().vany_true(acc))
+    }
+
+    fn mask_bits(&mut self, m: Vx) -> R<Value> {
+        let mut acc = self.b.ins().iconst(types::I64, 0);
+        for j in 0..self.k {
+            let v = self.bitcast(m.0[j], types::I32X4);
+            let mut hb = self.b.ins().vhigh_bits(types::I64, v);
+            if j > 0 {
+                hb = self.b.ins().ishl_imm_u(hb, 4 * j as i64);
+            }
+            acc = self.b.ins().bor(acc, hb);
+        }
+        Ok(acc)
+    }
+
+    fn mask_from_bits(&mut self, bits: Value) -> R<Vx> {
+        let bits32 = self.b.ins().ireduce(types::I32, bits);
+        let sel = self.vconst(types::I32X4, [1, 2, 4, 8]);
+        let z = self.vconst(types::I32X4, [0; 4]);
+        let vs: Vec<Value> = (0..self.k)
+            .map(|j| {
+                let part = self.b.ins().ushr_imm_u(bits32, 4 * j as i64);
+                let s = self.b.ins().splat(types::I32X4, part);
+                let and = self.b.ins().band(s, sel);
+                self.b.ins().icmp(IntCC::NotEqual, and, z)
+            })
+            .collect();
+        Ok(self.vx(|j| vs[j]))
+    }
+
+    fn sconst(&mut self, ty: Scalar, x: i64) -> R<Value> {
+        Ok(match ty {
+            Scalar::I32 => self.b.ins().iconst(types::I32, x),
+            Scalar::F32 => self.b.ins().f32const(f32::from_bits(x as u32)),
+            Scalar::I64 | Scalar::Ptr => self.b.ins().iconst(types::I64, x),
+        })
+    }
+
+    fn sbin(&mut self, op: SBin, a: Value, c: Value) -> R<Value> {
+        let i = self.b.ins();
+        Ok(match op {
+            SBin::Add => i.iadd(a, c),
+            SBin::Mul => i.imul(a, c),
+            SBin::Shl => i.ishl(a, c),
+            SBin::UShr => i.ushr(a, c),
+            SBin::And => i.band(a, c),
+            SBin::Or => i.bor(a, c),
+        })
+    }
+
+    fn scmp(&mut self, ult: bool, a: Value, c: Value) -> R<Value> {
+        let cc = if ult {
+            IntCC::UnsignedLessThan
+        } else {
+            IntCC::NotEqual
+        };
+        Ok(self.b.ins().icmp(cc, a, c))
+    }
+
+    fn sselect(&mut self, c: Value, a: Value, x: Value) -> R<Value> {
+        Ok(self.b.ins().select(c, a, x))
+    }
+
+    fn sconvert(&mut self, a: Value, to: Scalar, signed: bool) -> R<Value> {
+        let from = self.b.func.dfg.value_type(a);
+        Ok(match (from, to) {
+            (types::I32, Scalar::I64) if signed => self.b.ins().sextend(types::I64, a),
+            (types::I32, Scalar::I64) => self.b.ins().uextend(types::I64, a),
+            (types::I64, Scalar::I32) => self.b.ins().ireduce(types::I32, a),
+            _ => a,
+        })
+    }
+
+    fn word_addr(&mut self, base: Value, words: Value) -> R<Value> {
+        let bytes = self.b.ins().ishl_imm_u(words, 2);
+        Ok(self.b.ins().iadd(base, bytes))
+    }
+
+    fn load(&mut self, ty: Scalar, addr: Value, bytes: i32) -> R<Value> {
+        let t = match ty {
+            Scalar::I32 => types::I32,
+            Scalar::F32 => types::F32,
+            Scalar::I64 | Scalar::Ptr => types::I64,
+        };
+        Ok(self.b.ins().load(t, flags(), addr, bytes))
+    }
+
+    fn store(&mut self, addr: Value, bytes: i32, v: Value) -> R<()> {
+        self.b.ins().store(flags(), v, addr, bytes);
+        Ok(())
+    }
+
+    fn load_vector(&mut self, kind: Kind, addr: Value) -> R<Vx> {
+        let ty = ty_of(kind);
+        let vs: Vec<Value> = (0..self.k)
+            .map(|j| self.b.ins().load(ty, flags(), addr, (16 * j) as i32))
+            .collect();
+        Ok(self.vx(|j| vs[j]))
+    }
+
+    fn store_vector(&mut self, addr: Value, v: Vx) -> R<()> {
+        for j in 0..self.k {
+            let x = self.bitcast(v.0[j], types::I32X4);
+            self.b.ins().store(flags(), x, addr, (16 * j) as i32);
+        }
+        Ok(())
+    }
+
+    fn gather(&mut self, kind: Kind, base: Value, words: Vx) -> R<Vx> {
+        let mut out = words;
+        for j in 0..self.k {
+            let w = self.bitcast(words.0[j], types::I32X4);
+            let mut acc = self.vconst(types::I32X4, [0; 4]);
+            for i in 0..4u8 {
+                let x = self.b.ins().extractlane(w, i);
+                let x = self.b.ins().uextend(types::I64, x);
+                let a = self.word_addr(base, x)?;
+                let x = self.b.ins().load(types::I32, flags(), a, 0);
+                acc = self.b.ins().insertlane(acc, x, i);
+            }
+            out.0[j] = self.bitcast(acc, ty_of(kind));
+        }
+        Ok(out)
+    }
+
+    fn scatter(&mut self, base: Value, words: Vx, v: Vx, mask: Vx, spare: Value) -> R<()> {
+        for j in 0..self.k {
+            let w = self.bitcast(words.0[j], types::I32X4);
+            let vj = self.bitcast(v.0[j], types::I32X4);
+            for i in 0..4u8 {
+                let x = self.b.ins().extractlane(w, i);
+                let x = self.b.ins().uextend(types::I64, x);
+                let a = self.word_addr(base, x)?;
+                let m = self.b.ins().extractlane(mask.0[j], i);
+                let a = self.b.ins().select(m, a, spare);
+                let x = self.b.ins().extractlane(vj, i);
+                self.b.ins().store(flags(), x, a, 0);
+            }
+        }
+        Ok(())
+    }
+
+    fn stack_area(&mut self, words: usize) -> R<Value> {
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            (words * 4) as u32,
+            4,
+        ));
+        Ok(self.b.ins().stack_addr(types::I64, slot, 0))
+    }
+
+    fn call(&mut self, callee: Callee<Value>, args: &[Value]) -> R<()> {
+        match callee {
+            Callee::Host => self.b.ins().call(self.callees.host, args),
+            Callee::Texture(f) => self.b.ins().call_indirect(self.callees.texture, f, args),
+            Callee::Emit(f) => self.b.ins().call_indirect(self.callees.emit, f, args),
+        };
+        Ok(())
+    }
+
+    fn vector_var(&mut self, kind: Kind) -> R<Var> {
+        let ty = ty_of(kind);
+        let mut v = [Variable::from_u32(0); MAX_K];
+        for x in v.iter_mut().take(self.k) {
+            *x = self.b.declare_var(ty);
+        }
+        Ok(Var { v, ty })
+    }
+
+    fn scalar_var(&mut self) -> R<Var> {
+        let mut v = [Variable::from_u32(0); MAX_K];
+        v[0] = self.b.declare_var(types::I64);
+        Ok(Var { v, ty: types::I64 })
+    }
+
+    fn def_vector(&mut self, var: Var, v: Vx) -> R<()> {
+        for j in 0..self.k {
+            let x = self.bitcast(v.0[j], var.ty);
+            self.b.def_var(var.v[j], x);
+        }
+        Ok(())
+    }
+
+    fn use_vector(&mut self, var: Var) -> R<Vx> {
+        let vs: Vec<Value> = (0..self.k).map(|j| self.b.use_var(var.v[j])).collect();
+        Ok(self.vx(|j| vs[j]))
+    }
+
+    fn def_scalar(&mut self, var: Var, s: Value) -> R<()> {
+        self.b.def_var(var.v[0], s);
+        Ok(())
+    }
+
+    fn use_scalar(&mut self, var: Var) -> R<Value> {
+        Ok(self.b.use_var(var.v[0]))
+    }
+
+    fn block(&mut self) -> R<cl::Block> {
+        Ok(self.b.create_block())
+    }
+
+    fn switch_to(&mut self, b: cl::Block) -> R<()> {
+        self.b.switch_to_block(b);
+        Ok(())
+    }
+
+    fn jump(&mut self, to: cl::Block) -> R<()> {
+        self.b.ins().jump(to, &[]);
+        Ok(())
+    }
+
+    fn branch(&mut self, c: Value, then: cl::Block, otherwise: cl::Block) -> R<()> {
+        self.b.ins().brif(c, then, &[], otherwise, &[]);
+        Ok(())
+    }
+
+    fn end_entry(&mut self, to: cl::Block) -> R<()> {
+        self.entry_jump = Some(self.b.ins().jump(to, &[]));
+        Ok(())
+    }
+
+    fn ret(&mut self) -> R<()> {
+        self.b.ins().return_(&[]);
+        Ok(())
+    }
+}

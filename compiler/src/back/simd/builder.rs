@@ -1,0 +1,374 @@
+//! The builder trait: what a SIMD target must provide for [`lower`](super::lower) to generate
+//! its code. Everything is in a step's lanes (`lanes()` of them): a vector `V` holds one IR
+//! value for every lane of the step, whatever registers the target splits it into.
+//!
+//! Operands of vector operations may arrive in any [`Kind`] with the right bits (a float as
+//! its integer bits, say); each operation reinterprets them as it needs, except that a lane
+//! mask is never an operand of float or integer arithmetic, and the bitwise operations take
+//! two masks or two non-masks.
+
+use super::super::abi::JitError;
+
+/// A lowering result.
+pub type R<T> = Result<T, JitError>;
+
+/// What a vector's lanes hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `f32` lanes.
+    F32,
+    /// 32-bit integer lanes.
+    I32,
+    /// A lane mask: a lane is set or not. As words (in memory, or [`Kind::I32`]) a set lane is
+    /// all ones.
+    Mask,
+}
+
+/// What a scalar holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scalar {
+    /// A 32-bit integer.
+    I32,
+    /// A 64-bit integer.
+    I64,
+    /// An `f32`.
+    F32,
+    /// An address.
+    Ptr,
+}
+
+/// Float arithmetic with two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FBin {
+    /// `a + b`.
+    Add,
+    /// `a − b`.
+    Sub,
+    /// `a · b`.
+    Mul,
+    /// `a / b`.
+    Div,
+}
+
+/// Float operations with one operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FUn {
+    /// Flip the sign bit (exact on NaNs).
+    Neg,
+    /// Clear the sign bit (exact on NaNs).
+    Abs,
+    /// Round down.
+    Floor,
+    /// Round up.
+    Ceil,
+    /// Round toward zero.
+    Trunc,
+    /// Round to nearest, ties to even.
+    Round,
+    /// Square root.
+    Sqrt,
+}
+
+/// Float comparisons: ordered (false on NaN) but for `Ne` and `Uno`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FCc {
+    /// `a < b`.
+    Lt,
+    /// `a ≤ b`.
+    Le,
+    /// `a > b`.
+    Gt,
+    /// `a ≥ b`.
+    Ge,
+    /// `a = b`.
+    Eq,
+    /// `a ≠ b` (true on NaN).
+    Ne,
+    /// Either is NaN.
+    Uno,
+}
+
+/// Integer operations with two operands (all 32-bit lanes; `And`, `Or` and `Xor` take masks
+/// too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IBin {
+    /// Wrapping `a + b`.
+    Add,
+    /// Wrapping `a − b`.
+    Sub,
+    /// Wrapping `a · b`, low 32 bits.
+    Mul,
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `a ^ b`.
+    Xor,
+    /// `a & !b`.
+    AndNot,
+    /// Signed minimum.
+    SMin,
+    /// Signed maximum.
+    SMax,
+    /// Unsigned minimum.
+    UMin,
+    /// Unsigned maximum.
+    UMax,
+}
+
+/// Integer comparisons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ICc {
+    /// `a = b`.
+    Eq,
+    /// `a ≠ b`.
+    Ne,
+    /// Signed `a < b`.
+    SLt,
+    /// Signed `a ≤ b`.
+    SLe,
+    /// Signed `a > b`.
+    SGt,
+    /// Signed `a ≥ b`.
+    SGe,
+    /// Unsigned `a < b`.
+    ULt,
+    /// Unsigned `a ≥ b`.
+    UGe,
+}
+
+/// Shifts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shift {
+    /// Left.
+    Shl,
+    /// Arithmetic right.
+    ShrS,
+    /// Logical right.
+    ShrU,
+}
+
+/// Operations a target may lack a vector instruction for ([`SimdBuilder::supports`]); the
+/// lowering calls the host ([`host`](crate::back::host)) for those it lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Optional {
+    /// Shift every lane by its own amount (already below 32).
+    Shift(Shift),
+    /// Integer division or remainder (the divisor is never 0, nor −1 with `INT_MIN`).
+    Div {
+        /// Signed.
+        signed: bool,
+        /// The remainder rather than the quotient.
+        rem: bool,
+    },
+    /// The high 32 bits of the 64-bit product.
+    MulHigh {
+        /// Signed.
+        signed: bool,
+    },
+    /// Leading zeros (32 for 0).
+    Ctlz,
+    /// Trailing zeros (32 for 0).
+    Cttz,
+    /// Set bits.
+    Popcount,
+    /// The bits reversed.
+    BitReverse,
+    /// F2U: truncation through i64, low 32 bits; NaN and |x| ≥ 2⁶³ give 0.
+    F2U,
+    /// Fused multiply-add.
+    Fma,
+}
+
+/// Scalar integer operations (on [`Scalar::I32`] or [`Scalar::I64`] operands of one type;
+/// `And` and `Or` also combine conditions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SBin {
+    /// Wrapping `a + b`.
+    Add,
+    /// Wrapping `a · b`.
+    Mul,
+    /// `a << b`.
+    Shl,
+    /// `a >> b`, logical.
+    UShr,
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+}
+
+/// The functions generated code calls.
+#[derive(Debug, Clone, Copy)]
+pub enum Callee<S> {
+    /// `tgsic_lanes_op(code: i32, a, b, c, d, out: ptr, lanes: i32)`
+    /// ([`tgsic_lanes_op`](crate::back::host::tgsic_lanes_op)).
+    Host,
+    /// The texture callback at this address ([`TextureFn`](crate::back::abi::TextureFn)).
+    Texture(S),
+    /// The EMIT callback at this address ([`EmitFn`](crate::back::abi::EmitFn)).
+    Emit(S),
+}
+
+/// A SIMD target's code builder: vectors, lane masks, scalars, variables, blocks, memory and
+/// calls. [`lower`](super::lower) drives it over a whole function; implementing it is all a
+/// new SIMD target needs (see the module documentation of [`simd`](super)).
+///
+/// Code goes to the current block. The builder starts in the function's entry block, whose
+/// one parameter is the [`JitArgs`](crate::back::abi::JitArgs) pointer ([`Self::args`]).
+pub trait SimdBuilder {
+    /// A vector of a step's lanes.
+    type V: Copy;
+    /// A scalar: an integer, a float, an address or a branch condition.
+    type S: Copy;
+    /// A variable (a vector or an i64), defined and used in any block; the builder builds
+    /// its SSA form.
+    type Var: Copy;
+    /// A basic block.
+    type Block: Copy;
+
+    /// Whether the target's optimizer may fold float operations as IEEE does, ignoring the
+    /// flush-to-zero mode the code runs in (LLVM does: `x·1 → x` keeps a denormal, and
+    /// constants are folded as IEEE). The lowering then flushes denormals in integer
+    /// arithmetic where bits are observed and where an operand may have been folded, instead
+    /// of relying on the CPU's flush of every arithmetic result.
+    const FOLDS_DENORMALS: bool;
+
+    /// Lanes per step.
+    fn lanes(&self) -> usize;
+    /// The `JitArgs` pointer (a [`Scalar::Ptr`]).
+    fn args(&self) -> Self::S;
+
+    // ---------------------------------------------------------------- constants and lanes
+
+    /// Every lane `bits` (a mask: every lane set when `bits` is not 0).
+    fn splat_const(&mut self, kind: Kind, bits: u32) -> R<Self::V>;
+    /// Lane `l` holds `l` (I32).
+    fn iota(&mut self) -> R<Self::V>;
+    /// Every lane `s` (an I32 or F32 scalar; the vector is that kind).
+    fn splat(&mut self, s: Self::S) -> R<Self::V>;
+    /// Lane `lane` of an I32 or F32 vector (a scalar of that type), or of a mask (a
+    /// condition).
+    fn extract(&mut self, v: Self::V, lane: usize) -> R<Self::S>;
+    /// `v` (I32 or F32) with lane `lane` replaced by the scalar `s` of its lane type.
+    fn insert(&mut self, v: Self::V, lane: usize, s: Self::S) -> R<Self::V>;
+    /// `v`'s bits as `kind` (a mask as I32: a set lane is all ones; an I32 becomes a mask only
+    /// with lanes 0 or all ones).
+    fn cast(&mut self, v: Self::V, kind: Kind) -> R<Self::V>;
+
+    // ---------------------------------------------------------------- vector operations
+
+    /// Float arithmetic, flushed as the CPU flushes under DAZ/FTZ.
+    fn fbin(&mut self, op: FBin, a: Self::V, b: Self::V) -> R<Self::V>;
+    /// One-operand float operations.
+    fn fun(&mut self, op: FUn, a: Self::V) -> R<Self::V>;
+    /// A float comparison (a mask).
+    fn fcmp(&mut self, cc: FCc, a: Self::V, b: Self::V) -> R<Self::V>;
+    /// Integer operations.
+    fn ibin(&mut self, op: IBin, a: Self::V, b: Self::V) -> R<Self::V>;
+    /// An integer comparison (a mask).
+    fn icmp(&mut self, cc: ICc, a: Self::V, b: Self::V) -> R<Self::V>;
+    /// Bitwise not (of a mask: its complement).
+    fn not(&mut self, a: Self::V) -> R<Self::V>;
+    /// Every lane shifted by `n` (below 32).
+    fn shift_imm(&mut self, op: Shift, a: Self::V, n: u32) -> R<Self::V>;
+    /// Wrapping absolute value.
+    fn iabs(&mut self, a: Self::V) -> R<Self::V>;
+    /// I32 to F32 (`signed` or unsigned), rounding to nearest.
+    fn int_to_float(&mut self, a: Self::V, signed: bool) -> R<Self::V>;
+    /// F32 to I32 by truncation; NaN and out of range give `0x80000000` (as `cvttps2dq`).
+    fn float_to_int(&mut self, a: Self::V) -> R<Self::V>;
+    /// Per lane `m ? x : y`, of `x`'s kind.
+    fn select(&mut self, m: Self::V, x: Self::V, y: Self::V) -> R<Self::V>;
+    /// Every lane `c ? x : y` (`c` a condition).
+    fn select_all(&mut self, c: Self::S, x: Self::V, y: Self::V) -> R<Self::V>;
+    /// Within each quad of lanes, lane `4q + i` takes lane `4q + pick[i]`.
+    fn shuffle_quads(&mut self, v: Self::V, pick: [u8; 4]) -> R<Self::V>;
+    /// Whether the target has a vector instruction (or a short sequence) for `op`.
+    fn supports(&self, op: Optional) -> bool;
+    /// An operation the target [supports](Self::supports) (an error otherwise).
+    fn optional(&mut self, op: Optional, args: &[Self::V]) -> R<Self::V>;
+    /// A float's denormals replaced by zeros of their sign (`x` itself where it is not one).
+    fn flush(&mut self, a: Self::V) -> R<Self::V>;
+
+    // ---------------------------------------------------------------- lane masks
+
+    /// Whether any lane of `m` is set (a condition).
+    fn any(&mut self, m: Self::V) -> R<Self::S>;
+    /// The lanes of `m` as the low bits of an i64, lane `l` in bit `l`.
+    fn mask_bits(&mut self, m: Self::V) -> R<Self::S>;
+    /// The mask of the low `lanes()` bits of the i64 `bits`.
+    fn mask_from_bits(&mut self, bits: Self::S) -> R<Self::V>;
+
+    // ---------------------------------------------------------------- scalars
+
+    /// A constant of `ty`: an I32 or I64 of value `x`, or the F32 whose bits are `x`.
+    fn sconst(&mut self, ty: Scalar, x: i64) -> R<Self::S>;
+    /// Scalar integer arithmetic.
+    fn sbin(&mut self, op: SBin, a: Self::S, b: Self::S) -> R<Self::S>;
+    /// An unsigned (`ult`) or inequality (`!ult`: `a ≠ b`) comparison of integers: a condition.
+    fn scmp(&mut self, ult: bool, a: Self::S, b: Self::S) -> R<Self::S>;
+    /// `c ? a : b` of scalars of one type.
+    fn sselect(&mut self, c: Self::S, a: Self::S, b: Self::S) -> R<Self::S>;
+    /// I32 to I64 (`signed`: sign extension) or I64 to I32 (`to32`: truncation).
+    fn sconvert(&mut self, a: Self::S, to: Scalar, signed: bool) -> R<Self::S>;
+
+    // ---------------------------------------------------------------- memory
+
+    /// The address `4·words` bytes after `base` (`words` an I64).
+    fn word_addr(&mut self, base: Self::S, words: Self::S) -> R<Self::S>;
+    /// A scalar of `ty` at `bytes` after `addr` (4-byte aligned).
+    fn load(&mut self, ty: Scalar, addr: Self::S, bytes: i32) -> R<Self::S>;
+    /// Stores the scalar `v` at `bytes` after `addr`.
+    fn store(&mut self, addr: Self::S, bytes: i32, v: Self::S) -> R<()>;
+    /// The lanes of a vector of `kind` from consecutive words at `addr`.
+    fn load_vector(&mut self, kind: Kind, addr: Self::S) -> R<Self::V>;
+    /// Stores `v`'s lanes as consecutive words at `addr` (a mask as words).
+    fn store_vector(&mut self, addr: Self::S, v: Self::V) -> R<()>;
+    /// Lane `l` reads the word `words[l]` after `base` (every one a valid address).
+    fn gather(&mut self, kind: Kind, base: Self::S, words: Self::V) -> R<Self::V>;
+    /// Lane `l` writes `v[l]` to the word `words[l]` after `base` where `mask` is set (every
+    /// address valid); `spare`, the address of a word nobody reads, may take the writes of
+    /// lanes not in `mask`.
+    fn scatter(
+        &mut self,
+        base: Self::S,
+        words: Self::V,
+        v: Self::V,
+        mask: Self::V,
+        spare: Self::S,
+    ) -> R<()>;
+    /// A stack area of `words` words for call operands and results, its address valid
+    /// everywhere in the function (made once).
+    fn stack_area(&mut self, words: usize) -> R<Self::S>;
+    /// Calls `callee` with `args` (their types as the callee's signature says).
+    fn call(&mut self, callee: Callee<Self::S>, args: &[Self::S]) -> R<()>;
+
+    // ---------------------------------------------------------------- variables and blocks
+
+    /// A new vector variable of `kind`.
+    fn vector_var(&mut self, kind: Kind) -> R<Self::Var>;
+    /// A new I64 variable.
+    fn scalar_var(&mut self) -> R<Self::Var>;
+    /// Defines a vector variable.
+    fn def_vector(&mut self, var: Self::Var, v: Self::V) -> R<()>;
+    /// A vector variable's value.
+    fn use_vector(&mut self, var: Self::Var) -> R<Self::V>;
+    /// Defines a scalar variable.
+    fn def_scalar(&mut self, var: Self::Var, s: Self::S) -> R<()>;
+    /// A scalar variable's value.
+    fn use_scalar(&mut self, var: Self::Var) -> R<Self::S>;
+    /// A new block.
+    fn block(&mut self) -> R<Self::Block>;
+    /// Continues in `b` (the current block has been terminated).
+    fn switch_to(&mut self, b: Self::Block) -> R<()>;
+    /// Ends the current block with a jump.
+    fn jump(&mut self, to: Self::Block) -> R<()>;
+    /// Ends the current block with a conditional branch.
+    fn branch(&mut self, c: Self::S, then: Self::Block, otherwise: Self::Block) -> R<()>;
+    /// Ends the entry block (the current one) with a jump to `to`; the builder may go on adding
+    /// definitions that dominate the whole function (constants, stack slots) before it.
+    fn end_entry(&mut self, to: Self::Block) -> R<()>;
+    /// Ends the current block with the function's return.
+    fn ret(&mut self) -> R<()>;
+}

@@ -1,0 +1,594 @@
+//! One SIMD lowering for every JIT back end: the optimized IR to vector code, written once
+//! against [`SimdBuilder`], which Cranelift ([`cranelift`](super::cranelift)) and LLVM
+//! (`llvm`, cargo feature) implement.
+//!
+//! - **Structure of arrays.** A batch holds [`BATCH_LANES`] invocations; the generated function
+//!   loops over them a *step* of [`SimdBuilder::lanes`] lanes at a time, every IR value one
+//!   vector of the step's lanes (a target may split it into several registers). Lanes without
+//!   an invocation (`JitArgs::alive`) start inactive; a step with none is skipped.
+//! - **Control flow** runs under an execution mask: an `If` whose condition is uniform is a
+//!   real branch; otherwise each branch runs under its mask, skipped when no lane takes it (a
+//!   branch that only moves lanes, such as a loop's exit test, runs without a branch). A loop
+//!   runs while any lane is in it; `break` and `continue` move lanes out, with their values,
+//!   under masks.
+//! - **Numerics** are the interpreter's, bit for bit: the code runs under DAZ/FTZ
+//!   ([`fpenv`](super::fpenv)), so vector arithmetic flushes as the interpreter does; NaN
+//!   results are canonicalized where their bits can be observed ([`nan`](super::nan)); a target
+//!   whose optimizer folds float operations as IEEE does ([`SimdBuilder::FOLDS_DENORMALS`])
+//!   also flushes denormals there. Operations without a vector instruction on the target
+//!   ([`Optional`]), and transcendental functions, call [`tgsic_lanes_op`](super::host), which
+//!   evaluates them with the interpreter's own code. Fast math is not the back ends' business:
+//!   [`prepare`] expands the approximations into IR first ([`crate::opt::fast_math`]).
+//! - **Memory safety.** Inputs, outputs and arrays are addressed with clamped indices; an
+//!   array store outside its range is dropped per lane; constant-buffer reads check the
+//!   buffer and its length. Texture lookups and EMIT call back into the host.
+//!
+//! # Adding a SIMD target
+//! Implement [`SimdBuilder`] for the target's code builder (vectors, masks, scalars,
+//! variables, blocks, loads, gathers and calls: about 60 small methods, each documented with
+//! what it must compute), create the function with one pointer parameter, call [`lower`], and
+//! turn the result into a [`CompiledShader`](super::abi::CompiledShader) with the
+//! [`Lowered`] tables. Say in [`SimdBuilder::supports`] which [`Optional`] operations have
+//! vector instructions; the rest are computed on the host. The tests in
+//! `back/tests_support.rs` (every operation against the interpreter's numerics, the loop
+//! budget, constant operands, the fast-math bounds) take a compile function, so a new target
+//! runs them by adding one line per test.
+
+mod builder;
+mod mem;
+mod ops;
+
+pub use builder::*;
+
+use super::abi::{BATCH_LANES, JitArgs, MathMode, TextureCall};
+use super::nan::{self, Class};
+use crate::ir::{self, Def, Stmt};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::mem::offset_of;
+
+/// What the caller of [`lower`] needs besides the code.
+#[derive(Debug, Clone, Default)]
+pub struct Lowered {
+    /// The direct constant reads, in `JitArgs::uniforms` order.
+    pub uniforms: Vec<(u32, u32, u8)>,
+    /// The texture operations, by callback index.
+    pub textures: Vec<TextureCall>,
+}
+
+/// The function a back end compiles for `math`: `f` itself in exact mode; with fast math, `f`
+/// with its transcendental functions expanded into the approximations of
+/// [`crate::opt::fast_math`].
+pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
+    match math {
+        MathMode::Exact => Cow::Borrowed(f),
+        MathMode::Fast => {
+            let mut g = f.clone();
+            crate::opt::fast_math::run(&mut g);
+            Cow::Owned(g)
+        }
+    }
+}
+
+/// The vector kind of an IR type.
+pub fn kind(t: ir::Type) -> Kind {
+    match t {
+        ir::Type::F32 => Kind::F32,
+        ir::Type::I32 => Kind::I32,
+        ir::Type::Bool => Kind::Mask,
+    }
+}
+
+/// Words of the stack area calls use: the widest host call, texture call or EMIT.
+fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
+    let mut words = 8 * lanes;
+    f.for_each_inst(|i| {
+        let d = &f.insts[i];
+        let n = match &d.op {
+            ir::Op::Texture(_) => d.args.len() + 4,
+            ir::Op::Emit | ir::Op::EndPrim => d.args.len(),
+            _ => 0,
+        };
+        words = words.max(n * lanes);
+    });
+    words
+}
+
+/// Pointers and scalars read from [`JitArgs`] once per call, and the step's first lane.
+struct Ptrs<S> {
+    inputs: S,
+    sv: S,
+    outputs: S,
+    arrays: S,
+    uniforms: S,
+    constants: S,
+    num_constants: S,
+    immediates: S,
+    zeros: S,
+    host: S,
+    texture: S,
+    emit: S,
+    scratch: S,
+    /// The step's first lane (I64).
+    lane0: S,
+}
+
+struct IfFrame<Var> {
+    /// The `If`'s result values and their variables.
+    values: Vec<ir::Value>,
+    results: Vec<Var>,
+    /// Divergent `If`: the else branch blends into what the then branch yielded.
+    divergent: bool,
+    in_else: bool,
+}
+
+struct LoopFrame<Var> {
+    param_values: Vec<ir::Value>,
+    result_values: Vec<ir::Value>,
+    next: Vec<Var>,
+    results: Vec<Var>,
+    cont: Var,
+    brk: Var,
+}
+
+/// The lowering of one function through a builder.
+struct Lower<'a, B: SimdBuilder> {
+    f: &'a ir::Function,
+    b: B,
+    arith: Vec<Class>,
+    vals: Vec<Option<B::V>>,
+    vars: HashMap<ir::Value, B::Var>,
+    exec: B::Var,
+    ifs: Vec<IfFrame<B::Var>>,
+    loops: Vec<LoopFrame<B::Var>>,
+    p: Ptrs<B::S>,
+    uniforms: Vec<(u32, u32, u8)>,
+    uniform_slots: HashMap<(u32, u32, u8), u32>,
+    textures: Vec<TextureCall>,
+    /// Word offset of each array in the arrays buffer.
+    array_base: Vec<u64>,
+    /// The word after every array: where dropped stores may go.
+    trash: u64,
+}
+
+/// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
+/// which starts in the entry block of a function whose one parameter is the
+/// [`JitArgs`] pointer, and returns the builder with the function complete.
+///
+/// # Errors
+/// What the builder reports ([`JitError::Codegen`](super::abi::JitError::Codegen)).
+pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
+    let lanes = b.lanes();
+    let args = b.args();
+    let ptr = |b: &mut B, off: usize, ty: Scalar| b.load(ty, args, off as i32);
+    let p = Ptrs {
+        inputs: ptr(&mut b, offset_of!(JitArgs, inputs), Scalar::Ptr)?,
+        sv: ptr(&mut b, offset_of!(JitArgs, sv), Scalar::Ptr)?,
+        outputs: ptr(&mut b, offset_of!(JitArgs, outputs), Scalar::Ptr)?,
+        arrays: ptr(&mut b, offset_of!(JitArgs, arrays), Scalar::Ptr)?,
+        uniforms: ptr(&mut b, offset_of!(JitArgs, uniforms), Scalar::Ptr)?,
+        constants: ptr(&mut b, offset_of!(JitArgs, constants), Scalar::Ptr)?,
+        num_constants: ptr(&mut b, offset_of!(JitArgs, num_constants), Scalar::I64)?,
+        immediates: ptr(&mut b, offset_of!(JitArgs, immediates), Scalar::Ptr)?,
+        zeros: ptr(&mut b, offset_of!(JitArgs, zeros), Scalar::Ptr)?,
+        host: ptr(&mut b, offset_of!(JitArgs, host), Scalar::Ptr)?,
+        texture: ptr(&mut b, offset_of!(JitArgs, texture), Scalar::Ptr)?,
+        emit: ptr(&mut b, offset_of!(JitArgs, emit), Scalar::Ptr)?,
+        scratch: b.stack_area(scratch_words(f, lanes))?,
+        lane0: args,
+    };
+    let mut array_base = Vec::new();
+    let mut total = 0u64;
+    for a in &f.arrays {
+        array_base.push(total);
+        total += a.len as u64 * 4 * BATCH_LANES as u64;
+    }
+    let exec = b.vector_var(Kind::Mask)?;
+    let mut lw = Lower {
+        f,
+        b,
+        arith: nan::classes(f),
+        vals: vec![None; f.values.len()],
+        vars: HashMap::new(),
+        exec,
+        ifs: Vec::new(),
+        loops: Vec::new(),
+        p,
+        uniforms: Vec::new(),
+        uniform_slots: HashMap::new(),
+        textures: Vec::new(),
+        array_base,
+        trash: total,
+    };
+    lw.steps()?;
+    Ok((
+        lw.b,
+        Lowered {
+            uniforms: lw.uniforms,
+            textures: lw.textures,
+        },
+    ))
+}
+
+impl<B: SimdBuilder> Lower<'_, B> {
+    /// The batch loop: `for step in 0..BATCH_LANES / lanes`, skipping steps without a live
+    /// lane.
+    fn steps(&mut self) -> R<()> {
+        let lanes = self.b.lanes();
+        let step = self.b.scalar_var()?;
+        let zero = self.b.sconst(Scalar::I64, 0)?;
+        self.b.def_scalar(step, zero)?;
+        let header = self.b.block()?;
+        let body = self.b.block()?;
+        let next = self.b.block()?;
+        let exit = self.b.block()?;
+        self.b.end_entry(header)?;
+
+        self.b.switch_to(header)?;
+        let s = self.b.use_scalar(step)?;
+        let n = self.b.sconst(Scalar::I64, lanes as i64)?;
+        self.p.lane0 = self.b.sbin(SBin::Mul, s, n)?;
+        let alive = self.b.load(
+            Scalar::I64,
+            self.b.args(),
+            offset_of!(JitArgs, alive) as i32,
+        )?;
+        let mut alive = self.b.sbin(SBin::UShr, alive, self.p.lane0)?;
+        if lanes < 64 {
+            let m = self.b.sconst(Scalar::I64, (1i64 << lanes) - 1)?;
+            alive = self.b.sbin(SBin::And, alive, m)?;
+        }
+        let zero = self.b.sconst(Scalar::I64, 0)?;
+        let any = self.b.scmp(false, alive, zero)?;
+        self.b.branch(any, body, next)?;
+
+        self.b.switch_to(body)?;
+        let mask = self.b.mask_from_bits(alive)?;
+        self.set_exec(mask)?;
+        let f = self.f;
+        self.block(&f.body)?;
+        self.b.jump(next)?;
+
+        self.b.switch_to(next)?;
+        let one = self.b.sconst(Scalar::I64, 1)?;
+        let s1 = self.b.sbin(SBin::Add, s, one)?;
+        self.b.def_scalar(step, s1)?;
+        let steps = self.b.sconst(Scalar::I64, (BATCH_LANES / lanes) as i64)?;
+        let more = self.b.scmp(true, s1, steps)?;
+        self.b.branch(more, header, exit)?;
+        self.b.switch_to(exit)?;
+        self.b.ret()
+    }
+
+    // ------------------------------------------------------------------ values
+
+    fn exec(&mut self) -> R<B::V> {
+        self.b.use_vector(self.exec)
+    }
+
+    fn set_exec(&mut self, m: B::V) -> R<()> {
+        self.b.def_vector(self.exec, m)
+    }
+
+    fn mask_const(&mut self, set: bool) -> R<B::V> {
+        self.b.splat_const(Kind::Mask, set as u32)
+    }
+
+    fn fconst(&mut self, x: f32) -> R<B::V> {
+        self.b.splat_const(Kind::F32, x.to_bits())
+    }
+
+    fn iconst(&mut self, x: u32) -> R<B::V> {
+        self.b.splat_const(Kind::I32, x)
+    }
+
+    fn sconst(&mut self, x: i64) -> R<B::S> {
+        self.b.sconst(Scalar::I64, x)
+    }
+
+    fn var_of(&mut self, v: ir::Value) -> R<B::Var> {
+        if let Some(&x) = self.vars.get(&v) {
+            return Ok(x);
+        }
+        let x = self.b.vector_var(kind(self.f.ty(v)))?;
+        self.vars.insert(v, x);
+        Ok(x)
+    }
+
+    fn is_uniform(&self, v: ir::Value) -> bool {
+        self.f.uniform.get(v.index()).copied().unwrap_or(false)
+    }
+
+    /// An IR value's vector, of its IR type's kind.
+    fn get(&mut self, v: ir::Value) -> R<B::V> {
+        match self.f.values[v].def {
+            Def::Inst(..) => self.vals[v.index()].ok_or_else(|| {
+                super::abi::JitError::Codegen(format!("{v:?} used before its definition"))
+            }),
+            _ => {
+                let x = self.var_of(v)?;
+                self.b.use_vector(x)
+            }
+        }
+    }
+
+    /// An IR value whose bits are observed: its NaNs canonical if it is arithmetic (and its
+    /// denormals flushed, on a target that folds them).
+    fn get_bits(&mut self, v: ir::Value) -> R<B::V> {
+        let x = self.get(v)?;
+        match self.arith[v.index()] {
+            Class::Exact => Ok(x),
+            c => self.canonical(x, c),
+        }
+    }
+
+    /// The interpreter's bits of a value of class `class`.
+    fn canonical(&mut self, x: B::V, class: Class) -> R<B::V> {
+        let x = if B::FOLDS_DENORMALS {
+            self.b.flush(x)?
+        } else {
+            x
+        };
+        let nan = self.b.fcmp(FCc::Uno, x, x)?;
+        let c = self.b.splat_const(Kind::F32, class.canonical_nan())?;
+        self.b.select(nan, c, x)
+    }
+
+    /// The value entering a merge whose result is `to`: canonicalized unless the merge is
+    /// arithmetic itself.
+    fn get_for(&mut self, v: ir::Value, to: ir::Value) -> R<B::V> {
+        let x = if self.arith[to.index()] != Class::Exact {
+            self.get(v)?
+        } else {
+            self.get_bits(v)?
+        };
+        self.b.cast(x, kind(self.f.ty(to)))
+    }
+
+    fn set(&mut self, v: ir::Value, x: B::V) -> R<()> {
+        let x = self.b.cast(x, kind(self.f.ty(v)))?;
+        self.vals[v.index()] = Some(x);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ control flow
+
+    fn block(&mut self, blk: &ir::Block) -> R<()> {
+        for s in &blk.0 {
+            match s {
+                Stmt::Inst(i) => self.inst(*i)?,
+                Stmt::If(x) => self.if_(x)?,
+                Stmt::Loop(l) => self.loop_(l)?,
+                Stmt::Break(v) => {
+                    let l = self.loops.last().expect("break inside a loop");
+                    let (vars, tos, lanes) = (l.results.clone(), l.result_values.clone(), l.brk);
+                    self.leave(&vars, v, &tos, lanes)?;
+                }
+                Stmt::Continue(v) => {
+                    let l = self.loops.last().expect("continue inside a loop");
+                    let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
+                    self.leave(&vars, v, &tos, lanes)?;
+                }
+                Stmt::Yield(v) => {
+                    let i = self.ifs.last().expect("yield inside an if");
+                    let (vars, tos) = (i.results.clone(), i.values.clone());
+                    let exec = if i.divergent && i.in_else {
+                        Some(self.exec()?)
+                    } else {
+                        None
+                    };
+                    for ((&var, &val), &to) in vars.iter().zip(v).zip(&tos) {
+                        let mut x = self.get_for(val, to)?;
+                        if let Some(m) = exec {
+                            let old = self.b.use_vector(var)?;
+                            x = self.b.select(m, x, old)?;
+                        }
+                        self.b.def_vector(var, x)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `break` or `continue`: the active lanes pass `vals` into `vars` (the values `tos`) and
+    /// join the lanes of `lanes`; none stays active.
+    fn leave(
+        &mut self,
+        vars: &[B::Var],
+        vals: &[ir::Value],
+        tos: &[ir::Value],
+        lanes: B::Var,
+    ) -> R<()> {
+        let exec = self.exec()?;
+        for ((&var, &val), &to) in vars.iter().zip(vals).zip(tos) {
+            let x = self.get_for(val, to)?;
+            let old = self.b.use_vector(var)?;
+            // A uniform merge reached by any lane takes the value in every lane, so uniform
+            // values stay equal in inactive lanes too and any lane can stand for all (uniform
+            // branches and addresses read lane 0).
+            let new = if self.is_uniform(to) {
+                let any = self.b.any(exec)?;
+                self.b.select_all(any, x, old)?
+            } else {
+                self.b.select(exec, x, old)?
+            };
+            self.b.def_vector(var, new)?;
+        }
+        let old = self.b.use_vector(lanes)?;
+        let new = self.b.ibin(IBin::Or, old, exec)?;
+        self.b.def_vector(lanes, new)?;
+        let none = self.mask_const(false)?;
+        self.set_exec(none)
+    }
+
+    fn if_(&mut self, x: &ir::IfStmt) -> R<()> {
+        let cond = self.get(x.cond)?;
+        let uniform = self.is_uniform(x.cond);
+        let results = x
+            .results
+            .iter()
+            .map(|&r| self.var_of(r))
+            .collect::<R<Vec<_>>>()?;
+        // Results start defined: lanes no branch yields for are never read, but a variable
+        // must not be read undefined (both branches may leave the loop).
+        for (&r, &var) in x.results.iter().zip(&results) {
+            let z = self.b.splat_const(kind(self.f.ty(r)), 0)?;
+            self.b.def_vector(var, z)?;
+        }
+        self.ifs.push(IfFrame {
+            values: x.results.clone(),
+            results,
+            divergent: !uniform,
+            in_else: false,
+        });
+        let then_bb = self.b.block()?;
+        let else_bb = self.b.block()?;
+        let join = self.b.block()?;
+        let in_else = |s: &mut Self| {
+            if let Some(fr) = s.ifs.last_mut() {
+                fr.in_else = true;
+            }
+        };
+        if uniform {
+            // Every lane agrees: a real branch, the mask unchanged.
+            let c0 = self.b.extract(cond, 0)?;
+            self.b.branch(c0, then_bb, else_bb)?;
+            self.b.switch_to(then_bb)?;
+            self.block(&x.then_)?;
+            self.b.jump(join)?;
+            self.b.switch_to(else_bb)?;
+            in_else(self);
+            self.block(&x.else_)?;
+            self.b.jump(join)?;
+            self.b.switch_to(join)?;
+        } else {
+            let exec0 = self.exec()?;
+            let tmask = self.b.ibin(IBin::And, exec0, cond)?;
+            let emask = self.b.ibin(IBin::AndNot, exec0, cond)?;
+            if jumps_only(&x.then_) && jumps_only(&x.else_) {
+                // Branches that only move lanes (a loop's exit test): both run under their
+                // masks without branching; a jump under an empty mask changes nothing.
+                self.b.jump(then_bb)?;
+                self.b.switch_to(then_bb)?;
+                self.set_exec(tmask)?;
+                self.block(&x.then_)?;
+                let t = self.exec()?;
+                self.b.jump(else_bb)?;
+                self.b.switch_to(else_bb)?;
+                in_else(self);
+                self.set_exec(emask)?;
+                self.block(&x.else_)?;
+                let e = self.exec()?;
+                self.b.jump(join)?;
+                self.b.switch_to(join)?;
+                let m = self.b.ibin(IBin::Or, t, e)?;
+                self.set_exec(m)?;
+            } else {
+                let out_t = self.b.vector_var(Kind::Mask)?;
+                let out_e = self.b.vector_var(Kind::Mask)?;
+                let none = self.mask_const(false)?;
+                self.b.def_vector(out_t, none)?;
+                self.b.def_vector(out_e, none)?;
+                let check_else = self.b.block()?;
+                let any_t = self.b.any(tmask)?;
+                self.b.branch(any_t, then_bb, check_else)?;
+                self.b.switch_to(then_bb)?;
+                self.set_exec(tmask)?;
+                self.block(&x.then_)?;
+                let e = self.exec()?;
+                self.b.def_vector(out_t, e)?;
+                self.b.jump(check_else)?;
+                self.b.switch_to(check_else)?;
+                let any_e = self.b.any(emask)?;
+                self.b.branch(any_e, else_bb, join)?;
+                self.b.switch_to(else_bb)?;
+                in_else(self);
+                self.set_exec(emask)?;
+                self.block(&x.else_)?;
+                let e = self.exec()?;
+                self.b.def_vector(out_e, e)?;
+                self.b.jump(join)?;
+                self.b.switch_to(join)?;
+                let t = self.b.use_vector(out_t)?;
+                let e = self.b.use_vector(out_e)?;
+                let m = self.b.ibin(IBin::Or, t, e)?;
+                self.set_exec(m)?;
+            }
+        }
+        self.ifs.pop();
+        Ok(())
+    }
+
+    fn loop_(&mut self, l: &ir::LoopStmt) -> R<()> {
+        let params = l
+            .params
+            .iter()
+            .map(|&p| self.var_of(p))
+            .collect::<R<Vec<_>>>()?;
+        let results = l
+            .results
+            .iter()
+            .map(|&r| self.var_of(r))
+            .collect::<R<Vec<_>>>()?;
+        let next = l
+            .params
+            .iter()
+            .map(|&p| self.b.vector_var(kind(self.f.ty(p))))
+            .collect::<R<Vec<_>>>()?;
+        let cont = self.b.vector_var(Kind::Mask)?;
+        let brk = self.b.vector_var(Kind::Mask)?;
+        let live = self.b.vector_var(Kind::Mask)?;
+        for ((&var, &init), &p) in params.iter().zip(&l.inits).zip(&l.params) {
+            let x = self.get_for(init, p)?;
+            self.b.def_vector(var, x)?;
+        }
+        for (&var, &r) in results.iter().zip(&l.results) {
+            let z = self.b.splat_const(kind(self.f.ty(r)), 0)?;
+            self.b.def_vector(var, z)?;
+        }
+        let none = self.mask_const(false)?;
+        self.b.def_vector(brk, none)?;
+        let e = self.exec()?;
+        self.b.def_vector(live, e)?;
+        let header = self.b.block()?;
+        let exit = self.b.block()?;
+        self.b.jump(header)?;
+        self.b.switch_to(header)?;
+        let live_now = self.b.use_vector(live)?;
+        self.set_exec(live_now)?;
+        let none = self.mask_const(false)?;
+        self.b.def_vector(cont, none)?;
+        for (&nv, &pv) in next.iter().zip(&params) {
+            let cur = self.b.use_vector(pv)?;
+            self.b.def_vector(nv, cur)?;
+        }
+        self.loops.push(LoopFrame {
+            param_values: l.params.clone(),
+            result_values: l.results.clone(),
+            next: next.clone(),
+            results,
+            cont,
+            brk,
+        });
+        self.block(&l.body)?;
+        self.loops.pop();
+        let c = self.b.use_vector(cont)?;
+        self.b.def_vector(live, c)?;
+        for (&nv, &pv) in next.iter().zip(&params) {
+            let n = self.b.use_vector(nv)?;
+            self.b.def_vector(pv, n)?;
+        }
+        let again = self.b.any(c)?;
+        self.b.branch(again, header, exit)?;
+        self.b.switch_to(exit)?;
+        let out = self.b.use_vector(brk)?;
+        self.set_exec(out)
+    }
+}
+
+/// Whether a block only passes values on (`break`, `continue`, `yield`), with no instruction.
+fn jumps_only(b: &ir::Block) -> bool {
+    b.0.iter()
+        .all(|s| matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_)))
+}

@@ -1,0 +1,306 @@
+//! Fast math: `EX2`, `LG2`, `SIN`, `COS` and `POW` expanded into IR arithmetic (polynomials,
+//! exponent bit manipulation, selects for the special values), so that every engine that runs
+//! the IR computes the same approximation, bit for bit. It runs only when fast math is asked
+//! for ([`MathMode::Fast`](crate::back::abi::MathMode::Fast)); it does not keep results
+//! bit-identical, unlike the passes of [`optimize`](super::optimize).
+//!
+//! Worst-case errors against the correctly rounded result (f64 reference), measured by the
+//! dense sweeps of `back/tests_support.rs` (through the IR evaluator and each JIT back end;
+//! `cargo test -p tgsic --release fast_math -- --nocapture` prints them):
+//!
+//! | function | input range | bound (tested) | measured worst |
+//! |---|---|---|---|
+//! | EX2 | [−126, 128) | 2 ulp (results below 2⁻¹²⁶ flush to 0, as FTZ) | 1 ulp |
+//! | LG2 | positive floats (denormals read as 0) | 2 ulp or 2⁻²² absolute | 4 ulp within 2⁻²² of 0, 3.9·10⁻⁶ absolute near 10³⁰ (< 1 ulp) |
+//! | SIN, COS | \|x\| ≤ 8192 | 2⁻²² absolute (beyond, the reduction loses bits) | 8.4·10⁻⁸ |
+//! | POW | x ∈ [10⁻³, 10³], y ∈ [−8, 8] | 4 ulp + 2⁻²²·\|y·log2 x\| relative | 0.44 of the bound |
+//!
+//! Special values follow IEEE: EX2(±inf) = inf/0, LG2(0) = −inf, LG2(x < 0) = NaN,
+//! LG2(inf) = inf, SIN/COS(inf) = NaN, POW(x, 0) = 1, POW(1, y) = 1, POW(0, y > 0) = 0,
+//! POW(0, y < 0) = inf, POW(x < 0, integer y) = ±POW(|x|, y), POW(x < 0, other y) = NaN.
+//!
+//! Each expanded instruction becomes the final `select` of its expansion, so its result value
+//! (and every use of it) stays.
+
+use crate::ir::*;
+
+/// Expands every transcendental function of `f`; returns whether there was one.
+pub fn run(f: &mut Function) -> bool {
+    let mut body = std::mem::take(&mut f.body);
+    let changed = block(f, &mut body);
+    f.body = body;
+    if changed {
+        f.uniform = crate::ir::uniform::analyze(f);
+    }
+    changed
+}
+
+fn block(f: &mut Function, b: &mut Block) -> bool {
+    let mut changed = false;
+    let mut out = Vec::with_capacity(b.0.len());
+    for s in std::mem::take(&mut b.0) {
+        match s {
+            Stmt::Inst(i) => {
+                let d = &f.insts[i];
+                let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
+                let mut e = Expand {
+                    f,
+                    out: &mut out,
+                    origin,
+                };
+                let last = match op {
+                    Op::Unary(Unary::FExp2) => Some(e.exp2(args[0])),
+                    Op::Unary(Unary::FLg2) => Some(e.lg2(args[0])),
+                    Op::Unary(Unary::FSin) => Some(e.sincos(args[0], false)),
+                    Op::Unary(Unary::FCos) => Some(e.sincos(args[0], true)),
+                    Op::Binary(Binary::FPow) => Some(e.pow(args[0], args[1])),
+                    _ => None,
+                };
+                if let Some([c, x, y]) = last {
+                    f.insts[i].op = Op::Select;
+                    f.insts[i].args = vec![c, x, y];
+                    changed = true;
+                }
+                out.push(Stmt::Inst(i));
+            }
+            Stmt::If(mut x) => {
+                changed |= block(f, &mut x.then_);
+                changed |= block(f, &mut x.else_);
+                out.push(Stmt::If(x));
+            }
+            Stmt::Loop(mut l) => {
+                changed |= block(f, &mut l.body);
+                out.push(Stmt::Loop(l));
+            }
+            other => out.push(other),
+        }
+    }
+    b.0 = out;
+    changed
+}
+
+/// Emits instructions before the one being expanded.
+struct Expand<'a> {
+    f: &'a mut Function,
+    out: &'a mut Vec<Stmt>,
+    origin: Option<u32>,
+}
+
+/// A `select`'s operands: the expansion's last step, which the expanded instruction becomes.
+type Sel = [Value; 3];
+
+impl Expand<'_> {
+    fn op(&mut self, op: Op, args: Vec<Value>, ty: Type) -> Value {
+        let i = self.f.new_inst(op, args, &[ty], self.origin);
+        self.out.push(Stmt::Inst(i));
+        self.f.insts[i].results[0]
+    }
+    fn fc(&mut self, x: f32) -> Value {
+        self.op(Op::Const(x.to_bits()), vec![], Type::F32)
+    }
+    fn ic(&mut self, x: u32) -> Value {
+        self.op(Op::Const(x), vec![], Type::I32)
+    }
+    fn bin(&mut self, op: Binary, a: Value, b: Value) -> Value {
+        let ty = match op {
+            Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv => Type::F32,
+            Binary::BOr => Type::Bool,
+            _ => Type::I32,
+        };
+        self.op(Op::Binary(op), vec![a, b], ty)
+    }
+    fn un(&mut self, op: Unary, a: Value, ty: Type) -> Value {
+        self.op(Op::Unary(op), vec![a], ty)
+    }
+    fn fcmp(&mut self, k: FCmp, a: Value, b: Value) -> Value {
+        self.op(Op::FCmp(k), vec![a, b], Type::Bool)
+    }
+    fn select(&mut self, [c, x, y]: Sel) -> Value {
+        let ty = self.f.ty(x);
+        self.op(Op::Select, vec![c, x, y], ty)
+    }
+
+    /// Horner evaluation of `c[0] + c[1]·t + …`.
+    fn poly(&mut self, t: Value, c: &[f32]) -> Value {
+        let mut acc = self.fc(c[c.len() - 1]);
+        for &ci in c[..c.len() - 1].iter().rev() {
+            let m = self.bin(Binary::FMul, acc, t);
+            let k = self.fc(ci);
+            acc = self.bin(Binary::FAdd, m, k);
+        }
+        acc
+    }
+
+    /// 2^x.
+    fn exp2(&mut self, x: Value) -> Sel {
+        let (lo, hi) = (self.fc(-127.0), self.fc(128.0));
+        // Clamp (NaN is restored at the end); round to the nearest integer n, |t| ≤ 0.5.
+        let c = self.fcmp(FCmp::Gt, x, lo);
+        let xc = self.select([c, x, lo]);
+        let c = self.fcmp(FCmp::Lt, xc, hi);
+        let xc = self.select([c, xc, hi]);
+        let n = self.un(Unary::FRound, xc, Type::F32);
+        let t = self.bin(Binary::FSub, xc, n);
+        // 2^t = e^(t·ln 2): Taylor to degree 7 (remainder below 2⁻²⁶ on |t| ≤ 0.5).
+        let ln2 = std::f64::consts::LN_2;
+        let coef: Vec<f32> = (0..8)
+            .map(|j| (ln2.powi(j) / (1..=j).map(f64::from).product::<f64>()) as f32)
+            .collect();
+        let p = self.poly(t, &coef);
+        // 2^n in two exact steps (n/2 and the rest, each within the normal range), so only the
+        // final product rounds — and flushes to zero or overflows where the true result does.
+        let ni = self.un(Unary::FloorToInt, n, Type::I32);
+        let one = self.ic(1);
+        let na = self.bin(Binary::ShrS, ni, one);
+        let nb = self.bin(Binary::ISub, ni, na);
+        let (bias, s23) = (self.ic(127), self.ic(23));
+        let mut r = p;
+        for part in [na, nb] {
+            let e = self.bin(Binary::IAdd, part, bias);
+            let e = self.bin(Binary::Shl, e, s23);
+            let scale = self.un(Unary::Bitcast, e, Type::F32);
+            r = self.bin(Binary::FMul, r, scale);
+        }
+        // 2^128 overflows to inf even where p < 1.
+        let big = self.fcmp(FCmp::Ge, x, hi);
+        let inf = self.fc(f32::INFINITY);
+        let r = self.select([big, inf, r]);
+        let nan = self.fcmp(FCmp::Ne, x, x);
+        [nan, x, r]
+    }
+
+    /// log2(x).
+    fn lg2(&mut self, x: Value) -> Sel {
+        let bits = self.un(Unary::Bitcast, x, Type::I32);
+        let s23 = self.ic(23);
+        let e = self.bin(Binary::ShrU, bits, s23);
+        let ff = self.ic(0xFF);
+        let e = self.bin(Binary::And, e, ff);
+        let bias = self.ic(127);
+        let e = self.bin(Binary::ISub, e, bias);
+        let mant = self.ic(0x007F_FFFF);
+        let m = self.bin(Binary::And, bits, mant);
+        let one_bits = self.ic(0x3F80_0000);
+        let m = self.bin(Binary::Or, m, one_bits);
+        let m = self.un(Unary::Bitcast, m, Type::F32);
+        // m in [1, 2): halve above √2, so m in [√2/2, √2).
+        let sqrt2 = self.fc(std::f32::consts::SQRT_2);
+        let big = self.fcmp(FCmp::Gt, m, sqrt2);
+        let half = self.fc(0.5);
+        let mh = self.bin(Binary::FMul, m, half);
+        let m = self.select([big, mh, m]);
+        let big_i = self.un(Unary::BoolToInt, big, Type::I32);
+        let e = self.bin(Binary::ISub, e, big_i); // big is −1 where set
+        let ef = self.un(Unary::I2F, e, Type::F32);
+        // log2(m) = 2/ln2 · atanh(t), t = (m − 1)/(m + 1), |t| ≤ 0.1716.
+        let one = self.fc(1.0);
+        let num = self.bin(Binary::FSub, m, one);
+        let den = self.bin(Binary::FAdd, m, one);
+        let t = self.bin(Binary::FDiv, num, den);
+        let t2 = self.bin(Binary::FMul, t, t);
+        let s = self.poly(t2, &[1.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0]);
+        let ts = self.bin(Binary::FMul, t, s);
+        let c = self.fc((2.0 / std::f64::consts::LN_2) as f32);
+        let lm = self.bin(Binary::FMul, ts, c);
+        let r = self.bin(Binary::FAdd, ef, lm);
+        // Special values: 0 (and denormals, under DAZ) → −inf, x < 0 → NaN, inf → inf, NaN.
+        let z = self.fc(0.0);
+        let is0 = self.fcmp(FCmp::Eq, x, z);
+        let ninf = self.fc(f32::NEG_INFINITY);
+        let r = self.select([is0, ninf, r]);
+        let neg = self.fcmp(FCmp::Lt, x, z);
+        let nan = self.fc(f32::NAN);
+        let r = self.select([neg, nan, r]);
+        let inf = self.fc(f32::INFINITY);
+        let isinf = self.fcmp(FCmp::Eq, x, inf);
+        let r = self.select([isinf, inf, r]);
+        let un = self.fcmp(FCmp::Ne, x, x);
+        [un, x, r]
+    }
+
+    /// sin x (cos x when `cos`) by quadrant reduction and polynomials on [−π/4, π/4].
+    fn sincos(&mut self, x: Value, cos: bool) -> Sel {
+        let two_over_pi = self.fc(std::f32::consts::FRAC_2_PI);
+        let q = self.bin(Binary::FMul, x, two_over_pi);
+        let q = self.un(Unary::FRound, q, Type::F32);
+        // r = x − q·π/2 in three parts (Cody–Waite).
+        let mut r = x;
+        for c in [1.570_312_5f32, 4.837_513e-4, 7.549_79e-8] {
+            let cv = self.fc(c);
+            let m = self.bin(Binary::FMul, q, cv);
+            r = self.bin(Binary::FSub, r, m);
+        }
+        let r2 = self.bin(Binary::FMul, r, r);
+        let sp = self.poly(
+            r2,
+            &[1.0, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362_880.0],
+        );
+        let s = self.bin(Binary::FMul, r, sp);
+        let c = self.poly(
+            r2,
+            &[
+                1.0,
+                -0.5,
+                1.0 / 24.0,
+                -1.0 / 720.0,
+                1.0 / 40_320.0,
+                -1.0 / 3_628_800.0,
+            ],
+        );
+        // Quadrant n = q mod 4: sin = (s, c, −s, −c)[n]; cos = (c, −s, −c, s)[n] = sin at n + 1.
+        let mut n = self.un(Unary::FloorToInt, q, Type::I32);
+        let one = self.ic(1);
+        if cos {
+            n = self.bin(Binary::IAdd, n, one);
+        }
+        let odd = self.bin(Binary::And, n, one);
+        let zero = self.ic(0);
+        let odd = self.op(Op::ICmp(ICmp::Ne), vec![odd, zero], Type::Bool);
+        let v = self.select([odd, c, s]);
+        let two = self.ic(2);
+        let neg = self.bin(Binary::And, n, two);
+        let s30 = self.ic(30);
+        let neg = self.bin(Binary::Shl, neg, s30); // bit 1 → the sign bit
+        let vi = self.un(Unary::Bitcast, v, Type::I32);
+        let vi = self.bin(Binary::Xor, vi, neg);
+        let r = self.un(Unary::Bitcast, vi, Type::F32);
+        // inf and NaN give NaN.
+        let ax = self.un(Unary::FAbs, x, Type::F32);
+        let inf = self.fc(f32::INFINITY);
+        let finite = self.fcmp(FCmp::Lt, ax, inf);
+        let nan = self.fc(f32::NAN);
+        [finite, r, nan]
+    }
+
+    /// x^y = 2^(y·log2|x|) with IEEE's special cases (see the module documentation).
+    fn pow(&mut self, x: Value, y: Value) -> Sel {
+        let ax = self.un(Unary::FAbs, x, Type::F32);
+        let l = self.lg2(ax);
+        let l = self.select(l);
+        let p = self.bin(Binary::FMul, y, l);
+        let r = self.exp2(p);
+        let r = self.select(r);
+        // x < 0: an odd integer y negates, a non-integer y gives NaN.
+        let z = self.fc(0.0);
+        let neg = self.fcmp(FCmp::Lt, x, z);
+        let fy = self.un(Unary::FFloor, y, Type::F32);
+        let int = self.fcmp(FCmp::Eq, fy, y);
+        let yi = self.un(Unary::FloorToInt, fy, Type::I32);
+        let one_i = self.ic(1);
+        let odd = self.bin(Binary::And, yi, one_i);
+        let s31 = self.ic(31);
+        let odd = self.bin(Binary::Shl, odd, s31);
+        let ri = self.un(Unary::Bitcast, r, Type::I32);
+        let signed = self.bin(Binary::Xor, ri, odd);
+        let signed = self.un(Unary::Bitcast, signed, Type::F32);
+        let nan = self.fc(f32::NAN);
+        let negres = self.select([int, signed, nan]);
+        let r = self.select([neg, negres, r]);
+        // y = 0 or x = 1: exactly 1, even for NaN operands.
+        let one = self.fc(1.0);
+        let y0 = self.fcmp(FCmp::Eq, y, z);
+        let x1 = self.fcmp(FCmp::Eq, x, one);
+        let unit = self.bin(Binary::BOr, y0, x1);
+        [unit, one, r]
+    }
+}
