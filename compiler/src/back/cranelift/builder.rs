@@ -10,8 +10,9 @@
 
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    Callee, FBin, FCc, FUn, IBin, ICc, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
 };
+use crate::ir::{FCmp, ICmp};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -177,6 +178,7 @@ impl SimdBuilder for ClBuilder<'_> {
     type Block = cl::Block;
 
     const FOLDS_DENORMALS: bool = false;
+    const BRANCHLESS_LANE_MOVES: bool = false;
 
     fn lanes(&self) -> usize {
         4 * self.k
@@ -261,15 +263,14 @@ impl SimdBuilder for ClBuilder<'_> {
         }))
     }
 
-    fn fcmp(&mut self, cc: FCc, a: Vx, c: Vx) -> R<Vx> {
+    fn fcmp(&mut self, cc: FCmp, a: Vx, c: Vx) -> R<Vx> {
         let cc = match cc {
-            FCc::Lt => FloatCC::LessThan,
-            FCc::Le => FloatCC::LessThanOrEqual,
-            FCc::Gt => FloatCC::GreaterThan,
-            FCc::Ge => FloatCC::GreaterThanOrEqual,
-            FCc::Eq => FloatCC::Equal,
-            FCc::Ne => FloatCC::NotEqual,
-            FCc::Uno => FloatCC::Unordered,
+            FCmp::Lt => FloatCC::LessThan,
+            FCmp::Le => FloatCC::LessThanOrEqual,
+            FCmp::Gt => FloatCC::GreaterThan,
+            FCmp::Ge => FloatCC::GreaterThanOrEqual,
+            FCmp::Eq => FloatCC::Equal,
+            FCmp::Ne => FloatCC::NotEqual,
         };
         Ok(self.map2(a, c, types::F32X4, |s, x, y| s.b.ins().fcmp(cc, x, y)))
     }
@@ -293,16 +294,14 @@ impl SimdBuilder for ClBuilder<'_> {
         }))
     }
 
-    fn icmp(&mut self, cc: ICc, a: Vx, c: Vx) -> R<Vx> {
+    fn icmp(&mut self, cc: ICmp, a: Vx, c: Vx) -> R<Vx> {
         let cc = match cc {
-            ICc::Eq => IntCC::Equal,
-            ICc::Ne => IntCC::NotEqual,
-            ICc::SLt => IntCC::SignedLessThan,
-            ICc::SLe => IntCC::SignedLessThanOrEqual,
-            ICc::SGt => IntCC::SignedGreaterThan,
-            ICc::SGe => IntCC::SignedGreaterThanOrEqual,
-            ICc::ULt => IntCC::UnsignedLessThan,
-            ICc::UGe => IntCC::UnsignedGreaterThanOrEqual,
+            ICmp::Eq => IntCC::Equal,
+            ICmp::Ne => IntCC::NotEqual,
+            ICmp::SLt => IntCC::SignedLessThan,
+            ICmp::SGe => IntCC::SignedGreaterThanOrEqual,
+            ICmp::ULt => IntCC::UnsignedLessThan,
+            ICmp::UGe => IntCC::UnsignedGreaterThanOrEqual,
         };
         Ok(self.map2(a, c, types::I32X4, |s, x, y| s.b.ins().icmp(cc, x, y)))
     }
@@ -514,40 +513,6 @@ impl SimdBuilder for ClBuilder<'_> {
         for j in 0..self.k {
             let x = self.bitcast(v.0[j], types::I32X4);
             self.b.ins().store(flags(), x, addr, (16 * j) as i32);
-        }
-        Ok(())
-    }
-
-    fn gather(&mut self, kind: Kind, base: Value, words: Vx) -> R<Vx> {
-        let mut out = words;
-        for j in 0..self.k {
-            let w = self.bitcast(words.0[j], types::I32X4);
-            let mut acc = self.vconst(types::I32X4, [0; 4]);
-            for i in 0..4u8 {
-                let x = self.b.ins().extractlane(w, i);
-                let x = self.b.ins().uextend(types::I64, x);
-                let a = self.word_addr(base, x)?;
-                let x = self.b.ins().load(types::I32, flags(), a, 0);
-                acc = self.b.ins().insertlane(acc, x, i);
-            }
-            out.0[j] = self.bitcast(acc, ty_of(kind));
-        }
-        Ok(out)
-    }
-
-    fn scatter(&mut self, base: Value, words: Vx, v: Vx, mask: Vx, spare: Value) -> R<()> {
-        for j in 0..self.k {
-            let w = self.bitcast(words.0[j], types::I32X4);
-            let vj = self.bitcast(v.0[j], types::I32X4);
-            for i in 0..4u8 {
-                let x = self.b.ins().extractlane(w, i);
-                let x = self.b.ins().uextend(types::I64, x);
-                let a = self.word_addr(base, x)?;
-                let m = self.b.ins().extractlane(mask.0[j], i);
-                let a = self.b.ins().select(m, a, spare);
-                let x = self.b.ins().extractlane(vj, i);
-                self.b.ins().store(flags(), x, a, 0);
-            }
         }
         Ok(())
     }

@@ -5,23 +5,28 @@
 //! phis; per-lane addresses become `llvm.masked.gather`/`scatter`; integer division, 64-bit
 //! products, bit counts and per-lane shifts have instructions or short sequences; and LLVM's
 //! optimizer folds float operations as IEEE does whatever the function's denormal mode
-//! ([`SimdBuilder::FOLDS_DENORMALS`]), so flushes are integer operations ([`Emit::flush`]).
+//! ([`SimdBuilder::FOLDS_DENORMALS`]), so flushes are integer operations. LLVM's `fptosi` is
+//! poison out of range, so conversions keep their operands in range first.
 
-use super::emit::{Emit, V};
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    Callee, FBin, FCc, FUn, IBin, ICc, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
 };
+use crate::ir::{FCmp, ICmp};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
-use inkwell::types::{BasicTypeEnum, FunctionType, VectorType};
+use inkwell::context::Context;
+use inkwell::intrinsics::Intrinsic;
+use inkwell::module::Module;
+use inkwell::types::{BasicTypeEnum, FunctionType, IntType, VectorType};
 use inkwell::values::{
-    BasicMetadataValueEnum, BasicValueEnum, FunctionValue, IntValue, PointerValue,
+    AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue,
+    InstructionValue, IntValue, PointerValue, ValueKind, VectorValue,
 };
-use inkwell::{FloatPredicate, IntPredicate};
+use inkwell::{AddressSpace, FloatPredicate as FP, IntPredicate as IP};
 
-const I32_MIN: u32 = 0x8000_0000;
-const TWO_31: f32 = 2_147_483_648.0;
+/// A step's lanes.
+type V<'ctx> = VectorValue<'ctx>;
 
 /// A stack slot holding a vector or an i64 (promoted to SSA by `mem2reg`).
 #[derive(Clone, Copy)]
@@ -39,67 +44,114 @@ pub(super) struct Callees<'ctx> {
     pub emit: FunctionType<'ctx>,
 }
 
-/// inkwell's builder with what the lowering needs.
+/// inkwell's builder, the module and the function it builds, and the vector types of a step.
 pub(super) struct LlvmBuilder<'a, 'ctx> {
-    pub e: Emit<'a, 'ctx>,
+    cx: &'ctx Context,
+    m: &'a Module<'ctx>,
+    b: Builder<'ctx>,
     func: FunctionValue<'ctx>,
     /// Builds the stack slots, in the entry block (before its final jump once there is one).
     slots: Builder<'ctx>,
     args: PointerValue<'ctx>,
     callees: Callees<'ctx>,
     fma: bool,
+    lanes: u32,
+    /// `<lanes x float>`, `<lanes x i32>`, `<lanes x i1>`, `<lanes x i64>`.
+    vf: VectorType<'ctx>,
+    vi: VectorType<'ctx>,
+    vb: VectorType<'ctx>,
+    vi64: VectorType<'ctx>,
+    /// `i<lanes>`: a mask's bits.
+    bits: IntType<'ctx>,
 }
 
 fn int(s: BasicValueEnum<'_>) -> IntValue<'_> {
     s.into_int_value()
 }
 
+fn vector(v: BasicValueEnum<'_>) -> R<V<'_>> {
+    match v {
+        BasicValueEnum::VectorValue(v) => Ok(v),
+        other => Err(JitError::Codegen(format!("expected a vector: {other:?}"))),
+    }
+}
+
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
-    /// A builder positioned at the end of `func`'s entry block (`e.b` is there), `args` its
-    /// parameter; `fma` when the CPU has fused multiply-add.
+    /// A builder at the end of `func`'s entry block, `args` its parameter, for `lanes` lanes
+    /// per step; `fma` when the CPU has fused multiply-add.
     pub fn new(
-        e: Emit<'a, 'ctx>,
+        cx: &'ctx Context,
+        m: &'a Module<'ctx>,
         func: FunctionValue<'ctx>,
-        args: PointerValue<'ctx>,
+        lanes: u32,
         callees: Callees<'ctx>,
         fma: bool,
     ) -> R<Self> {
-        let slots = e.cx.create_builder();
-        let entry = func
-            .get_first_basic_block()
-            .ok_or_else(|| JitError::Codegen("no entry block".into()))?;
+        let entry = cx.append_basic_block(func, "entry");
+        let (b, slots) = (cx.create_builder(), cx.create_builder());
+        b.position_at_end(entry);
         slots.position_at_end(entry);
+        let args = func
+            .get_nth_param(0)
+            .ok_or_else(|| JitError::Codegen("no parameter".into()))?
+            .into_pointer_value();
+        let bits = std::num::NonZeroU32::new(lanes)
+            .ok_or("no lanes")
+            .and_then(|n| cx.custom_width_int_type(n))
+            .map_err(|e| JitError::Codegen(e.into()))?;
         Ok(LlvmBuilder {
-            e,
+            cx,
+            m,
+            b,
             func,
             slots,
             args,
             callees,
             fma,
+            lanes,
+            vf: cx.f32_type().vec_type(lanes),
+            vi: cx.i32_type().vec_type(lanes),
+            vb: cx.bool_type().vec_type(lanes),
+            vi64: cx.i64_type().vec_type(lanes),
+            bits,
         })
     }
 
     fn vty(&self, kind: Kind) -> VectorType<'ctx> {
         match kind {
-            Kind::F32 => self.e.t.vf,
-            Kind::I32 => self.e.t.vi,
-            Kind::Mask => self.e.t.vb,
+            Kind::F32 => self.vf,
+            Kind::I32 => self.vi,
+            Kind::Mask => self.vb,
         }
-    }
-
-    fn is_mask(&self, v: V<'ctx>) -> bool {
-        v.get_type() == self.e.t.vb
     }
 
     fn kind_of(&self, v: V<'ctx>) -> Kind {
-        let t = v.get_type();
-        if t == self.e.t.vb {
-            Kind::Mask
-        } else if t == self.e.t.vf {
-            Kind::F32
-        } else {
-            Kind::I32
+        match v.get_type() {
+            t if t == self.vb => Kind::Mask,
+            t if t == self.vf => Kind::F32,
+            _ => Kind::I32,
         }
+    }
+
+    fn i32c(&self, x: u32) -> IntValue<'ctx> {
+        self.cx.i32_type().const_int(x as u64, false)
+    }
+
+    fn i64c(&self, x: i64) -> IntValue<'ctx> {
+        self.cx.i64_type().const_int(x as u64, true)
+    }
+
+    /// Every lane `x` (an integer constant of `lane`'s type).
+    fn splat_int(&self, lane: IntType<'ctx>, x: u64) -> V<'ctx> {
+        VectorType::const_vector(&vec![lane.const_int(x, false); self.lanes as usize])
+    }
+
+    fn iconst(&self, x: u32) -> V<'ctx> {
+        self.splat_int(self.cx.i32_type(), x as u64)
+    }
+
+    fn fconst(&mut self, x: f32) -> R<V<'ctx>> {
+        self.splat_const(Kind::F32, x.to_bits())
     }
 
     fn floats(&mut self, v: V<'ctx>) -> R<V<'ctx>> {
@@ -110,29 +162,83 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
         self.cast(v, Kind::I32)
     }
 
-    fn slot(&self, ty: BasicTypeEnum<'ctx>) -> R<Var<'ctx>> {
-        let p = self.slots.build_alloca(ty, "")?;
-        Ok(Var { p, ty })
+    fn fcmp_(&self, p: FP, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        Ok(self.b.build_float_compare(p, a, c, "")?)
     }
 
-    fn scalar_ty(&self, ty: Scalar) -> BasicTypeEnum<'ctx> {
-        match ty {
-            Scalar::I32 => self.e.t.i32.into(),
-            Scalar::I64 => self.e.t.i64.into(),
-            Scalar::F32 => self.e.t.f32.into(),
-            Scalar::Ptr => self.e.t.ptr.into(),
+    fn icmp_(&self, p: IP, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        Ok(self.b.build_int_compare(p, a, c, "")?)
+    }
+
+    fn select_(&self, m: V<'ctx>, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>> {
+        vector(self.b.build_select(m, x, y, "")?)
+    }
+
+    /// Calls intrinsic `name`, overloaded on `overload`.
+    fn intrinsic(
+        &self,
+        name: &str,
+        overload: &[BasicTypeEnum<'ctx>],
+        args: &[BasicMetadataValueEnum<'ctx>],
+    ) -> R<Option<BasicValueEnum<'ctx>>> {
+        let f = Intrinsic::find(name)
+            .and_then(|i| i.get_declaration(self.m, overload))
+            .ok_or_else(|| JitError::Codegen(format!("no intrinsic {name}")))?;
+        Ok(match self.b.build_call(f, args, "")?.try_as_basic_value() {
+            ValueKind::Basic(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// A vector intrinsic overloaded on its first operand's type (`llvm.floor`, `llvm.smin`,
+    /// ...); `flag` adds the i1 operand of `llvm.ctlz`, `llvm.cttz` and `llvm.abs`.
+    fn intr(&self, name: &str, args: &[V<'ctx>], flag: Option<bool>) -> R<V<'ctx>> {
+        let mut a: Vec<BasicMetadataValueEnum> = args.iter().map(|&v| v.into()).collect();
+        if let Some(f) = flag {
+            a.push(self.cx.bool_type().const_int(f as u64, false).into());
+        }
+        let r = self.intrinsic(name, &[args[0].get_type().into()], &a)?;
+        vector(r.ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?)
+    }
+
+    /// Per-lane addresses `base + 4·words[l]` (`base` a pointer or a vector of pointers).
+    fn lane_ptrs(&self, base: BasicValueEnum<'ctx>, words: V<'ctx>) -> V<'ctx> {
+        use inkwell::llvm_sys::core::LLVMBuildGEP2;
+        let mut idx = [words.as_value_ref()];
+        // SAFETY: a GEP with one vector index on values of this context; the result is a
+        // vector of pointers, which inkwell wraps as a vector value.
+        unsafe {
+            let r = LLVMBuildGEP2(
+                self.b.as_mut_ptr(),
+                inkwell::types::AsTypeRef::as_type_ref(&self.cx.i32_type()),
+                base.as_value_ref(),
+                idx.as_mut_ptr(),
+                1,
+                c"".as_ptr(),
+            );
+            VectorValue::new(r)
         }
     }
 
-    /// F2I's truncation with `cvttps2dq`'s results: NaN and out of range give `0x80000000`
-    /// (`fptosi` would be poison there).
-    fn trunc_to_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
-        let e = &self.e;
-        let lo = e.fcmp(FloatPredicate::OGE, a, e.fconst(-TWO_31)?)?;
-        let hi = e.fcmp(FloatPredicate::OLT, a, e.fconst(TWO_31)?)?;
-        let ok = e.and(lo, hi)?;
-        let i = e.fptosi(a, e.t.vi)?;
-        e.select(ok, i, e.iconst(I32_MIN))
+    /// The address `bytes` after `base`.
+    fn byte_ptr(&self, base: BasicValueEnum<'ctx>, bytes: i32) -> R<PointerValue<'ctx>> {
+        let i8t = self.cx.i8_type();
+        // SAFETY: a byte offset inside the structure `base` points to.
+        Ok(unsafe {
+            self.b.build_gep(
+                i8t,
+                base.into_pointer_value(),
+                &[self.i64c(bytes as i64)],
+                "",
+            )?
+        })
+    }
+
+    /// Sets the alignment of a load or store to 4 (buffers are only word-aligned).
+    fn align4(&self, i: Option<InstructionValue<'ctx>>) -> R<()> {
+        i.ok_or_else(|| JitError::Codegen("not an instruction".into()))?
+            .set_alignment(4)
+            .map_err(|e| JitError::Codegen(e.to_string()))
     }
 }
 
@@ -143,9 +249,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     type Block = BasicBlock<'ctx>;
 
     const FOLDS_DENORMALS: bool = true;
+    const BRANCHLESS_LANE_MOVES: bool = true;
 
     fn lanes(&self) -> usize {
-        self.e.lanes as usize
+        self.lanes as usize
     }
 
     fn args(&self) -> Self::S {
@@ -154,60 +261,81 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn splat_const(&mut self, kind: Kind, bits: u32) -> R<V<'ctx>> {
         match kind {
-            Kind::F32 => self.e.fbits(bits),
-            Kind::I32 => Ok(self.e.iconst(bits)),
-            Kind::Mask => Ok(self.e.bconst(bits != 0)),
+            Kind::F32 => {
+                let w = self.iconst(bits);
+                Ok(self.b.build_bit_cast(w, self.vf, "")?.into_vector_value())
+            }
+            Kind::I32 => Ok(self.iconst(bits)),
+            Kind::Mask => Ok(self.splat_int(self.cx.bool_type(), (bits != 0) as u64)),
         }
     }
 
     fn iota(&mut self) -> R<V<'ctx>> {
-        let words: Vec<u32> = (0..self.e.lanes).collect();
-        Ok(self.e.iconsts(&words))
+        let lanes: Vec<IntValue> = (0..self.lanes).map(|l| self.i32c(l)).collect();
+        Ok(VectorType::const_vector(&lanes))
     }
 
     fn splat(&mut self, s: Self::S) -> R<V<'ctx>> {
-        self.e.splat(s)
+        let ty = match s.get_type() {
+            BasicTypeEnum::FloatType(t) => t.vec_type(self.lanes),
+            BasicTypeEnum::IntType(t) => t.vec_type(self.lanes),
+            other => return Err(JitError::Codegen(format!("cannot splat {other:?}"))),
+        };
+        let v = self
+            .b
+            .build_insert_element(ty.get_poison(), s, self.i32c(0), "")?;
+        let zeros = VectorType::const_vector(&vec![self.i32c(0); self.lanes as usize]);
+        Ok(self.b.build_shuffle_vector(v, ty.get_poison(), zeros, "")?)
     }
 
     fn extract(&mut self, v: V<'ctx>, lane: usize) -> R<Self::S> {
-        self.e.extract(v, lane as u32)
+        Ok(self
+            .b
+            .build_extract_element(v, self.i32c(lane as u32), "")?)
     }
 
     fn insert(&mut self, v: V<'ctx>, lane: usize, s: Self::S) -> R<V<'ctx>> {
-        let i = self.e.i32c(lane as u32);
-        Ok(self.e.b.build_insert_element(v, s, i, "")?)
+        Ok(self
+            .b
+            .build_insert_element(v, s, self.i32c(lane as u32), "")?)
     }
 
     fn cast(&mut self, v: V<'ctx>, kind: Kind) -> R<V<'ctx>> {
-        let e = &self.e;
-        match (self.is_mask(v), kind) {
-            (true, Kind::Mask) => Ok(v),
-            (true, _) => {
-                let w = e.sext(v, e.t.vi)?;
-                e.cast(w, self.vty(kind))
+        let from = self.kind_of(v);
+        if from == kind {
+            return Ok(v);
+        }
+        match (from, kind) {
+            (Kind::Mask, _) => {
+                let w = self.b.build_int_s_extend(v, self.vi, "")?;
+                self.cast(w, kind)
             }
-            (false, Kind::Mask) => {
-                let w = e.ints(v)?;
-                e.icmp(IntPredicate::NE, w, e.iconst(0))
+            (_, Kind::Mask) => {
+                let w = self.ints(v)?;
+                self.icmp_(IP::NE, w, self.iconst(0))
             }
-            (false, _) => e.cast(v, self.vty(kind)),
+            _ => Ok(self
+                .b
+                .build_bit_cast(v, self.vty(kind), "")?
+                .into_vector_value()),
         }
     }
 
     fn fbin(&mut self, op: FBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         let (a, c) = (self.floats(a)?, self.floats(c)?);
-        match op {
-            FBin::Add => self.e.fadd(a, c),
-            FBin::Sub => self.e.fsub(a, c),
-            FBin::Mul => self.e.fmul(a, c),
-            FBin::Div => self.e.fdiv(a, c),
-        }
+        let b = &self.b;
+        Ok(match op {
+            FBin::Add => b.build_float_add(a, c, "")?,
+            FBin::Sub => b.build_float_sub(a, c, "")?,
+            FBin::Mul => b.build_float_mul(a, c, "")?,
+            FBin::Div => b.build_float_div(a, c, "")?,
+        })
     }
 
     fn fun(&mut self, op: FUn, a: V<'ctx>) -> R<V<'ctx>> {
         let a = self.floats(a)?;
         let name = match op {
-            FUn::Neg => return Ok(self.e.b.build_float_neg(a, "")?),
+            FUn::Neg => return Ok(self.b.build_float_neg(a, "")?),
             FUn::Abs => "llvm.fabs",
             FUn::Floor => "llvm.floor",
             FUn::Ceil => "llvm.ceil",
@@ -215,110 +343,116 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             FUn::Round => "llvm.roundeven",
             FUn::Sqrt => "llvm.sqrt",
         };
-        self.e.call1(name, a)
+        self.intr(name, &[a], None)
     }
 
-    fn fcmp(&mut self, cc: FCc, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+    fn fcmp(&mut self, cc: FCmp, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         let p = match cc {
-            FCc::Lt => FloatPredicate::OLT,
-            FCc::Le => FloatPredicate::OLE,
-            FCc::Gt => FloatPredicate::OGT,
-            FCc::Ge => FloatPredicate::OGE,
-            FCc::Eq => FloatPredicate::OEQ,
-            FCc::Ne => FloatPredicate::UNE,
-            FCc::Uno => FloatPredicate::UNO,
+            FCmp::Lt => FP::OLT,
+            FCmp::Le => FP::OLE,
+            FCmp::Gt => FP::OGT,
+            FCmp::Ge => FP::OGE,
+            FCmp::Eq => FP::OEQ,
+            FCmp::Ne => FP::UNE,
         };
         let (a, c) = (self.floats(a)?, self.floats(c)?);
-        self.e.fcmp(p, a, c)
+        self.fcmp_(p, a, c)
     }
 
     fn ibin(&mut self, op: IBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
-        let (a, c) = if self.is_mask(a) && self.is_mask(c) {
+        let masks = self.kind_of(a) == Kind::Mask && self.kind_of(c) == Kind::Mask;
+        let (a, c) = if masks {
             (a, c)
         } else {
             (self.ints(a)?, self.ints(c)?)
         };
-        let e = &self.e;
-        match op {
-            IBin::Add => e.add(a, c),
-            IBin::Sub => e.sub(a, c),
-            IBin::Mul => e.mul(a, c),
-            IBin::And => e.and(a, c),
-            IBin::Or => e.or(a, c),
-            IBin::Xor => e.xor(a, c),
-            IBin::AndNot => e.and_not(a, c),
-            IBin::SMin => e.call2("llvm.smin", a, c),
-            IBin::SMax => e.call2("llvm.smax", a, c),
-            IBin::UMin => e.call2("llvm.umin", a, c),
-            IBin::UMax => e.call2("llvm.umax", a, c),
-        }
+        let b = &self.b;
+        Ok(match op {
+            IBin::Add => b.build_int_add(a, c, "")?,
+            IBin::Sub => b.build_int_sub(a, c, "")?,
+            IBin::Mul => b.build_int_mul(a, c, "")?,
+            IBin::And => b.build_and(a, c, "")?,
+            IBin::Or => b.build_or(a, c, "")?,
+            IBin::Xor => b.build_xor(a, c, "")?,
+            IBin::AndNot => b.build_and(a, b.build_not(c, "")?, "")?,
+            IBin::SMin => self.intr("llvm.smin", &[a, c], None)?,
+            IBin::SMax => self.intr("llvm.smax", &[a, c], None)?,
+            IBin::UMin => self.intr("llvm.umin", &[a, c], None)?,
+            IBin::UMax => self.intr("llvm.umax", &[a, c], None)?,
+        })
     }
 
-    fn icmp(&mut self, cc: ICc, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+    fn icmp(&mut self, cc: ICmp, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         let p = match cc {
-            ICc::Eq => IntPredicate::EQ,
-            ICc::Ne => IntPredicate::NE,
-            ICc::SLt => IntPredicate::SLT,
-            ICc::SLe => IntPredicate::SLE,
-            ICc::SGt => IntPredicate::SGT,
-            ICc::SGe => IntPredicate::SGE,
-            ICc::ULt => IntPredicate::ULT,
-            ICc::UGe => IntPredicate::UGE,
+            ICmp::Eq => IP::EQ,
+            ICmp::Ne => IP::NE,
+            ICmp::SLt => IP::SLT,
+            ICmp::SGe => IP::SGE,
+            ICmp::ULt => IP::ULT,
+            ICmp::UGe => IP::UGE,
         };
         let (a, c) = (self.ints(a)?, self.ints(c)?);
-        self.e.icmp(p, a, c)
+        self.icmp_(p, a, c)
     }
 
     fn not(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
-        let a = if self.is_mask(a) { a } else { self.ints(a)? };
-        self.e.not(a)
+        let a = if self.kind_of(a) == Kind::Mask {
+            a
+        } else {
+            self.ints(a)?
+        };
+        Ok(self.b.build_not(a, "")?)
     }
 
     fn shift_imm(&mut self, op: Shift, a: V<'ctx>, n: u32) -> R<V<'ctx>> {
-        let a = self.ints(a)?;
-        let n = self.e.iconst(n);
-        match op {
-            Shift::Shl => self.e.shl(a, n),
-            Shift::ShrS => self.e.ashr(a, n),
-            Shift::ShrU => self.e.lshr(a, n),
-        }
+        let n = self.iconst(n);
+        self.optional(Optional::Shift(op), &[a, n])
     }
 
     fn iabs(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
         let a = self.ints(a)?;
-        self.e.call_flag("llvm.abs", a, false)
+        self.intr("llvm.abs", &[a], Some(false))
     }
 
     fn int_to_float(&mut self, a: V<'ctx>, signed: bool) -> R<V<'ctx>> {
         let a = self.ints(a)?;
-        if signed {
-            self.e.sitofp(a)
+        Ok(if signed {
+            self.b.build_signed_int_to_float(a, self.vf, "")?
         } else {
-            self.e.uitofp(a)
-        }
+            self.b.build_unsigned_int_to_float(a, self.vf, "")?
+        })
     }
 
     fn float_to_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
         let a = self.floats(a)?;
-        self.trunc_to_int(a)
+        let two31 = 2_147_483_648.0f32;
+        let lo = self.fconst(-two31)?;
+        let hi = self.fconst(two31)?;
+        let ok = self.fcmp_(FP::OGE, a, lo)?;
+        let ok2 = self.fcmp_(FP::OLT, a, hi)?;
+        let ok = self.b.build_and(ok, ok2, "")?;
+        let i = self.b.build_float_to_signed_int(a, self.vi, "")?;
+        self.select_(ok, i, self.iconst(0x8000_0000))
     }
 
     fn select(&mut self, m: V<'ctx>, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>> {
         let m = self.cast(m, Kind::Mask)?;
         let y = self.cast(y, self.kind_of(x))?;
-        self.e.select(m, x, y)
+        self.select_(m, x, y)
     }
 
     fn select_all(&mut self, c: Self::S, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>> {
         let y = self.cast(y, self.kind_of(x))?;
-        self.e.select_all(int(c), x, y)
+        vector(self.b.build_select(int(c), x, y, "")?)
     }
 
     fn shuffle_quads(&mut self, v: V<'ctx>, pick: [u8; 4]) -> R<V<'ctx>> {
-        let pattern: Vec<u32> = (0..self.e.lanes)
-            .map(|l| (l & !3) + pick[(l & 3) as usize] as u32)
+        let pattern: Vec<IntValue> = (0..self.lanes)
+            .map(|l| self.i32c((l & !3) + pick[(l & 3) as usize] as u32))
             .collect();
-        self.e.shuffle(v, &pattern)
+        let mask = VectorType::const_vector(&pattern);
+        let poison = v.get_type().get_poison();
+        Ok(self.b.build_shuffle_vector(v, poison, mask, "")?)
     }
 
     fn supports(&self, op: Optional) -> bool {
@@ -326,91 +460,96 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn optional(&mut self, op: Optional, args: &[V<'ctx>]) -> R<V<'ctx>> {
-        let ints = args.iter().map(|&v| self.ints(v)).collect::<R<Vec<_>>>()?;
-        let e = &self.e;
-        match op {
-            Optional::Shift(s) => match s {
-                Shift::Shl => e.shl(ints[0], ints[1]),
-                Shift::ShrS => e.ashr(ints[0], ints[1]),
-                Shift::ShrU => e.lshr(ints[0], ints[1]),
-            },
-            Optional::Div { signed, rem } => {
-                let (a, d) = (ints[0], ints[1]);
-                Ok(match (signed, rem) {
-                    (true, false) => e.b.build_int_signed_div(a, d, "")?,
-                    (false, false) => e.b.build_int_unsigned_div(a, d, "")?,
-                    (true, true) => e.b.build_int_signed_rem(a, d, "")?,
-                    (false, true) => e.b.build_int_unsigned_rem(a, d, "")?,
-                })
+        if let Optional::Fma | Optional::F2U = op {
+            let f = args
+                .iter()
+                .map(|&v| self.floats(v))
+                .collect::<R<Vec<_>>>()?;
+            if op == Optional::Fma {
+                return self.intr("llvm.fma", &f, None);
             }
+            // Through i64: NaN and |x| ≥ 2⁶³ → 0.
+            let ax = self.intr("llvm.fabs", &f[..1], None)?;
+            let limit = self.fconst(9.223_372e18)?;
+            let ok = self.fcmp_(FP::OLT, ax, limit)?;
+            let i = self.b.build_float_to_signed_int(f[0], self.vi64, "")?;
+            let i = self.b.build_int_truncate(i, self.vi, "")?;
+            return self.select_(ok, i, self.iconst(0));
+        }
+        let a = args.iter().map(|&v| self.ints(v)).collect::<R<Vec<_>>>()?;
+        let b = &self.b;
+        Ok(match op {
+            Optional::Shift(Shift::Shl) => b.build_left_shift(a[0], a[1], "")?,
+            Optional::Shift(Shift::ShrS) => b.build_right_shift(a[0], a[1], true, "")?,
+            Optional::Shift(Shift::ShrU) => b.build_right_shift(a[0], a[1], false, "")?,
+            Optional::Div { signed, rem } => match (signed, rem) {
+                (true, false) => b.build_int_signed_div(a[0], a[1], "")?,
+                (false, false) => b.build_int_unsigned_div(a[0], a[1], "")?,
+                (true, true) => b.build_int_signed_rem(a[0], a[1], "")?,
+                (false, true) => b.build_int_unsigned_rem(a[0], a[1], "")?,
+            },
             Optional::MulHigh { signed } => {
                 let ext = |v| {
                     if signed {
-                        e.sext(v, e.t.vi64)
+                        b.build_int_s_extend(v, self.vi64, "")
                     } else {
-                        e.zext(v, e.t.vi64)
+                        b.build_int_z_extend(v, self.vi64, "")
                     }
                 };
-                let p = e.mul(ext(ints[0])?, ext(ints[1])?)?;
-                let s = e.t.i64.const_int(32, false);
-                let s = VectorType::const_vector(&vec![s; e.lanes as usize]);
-                let hi = e.lshr(p, s)?;
-                e.trunc(hi, e.t.vi)
+                let p = b.build_int_mul(ext(a[0])?, ext(a[1])?, "")?;
+                let s = self.splat_int(self.cx.i64_type(), 32);
+                let hi = b.build_right_shift(p, s, false, "")?;
+                b.build_int_truncate(hi, self.vi, "")?
             }
-            Optional::Ctlz => e.call_flag("llvm.ctlz", ints[0], false),
-            Optional::Cttz => e.call_flag("llvm.cttz", ints[0], false),
-            Optional::Popcount => e.call1("llvm.ctpop", ints[0]),
-            Optional::BitReverse => e.call1("llvm.bitreverse", ints[0]),
-            Optional::F2U => {
-                // Through i64: NaN and |x| ≥ 2⁶³ → 0.
-                let a = e.floats(args[0])?;
-                let ax = e.call1("llvm.fabs", a)?;
-                let ok = e.fcmp(FloatPredicate::OLT, ax, e.fconst(9.223_372e18)?)?;
-                let i = e.fptosi(a, e.t.vi64)?;
-                let i = e.trunc(i, e.t.vi)?;
-                e.select(ok, i, e.iconst(0))
-            }
-            Optional::Fma if self.fma => {
-                let f = args.iter().map(|&v| e.floats(v)).collect::<R<Vec<_>>>()?;
-                e.fma(f[0], f[1], f[2])
-            }
-            Optional::Fma => Err(JitError::Codegen("FMA without the CPU feature".into())),
-        }
+            Optional::Ctlz => self.intr("llvm.ctlz", &a, Some(false))?,
+            Optional::Cttz => self.intr("llvm.cttz", &a, Some(false))?,
+            Optional::Popcount => self.intr("llvm.ctpop", &a, None)?,
+            Optional::BitReverse => self.intr("llvm.bitreverse", &a, None)?,
+            Optional::Fma | Optional::F2U => unreachable!("float operations are above"),
+        })
     }
 
     fn flush(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
-        let a = self.floats(a)?;
-        self.e.flush(a)
-    }
-
-    fn any(&mut self, m: V<'ctx>) -> R<Self::S> {
-        let m = self.cast(m, Kind::Mask)?;
-        Ok(self.e.any(m)?.into())
+        let bits = self.ints(a)?;
+        let exp = self.b.build_and(bits, self.iconst(0x7F80_0000), "")?;
+        let tiny = self.icmp_(IP::EQ, exp, self.iconst(0))?;
+        let sign = self.b.build_and(bits, self.iconst(0x8000_0000), "")?;
+        let r = self.select_(tiny, sign, bits)?;
+        self.floats(r)
     }
 
     fn mask_bits(&mut self, m: V<'ctx>) -> R<Self::S> {
         let m = self.cast(m, Kind::Mask)?;
-        Ok(self.e.bits_of(m)?.into())
+        let bits = self.b.build_bit_cast(m, self.bits, "")?.into_int_value();
+        if self.lanes == 64 {
+            return Ok(bits.into());
+        }
+        let i64t = self.cx.i64_type();
+        Ok(self.b.build_int_z_extend(bits, i64t, "")?.into())
     }
 
     fn mask_from_bits(&mut self, bits: Self::S) -> R<V<'ctx>> {
-        self.e.mask_from_bits(int(bits))
+        let bits = if self.lanes == 64 {
+            int(bits)
+        } else {
+            self.b.build_int_truncate(int(bits), self.bits, "")?
+        };
+        vector(self.b.build_bit_cast(bits, self.vb, "")?)
     }
 
     fn sconst(&mut self, ty: Scalar, x: i64) -> R<Self::S> {
         Ok(match ty {
-            Scalar::I32 => self.e.i32c(x as u32).into(),
+            Scalar::I32 => self.i32c(x as u32).into(),
             Scalar::F32 => {
-                let bits = self.e.i32c(x as u32);
-                self.e.b.build_bit_cast(bits, self.e.t.f32, "")?
+                let f32t = self.cx.f32_type();
+                self.b.build_bit_cast(self.i32c(x as u32), f32t, "")?
             }
-            Scalar::I64 | Scalar::Ptr => self.e.i64c(x).into(),
+            Scalar::I64 | Scalar::Ptr => self.i64c(x).into(),
         })
     }
 
     fn sbin(&mut self, op: SBin, a: Self::S, c: Self::S) -> R<Self::S> {
-        let (a, c) = (int(a), int(c));
-        let b = &self.e.b;
+        let (a, c, b) = (int(a), int(c), &self.b);
         Ok(match op {
             SBin::Add => b.build_int_add(a, c, "")?,
             SBin::Mul => b.build_int_mul(a, c, "")?,
@@ -423,70 +562,87 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn scmp(&mut self, ult: bool, a: Self::S, c: Self::S) -> R<Self::S> {
-        let p = if ult {
-            IntPredicate::ULT
-        } else {
-            IntPredicate::NE
-        };
-        Ok(self.e.b.build_int_compare(p, int(a), int(c), "")?.into())
+        let p = if ult { IP::ULT } else { IP::NE };
+        Ok(self.b.build_int_compare(p, int(a), int(c), "")?.into())
     }
 
     fn sselect(&mut self, c: Self::S, a: Self::S, x: Self::S) -> R<Self::S> {
-        Ok(self.e.b.build_select(int(c), a, x, "")?)
+        Ok(self.b.build_select(int(c), a, x, "")?)
     }
 
     fn sconvert(&mut self, a: Self::S, to: Scalar, signed: bool) -> R<Self::S> {
-        let a = int(a);
-        let b = &self.e.b;
-        let width = a.get_type().get_bit_width();
-        Ok(match (width, to) {
-            (32, Scalar::I64) if signed => b.build_int_s_extend(a, self.e.t.i64, "")?,
-            (32, Scalar::I64) => b.build_int_z_extend(a, self.e.t.i64, "")?,
-            (64, Scalar::I32) => b.build_int_truncate(a, self.e.t.i32, "")?,
+        let (a, b) = (int(a), &self.b);
+        let (i32t, i64t) = (self.cx.i32_type(), self.cx.i64_type());
+        Ok(match (a.get_type().get_bit_width(), to) {
+            (32, Scalar::I64) if signed => b.build_int_s_extend(a, i64t, "")?,
+            (32, Scalar::I64) => b.build_int_z_extend(a, i64t, "")?,
+            (64, Scalar::I32) => b.build_int_truncate(a, i32t, "")?,
             _ => a,
         }
         .into())
     }
 
     fn word_addr(&mut self, base: Self::S, words: Self::S) -> R<Self::S> {
-        Ok(self
-            .e
-            .word_ptr(base.into_pointer_value(), int(words))?
-            .into())
+        let i32t = self.cx.i32_type();
+        // SAFETY: an i32 GEP on a pointer; every caller's index stays inside its buffer.
+        let p = unsafe {
+            self.b
+                .build_gep(i32t, base.into_pointer_value(), &[int(words)], "")?
+        };
+        Ok(p.into())
     }
 
     fn load(&mut self, ty: Scalar, addr: Self::S, bytes: i32) -> R<Self::S> {
-        let p = self.e.byte_ptr(addr.into_pointer_value(), bytes as u64)?;
-        self.e.load(self.scalar_ty(ty), p)
+        let p = self.byte_ptr(addr, bytes)?;
+        let t: BasicTypeEnum = match ty {
+            Scalar::I32 => self.cx.i32_type().into(),
+            Scalar::I64 => self.cx.i64_type().into(),
+            Scalar::F32 => self.cx.f32_type().into(),
+            Scalar::Ptr => self.cx.ptr_type(AddressSpace::default()).into(),
+        };
+        let v = self.b.build_load(t, p, "")?;
+        self.align4(v.as_instruction_value())?;
+        Ok(v)
     }
 
     fn store(&mut self, addr: Self::S, bytes: i32, v: Self::S) -> R<()> {
-        let p = self.e.byte_ptr(addr.into_pointer_value(), bytes as u64)?;
-        self.e.store(p, v)
+        let p = self.byte_ptr(addr, bytes)?;
+        let st = self.b.build_store(p, v)?;
+        self.align4(Some(st))
     }
 
     fn load_vector(&mut self, kind: Kind, addr: Self::S) -> R<V<'ctx>> {
-        let p = addr.into_pointer_value();
-        if kind == Kind::Mask {
-            let w = self.e.load_vec(self.e.t.vi, p)?;
-            return self.cast(w, Kind::Mask);
-        }
-        self.e.load_vec(self.vty(kind), p)
+        let ty = if kind == Kind::F32 { self.vf } else { self.vi };
+        let v = self.b.build_load(ty, addr.into_pointer_value(), "")?;
+        self.align4(v.as_instruction_value())?;
+        self.cast(v.into_vector_value(), kind)
     }
 
     fn store_vector(&mut self, addr: Self::S, v: V<'ctx>) -> R<()> {
-        let w = self.e.words(v)?;
-        self.e.store(addr.into_pointer_value(), w)
+        let w = if self.kind_of(v) == Kind::F32 {
+            v
+        } else {
+            self.ints(v)?
+        };
+        let st = self.b.build_store(addr.into_pointer_value(), w)?;
+        self.align4(Some(st))
     }
 
     fn gather(&mut self, kind: Kind, base: Self::S, words: V<'ctx>) -> R<V<'ctx>> {
-        let ptrs = self.e.lane_ptrs(base, words)?;
-        let ty = if kind == Kind::F32 {
-            self.e.t.vf
-        } else {
-            self.e.t.vi
-        };
-        let v = self.e.gather(ty, ptrs)?;
+        let ptrs = self.lane_ptrs(base, words);
+        let ty = if kind == Kind::F32 { self.vf } else { self.vi };
+        let all = self.splat_int(self.cx.bool_type(), 1);
+        let v = self.intrinsic(
+            "llvm.masked.gather",
+            &[ty.into(), ptrs.get_type().into()],
+            &[
+                ptrs.into(),
+                self.i32c(4).into(),
+                all.into(),
+                ty.get_poison().into(),
+            ],
+        )?;
+        let v = vector(v.ok_or_else(|| JitError::Codegen("gather: no value".into()))?)?;
         self.cast(v, kind)
     }
 
@@ -498,15 +654,22 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         mask: V<'ctx>,
         _spare: Self::S,
     ) -> R<()> {
-        let ptrs = self.e.lane_ptrs(base, words)?;
-        let v = self.e.words(v)?;
+        let ptrs = self.lane_ptrs(base, words);
+        let v = self.ints(v)?;
         let mask = self.cast(mask, Kind::Mask)?;
-        self.e.scatter(v, ptrs, mask)
+        self.intrinsic(
+            "llvm.masked.scatter",
+            &[v.get_type().into(), ptrs.get_type().into()],
+            &[v.into(), ptrs.into(), self.i32c(4).into(), mask.into()],
+        )?;
+        Ok(())
     }
 
     fn stack_area(&mut self, words: usize) -> R<Self::S> {
-        let n = self.e.t.i64.const_int(words as u64, false);
-        let p = self.slots.build_array_alloca(self.e.t.i32, n, "scratch")?;
+        let n = self.i64c(words as i64);
+        let p = self
+            .slots
+            .build_array_alloca(self.cx.i32_type(), n, "scratch")?;
         p.as_instruction()
             .ok_or_else(|| JitError::Codegen("scratch is not an instruction".into()))?
             .set_alignment(64)
@@ -521,65 +684,69 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             Callee::Emit(f) => (self.callees.emit, f.into_pointer_value()),
         };
         let args: Vec<BasicMetadataValueEnum> = args.iter().map(|&a| a.into()).collect();
-        self.e.b.build_indirect_call(ty, f, &args, "")?;
+        self.b.build_indirect_call(ty, f, &args, "")?;
         Ok(())
     }
 
     fn vector_var(&mut self, kind: Kind) -> R<Var<'ctx>> {
-        self.slot(self.vty(kind).into())
+        let ty = self.vty(kind).into();
+        let p = self.slots.build_alloca(ty, "")?;
+        Ok(Var { p, ty })
     }
 
     fn scalar_var(&mut self) -> R<Var<'ctx>> {
-        self.slot(self.e.t.i64.into())
+        let ty = self.cx.i64_type().into();
+        let p = self.slots.build_alloca(ty, "")?;
+        Ok(Var { p, ty })
     }
 
     fn def_vector(&mut self, var: Var<'ctx>, v: V<'ctx>) -> R<()> {
         let k = self.kind_of(var.ty.into_vector_type().get_poison());
         let v = self.cast(v, k)?;
-        self.e.b.build_store(var.p, v)?;
+        self.b.build_store(var.p, v)?;
         Ok(())
     }
 
     fn use_vector(&mut self, var: Var<'ctx>) -> R<V<'ctx>> {
-        Ok(self.e.b.build_load(var.ty, var.p, "")?.into_vector_value())
+        Ok(self.b.build_load(var.ty, var.p, "")?.into_vector_value())
     }
 
     fn def_scalar(&mut self, var: Var<'ctx>, s: Self::S) -> R<()> {
-        self.e.b.build_store(var.p, s)?;
+        self.b.build_store(var.p, s)?;
         Ok(())
     }
 
     fn use_scalar(&mut self, var: Var<'ctx>) -> R<Self::S> {
-        Ok(self.e.b.build_load(var.ty, var.p, "")?)
+        Ok(self.b.build_load(var.ty, var.p, "")?)
     }
 
     fn block(&mut self) -> R<BasicBlock<'ctx>> {
-        Ok(self.e.cx.append_basic_block(self.func, ""))
+        Ok(self.cx.append_basic_block(self.func, ""))
     }
 
     fn switch_to(&mut self, b: BasicBlock<'ctx>) -> R<()> {
-        self.e.b.position_at_end(b);
+        self.b.position_at_end(b);
         Ok(())
     }
 
     fn jump(&mut self, to: BasicBlock<'ctx>) -> R<()> {
-        self.e.b.build_unconditional_branch(to)?;
+        self.b.build_unconditional_branch(to)?;
         Ok(())
     }
 
     fn branch(&mut self, c: Self::S, then: BasicBlock<'ctx>, otherwise: BasicBlock<'ctx>) -> R<()> {
-        self.e.b.build_conditional_branch(int(c), then, otherwise)?;
+        self.b.build_conditional_branch(int(c), then, otherwise)?;
         Ok(())
     }
 
     fn end_entry(&mut self, to: BasicBlock<'ctx>) -> R<()> {
-        let jump = self.e.b.build_unconditional_branch(to)?;
+        let jump = self.b.build_unconditional_branch(to)?;
         self.slots.position_before(&jump);
         Ok(())
     }
 
     fn ret(&mut self) -> R<()> {
-        self.e.b.build_return(None)?;
+        self.b.build_return(None)?;
         Ok(())
     }
 }

@@ -29,7 +29,6 @@
 //! when the [`CompiledShader`] is dropped.
 
 mod builder;
-mod emit;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
@@ -287,11 +286,11 @@ fn lower<'ctx>(
     cx: &'ctx Context,
     module: &Module<'ctx>,
 ) -> Result<simd::Lowered, JitError> {
-    let t = emit::Types::new(cx, lanes as u32)?;
     let void = cx.void_type();
+    let ptr = cx.ptr_type(inkwell::AddressSpace::default());
     let func = module.add_function(
         "shade",
-        void.fn_type(&[t.ptr.into()], false),
+        void.fn_type(&[ptr.into()], false),
         Some(Linkage::External),
     );
     for (k, v) in [
@@ -305,36 +304,22 @@ fn lower<'ctx>(
     }
     func.add_attribute(AttributeLoc::Function, enum_attr(cx, "nounwind"));
     func.add_attribute(AttributeLoc::Param(0), enum_attr(cx, "noalias"));
-    let (p, i32t, i64t) = (t.ptr.into(), t.i32.into(), t.i64.into());
+    let (p, i32t, i64t) = (ptr.into(), cx.i32_type().into(), cx.i64_type().into());
     // tgsic_lanes_op(code, a, b, c, d, out, n); texture(host, index, args, out, mask, lane0,
     // lanes); emit(host, is_emit, values, count, mask, lane0, lanes).
     let callees = builder::Callees {
-        host_fn: t
-            .i64
+        host_fn: cx
+            .i64_type()
             .const_int(
                 crate::back::host::tgsic_lanes_op_entered as *const () as usize as u64,
                 false,
             )
-            .const_to_pointer(t.ptr),
+            .const_to_pointer(ptr),
         host: void.fn_type(&[i32t, p, p, p, p, p, i32t], false),
         texture: void.fn_type(&[p, i32t, p, p, i64t, i32t, i32t], false),
         emit: void.fn_type(&[p, i32t, p, i32t, i64t, i32t, i32t], false),
     };
-    let entry = cx.append_basic_block(func, "entry");
-    let b = cx.create_builder();
-    b.position_at_end(entry);
-    let args = func
-        .get_nth_param(0)
-        .ok_or_else(|| JitError::Codegen("no parameter".into()))?
-        .into_pointer_value();
-    let e = emit::Emit {
-        cx,
-        m: module,
-        b,
-        t,
-        lanes: lanes as u32,
-    };
-    let lb = builder::LlvmBuilder::new(e, func, args, callees, cpu.fma)?;
+    let lb = builder::LlvmBuilder::new(cx, module, func, lanes as u32, callees, cpu.fma)?;
     Ok(simd::lower(f, lb)?.1)
 }
 

@@ -3,9 +3,9 @@
 //! checked one, with a harmless fallback), so generated code never touches memory outside its
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
-use super::{Callee, IBin, ICc, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use super::{Callee, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
 use crate::back::abi::{BATCH_LANES, JitError, TextureCall};
-use crate::ir::{self, Op};
+use crate::ir::{self, ICmp, Op};
 
 const LANES: i64 = BATCH_LANES as i64;
 
@@ -28,6 +28,10 @@ pub(super) struct Range {
 }
 
 impl Range {
+    pub fn new(offset: i32, lo: u32, hi: u32) -> Range {
+        Range { offset, lo, hi }
+    }
+
     /// The relative index range `[lo − offset, hi − offset]` as i32 bounds; `Err` when no
     /// 32-bit index reaches the range (`true`: every index lands above `hi`).
     fn relative(self) -> Result<(i32, i32), bool> {
@@ -60,8 +64,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     /// The address of word `word` (plus this step's first lane) of a structure-of-arrays file.
     fn soa(&mut self, base: B::S, word: i64) -> R<B::S> {
-        let w = self.sconst(word)?;
-        let w = self.b.sbin(SBin::Add, self.p.lane0, w)?;
+        let w = self.sk(SBin::Add, self.p.lane0, word)?;
         self.b.word_addr(base, w)
     }
 
@@ -70,11 +73,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
         match r.relative() {
             Err(above) => self.iconst(if above { r.hi } else { r.lo }),
             Ok((l, h)) => {
-                let (vl, vh) = (self.iconst(l as u32)?, self.iconst(h as u32)?);
-                let x = self.b.ibin(IBin::SMin, d, vh)?;
-                let x = self.b.ibin(IBin::SMax, x, vl)?;
-                let o = self.iconst(r.offset as u32)?;
-                self.b.ibin(IBin::Add, x, o)
+                let x = self.ik(IBin::SMin, d, h as u32)?;
+                let x = self.ik(IBin::SMax, x, l as u32)?;
+                self.ik(IBin::Add, x, r.offset as u32)
             }
         }
     }
@@ -82,12 +83,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// Per lane `l`, the word `(reg_l − first)·4·BATCH_LANES + comp·BATCH_LANES + base +
     /// lane0 + l` of a file (`regs` register numbers from `first`).
     fn lane_words(&mut self, regs: B::V, comp: u8, file: File<B::S>) -> R<B::V> {
-        let first = self.iconst(file.first as u32)?;
-        let r = self.b.ibin(IBin::Sub, regs, first)?;
-        let k = self.iconst(4 * LANES as u32)?;
-        let w = self.b.ibin(IBin::Mul, r, k)?;
-        let c = self.iconst((comp as i64 * LANES + file.base) as u32)?;
-        let w = self.b.ibin(IBin::Add, w, c)?;
+        let r = self.ik(IBin::Sub, regs, file.first as u32)?;
+        let w = self.ik(IBin::Mul, r, 4 * LANES as u32)?;
+        let w = self.ik(IBin::Add, w, (comp as i64 * LANES + file.base) as u32)?;
         let iota = self.b.iota()?;
         let w = self.b.ibin(IBin::Add, w, iota)?;
         let l0 = self.b.sconvert(self.p.lane0, Scalar::I32, false)?;
@@ -98,12 +96,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// The address of lane 0's word of register `r` (an I32 shared by every lane) of a file.
     fn reg_addr(&mut self, r: B::S, comp: u8, file: File<B::S>) -> R<B::S> {
         let r = self.b.sconvert(r, Scalar::I64, false)?;
-        let first = self.sconst(-file.first)?;
-        let r = self.b.sbin(SBin::Add, r, first)?;
-        let k = self.sconst(4 * LANES)?;
-        let w = self.b.sbin(SBin::Mul, r, k)?;
-        let c = self.sconst(comp as i64 * LANES + file.base)?;
-        let w = self.b.sbin(SBin::Add, w, c)?;
+        let r = self.sk(SBin::Add, r, -file.first)?;
+        let w = self.sk(SBin::Mul, r, 4 * LANES)?;
+        let w = self.sk(SBin::Add, w, comp as i64 * LANES + file.base)?;
         let w = self.b.sbin(SBin::Add, w, self.p.lane0)?;
         self.b.word_addr(file.ptr, w)
     }
@@ -155,7 +150,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     return self.b.splat_const(k, 0);
                 }
                 let d = self.get(args[0])?;
-                let regs = self.clamp_index(d, Range { offset, lo, hi })?;
+                let regs = self.clamp_index(d, Range::new(offset, lo, hi))?;
                 let uniform = self.is_uniform(args[0]);
                 self.read_file(k, regs, uniform, comp, inputs)
             }
@@ -172,25 +167,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     return self.b.splat_const(k, 0);
                 }
                 let (dv, dr) = (self.get(args[0])?, self.get(args[1])?);
-                let vs = self.clamp_index(
-                    dv,
-                    Range {
-                        offset: vertex,
-                        lo: 0,
-                        hi: verts - 1,
-                    },
-                )?;
-                let rs = self.clamp_index(
-                    dr,
-                    Range {
-                        offset: reg,
-                        lo,
-                        hi,
-                    },
-                )?;
+                let vs = self.clamp_index(dv, Range::new(vertex, 0, verts - 1))?;
+                let rs = self.clamp_index(dr, Range::new(reg, lo, hi))?;
                 // register = vertex·per + reg
-                let per = self.iconst(per)?;
-                let regs = self.b.ibin(IBin::Mul, vs, per)?;
+                let regs = self.ik(IBin::Mul, vs, per)?;
                 let regs = self.b.ibin(IBin::Add, regs, rs)?;
                 let uniform = self.is_uniform(args[0]) && self.is_uniform(args[1]);
                 self.read_file(k, regs, uniform, comp, inputs)
@@ -236,17 +216,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     return self.b.splat_const(k, 0);
                 }
                 let d = self.get(args[0])?;
-                let regs = self.clamp_index(
-                    d,
-                    Range {
-                        offset,
-                        lo: 0,
-                        hi: n - 1,
-                    },
-                )?;
+                let regs = self.clamp_index(d, Range::new(offset, 0, n - 1))?;
                 let words = self.b.shift_imm(super::Shift::Shl, regs, 2)?;
-                let c = self.iconst(comp as u32)?;
-                let words = self.b.ibin(IBin::Add, words, c)?;
+                let words = self.ik(IBin::Add, words, comp as u32)?;
                 self.b.gather(k, self.p.immediates, words)
             }
             Op::ArrayLoad {
@@ -257,7 +229,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 hi,
             } => {
                 let d = self.get(args[0])?;
-                let regs = self.clamp_index(d, Range { offset, lo, hi })?;
+                let regs = self.clamp_index(d, Range::new(offset, lo, hi))?;
                 let file = self.array_file(array);
                 let uniform = self.is_uniform(args[0]);
                 self.read_file(k, regs, uniform, comp, file)
@@ -284,26 +256,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
         (buffer, offset, comp): (i32, i32, u8),
     ) -> R<B::S> {
         let b = self.b.sconvert(b, Scalar::I64, true)?;
-        let k = self.sconst(buffer as i64)?;
-        let b = self.b.sbin(SBin::Add, b, k)?;
+        let b = self.sk(SBin::Add, b, buffer as i64)?;
         let i = self.b.sconvert(i, Scalar::I64, true)?;
-        let k = self.sconst(offset as i64)?;
-        let i = self.b.sbin(SBin::Add, i, k)?;
+        let i = self.sk(SBin::Add, i, offset as i64)?;
         // The buffer exists? With no buffer at all, `constants` still points to one (empty)
         // descriptor: a pointer and a length, four words.
         let b_ok = self.b.scmp(true, b, self.p.num_constants)?;
         let zero = self.sconst(0)?;
         let b_safe = self.b.sselect(b_ok, b, zero)?;
-        let four = self.sconst(4)?;
-        let d = self.b.sbin(SBin::Mul, b_safe, four)?;
+        let d = self.sk(SBin::Mul, b_safe, 4)?;
         let desc = self.b.word_addr(self.p.constants, d)?;
         let ptr = self.b.load(Scalar::Ptr, desc, 0)?;
         let len = self.b.load(Scalar::I64, desc, 8)?;
         let i_ok = self.b.scmp(true, i, len)?;
         let ok = self.b.sbin(SBin::And, b_ok, i_ok)?;
-        let w = self.b.sbin(SBin::Mul, i, four)?;
-        let c = self.sconst(comp as i64)?;
-        let w = self.b.sbin(SBin::Add, w, c)?;
+        let w = self.sk(SBin::Mul, i, 4)?;
+        let w = self.sk(SBin::Add, w, comp as i64)?;
         let a = self.b.word_addr(ptr, w)?;
         let a = self.b.sselect(ok, a, self.p.zeros)?;
         let x = self.b.load(ty, a, 0)?;
@@ -336,8 +304,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let file = self.array_file(array);
         let (vl, vh) = (self.iconst(l as u32)?, self.iconst(h as u32)?);
-        let ge = self.b.icmp(ICc::SGe, d, vl)?;
-        let le = self.b.icmp(ICc::SLe, d, vh)?;
+        let ge = self.b.icmp(ICmp::SGe, d, vl)?;
+        let le = self.b.icmp(ICmp::SGe, vh, d)?;
         let m = self.b.ibin(IBin::And, ge, le)?;
         let exec = self.exec()?;
         let mask = self.b.ibin(IBin::And, m, exec)?;

@@ -42,7 +42,7 @@ pub use builder::*;
 
 use super::abi::{BATCH_LANES, JitArgs, MathMode, TextureCall};
 use super::nan::{self, Class};
-use crate::ir::{self, Def, Stmt};
+use crate::ir::{self, Def, FCmp, Stmt};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::mem::offset_of;
@@ -160,20 +160,20 @@ struct Lower<'a, B: SimdBuilder> {
 pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
     let lanes = b.lanes();
     let args = b.args();
-    let ptr = |b: &mut B, off: usize, ty: Scalar| b.load(ty, args, off as i32);
+    let ptr = |b: &mut B, off: usize| b.load(Scalar::Ptr, args, off as i32);
     let p = Ptrs {
-        inputs: ptr(&mut b, offset_of!(JitArgs, inputs), Scalar::Ptr)?,
-        sv: ptr(&mut b, offset_of!(JitArgs, sv), Scalar::Ptr)?,
-        outputs: ptr(&mut b, offset_of!(JitArgs, outputs), Scalar::Ptr)?,
-        arrays: ptr(&mut b, offset_of!(JitArgs, arrays), Scalar::Ptr)?,
-        uniforms: ptr(&mut b, offset_of!(JitArgs, uniforms), Scalar::Ptr)?,
-        constants: ptr(&mut b, offset_of!(JitArgs, constants), Scalar::Ptr)?,
-        num_constants: ptr(&mut b, offset_of!(JitArgs, num_constants), Scalar::I64)?,
-        immediates: ptr(&mut b, offset_of!(JitArgs, immediates), Scalar::Ptr)?,
-        zeros: ptr(&mut b, offset_of!(JitArgs, zeros), Scalar::Ptr)?,
-        host: ptr(&mut b, offset_of!(JitArgs, host), Scalar::Ptr)?,
-        texture: ptr(&mut b, offset_of!(JitArgs, texture), Scalar::Ptr)?,
-        emit: ptr(&mut b, offset_of!(JitArgs, emit), Scalar::Ptr)?,
+        inputs: ptr(&mut b, offset_of!(JitArgs, inputs))?,
+        sv: ptr(&mut b, offset_of!(JitArgs, sv))?,
+        outputs: ptr(&mut b, offset_of!(JitArgs, outputs))?,
+        arrays: ptr(&mut b, offset_of!(JitArgs, arrays))?,
+        uniforms: ptr(&mut b, offset_of!(JitArgs, uniforms))?,
+        constants: ptr(&mut b, offset_of!(JitArgs, constants))?,
+        num_constants: b.load(Scalar::I64, args, offset_of!(JitArgs, num_constants) as i32)?,
+        immediates: ptr(&mut b, offset_of!(JitArgs, immediates))?,
+        zeros: ptr(&mut b, offset_of!(JitArgs, zeros))?,
+        host: ptr(&mut b, offset_of!(JitArgs, host))?,
+        texture: ptr(&mut b, offset_of!(JitArgs, texture))?,
+        emit: ptr(&mut b, offset_of!(JitArgs, emit))?,
         scratch: b.stack_area(scratch_words(f, lanes))?,
         lane0: args,
     };
@@ -286,6 +286,18 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.sconst(Scalar::I64, x)
     }
 
+    /// `op(a, k)`, the constant `k` in every lane.
+    fn ik(&mut self, op: IBin, a: B::V, k: u32) -> R<B::V> {
+        let k = self.iconst(k)?;
+        self.b.ibin(op, a, k)
+    }
+
+    /// `op(a, k)` of I64 scalars.
+    fn sk(&mut self, op: SBin, a: B::S, k: i64) -> R<B::S> {
+        let k = self.sconst(k)?;
+        self.b.sbin(op, a, k)
+    }
+
     fn var_of(&mut self, v: ir::Value) -> R<B::Var> {
         if let Some(&x) = self.vars.get(&v) {
             return Ok(x);
@@ -329,7 +341,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         } else {
             x
         };
-        let nan = self.b.fcmp(FCc::Uno, x, x)?;
+        let nan = self.b.fcmp(FCmp::Ne, x, x)?;
         let c = self.b.splat_const(Kind::F32, class.canonical_nan())?;
         self.b.select(nan, c, x)
     }
@@ -466,55 +478,44 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let exec0 = self.exec()?;
             let tmask = self.b.ibin(IBin::And, exec0, cond)?;
             let emask = self.b.ibin(IBin::AndNot, exec0, cond)?;
-            if jumps_only(&x.then_) && jumps_only(&x.else_) {
-                // Branches that only move lanes (a loop's exit test): both run under their
-                // masks without branching; a jump under an empty mask changes nothing.
-                self.b.jump(then_bb)?;
-                self.b.switch_to(then_bb)?;
-                self.set_exec(tmask)?;
-                self.block(&x.then_)?;
-                let t = self.exec()?;
-                self.b.jump(else_bb)?;
-                self.b.switch_to(else_bb)?;
-                in_else(self);
-                self.set_exec(emask)?;
-                self.block(&x.else_)?;
+            // A branch no lane takes is skipped; a target may run branches that only move lanes
+            // without the test, since a jump under an empty mask changes nothing.
+            let skip = !(B::BRANCHLESS_LANE_MOVES && jumps_only(&x.then_) && jumps_only(&x.else_));
+            let (out_t, out_e) = (
+                self.b.vector_var(Kind::Mask)?,
+                self.b.vector_var(Kind::Mask)?,
+            );
+            let none = self.mask_const(false)?;
+            self.b.def_vector(out_t, none)?;
+            self.b.def_vector(out_e, none)?;
+            let check_else = self.b.block()?;
+            for (then, mask, bb, skip_to, out) in [
+                (true, tmask, then_bb, check_else, out_t),
+                (false, emask, else_bb, join, out_e),
+            ] {
+                if skip {
+                    let any = self.b.any(mask)?;
+                    self.b.branch(any, bb, skip_to)?;
+                } else {
+                    self.b.jump(bb)?;
+                }
+                self.b.switch_to(bb)?;
+                self.set_exec(mask)?;
+                if then {
+                    self.block(&x.then_)?;
+                } else {
+                    in_else(self);
+                    self.block(&x.else_)?;
+                }
                 let e = self.exec()?;
-                self.b.jump(join)?;
-                self.b.switch_to(join)?;
-                let m = self.b.ibin(IBin::Or, t, e)?;
-                self.set_exec(m)?;
-            } else {
-                let out_t = self.b.vector_var(Kind::Mask)?;
-                let out_e = self.b.vector_var(Kind::Mask)?;
-                let none = self.mask_const(false)?;
-                self.b.def_vector(out_t, none)?;
-                self.b.def_vector(out_e, none)?;
-                let check_else = self.b.block()?;
-                let any_t = self.b.any(tmask)?;
-                self.b.branch(any_t, then_bb, check_else)?;
-                self.b.switch_to(then_bb)?;
-                self.set_exec(tmask)?;
-                self.block(&x.then_)?;
-                let e = self.exec()?;
-                self.b.def_vector(out_t, e)?;
-                self.b.jump(check_else)?;
-                self.b.switch_to(check_else)?;
-                let any_e = self.b.any(emask)?;
-                self.b.branch(any_e, else_bb, join)?;
-                self.b.switch_to(else_bb)?;
-                in_else(self);
-                self.set_exec(emask)?;
-                self.block(&x.else_)?;
-                let e = self.exec()?;
-                self.b.def_vector(out_e, e)?;
-                self.b.jump(join)?;
-                self.b.switch_to(join)?;
-                let t = self.b.use_vector(out_t)?;
-                let e = self.b.use_vector(out_e)?;
-                let m = self.b.ibin(IBin::Or, t, e)?;
-                self.set_exec(m)?;
+                self.b.def_vector(out, e)?;
+                self.b.jump(skip_to)?;
+                self.b.switch_to(skip_to)?;
             }
+            let t = self.b.use_vector(out_t)?;
+            let e = self.b.use_vector(out_e)?;
+            let m = self.b.ibin(IBin::Or, t, e)?;
+            self.set_exec(m)?;
         }
         self.ifs.pop();
         Ok(())

@@ -1,7 +1,7 @@
 //! IR instructions to vector code, or to host calls for what the target has no vector
 //! instruction for; the interpreter's semantics under DAZ/FTZ.
 
-use super::{FBin, FCc, FUn, IBin, ICc, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
+use super::{FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
 use crate::back::abi::JitArgs;
 use crate::back::host::HostOp;
 use crate::back::nan::Class;
@@ -10,28 +10,6 @@ use std::mem::offset_of;
 
 const I32_MIN: u32 = 0x8000_0000;
 const TWO_31: f32 = 2_147_483_648.0;
-
-fn fcc(k: FCmp) -> FCc {
-    match k {
-        FCmp::Lt => FCc::Lt,
-        FCmp::Le => FCc::Le,
-        FCmp::Gt => FCc::Gt,
-        FCmp::Ge => FCc::Ge,
-        FCmp::Eq => FCc::Eq,
-        FCmp::Ne => FCc::Ne,
-    }
-}
-
-fn icc(k: ICmp) -> ICc {
-    match k {
-        ICmp::Eq => ICc::Eq,
-        ICmp::Ne => ICc::Ne,
-        ICmp::SLt => ICc::SLt,
-        ICmp::SGe => ICc::SGe,
-        ICmp::ULt => ICc::ULt,
-        ICmp::UGe => ICc::UGe,
-    }
-}
 
 impl<B: SimdBuilder> Lower<'_, B> {
     // ------------------------------------------------------------------ denormals
@@ -128,7 +106,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// `fminf`/`fmaxf` as the interpreter: the non-NaN operand, `x` when equal, flushed.
     fn fminmax(&mut self, max: bool, x: ir::Value, y: ir::Value) -> R<B::V> {
         let (a, c) = (self.float_operand(x)?, self.float_operand(y)?);
-        let m = self.b.fcmp(if max { FCc::Ge } else { FCc::Le }, a, c)?;
+        let m = self.b.fcmp(if max { FCmp::Ge } else { FCmp::Le }, a, c)?;
         let y_number = self
             .f
             .const_value(y)
@@ -136,7 +114,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let m = if y_number {
             m
         } else {
-            let ynan = self.b.fcmp(FCc::Uno, c, c)?;
+            let ynan = self.b.fcmp(FCmp::Ne, c, c)?;
             self.b.ibin(IBin::Or, m, ynan)?
         };
         let r = self.b.select(m, a, c)?;
@@ -157,12 +135,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let l = self.fconst(lo)?;
         let one = self.fconst(1.0)?;
-        let c = self.b.fcmp(FCc::Ge, xf, l)?;
+        let c = self.b.fcmp(FCmp::Ge, xf, l)?;
         let r = self.b.select(c, xf, l)?;
-        let c = self.b.fcmp(FCc::Le, r, one)?;
+        let c = self.b.fcmp(FCmp::Le, r, one)?;
         let r = self.b.select(c, r, one)?;
         if lo < 0.0 {
-            let nan = self.b.fcmp(FCc::Uno, a, a)?;
+            let nan = self.b.fcmp(FCmp::Ne, a, a)?;
             let z = self.fconst(0.0)?;
             self.b.select(nan, z, r)
         } else {
@@ -173,7 +151,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// `v == 0 ? −1 : r`.
     fn minus_one_if_zero(&mut self, v: B::V, r: B::V) -> R<B::V> {
         let zero = self.iconst(0)?;
-        let z = self.b.icmp(ICc::Eq, v, zero)?;
+        let z = self.b.icmp(ICmp::Eq, v, zero)?;
         let m1 = self.iconst(u32::MAX)?;
         self.b.select(z, m1, r)
     }
@@ -181,15 +159,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// The highest set bit of `v` (−1 for 0).
     fn umsb(&mut self, v: B::V) -> R<B::V> {
         let lz = self.b.optional(Optional::Ctlz, &[v])?;
-        let k31 = self.iconst(31)?;
-        let r = self.b.ibin(IBin::Sub, k31, lz)?;
+        let r = self.ik(IBin::Xor, lz, 31)?; // 31 − lz for lz ≤ 31
         self.minus_one_if_zero(v, r)
     }
 
     /// Shift amounts: the low 5 bits.
     fn amount(&mut self, v: B::V) -> R<B::V> {
-        let k = self.iconst(31)?;
-        self.b.ibin(IBin::And, v, k)
+        self.ik(IBin::And, v, 31)
     }
 
     fn shift(&mut self, op: Shift, a: B::V, n: B::V) -> R<B::V> {
@@ -220,8 +196,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             U::FSat11 => self.saturate(x, a, -1.0)?,
             U::FSign => {
                 let z = self.fconst(0.0)?;
-                let gt = self.b.fcmp(FCc::Gt, a, z)?;
-                let lt = self.b.fcmp(FCc::Lt, a, z)?;
+                let gt = self.b.fcmp(FCmp::Gt, a, z)?;
+                let lt = self.b.fcmp(FCmp::Lt, a, z)?;
                 let m1 = self.fconst(-1.0)?;
                 let n = self.b.select(lt, m1, z)?;
                 let one = self.fconst(1.0)?;
@@ -234,10 +210,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let fl = self.b.fun(FUn::Floor, a)?;
                 let i = self.b.float_to_int(fl)?;
                 let big = self.fconst(TWO_31)?;
-                let big = self.b.fcmp(FCc::Ge, fl, big)?;
+                let big = self.b.fcmp(FCmp::Ge, fl, big)?;
                 let max = self.iconst(i32::MAX as u32)?;
                 let i = self.b.select(big, max, i)?;
-                let nan = self.b.fcmp(FCc::Uno, fl, fl)?;
+                let nan = self.b.fcmp(FCmp::Ne, fl, fl)?;
                 let zero = self.iconst(0)?;
                 self.b.select(nan, zero, i)?
             }
@@ -250,8 +226,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             U::IAbs => self.b.iabs(a)?,
             U::ISign => {
                 let z = self.iconst(0)?;
-                let gt = self.b.icmp(ICc::SGt, a, z)?;
-                let lt = self.b.icmp(ICc::SLt, a, z)?;
+                let gt = self.b.icmp(ICmp::SLt, z, a)?;
+                let lt = self.b.icmp(ICmp::SLt, a, z)?;
                 let (gt, lt) = (self.b.cast(gt, Kind::I32)?, self.b.cast(lt, Kind::I32)?);
                 self.b.ibin(IBin::Sub, lt, gt)?
             }
@@ -269,7 +245,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             U::FindMsbU if has(self, Optional::Ctlz) => self.umsb(a)?,
             U::FindMsbS if has(self, Optional::Ctlz) => {
                 let zero = self.iconst(0)?;
-                let neg = self.b.icmp(ICc::SLt, a, zero)?;
+                let neg = self.b.icmp(ICmp::SLt, a, zero)?;
                 let na = self.b.not(a)?;
                 let v = self.b.select(neg, na, a)?;
                 self.umsb(v)?
@@ -308,13 +284,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// `INT_MIN / −1`), the divisor made safe first.
     fn divide(&mut self, op: Binary, a: B::V, c: B::V) -> R<B::V> {
         let zero = self.iconst(0)?;
-        let z = self.b.icmp(ICc::Eq, c, zero)?;
+        let z = self.b.icmp(ICmp::Eq, c, zero)?;
         let signed = matches!(op, Binary::IDivS | Binary::IRemS);
         let bad = if signed {
             let k = self.iconst(I32_MIN)?;
-            let min = self.b.icmp(ICc::Eq, a, k)?;
+            let min = self.b.icmp(ICmp::Eq, a, k)?;
             let k = self.iconst(u32::MAX)?;
-            let m1 = self.b.icmp(ICc::Eq, c, k)?;
+            let m1 = self.b.icmp(ICmp::Eq, c, k)?;
             let ov = self.b.ibin(IBin::And, min, m1)?;
             self.b.ibin(IBin::Or, z, ov)?
         } else {
@@ -432,10 +408,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let up = self.shift(Shift::Shl, v, l)?;
         let inside = self.shift(shr, up, r)?;
         let tail = self.shift(shr, v, o)?;
-        let fits = self.b.icmp(ICc::ULt, wo, k32)?;
+        let fits = self.b.icmp(ICmp::ULt, wo, k32)?;
         let x = self.b.select(fits, inside, tail)?;
         let zero = self.iconst(0)?;
-        let w0 = self.b.icmp(ICc::Eq, w, zero)?;
+        let w0 = self.b.icmp(ICmp::Eq, w, zero)?;
         self.b.select(w0, zero, x)
     }
 
@@ -480,13 +456,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 }
             };
             let (a, c) = (operand(self, x)?, operand(self, y)?);
-            return self.b.fcmp(if ne { FCc::Ne } else { FCc::Eq }, a, c);
+            return self.b.fcmp(if ne { FCmp::Ne } else { FCmp::Eq }, a, c);
         };
         let bits = self.get(v)?;
         let exp = self.iconst(0x7F80_0000)?;
         let e = self.b.ibin(IBin::And, bits, exp)?;
         let zero = self.iconst(0)?;
-        self.b.icmp(if ne { ICc::Ne } else { ICc::Eq }, e, zero)
+        self.b.icmp(if ne { ICmp::Ne } else { ICmp::Eq }, e, zero)
     }
 
     /// A quad derivative: `pick(a) − pick(c)`, lane patterns within each quad.
@@ -537,11 +513,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             Op::FCmp(k) => {
                 let a = self.float_operand(args[0])?;
                 let c = self.float_operand(args[1])?;
-                self.b.fcmp(fcc(*k), a, c)?
+                self.b.fcmp(*k, a, c)?
             }
             Op::ICmp(k) => {
                 let (a, c) = (self.get(args[0])?, self.get(args[1])?);
-                self.b.icmp(icc(*k), a, c)?
+                self.b.icmp(*k, a, c)?
             }
             Op::Select => {
                 let c = self.get(args[0])?;
@@ -622,11 +598,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 hi,
             } => {
                 let (idx, v) = (self.get(args[0])?, self.get_bits(args[1])?);
-                let at = super::mem::Range {
-                    offset: *offset,
-                    lo: *lo,
-                    hi: *hi,
-                };
+                let at = super::mem::Range::new(*offset, *lo, *hi);
                 return self.array_store(*array, *comp, at, args[0], idx, v);
             }
             op => self.read(op, &args, results[0])?,
