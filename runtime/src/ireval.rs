@@ -24,14 +24,13 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dispatch::{BatchIo, Engine};
-use crate::interp::tex::{TexRequest, implicit_lod, sample};
+use crate::interp::tex::{TexRequest, sample};
 use crate::interp::{
     Arrangement, BatchReport, Bindings, Chan, Emitted, LANES, Mask, Prepared, Reg, RunError,
 };
 use tgsic::ir::semantics as sem;
 use tgsic::ir::{Axis, Block, Def, Function, LiftError, Op, Stmt, Value, lift};
 use tgsic::numerics::{b, f};
-use tgsic::tgsi::TextureBinding;
 
 /// A program and its IR, ready to evaluate.
 #[derive(Debug, Clone)]
@@ -455,37 +454,14 @@ impl Eval<'_> {
                 return Ok(());
             }
             Op::Texture(t) => {
-                let info = t.opcode.tex().expect("a texture opcode");
-                let n_src = (args.len() - 3 * t.offsets as usize) / 4;
-                let mut srcs: Vec<Reg> = Vec::new();
-                let mut taken = 0;
-                let mut k = 0u8;
-                while taken < n_src {
-                    if Some(k) == info.sampler || Some(k) == info.view {
-                        srcs.push([[0; LANES]; 4]);
-                    } else {
-                        srcs.push(std::array::from_fn(|c| *self.v(args[4 * taken + c])));
-                        taken += 1;
-                    }
-                    k += 1;
-                }
-                let offset = (t.offsets > 0).then(|| {
-                    let base = 4 * n_src;
-                    std::array::from_fn(|c| *self.v(args[base + c]))
-                });
+                let targs: Vec<[u32; LANES]> = args.iter().map(|&a| *self.v(a)).collect();
                 let quads = self.io.arrangement == Arrangement::Quads;
-                if quads && implicit_lod(t.opcode) {
+                if quads && t.implicit_lod() {
                     self.report.unspecified |= quad_partial(m, self.io.alive);
                 }
                 let req = TexRequest {
-                    opcode: t.opcode,
-                    binding: TextureBinding {
-                        unit: t.unit,
-                        sampler: t.sampler,
-                        target: t.target,
-                    },
-                    srcs: &srcs,
-                    offset,
+                    op: t,
+                    args: &targs,
                     exec: m,
                     quads,
                 };

@@ -33,7 +33,6 @@ use tgsic::back::abi::{
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError};
 use tgsic::opt::{OptLevel, optimize};
-use tgsic::tgsi::TextureBinding;
 use thiserror::Error;
 
 const _: () = assert!(
@@ -299,7 +298,8 @@ impl JitShader {
 pub struct JitScratch {
     arrays: Vec<u32>,
     uniforms: Vec<u32>,
-    srcs: Vec<Reg>,
+    /// Texture arguments, one channel each.
+    args: Vec<[u32; LANES]>,
     out: Box<Reg>,
 }
 
@@ -308,7 +308,7 @@ struct Host<'a> {
     bind: &'a Bindings,
     textures: &'a [TextureCall],
     quads: bool,
-    srcs: &'a mut Vec<Reg>,
+    args: &'a mut Vec<[u32; LANES]>,
     out: &'a mut Reg,
     emitted: Vec<Emitted>,
     error: Option<RunError>,
@@ -327,7 +327,7 @@ impl Engine for JitShader {
         JitScratch {
             arrays: vec![0; self.compiled.array_words],
             uniforms: vec![0; self.compiled.uniforms.len()],
-            srcs: Vec::new(),
+            args: Vec::new(),
             out: Box::new([[0; LANES]; 4]),
         }
     }
@@ -368,7 +368,7 @@ impl Engine for JitShader {
             bind,
             textures: &c.textures,
             quads: io.arrangement == Arrangement::Quads,
-            srcs: &mut scratch.srcs,
+            args: &mut scratch.args,
             out: &mut scratch.out,
             emitted: Vec::new(),
             error: None,
@@ -440,56 +440,18 @@ unsafe extern "C" fn texture_callback(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         {
             let call = &h.textures[index as usize];
-            let t = &call.op;
-            let info = t.opcode.tex().expect("a texture opcode");
-            let total = call.args;
-            let n_src = (total - 3 * t.offsets as usize) / 4;
-            let arg = |a: usize, l: usize| unsafe { *args.add(a * n + l) };
-            // Reuse the operand storage: only lanes 0..n are read (the mask's).
-            let mut count = 0usize;
-            {
-                let (mut taken, mut k) = (0usize, 0u8);
-                while taken < n_src {
-                    if Some(k) != info.sampler && Some(k) != info.view {
-                        taken += 1;
-                    }
-                    k += 1;
-                    count += 1;
-                }
+            if h.args.len() < call.args {
+                h.args.resize(call.args, [0; LANES]);
             }
-            if h.srcs.len() < count {
-                h.srcs.resize(count, [[0; LANES]; 4]);
+            // Only lanes 0..n are read (the mask's).
+            for (a, ch) in h.args.iter_mut().take(call.args).enumerate() {
+                // SAFETY: the code passes `call.args` arguments of `lanes` words each.
+                let words = unsafe { std::slice::from_raw_parts(args.add(a * n), n) };
+                ch[..n].copy_from_slice(words);
             }
-            let (mut taken, mut k) = (0usize, 0u8);
-            for r in h.srcs.iter_mut().take(count) {
-                if Some(k) != info.sampler && Some(k) != info.view {
-                    for c in 0..4 {
-                        for l in 0..n {
-                            r[c][l] = arg(4 * taken + c, l);
-                        }
-                    }
-                    taken += 1;
-                }
-                k += 1;
-            }
-            let offset = (t.offsets > 0).then(|| {
-                std::array::from_fn(|c| {
-                    let mut ch = [0u32; LANES];
-                    for l in 0..n {
-                        ch[l] = arg(4 * n_src + c, l);
-                    }
-                    ch
-                })
-            });
             let req = TexRequest {
-                opcode: t.opcode,
-                binding: TextureBinding {
-                    unit: t.unit,
-                    sampler: t.sampler,
-                    target: t.target,
-                },
-                srcs: &h.srcs[..count],
-                offset,
+                op: &call.op,
+                args: &h.args[..call.args],
                 exec: mask,
                 quads: h.quads,
             };

@@ -269,7 +269,7 @@ fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
     );
     let e = compile_error(&bad, &img, &["--bind", "IN[0]=CREG_UV0_LAST"]);
     assert!(
-        e.contains("bad.tgsi:7:6: error: TEX of texture unit 0"),
+        e.contains("bad.tgsi:7:6: error: sample of texture unit 0"),
         "{e}"
     );
     // An error about the whole shader names the file only.

@@ -20,13 +20,15 @@ pub mod arena;
 mod lift;
 pub mod print;
 pub mod semantics;
+pub mod tex;
 pub mod uniform;
 pub mod verify;
 
 pub use arena::{Arena, Handle};
 pub use lift::{LiftError, MAX_NESTING, lift};
 
-use crate::tgsi::{Opcode, Processor, Semantic, Swizzle, TextureTarget};
+use crate::tgsi::{Processor, Semantic, Swizzle};
+pub use tex::{Level, TexArg, TexKind, TexLayout, TexOp};
 
 /// A value: a handle into [`Function::values`].
 pub type Value = Handle<ValueData>;
@@ -247,22 +249,6 @@ pub enum Axis {
     X,
     /// d/dy.
     Y,
-}
-
-/// A texture or sampling operation. Its arguments are the four components of each non-resource
-/// source operand of the TGSI instruction in order, then three components per texture offset.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TexOp {
-    /// The TGSI opcode (TEX, TXB, SAMPLE_L, ...), whose semantics apply.
-    pub opcode: Opcode,
-    /// The resolved texture target.
-    pub target: TextureTarget,
-    /// Texture unit (`SAMP[n]` or `SVIEW[n]`).
-    pub unit: u32,
-    /// Sampler state unit, if the operation samples.
-    pub sampler: Option<u32>,
-    /// Number of texture offsets among the arguments.
-    pub offsets: u8,
 }
 
 /// What an instruction computes.

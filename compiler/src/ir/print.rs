@@ -101,10 +101,7 @@ pub fn op_name(op: &Op) -> String {
             if *axis == Axis::X { "x" } else { "y" },
             if *fine { "_fine" } else { "" }
         ),
-        Op::Texture(t) => {
-            let s = t.sampler.map_or(String::new(), |s| format!(" sampler {s}"));
-            format!("texture {} {} unit {}{s}", t.opcode, t.target, t.unit)
-        }
+        Op::Texture(t) => format!("texture.{t}"),
         Op::Pack(p) => format!("pack.{p:?}").to_lowercase(),
         Op::Unpack(p) => format!("unpack.{p:?}").to_lowercase(),
     }

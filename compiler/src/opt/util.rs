@@ -179,13 +179,7 @@ pub fn is_canonical_float(func: &Function, v: Value) -> bool {
         }
         Op::Unary(u) => !matches!(u, Unary::FNeg | Unary::FAbs | Unary::Bitcast),
         Op::Binary(_) | Op::Nary(Nary::Fma) | Op::Unpack(_) | Op::Derivative { .. } => true,
-        Op::Texture(t) => !matches!(
-            t.opcode,
-            crate::tgsi::Opcode::Txq
-                | crate::tgsi::Opcode::Txqs
-                | crate::tgsi::Opcode::SviewInfo
-                | crate::tgsi::Opcode::SampleInfo
-        ),
+        Op::Texture(t) => !t.integer_results(),
         _ => false,
     }
 }

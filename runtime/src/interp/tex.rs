@@ -4,6 +4,7 @@
 use super::exec::{Chan, Exec, LANES, Mask, Reg};
 use super::{Bindings, RunError};
 use crate::texture::{self, Sampler, Texture};
+use tgsic::ir::{Level, TexArg, TexKind, TexOp};
 use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
@@ -39,59 +40,47 @@ fn shadow_ref(target: TextureTarget, c: [f32; 4]) -> Option<f32> {
     }
 }
 
-/// A texture instruction's operands, already evaluated.
+/// A texture operation and its arguments, already evaluated.
 pub(crate) struct TexRequest<'a> {
-    /// The opcode, whose semantics apply.
-    pub opcode: Opcode,
-    /// Units and target.
-    pub binding: TextureBinding,
-    /// Every source operand, indexed by its TGSI source number, all four components (the
-    /// SAMP/SVIEW operands are ignored).
-    pub srcs: &'a [Reg],
-    /// The first texture offset (x, y, z), read raw.
-    pub offset: Option<[Chan; 3]>,
+    /// The operation, whose semantics apply.
+    pub op: &'a TexOp,
+    /// Its arguments in [`TexOp::layout`]'s order, one channel each.
+    pub args: &'a [Chan],
     /// The lanes that execute it.
     pub exec: Mask,
     /// Whether lanes form 2×2 quads (fragments: implicit level of detail).
     pub quads: bool,
 }
 
-/// Executes a texture instruction for the lanes of `exec` (the interpreter's operand fetch).
+/// Executes a texture instruction for the lanes of `exec` (the interpreter's operand fetch,
+/// through the IR's form of the instruction).
 pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Result<Reg, RunError> {
     let binding =
         ex.p.program
             .texture_binding(inst)
             .map_err(RunError::Unsupported)?;
-    let info = inst.opcode.tex().expect("a texture opcode");
-    // Sources up to the last one that is not a resource (the SAMP/SVIEW operands usually come
-    // last and need no storage).
-    let resource = |k: usize| Some(k as u8) == info.sampler || Some(k as u8) == info.view;
-    let n = (0..inst.src.len())
-        .rev()
-        .find(|&k| !resource(k))
-        .map_or(0, |k| k + 1);
-    let srcs: Vec<Reg> = (0..n)
-        .map(|k| {
-            if Some(k as u8) == info.sampler || Some(k as u8) == info.view {
-                [[0; LANES]; 4]
-            } else {
-                ex.fetch(&inst.src[k], 0xF)
+    let offsets = inst.tex_offsets.len().min(1) as u8;
+    let (op, sources) = TexOp::from_tgsi(inst.opcode, binding, offsets)
+        .ok_or_else(|| RunError::Unsupported(format!("{} is not a texture opcode", inst.opcode)))?;
+    let mut fetched: Vec<Option<Reg>> = vec![None; inst.src.len()];
+    let args: Vec<Chan> = sources
+        .iter()
+        .map(|a| match *a {
+            TexArg::Src { src, comp } => {
+                let k = src as usize;
+                fetched[k].get_or_insert_with(|| ex.fetch(&inst.src[k], 0xF))[comp as usize]
             }
+            TexArg::Offset { offset, comp } => {
+                let o = &inst.tex_offsets[offset as usize];
+                let r = Register::new(o.file, o.index);
+                ex.read(&r, o.swizzle[comp as usize].index())
+            }
+            TexArg::Zero => [0; LANES],
         })
         .collect();
-    let offset = inst.tex_offsets.first().map(|o| {
-        let r = Register::new(o.file, o.index);
-        [
-            ex.read(&r, o.swizzle[0].index()),
-            ex.read(&r, o.swizzle[1].index()),
-            ex.read(&r, o.swizzle[2].index()),
-        ]
-    });
     let req = TexRequest {
-        opcode: inst.opcode,
-        binding,
-        srcs: &srcs,
-        offset,
+        op: &op,
+        args: &args,
         exec,
         quads: ex.arrangement == super::exec::Arrangement::Quads,
     };
@@ -109,25 +98,6 @@ fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Whether a texture opcode takes its level of detail from the quad's derivatives (in
-/// fragment shaders).
-pub(crate) fn implicit_lod(op: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        op,
-        O::Tex
-            | O::Txb
-            | O::Txp
-            | O::Tex2
-            | O::Txb2
-            | O::Sample
-            | O::SampleB
-            | O::SampleC
-            | O::Lodq
-            | O::Lod
-    )
-}
-
 /// The semantics of every texture instruction (`docs/semantics.md`, "Textures"), shared by the
 /// interpreter and the IR evaluator.
 pub(crate) fn sample(bind: &Bindings, req: &TexRequest<'_>) -> Result<Reg, RunError> {
@@ -142,29 +112,26 @@ pub(crate) fn sample_into(
     req: &TexRequest<'_>,
     out: &mut Reg,
 ) -> Result<(), RunError> {
-    use Opcode as O;
-    let op = req.opcode;
-    let (tex_unit, samp_unit, target) = (
-        req.binding.unit as usize,
-        req.binding.sampler.map(|s| s as usize),
-        req.binding.target,
-    );
+    let t = req.op;
+    let (tex_unit, samp_unit, target) = (t.unit as usize, t.sampler.map(|s| s as usize), t.target);
     let tex: &Texture = bind
         .textures
         .get(tex_unit)
         .and_then(Option::as_ref)
         .ok_or_else(|| {
             RunError::Unbound(format!(
-                "texture unit {tex_unit} ({op} reads it, nothing is bound)"
+                "texture unit {tex_unit} ({t} reads it, nothing is bound)"
             ))
         })?;
     let sampler: Sampler = samp_unit
         .and_then(|s| bind.samplers.get(s).copied())
         .unwrap_or_default();
-    let zero = [[0u32; LANES]; 4];
-    let src = |k: usize| req.srcs.get(k).unwrap_or(&zero);
-    let coord = src(0);
-    let scalar = |k: usize| src(k)[0];
+    let layout = t.layout();
+    let zero = [0u32; LANES];
+    let arg = |k: usize| req.args.get(k).unwrap_or(&zero);
+    let coord = [arg(0), arg(1), arg(2), arg(3)];
+    let level = arg(layout.level);
+    let offset = layout.offset.map(|o| [arg(o), arg(o + 1), arg(o + 2)]);
     let exec = req.exec;
     let lanes = bits(exec);
     let base = tex.base();
@@ -174,11 +141,10 @@ pub(crate) fn sample_into(
     };
 
     // Queries and fetches first.
-    match op {
-        O::Txq | O::SviewInfo => {
-            let lod = coord[0];
+    match t.kind {
+        TexKind::Size => {
             for l in lanes {
-                let level = lod[l] as i32;
+                let level = level[l] as i32;
                 let (w, h, d) = match usize::try_from(level)
                     .ok()
                     .filter(|&k| k < tex.levels.len())
@@ -206,21 +172,20 @@ pub(crate) fn sample_into(
             }
             return Ok(());
         }
-        O::Txqs | O::SampleInfo => {
+        TexKind::Samples => {
             for l in lanes {
                 out[0][l] = 1;
             }
             return Ok(());
         }
-        O::SamplePos => {
+        TexKind::SamplePos => {
             for l in lanes {
                 out[0][l] = 0.5f32.to_bits();
                 out[1][l] = 0.5f32.to_bits();
             }
             return Ok(());
         }
-        O::Txf | O::TxfLz | O::SampleI | O::SampleIMs => {
-            let offs = req.offset;
+        TexKind::Fetch => {
             for l in lanes {
                 let mut ic = [
                     coord[0][l] as i32,
@@ -228,15 +193,15 @@ pub(crate) fn sample_into(
                     coord[2][l] as i32,
                     0,
                 ];
-                if let Some(o) = &offs {
+                if let Some(o) = &offset {
                     for k in 0..3 {
                         ic[k] = ic[k].wrapping_add(o[k][l] as i32);
                     }
                 }
-                let level = if matches!(op, O::TxfLz | O::SampleIMs) {
+                let level = if t.level == Level::Zero {
                     0
                 } else {
-                    coord[3][l] as i32
+                    level[l] as i32
                 };
                 let t = texture::texel_fetch(tex, target, ic, level);
                 for c in 0..4 {
@@ -245,8 +210,8 @@ pub(crate) fn sample_into(
             }
             return Ok(());
         }
-        O::Tg4 | O::Gather4 => {
-            let comp = if op == O::Tg4 { scalar(1) } else { [0; LANES] };
+        TexKind::Gather => {
+            let comp = arg(layout.component.unwrap_or(usize::MAX));
             for l in lanes {
                 let c = [
                     f(coord[0][l]),
@@ -261,15 +226,12 @@ pub(crate) fn sample_into(
             }
             return Ok(());
         }
-        _ => {}
+        TexKind::Sample | TexKind::QueryLod => {}
     }
 
     // Sampling: coordinates (projected for TXP), reference, level of detail — computed only
     // for the lanes that execute, and the quad neighbours an implicit LOD reads.
-    let implicit = !matches!(
-        op,
-        O::Txl | O::Txl2 | O::SampleL | O::TexLz | O::SampleCLz | O::Txd | O::SampleD
-    );
+    let implicit = matches!(t.level, Level::Implicit | Level::Bias);
     let quads = req.quads;
     let mut need = exec;
     if implicit && quads {
@@ -289,13 +251,13 @@ pub(crate) fn sample_into(
             f(coord[2][l]),
             f(coord[3][l]),
         ];
-        if op == O::Txp {
+        if t.projective {
             let q = c[3];
             for k in 0..3 {
                 c[k] = tgsic::numerics::div(c[k], q);
             }
         }
-        if let Some(offs) = &req.offset {
+        if let Some(offs) = &offset {
             for k in 0..3 {
                 let d = offs[k][l] as i32 as f32;
                 c[k] = tgsic::numerics::add(c[k], if rect { d } else { d / sz_level0[k] as f32 });
@@ -304,31 +266,21 @@ pub(crate) fn sample_into(
         coords[l] = c;
     }
     let reference = |l: usize| -> Option<f32> {
-        match op {
-            O::Tex2 => Some(f(src(1)[0][l])),
-            O::SampleC | O::SampleCLz => Some(f(src(3)[0][l])),
-            _ => shadow_ref(target, coords[l]),
+        match layout.reference {
+            Some(r) => Some(f(arg(r)[l])),
+            None => shadow_ref(target, coords[l]),
         }
     };
     let sz0 = sz_level0.map(|v| if rect { 1.0 } else { v as f32 });
     let mut quad_lod: [Option<f32>; LANES / 4] = [None; LANES / 4];
     let mut lod_of = |l: usize| -> f32 {
-        match op {
-            O::Txl => f(coord[3][l]),
-            O::Txl2 => f(src(1)[0][l]),
-            O::SampleL => f(src(3)[0][l]),
-            O::TexLz | O::SampleCLz => 0.0,
-            O::Txd | O::SampleD => {
-                let (gx, gy) = if op == O::Txd {
-                    (src(1), src(2))
-                } else {
-                    (src(3), src(4))
-                };
+        match t.level {
+            Level::Explicit => f(level[l]),
+            Level::Zero => 0.0,
+            Level::Grad => {
+                let g = |k: usize| f(arg(layout.level + k)[l]);
                 let (_, dims) = lod_coords(target, coords[l]);
-                let d = [
-                    [f(gx[0][l]), f(gx[1][l]), f(gx[2][l])],
-                    [f(gy[0][l]), f(gy[1][l]), f(gy[2][l])],
-                ];
+                let d = [[g(0), g(1), g(2)], [g(3), g(4), g(5)]];
                 rho_lod(d, sz0, dims)
             }
             _ => {
@@ -349,17 +301,16 @@ pub(crate) fn sample_into(
                 } else {
                     0.0
                 };
-                let bias = match op {
-                    O::Txb => f(coord[3][l]),
-                    O::Txb2 => f(src(1)[0][l]),
-                    O::SampleB => f(src(3)[0][l]),
-                    _ => 0.0,
+                let bias = if t.level == Level::Bias {
+                    f(level[l])
+                } else {
+                    0.0
                 };
                 base_lod + bias
             }
         }
     };
-    if matches!(op, O::Lodq | O::Lod) {
+    if t.kind == TexKind::QueryLod {
         for l in lanes {
             let lod = lod_of(l);
             let clamped = (lod + sampler.lod_bias)

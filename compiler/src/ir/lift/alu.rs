@@ -679,45 +679,30 @@ impl Lifter<'_> {
     fn texture(&mut self, pc: usize) -> Result<[Option<Value>; 4], LiftError> {
         let p = self.p;
         let inst = &p.instructions[pc];
-        let info = inst.opcode.tex().expect("a texture opcode");
         let binding = p
             .texture_binding(inst)
             .map_err(|why| self.unsupported(pc, inst.opcode.name(), why))?;
-        let mut args = Vec::new();
-        for k in 0..inst.src.len() {
-            if Some(k as u8) == info.sampler || Some(k as u8) == info.view {
-                continue;
-            }
-            for c in 0..4 {
-                args.push(self.src(pc, k, c));
-            }
-        }
-        let offsets = match inst.tex_offsets.first() {
-            Some(o) => {
-                let r = Register::new(o.file, o.index);
-                for c in 0..3 {
-                    let v = self.read_reg(pc, &r, o.swizzle[c].index() as u8);
-                    args.push(v);
+        let offsets = inst.tex_offsets.len().min(1) as u8;
+        let (op, sources) = crate::ir::TexOp::from_tgsi(inst.opcode, binding, offsets)
+            .ok_or_else(|| self.unsupported(pc, inst.opcode.name(), "not a texture operation"))?;
+        let mut args = Vec::with_capacity(sources.len());
+        for a in sources {
+            args.push(match a {
+                TexArg::Src { src, comp } => self.src(pc, src as usize, comp),
+                TexArg::Offset { offset, comp } => {
+                    let o = &inst.tex_offsets[offset as usize];
+                    let r = Register::new(o.file, o.index);
+                    self.read_reg(pc, &r, o.swizzle[comp as usize].index() as u8)
                 }
-                1
-            }
-            None => 0,
-        };
-        let ty = if matches!(
-            inst.opcode,
-            Opcode::Txq | Opcode::Txqs | Opcode::SviewInfo | Opcode::SampleInfo
-        ) {
+                TexArg::Zero => self.iconst(0),
+            });
+        }
+        let ty = if op.integer_results() {
             Type::I32
         } else {
             Type::F32
         };
-        let op = Op::Texture(Box::new(crate::ir::TexOp {
-            opcode: inst.opcode,
-            target: binding.target,
-            unit: binding.unit,
-            sampler: binding.sampler,
-            offsets,
-        }));
+        let op = Op::Texture(Box::new(op));
         let i = self.emit(op, args, &[ty; 4]);
         let r = self.f.insts[i].results.clone();
         Ok(std::array::from_fn(|c| Some(r[c])))

@@ -23,7 +23,7 @@ mod operand;
 mod scan;
 
 use super::*;
-use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
+use crate::tgsi::{File, FlowOp, Location, LoopKind, Opcode, Primitive, Program, PropertyName};
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -96,11 +96,17 @@ impl Sel<'_> {
         let d = &self.f.insts[i];
         let why_not = |s: &str| {
             Err(self.unsupported(
-                format!("{} of texture unit {}", t.opcode.name(), t.unit),
+                format!("{} of texture unit {}", t.kind.name(), t.unit),
                 s.to_string(),
             ))
         };
-        if !matches!(t.opcode, Opcode::Tex | Opcode::Txp) {
+        if (t.kind, t.level, t.compare)
+            != (
+                crate::ir::TexKind::Sample,
+                crate::ir::Level::Implicit,
+                false,
+            )
+        {
             return why_not(
                 "b1.2 user code cannot fetch texels: only a plain TEX of a texture coordinate maps to CREG_TEXTURE_COLOR",
             );
@@ -120,7 +126,7 @@ impl Sel<'_> {
         if r0 != r1 {
             return why_not("the coordinate's x and y come from different inputs");
         }
-        if t.opcode == Opcode::Txp {
+        if t.projective {
             let w = d.args[3];
             if self.f.const_value(w) != Some(1.0f32.to_bits()) {
                 return why_not("a projective divide by anything but the input's w (1.0)");
