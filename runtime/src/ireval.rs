@@ -29,7 +29,7 @@ use crate::interp::{
     Arrangement, BatchReport, Bindings, Chan, Emitted, LANES, Mask, Prepared, Reg, RunError,
 };
 use tgsic::ir::semantics as sem;
-use tgsic::ir::{Axis, Block, Def, Function, LiftError, Op, Stmt, Value, lift};
+use tgsic::ir::{Axis, Block, Def, Function, LiftError, Op, Stmt, Value, lift_valid};
 use tgsic::numerics::{b, f};
 
 /// A program and its IR, ready to evaluate.
@@ -47,7 +47,7 @@ impl IrShader {
     /// # Errors
     /// [`LiftError`] when the program cannot be lifted.
     pub fn lift(prepared: Prepared) -> Result<IrShader, LiftError> {
-        let function = lift(&prepared.program)?;
+        let function = lift_valid(&prepared.program)?;
         Ok(IrShader { prepared, function })
     }
 }

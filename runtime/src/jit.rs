@@ -276,7 +276,7 @@ impl JitShader {
             });
         }
         let t = Instant::now();
-        let mut f = tgsic::ir::lift(&prepared.program)?;
+        let mut f = tgsic::ir::lift_valid(&prepared.program)?;
         optimize(&mut f, config.opt);
         let compiled = Arc::new(compile(&f, config)?);
         let function = Arc::new(f);

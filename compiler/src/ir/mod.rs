@@ -25,7 +25,8 @@ pub mod uniform;
 pub mod verify;
 
 pub use arena::{Arena, Handle};
-pub use lift::{LiftError, MAX_NESTING, lift};
+pub(crate) use lift::lift_checked;
+pub use lift::{LiftError, MAX_NESTING, lift, lift_valid};
 
 use crate::tgsi::{Processor, Semantic, Swizzle};
 pub use tex::{Level, TexArg, TexKind, TexLayout, TexOp};
@@ -580,9 +581,6 @@ pub struct Function {
     pub input_regs: u32,
     /// SV registers the host provides.
     pub sysval_regs: u32,
-    /// Per value, whether it is uniform (equal for every invocation); filled by the lifter
-    /// and the pass manager ([`uniform::analyze`]), empty when not computed.
-    pub uniform: Vec<bool>,
 }
 
 impl Function {
@@ -599,7 +597,6 @@ impl Function {
             gs_vertices: 1,
             input_regs: 0,
             sysval_regs: 0,
-            uniform: Vec::new(),
         }
     }
 

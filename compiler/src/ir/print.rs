@@ -1,5 +1,6 @@
 //! The IR's text form (`tgsic ir`): one statement per line, regions indented.
 
+use super::uniform::Uniformity;
 use super::*;
 use std::fmt::Write;
 
@@ -107,7 +108,7 @@ pub fn op_name(op: &Op) -> String {
     }
 }
 
-fn inst(out: &mut String, f: &Function, i: Inst, pad: &str) {
+fn inst(out: &mut String, f: &Function, u: &Uniformity, i: Inst, pad: &str) {
     let d = &f.insts[i];
     let _ = write!(out, "{pad}");
     if !d.results.is_empty() {
@@ -117,18 +118,20 @@ fn inst(out: &mut String, f: &Function, i: Inst, pad: &str) {
     if !d.args.is_empty() {
         let _ = write!(out, " {}", vals(&d.args));
     }
-    let uniform = |v: &Value| f.uniform.get(v.index()).copied().unwrap_or(false);
-    if !d.results.is_empty() && d.results.iter().all(uniform) && !matches!(d.op, Op::Const(_)) {
+    if !d.results.is_empty()
+        && d.results.iter().all(|&v| u.is_uniform(v))
+        && !matches!(d.op, Op::Const(_))
+    {
         out.push_str("  ; uniform");
     }
     out.push('\n');
 }
 
-fn block(out: &mut String, f: &Function, b: &Block, depth: usize) {
+fn block(out: &mut String, f: &Function, u: &Uniformity, b: &Block, depth: usize) {
     let pad = "  ".repeat(depth);
     for s in &b.0 {
         match s {
-            Stmt::Inst(i) => inst(out, f, *i, &pad),
+            Stmt::Inst(i) => inst(out, f, u, *i, &pad),
             Stmt::If(x) => {
                 let lhs = if x.results.is_empty() {
                     String::new()
@@ -136,9 +139,9 @@ fn block(out: &mut String, f: &Function, b: &Block, depth: usize) {
                     format!("{} = ", defs(f, &x.results))
                 };
                 let _ = writeln!(out, "{pad}{lhs}if %{} {{", x.cond.index());
-                block(out, f, &x.then_, depth + 1);
+                block(out, f, u, &x.then_, depth + 1);
                 let _ = writeln!(out, "{pad}}} else {{");
-                block(out, f, &x.else_, depth + 1);
+                block(out, f, u, &x.else_, depth + 1);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Loop(l) => {
@@ -154,7 +157,7 @@ fn block(out: &mut String, f: &Function, b: &Block, depth: usize) {
                     .map(|(p, i)| format!("%{}:{} = %{}", p.index(), ty(f.ty(*p)), i.index()))
                     .collect();
                 let _ = writeln!(out, "{pad}{lhs}loop ({}) {{", params.join(", "));
-                block(out, f, &l.body, depth + 1);
+                block(out, f, u, &l.body, depth + 1);
                 let _ = writeln!(out, "{pad}}}");
             }
             Stmt::Break(v) => {
@@ -189,7 +192,7 @@ pub fn print(f: &Function) -> String {
         let _ = writeln!(out, "  output o{k}: OUT[{}]{sem}", o.reg);
     }
     out.push_str("{\n");
-    block(&mut out, f, &f.body, 1);
+    block(&mut out, f, &super::uniform::analyze(f), &f.body, 1);
     out.push_str("}\n");
     out
 }

@@ -1,18 +1,37 @@
 //! Uniformity: which values are equal for every invocation (computed only from constants,
 //! constant buffers and other uniform values, under uniform control flow). Backends use it to
 //! emit one scalar instead of a vector and real branches instead of masks.
+//!
+//! It is an analysis, not part of the function: [`analyze`] computes a side table for the
+//! function as it is, which holds until the function changes.
 
 use super::*;
 
-/// For each value, whether it is uniform. Optimistic fixpoint: everything starts uniform and is
+/// Per value of one function, whether it is uniform ([`analyze`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uniformity(Vec<bool>);
+
+impl Uniformity {
+    /// Whether `v` is uniform (false for a value the analysis did not see).
+    pub fn is_uniform(&self, v: Value) -> bool {
+        self.0.get(v.index()).copied().unwrap_or(false)
+    }
+
+    /// How many values are uniform.
+    pub fn count(&self) -> usize {
+        self.0.iter().filter(|&&u| u).count()
+    }
+}
+
+/// The uniformity of every value of `f`. Optimistic fixpoint: everything starts uniform and is
 /// demoted until nothing changes, so loop-carried values can be proved uniform.
-pub fn analyze(f: &Function) -> Vec<bool> {
+pub fn analyze(f: &Function) -> Uniformity {
     let mut u = vec![true; f.values.len()];
     loop {
         let mut changed = false;
         walk(f, &f.body, &mut u, &mut changed);
         if !changed {
-            return u;
+            return Uniformity(u);
         }
     }
 }

@@ -29,9 +29,6 @@ pub fn run(f: &mut Function) -> bool {
     let mut body = std::mem::take(&mut f.body);
     let changed = block(f, &mut body);
     f.body = body;
-    if changed {
-        f.uniform = crate::ir::uniform::analyze(f);
-    }
     changed
 }
 

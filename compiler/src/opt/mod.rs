@@ -81,8 +81,8 @@ const O2: &[Pass] = &[
     ("dce", dce::run),
 ];
 
-/// Optimizes `f` at `level`; the result is compacted ([`compact::compact`]) and its
-/// uniformity recomputed. The function keeps verifying and computing the same bits.
+/// Optimizes `f` at `level`; the result is compacted ([`compact::compact`]). The function
+/// keeps verifying and computing the same bits.
 pub fn optimize(f: &mut Function, level: OptLevel) -> OptStats {
     let mut stats = OptStats {
         before: f.count(),
@@ -125,7 +125,6 @@ pub fn optimize(f: &mut Function, level: OptLevel) -> OptStats {
         }
     }
     *f = compact::compact(f);
-    f.uniform = crate::ir::uniform::analyze(f);
     stats.after = f.count();
     stats
 }

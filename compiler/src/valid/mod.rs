@@ -66,6 +66,35 @@ impl fmt::Display for ValidationError {
     }
 }
 
+/// A program that passed [`validate`]: what lifting ([`crate::ir::lift_valid`]) and execution
+/// take, so that a program is validated once however many times it is lifted or run. It
+/// derefs to the [`Program`], which it never lets change.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Valid(Program);
+
+impl Valid {
+    /// Validates `program`.
+    ///
+    /// # Errors
+    /// As [`validate`].
+    pub fn new(program: Program) -> Result<Valid, Vec<ValidationError>> {
+        validate(&program)?;
+        Ok(Valid(program))
+    }
+
+    /// The program.
+    pub fn into_program(self) -> Program {
+        self.0
+    }
+}
+
+impl std::ops::Deref for Valid {
+    type Target = Program;
+    fn deref(&self) -> &Program {
+        &self.0
+    }
+}
+
 /// Validates `program`.
 ///
 /// Checks: declarations (ranges, overlaps, attributes that fit the file), properties, that every

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use tgsic::tgsi::*;
-use tgsic::valid::{ValidationError, validate};
+use tgsic::valid::{Valid, ValidationError};
 use thiserror::Error;
 
 /// Why a program cannot be loaded for execution.
@@ -30,8 +30,8 @@ pub enum LoadError {
 /// A validated program with what the interpreter needs to run it.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// The program.
-    pub program: Program,
+    /// The program, validated.
+    pub program: Valid,
     /// Registers to allocate per file (one past the highest declared index).
     pub sizes: HashMap<File, usize>,
     /// The declared span of each file, for clamping indirect reads.
@@ -57,7 +57,15 @@ impl Prepared {
     /// [`LoadError`] when it is invalid, of a newer revision, or uses an opcode without
     /// defined semantics.
     pub fn new(program: Program) -> Result<Prepared, LoadError> {
-        validate(&program).map_err(LoadError::Invalid)?;
+        Prepared::from_valid(Valid::new(program).map_err(LoadError::Invalid)?)
+    }
+
+    /// Analyses `program`, validated before.
+    ///
+    /// # Errors
+    /// [`LoadError`] when it is of a newer revision or uses an opcode without defined
+    /// semantics.
+    pub fn from_valid(program: Valid) -> Result<Prepared, LoadError> {
         if !program.revision.is_executable() {
             return Err(LoadError::NotExecutable(
                 program.revision.major,

@@ -136,6 +136,7 @@ struct Lower<'a, B: SimdBuilder> {
     f: &'a ir::Function,
     b: B,
     arith: Vec<Class>,
+    uniform: ir::uniform::Uniformity,
     vals: Vec<Option<B::V>>,
     vars: HashMap<ir::Value, B::Var>,
     exec: B::Var,
@@ -188,6 +189,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
         f,
         b,
         arith: nan::classes(f),
+        uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         vars: HashMap::new(),
         exec,
@@ -308,7 +310,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     fn is_uniform(&self, v: ir::Value) -> bool {
-        self.f.uniform.get(v.index()).copied().unwrap_or(false)
+        self.uniform.is_uniform(v)
     }
 
     /// An IR value's vector, of its IR type's kind.

@@ -162,17 +162,30 @@ pub(super) struct Lifter<'p> {
     src_cache: HashMap<(usize, u8), Value>,
 }
 
-/// Lifts a TGSI program into the IR (validating it first).
+/// Lifts a TGSI program into the IR, validating it first ([`lift_valid`] lifts a program
+/// validated before).
+///
+/// # Errors
+/// As [`lift_valid`], and [`LiftError::Invalid`].
+pub fn lift(p: &Program) -> Result<Function, LiftError> {
+    validate(p).map_err(LiftError::Invalid)?;
+    lift_checked(p)
+}
+
+/// Lifts a validated TGSI program into the IR.
 ///
 /// The result verifies ([`super::verify::verify`]) and computes, for every invocation, the same
 /// bits as the interpreter (`docs/ir.md` states the one exception: derivatives inside
 /// non-uniform control flow).
 ///
 /// # Errors
-/// [`LiftError`] when the program is invalid, of a newer revision, or uses something the IR
-/// cannot express (BRA, recursion, opcodes without semantics, indirect sampler indexing).
-pub fn lift(p: &Program) -> Result<Function, LiftError> {
-    validate(p).map_err(LiftError::Invalid)?;
+/// [`LiftError`] when the program is of a newer revision, or uses something the IR cannot
+/// express (BRA, recursion, opcodes without semantics, indirect sampler indexing).
+pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
+    lift_checked(p)
+}
+
+pub(crate) fn lift_checked(p: &Program) -> Result<Function, LiftError> {
     if !p.revision.is_executable() {
         return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
     }
@@ -209,7 +222,6 @@ pub fn lift(p: &Program) -> Result<Function, LiftError> {
     let mut body = std::mem::take(&mut l.const_stmts);
     body.append(&mut l.cur);
     l.f.body = Block(body);
-    l.f.uniform = super::uniform::analyze(&l.f);
     Ok(l.f)
 }
 

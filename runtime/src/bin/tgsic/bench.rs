@@ -73,7 +73,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
         for (input, shader) in &shaders {
             // Lifting and optimizing are part of what is timed.
             let lifted = || {
-                let mut f = tgsic::ir::lift(&shader.program).map_err(|e| {
+                let mut f = tgsic::ir::lift_valid(&shader.program).map_err(|e| {
                     input_error(crate::report::located_error(
                         input,
                         e.location(),

@@ -3,7 +3,7 @@
 use crate::report::{Failure, read_error, validation_error};
 use clap::Args;
 use std::time::{Duration, Instant};
-use tgsic::ir::{Function, lift, print::print, verify::verify};
+use tgsic::ir::{Function, lift_valid, print::print, verify::verify};
 use tgsic::opt::{OptLevel, OptStats, optimize};
 
 /// Arguments of `tgsic ir`.
@@ -59,15 +59,13 @@ struct Compiled {
 fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Compiled, Failure> {
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| Failure::input(vec![read_error(name, &e)]))?;
-    if let Err(errors) = tgsic::valid::validate(&src.program) {
-        return Err(Failure::input(
-            errors.iter().map(|e| validation_error(name, e)).collect(),
-        ));
-    }
+    let program = tgsic::valid::Valid::new(src.program).map_err(|errors| {
+        Failure::input(errors.iter().map(|e| validation_error(name, e)).collect())
+    })?;
     let mut best: Option<Compiled> = None;
     for _ in 0..repeat.max(1) {
         let t = Instant::now();
-        let mut f = lift(&src.program).map_err(|e| {
+        let mut f = lift_valid(&program).map_err(|e| {
             Failure::input(vec![crate::report::located_error(
                 name,
                 e.location(),
@@ -196,7 +194,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                 list.join(" ")
             }
         );
-        let uniform = c.f.uniform.iter().filter(|&&u| u).count();
+        let uniform = tgsic::ir::uniform::analyze(&c.f).count();
         println!("  uniform values: {uniform} of {}", c.f.values.len());
     }
     if a.stats && many {

@@ -130,7 +130,7 @@ fn parse_bind(spec: &str) -> Result<(u32, u16), Failure> {
 
 /// `tgsic theia compile`.
 pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
-    use tgsic::back::theia::compile::{TheiaOptions, compile};
+    use tgsic::back::theia::compile::{TheiaOptions, compile_valid};
     match ImageFormat::from_path(&a.output) {
         Some(ImageFormat::Mem) => {}
         Some(ImageFormat::Bin) => {
@@ -158,7 +158,7 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     }
     let shader = crate::run::load_shader(&a.input)?;
     let n = name(&a.input);
-    let out = compile(&shader.program, &opts).map_err(|e| {
+    let out = compile_valid(&shader.program, &opts).map_err(|e| {
         Failure::input(vec![crate::report::located_error(
             n,
             e.location(),

@@ -187,20 +187,38 @@ impl TheiaError {
     }
 }
 
-/// Compiles a TGSI fragment shader into a THEIA b1.2 image.
+/// Compiles a TGSI fragment shader into a THEIA b1.2 image, validating it first
+/// ([`compile_valid`] compiles a program validated before).
+///
+/// # Errors
+/// As [`compile_valid`]; the shader does not validate.
+pub fn compile(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, TheiaError> {
+    crate::valid::validate(program)
+        .map_err(|e| TheiaError::Lift(crate::ir::LiftError::Invalid(e)))?;
+    compile_checked(program, opts)
+}
+
+/// Compiles a validated TGSI fragment shader into a THEIA b1.2 image.
 ///
 /// # Errors
 /// [`TheiaError`]: the shader does not lift, is not a fragment shader, reads a constant buffer
 /// not given, uses what THEIA cannot express (naming the line), has a constant outside
 /// Q15.17, or needs more registers than the hardware has.
-pub fn compile(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, TheiaError> {
+pub fn compile_valid(
+    program: &crate::valid::Valid,
+    opts: &TheiaOptions,
+) -> Result<TheiaProgram, TheiaError> {
+    compile_checked(program, opts)
+}
+
+fn compile_checked(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, TheiaError> {
     if program.processor != crate::tgsi::Processor::Fragment {
         return Err(TheiaError::NotFragment(
             program.processor.name().to_string(),
         ));
     }
     let bindings = bind::resolve(program, &opts.bindings)?;
-    let mut f = crate::ir::lift(program)?;
+    let mut f = crate::ir::lift_checked(program)?;
     let mut warnings = Vec::new();
     let color = prepare::prepare(&mut f, program, opts, &mut warnings)?;
     crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
