@@ -6,7 +6,8 @@
 //! - [`numerics`]: the scalar numerics every execution path shares.
 //! - [`ir`]: the SSA IR, lifted from a validated program.
 //! - [`opt`]: the optimizer (passes and the pass manager).
-//! - [`back`]: code generators (the THEIA instruction set so far).
+//! - [`back`]: code generators: the JIT back ends (Cranelift, and LLVM behind the `llvm`
+//!   feature) over one SIMD lowering, and THEIA (compiler, instruction set, assembler).
 #![warn(missing_docs)]
 
 pub mod back;

@@ -3,7 +3,7 @@
 //!
 //! `cargo run -p tgsic-runtime --example render`
 
-use tgsic_runtime::interp::{Bindings, Shader, render};
+use tgsic_runtime::interp::{Bindings, Prepared, render};
 use tgsic_runtime::texture::{Filter, Sampler, Texture, Wrap};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,7 +19,7 @@ END
 ";
     // Read (text or binary is detected), validate and prepare.
     let program = tgsic::front::read(text.as_bytes())?.program;
-    let shader = Shader::new(program)?;
+    let shader = Prepared::new(program)?;
 
     // A 2x2 texture: red, green / blue, white (row 0 first), sampled with bilinear filtering.
     let texels = [

@@ -724,7 +724,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Shader;
+    use crate::interp::Prepared;
 
     #[test]
     fn bands_in_either_order_make_the_whole_image() {
@@ -733,7 +733,7 @@ mod tests {
                    IMM[0] FLT32 { 0.5, 3.0, 0.0, 0.0 }\n\
                    MUL TEMP[0], IN[0], IMM[0].xyxy\nFRC OUT[0], TEMP[0]\n\
                    SLT TEMP[0].x, IN[0].xxxx, IMM[0].yyyy\nKILL_IF -TEMP[0].xxxx\nEND\n";
-        let shader = Shader::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
         let bind = Bindings::default();
         let opts = RunOptions {
             threads: 2,

@@ -10,13 +10,13 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::interp::{Bindings, Shader};
+//! use tgsic_runtime::interp::{Bindings, Prepared};
 //! use tgsic_runtime::ireval::IrShader;
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let ir = IrShader::lift(Shader::new(program.clone()).unwrap()).unwrap();
+//! let ir = IrShader::lift(Prepared::new(program.clone()).unwrap()).unwrap();
 //! let a = render(&ir, &Bindings::default(), 4, 4, 0).unwrap();
-//! let b = render(&Shader::new(program).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
+//! let b = render(&Prepared::new(program).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
 //! assert_eq!(a.pixels, b.pixels);
 //! ```
 

@@ -6,11 +6,11 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::interp::{Bindings, Shader};
+//! use tgsic_runtime::interp::{Bindings, Prepared};
 //! use tgsic_runtime::jit::{JitShader, JitConfig};
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let shader = Shader::new(program).unwrap();
+//! let shader = Prepared::new(program).unwrap();
 //! let jit = JitShader::new(shader.clone(), &JitConfig::default()).unwrap();
 //! let a = render(&jit, &Bindings::default(), 16, 16, 0).unwrap();
 //! let b = render(&shader, &Bindings::default(), 16, 16, 0).unwrap();
@@ -131,7 +131,7 @@ fn compile_with(
             }
             let opts = JitOptions {
                 math: config.math,
-                vectors: lanes / 4,
+                lanes,
                 verify,
             };
             let c = if text {

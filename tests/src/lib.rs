@@ -336,7 +336,7 @@ pub mod random {
 /// sampler reading `texture32.png` with nearest/repeat.
 pub mod mesa {
     use std::path::Path;
-    use tgsic_runtime::interp::{Bindings, Shader};
+    use tgsic_runtime::interp::{Bindings, Prepared};
     use tgsic_runtime::texture::Texture;
 
     /// One shader of the corpus, ready to render, with Mesa's output.
@@ -344,7 +344,7 @@ pub mod mesa {
         /// File stem.
         pub name: String,
         /// The prepared program.
-        pub shader: Shader,
+        pub shader: Prepared,
         /// Its bindings.
         pub bind: Bindings,
         /// Mesa's rendering (64×64 RGBA f32).
@@ -375,7 +375,7 @@ pub mod mesa {
         for name in names {
             let src = std::fs::read_to_string(dir.join(format!("{name}.tgsi"))).expect("reads");
             let shader =
-                Shader::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
+                Prepared::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
             let mut bind = Bindings {
                 clear: [-7.0; 4],
                 ..Bindings::default()

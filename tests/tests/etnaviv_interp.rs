@@ -2,7 +2,7 @@
 //! texture, without error or panic.
 
 use tgsic::tgsi::{File, Processor};
-use tgsic_runtime::interp::{self, Bindings, Shader};
+use tgsic_runtime::interp::{self, Bindings, Prepared};
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
 
@@ -32,7 +32,7 @@ fn every_etnaviv_shader_runs() {
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&src).unwrap();
-        let shader = match Shader::new(program) {
+        let shader = match Prepared::new(program) {
             Ok(s) => s,
             Err(e) => {
                 failures.push(format!("{}: load: {e}", path.display()));

@@ -10,18 +10,18 @@ use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::{
     Engine, Image, Invocation, RunOptions, render, run_geometry, run_vertices,
 };
-use tgsic_runtime::interp::{Bindings, Shader};
+use tgsic_runtime::interp::{Bindings, Prepared};
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;
 
-fn example(name: &str) -> Shader {
+fn example(name: &str) -> Prepared {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/shaders")
         .join(name);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let read = tgsic::front::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    Shader::new(read.program).unwrap_or_else(|e| panic!("{name}: {e}"))
+    Prepared::new(read.program).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// The image from the interpreter, after checking that every JIT back end renders the same bits.
@@ -174,7 +174,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 /// JIT shaders for every back end of the build, exact math.
-fn jits(shader: &Shader) -> Vec<(Backend, JitShader)> {
+fn jits(shader: &Prepared) -> Vec<(Backend, JitShader)> {
     jit_backends()
         .into_iter()
         .map(|(backend, _)| {

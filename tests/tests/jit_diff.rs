@@ -3,7 +3,7 @@
 //! IR leaves unspecified (derivatives in partly active quads, found by the IR evaluator on the
 //! same batch) are left out.
 
-use tgsic_runtime::interp::Shader;
+use tgsic_runtime::interp::Prepared;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
@@ -25,7 +25,7 @@ fn check(config: JitConfig) {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&text).unwrap();
-        let shader = Shader::new(program).unwrap();
+        let shader = Prepared::new(program).unwrap();
         let ir = IrShader::lift(shader.clone()).unwrap();
         let jit = match JitShader::new(shader.clone(), &config) {
             Ok(j) => j,

@@ -4,7 +4,7 @@
 //! interpreter.
 
 use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
-use tgsic_runtime::interp::{Bindings, Shader};
+use tgsic_runtime::interp::{Bindings, Prepared};
 use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;
@@ -39,7 +39,7 @@ fn vertices(n: usize) -> Vec<Vec<[u32; 4]>> {
 }
 
 fn both(text: &str, bind: &Bindings) {
-    let shader = Shader::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let verts = vertices(200);
     let one = RunOptions {
         threads: 1,
@@ -141,7 +141,7 @@ fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
                 ENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n";
-    let shader = Shader::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let bind = Bindings {
         max_iterations: 1000,
         ..Bindings::default()
@@ -266,17 +266,17 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
         text += &format!("{op} TEMP[{d}], TEMP[{a}], TEMP[{b}].yzwx\n");
     }
     text += "ADD TEMP[0], TEMP[0], TEMP[1]\nADD OUT[0], TEMP[0], TEMP[2]\nEND\n";
-    let shader = Shader::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
+    let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
     let config = |lanes| JitConfig {
         backend: Backend::Cranelift,
         lanes,
         ..JitConfig::default()
     };
-    // At 32 lanes (8 vectors per instruction) it is past the limit: a clear error.
+    // At 32 lanes (8 four-lane vectors per instruction) it is past the limit: a clear error.
     match JitShader::new(shader.clone(), &config(32)) {
         Err(JitLoadError::Codegen(JitError::TooLarge {
             insts,
-            vectors: 8,
+            lanes: 32,
             limit,
         })) => {
             assert_eq!(limit, MAX_VECTOR_INSTS);

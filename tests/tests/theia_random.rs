@@ -21,7 +21,7 @@ use tgsic::back::theia::compile::{TheiaError, TheiaOptions, compile};
 use tgsic::back::theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
 use tgsic::tgsi::File;
 use tgsic_runtime::dispatch::BatchIo;
-use tgsic_runtime::interp::{ALL, Arrangement, LANES, Shader};
+use tgsic_runtime::interp::{ALL, Arrangement, LANES, Prepared};
 use tgsic_runtime::theia::Machine;
 use tgsic_tests::random::{Rng, Source, run};
 
@@ -290,7 +290,7 @@ fn check(seed: u64) -> Result<bool, String> {
         Err(e) => return Err(format!("does not compile: {e}\n{text}")),
     };
     // The interpreter on LANES pixels.
-    let shader = Shader::new(p).map_err(|e| format!("{e}\n{text}"))?;
+    let shader = Prepared::new(p).map_err(|e| format!("{e}\n{text}"))?;
     let mut rng = Rng(seed ^ 0xA5A5);
     let inputs: Vec<[[f32; 4]; LANES]> = (0..shader.size(File::Input))
         .map(|_| {

@@ -34,17 +34,17 @@ pub enum JitError {
     Options(String),
     /// A function too large to compile within the JIT's memory and time bounds.
     #[error(
-        "the shader is too large for the JIT: {insts} IR instructions at {vectors} vector(s) \
-         per step make {} machine-level instructions, more than the {limit} the JIT compiles \
-         (run it with the interpreter, or with fewer lanes)",
-        insts * vectors
+        "the shader is too large for the JIT: {insts} IR instructions at {lanes} lanes per step \
+         make {} four-lane vector instructions, more than the {limit} the JIT compiles (run it \
+         with the interpreter, or with fewer lanes)",
+        insts * lanes.div_ceil(4)
     )]
     TooLarge {
         /// IR instructions after optimization.
         insts: usize,
-        /// SIMD vectors per instruction (lanes / 4).
-        vectors: usize,
-        /// The most `insts × vectors` the JIT compiles ([`MAX_VECTOR_INSTS`]).
+        /// Lanes per step.
+        lanes: usize,
+        /// The most `insts × lanes / 4` the JIT compiles ([`MAX_VECTOR_INSTS`]).
         limit: usize,
     },
 }
@@ -55,15 +55,16 @@ pub enum JitError {
 /// real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
 pub const MAX_VECTOR_INSTS: usize = 1 << 18;
 
-/// Checks `insts` IR instructions at `vectors` vectors per step against [`MAX_VECTOR_INSTS`].
+/// Checks `insts` IR instructions at `lanes` lanes per step (`lanes / 4` four-lane vectors
+/// each) against [`MAX_VECTOR_INSTS`].
 ///
 /// # Errors
 /// [`JitError::TooLarge`] past the limit.
-pub fn check_size(insts: usize, vectors: usize) -> Result<(), JitError> {
-    if insts.saturating_mul(vectors) > MAX_VECTOR_INSTS {
+pub fn check_size(insts: usize, lanes: usize) -> Result<(), JitError> {
+    if insts.saturating_mul(lanes.div_ceil(4)) > MAX_VECTOR_INSTS {
         return Err(JitError::TooLarge {
             insts,
-            vectors,
+            lanes,
             limit: MAX_VECTOR_INSTS,
         });
     }

@@ -1,9 +1,11 @@
 //! Code generators.
 //!
+//! - [`simd`]: the one lowering of the IR to SIMD code, written against a builder trait that
+//!   each JIT back end implements.
 //! - [`cranelift`]: native SIMD code through Cranelift, the default JIT.
 //! - `llvm` (cargo feature `llvm`): native code through LLVM 19, as wide as the host's vectors.
-//! - [`theia`]: the THEIA b1.2 instruction set model (encoding, assembler, disassembler, program
-//!   images).
+//! - [`theia`]: ahead-of-time compilation for THEIA b1.2, and its instruction set model
+//!   (encoding, assembler, disassembler, program images).
 //!
 //! The JIT back ends share their calling interface ([`abi`]), the host operations they call
 //! ([`host`]) and the analysis of where NaN bits must be canonicalized ([`nan`]).

@@ -16,7 +16,7 @@ pub mod enums;
 pub mod opcode;
 
 pub use enums::*;
-pub use opcode::{FlowOp, LoopKind, OpInfo, OpKind, Opcode, TexOp};
+pub use opcode::{FlowOp, LoopKind, OpInfo, OpKind, Opcode, TexOperands};
 
 use std::fmt;
 

@@ -62,7 +62,7 @@ pub enum LoopKind {
 
 /// Operand roles of a texture or sampling opcode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TexOp {
+pub struct TexOperands {
     /// The instruction names its texture target (TEX style: `TEX ..., SAMP[0], 2D`).
     pub needs_target: bool,
     /// Index of the source operand that must be a SAMP register.
@@ -79,7 +79,7 @@ pub enum OpKind {
     /// Control flow.
     Flow(FlowOp),
     /// Texture sampling or query.
-    Tex(TexOp),
+    Tex(TexOperands),
     /// KILL / KILL_IF / DEMOTE.
     Kill,
     /// EMIT / ENDPRIM (geometry shaders).
@@ -114,7 +114,7 @@ const fn flow(f: FlowOp) -> OpKind {
 }
 /// A TEX-style opcode: target required, sampler at source `s`.
 const fn tex(s: u8) -> OpKind {
-    OpKind::Tex(TexOp {
+    OpKind::Tex(TexOperands {
         needs_target: true,
         sampler: Some(s),
         view: None,
@@ -122,7 +122,7 @@ const fn tex(s: u8) -> OpKind {
 }
 /// A SAMPLE-style opcode: sampler view at source `v`, sampler at `s` (if any).
 const fn sample(v: u8, s: Option<u8>) -> OpKind {
-    OpKind::Tex(TexOp {
+    OpKind::Tex(TexOperands {
         needs_target: false,
         sampler: s,
         view: Some(v),
@@ -509,7 +509,7 @@ impl Opcode {
     }
 
     /// Texture operand roles, if this is a texture or sampling opcode.
-    pub fn tex(self) -> Option<TexOp> {
+    pub fn tex(self) -> Option<TexOperands> {
         match self.info().kind {
             OpKind::Tex(t) => Some(t),
             _ => None,

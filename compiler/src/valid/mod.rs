@@ -418,7 +418,7 @@ impl Validator<'_> {
         }
     }
 
-    fn texture(&mut self, i: usize, inst: &Instruction, t: TexOp) {
+    fn texture(&mut self, i: usize, inst: &Instruction, t: TexOperands) {
         let map = &self.p.source_map;
         let name = inst.opcode.name();
         if t.needs_target && inst.texture.is_none_or(|t| t == TextureTarget::Unknown) {

@@ -37,7 +37,7 @@ pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::dispatch::{Engine, MAX_THREADS};
-use crate::interp::{LoadError, Prepared, RunError, Shader};
+use crate::interp::{LoadError, Prepared, RunError};
 use crate::jit::{JitConfig, JitLoadError, JitShader};
 use invoke::Slots;
 use std::collections::VecDeque;
@@ -145,7 +145,7 @@ impl Default for CompileOptions {
 /// A shader read and validated once, with its interface.
 #[derive(Debug, Clone)]
 pub struct Module {
-    shader: Shader,
+    shader: Prepared,
     tokens: Arc<[u32]>,
     reflection: Arc<Reflection>,
 }
@@ -162,13 +162,13 @@ impl Module {
     }
 
     /// The validated, prepared program the interpreter runs.
-    pub fn shader(&self) -> &Shader {
+    pub fn shader(&self) -> &Prepared {
         &self.shader
     }
 }
 
 enum Inner {
-    Interp(Box<Shader>, Slots<<Prepared as Engine>::Scratch>),
+    Interp(Box<Prepared>, Slots<<Prepared as Engine>::Scratch>),
     Jit(Box<JitShader>, Slots<<JitShader as Engine>::Scratch>),
 }
 
@@ -329,7 +329,7 @@ impl Runtime {
     /// # Errors
     /// As [`Runtime::load`].
     pub fn module(&self, program: Program) -> Result<Module, HostError> {
-        self.prepared(Shader::new(program)?)
+        self.prepared(Prepared::new(program)?)
     }
 
     /// As [`Runtime::module`], for a program already validated and prepared (nothing is
@@ -337,7 +337,7 @@ impl Runtime {
     ///
     /// # Errors
     /// [`HostError::Encode`] for a program the token form cannot hold.
-    pub fn prepared(&self, shader: Shader) -> Result<Module, HostError> {
+    pub fn prepared(&self, shader: Prepared) -> Result<Module, HostError> {
         let tokens: Arc<[u32]> = tgsic::front::binary::encode(&shader.program)
             .map_err(|e| HostError::Encode(e.to_string()))?
             .into();

@@ -3,10 +3,10 @@
 //! invocation. Fragment work runs in 2×2 quads (derivatives). Semantics: `docs/semantics.md`.
 //!
 //! ```
-//! use tgsic_runtime::interp::{Bindings, Shader, render};
+//! use tgsic_runtime::interp::{Bindings, Prepared, render};
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n").unwrap();
-//! let shader = Shader::new(program).unwrap();
+//! let shader = Prepared::new(program).unwrap();
 //! let image = render(&shader, &Bindings::default(), 4, 4, 0).unwrap();
 //! // Generic inputs are ((i + 0.5)/W, (j + 0.5)/H, 0, 1).
 //! assert_eq!(image.pixel(1, 2), [0.375, 0.625, 0.0, 1.0]);
@@ -32,9 +32,6 @@ use exec::Exec;
 pub use exec::Regs;
 use tgsic::tgsi::Location;
 use thiserror::Error;
-
-/// A program ready to run (validated and analysed).
-pub type Shader = Prepared;
 
 /// What a shader reads besides its inputs.
 #[derive(Debug, Clone)]
@@ -141,7 +138,7 @@ impl RunError {
 /// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an
 /// instruction cannot be executed.
 pub fn render(
-    shader: &Shader,
+    shader: &Prepared,
     bind: &Bindings,
     width: u32,
     height: u32,
@@ -157,7 +154,7 @@ pub fn render(
 /// # Errors
 /// As [`render`].
 pub fn run_vertices(
-    shader: &Shader,
+    shader: &Prepared,
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
 ) -> Result<Vec<Invocation>, RunError> {
@@ -178,7 +175,7 @@ pub fn run_vertices(
 /// # Errors
 /// As [`render`].
 pub fn run_geometry(
-    shader: &Shader,
+    shader: &Prepared,
     bind: &Bindings,
     primitives: &[Vec<Vec<[u32; 4]>>],
 ) -> Result<Vec<Invocation>, RunError> {

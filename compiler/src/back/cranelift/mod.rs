@@ -1,23 +1,11 @@
-//! The Cranelift back end: native SIMD code from the optimized IR.
+//! The Cranelift back end: native SIMD code from the optimized IR, the default JIT.
 //!
-//! - **Structure of arrays.** A batch holds [`BATCH_LANES`] invocations; the generated function
-//!   loops over them in groups of `4·vectors` lanes (every IR value is `vectors` F32X4/I32X4
-//!   registers), so one call shades a whole batch.
-//! - **Control flow** runs with execution masks: an `If` whose condition is uniform is a real
-//!   branch; otherwise each branch runs (and is skipped when no lane takes it) under its mask.
-//!   A loop runs while any lane is in it; `break` and `continue` move lanes out, with their
-//!   values, under masks.
-//! - **Numerics** are the interpreter's, bit for bit, in [`MathMode::Exact`]: like every
-//!   engine, the code runs with the MXCSR's DAZ and FTZ bits set ([`fpenv`](super::fpenv)), so SSE
-//!   arithmetic flushes exactly as the interpreter's; NaN results are canonicalized
-//!   where their bits can be observed (a store, a bitcast, a sign operation) — see
-//!   [`nan`](self). Operations without a vector instruction (integer division, bit fields,
-//!   packing, transcendental functions in exact mode) call [`tgsic_lanes_op`], which
-//!   evaluates them with the interpreter's own code. [`MathMode::Fast`] replaces SIN, COS, EX2,
-//!   LG2 and POW by inline vector approximations with the bounds documented in [`vmath`].
-//! - **Memory safety**: inputs, outputs and arrays are addressed with clamped indices; an
-//!   array store outside its range is dropped per lane; constant-buffer reads check the
-//!   buffer's length. Texture lookups and EMIT call back into the host ([`JitArgs`]).
+//! The lowering is the shared one ([`simd`]): this module declares the function
+//! and what it calls, implements [`SimdBuilder`](super::simd::SimdBuilder) over Cranelift's
+//! function builder (`builder.rs`: a step of [`JitOptions::lanes`] lanes is `lanes / 4`
+//! F32X4/I32X4 registers per value), and finishes the code: ISA settings, the register
+//! allocator for the function's size, the libm stand-ins Cranelift calls where the CPU lacks
+//! an instruction.
 //!
 //! [`compile`] returns a [`CompiledShader`] that owns its machine code (freed on drop) and may
 //! be called from many threads at once.
@@ -47,8 +35,8 @@ pub use super::abi::{
 pub struct JitOptions {
     /// Transcendental functions.
     pub math: MathMode,
-    /// F32X4 registers per IR value: lanes per step are `4·vectors` (1, 2, 4 or 8).
-    pub vectors: usize,
+    /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers).
+    pub lanes: usize,
     /// Run Cranelift's IR verifier (about twice the compile time).
     pub verify: bool,
 }
@@ -57,7 +45,7 @@ impl Default for JitOptions {
     fn default() -> Self {
         JitOptions {
             math: MathMode::Exact,
-            vectors: 2,
+            lanes: 8,
             verify: cfg!(debug_assertions),
         }
     }
@@ -170,14 +158,14 @@ pub fn compile_with_text(f: &Function, opts: &JitOptions) -> Result<CompiledShad
 }
 
 fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<CompiledShader, JitError> {
-    if ![1, 2, 4, 8].contains(&opts.vectors) {
+    if ![4, 8, 16, 32].contains(&opts.lanes) {
         return Err(JitError::Options(format!(
-            "vectors = {} (1, 2, 4 or 8)",
-            opts.vectors
+            "Cranelift lanes = {} (4, 8, 16 or 32)",
+            opts.lanes
         )));
     }
     let insts = f.body.inst_count();
-    crate::back::abi::check_size(insts, opts.vectors)?;
+    crate::back::abi::check_size(insts, opts.lanes)?;
     let isa = isa(opts.verify, allocator_for(f, insts))?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
     jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op_entered as *const u8);
@@ -198,7 +186,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let f = crate::back::simd::prepare(f, opts.math);
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lower(&f, opts.vectors, &mut module, &mut ctx.func, &mut fctx)
+        lower(&f, opts.lanes / 4, &mut module, &mut ctx.func, &mut fctx)
     }))
     .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
@@ -231,7 +219,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         textures: lowered.textures,
         code_size,
         stack_bytes,
-        lanes_per_step: 4 * opts.vectors,
+        lanes_per_step: opts.lanes,
         ir_text: clif,
         asm: if text { asm } else { None },
     };
@@ -242,35 +230,39 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
 fn lower(
     f: &Function,
-    vectors: usize,
+    registers: usize,
     module: &mut JITModule,
     func: &mut cl::Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<simd::Lowered, JitError> {
     let ptr = module.target_config().pointer_type();
-    let sig = |module: &JITModule, params: &[cl::Type]| {
+    let sig = |module: &JITModule, callee: simd::Callee<()>| {
         let mut s = module.make_signature();
-        s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+        s.params.extend(callee.params().iter().map(|t| {
+            AbiParam::new(match t {
+                simd::Scalar::I32 => types::I32,
+                simd::Scalar::F32 => types::F32,
+                simd::Scalar::I64 => types::I64,
+                simd::Scalar::Ptr => ptr,
+            })
+        }));
         s
     };
-    let (i32t, i64t) = (types::I32, types::I64);
-    // tgsic_lanes_op(code, a, b, c, d, out, n); texture(host, index, args, out, mask, lane0,
-    // lanes); emit(host, is_emit, values, count, mask, lane0, lanes).
-    let hs = sig(module, &[i32t, ptr, ptr, ptr, ptr, ptr, i32t]);
+    let hs = sig(module, simd::Callee::Host);
     let host_id = module
         .declare_function("tgsic_lanes_op", Linkage::Import, &hs)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
     let callees = builder::Callees {
         host: module.declare_func_in_func(host_id, func),
-        texture: func.import_signature(sig(module, &[ptr, i32t, ptr, ptr, i64t, i32t, i32t])),
-        emit: func.import_signature(sig(module, &[ptr, i32t, ptr, i32t, i64t, i32t, i32t])),
+        texture: func.import_signature(sig(module, simd::Callee::Texture(()))),
+        emit: func.import_signature(sig(module, simd::Callee::Emit(()))),
     };
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let args = b.block_params(entry)[0];
-    let (cb, lowered) = simd::lower(f, builder::ClBuilder::new(b, vectors, args, callees))?;
+    let (cb, lowered) = simd::lower(f, builder::ClBuilder::new(b, registers, args, callees))?;
     let mut b = cb.b;
     b.seal_all_blocks();
     b.finalize(module.target_config());
@@ -317,15 +309,13 @@ mod tests {
     use super::*;
     use crate::back::tests_support as ts;
 
-    fn cranelift(
-        vectors: usize,
-    ) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
+    fn cranelift(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {
             compile(
                 f,
                 &JitOptions {
                     math,
-                    vectors,
+                    lanes,
                     verify: true,
                 },
             )
@@ -334,17 +324,17 @@ mod tests {
 
     #[test]
     fn a_loop_stops_at_its_budget() {
-        ts::check_loop_budget(&cranelift(1));
+        ts::check_loop_budget(&cranelift(4));
     }
 
     #[test]
     fn constant_operands_keep_the_denormal_rules() {
-        ts::check_constant_operands(&cranelift(2));
+        ts::check_constant_operands(&cranelift(8));
     }
 
     #[test]
     fn every_operation_matches_the_interpreters_numerics() {
-        ts::check_every_operation(&cranelift(2));
+        ts::check_every_operation(&cranelift(8));
     }
 
     #[test]

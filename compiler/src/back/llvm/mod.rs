@@ -13,17 +13,16 @@
 //!   and the optimization pipeline (`default<O2>`, without the loop and SLP vectorizers and
 //!   unrolling, which have nothing to do on code that is vector already) runs with a target
 //!   machine for the same CPU.
-//! - **Same semantics as the Cranelift back end**, lowered from the same IR and with the same
-//!   calling interface ([`JitArgs`], [`CompiledShader`]): execution masks for divergent control
-//!   flow, the loop budget, kill, derivatives, indirect addressing with clamped indices,
-//!   texture and EMIT callbacks, and [`MathMode::Exact`] bit-identical to the interpreter.
+//! - **The shared lowering** ([`simd`]), through this back end's
+//!   [`SimdBuilder`](super::simd::SimdBuilder) (`builder.rs`), with the Cranelift back end's
+//!   calling interface ([`JitArgs`], [`CompiledShader`]) and semantics: [`MathMode::Exact`]
+//!   bit-identical to the interpreter, fast math expanded in the IR before.
 //! - **Denormals.** The code runs under DAZ/FTZ ([`fpenv`](super::fpenv)) and its functions say so
 //!   (`"denormal-fp-math"="preserve-sign,preserve-sign"`). LLVM may still drop an operation
-//!   that would have flushed (`x·1 → x`), so where the bits of an arithmetic result are
-//!   observed they are flushed in integer arithmetic as well as NaN-canonicalized
-//!   ([`nan`](super::nan)).
-//! - **Fast math** replaces SIN, COS, EX2, LG2 and POW with the vector approximations of
-//!   [`vmath`], the algorithms of the Cranelift back end's, with the same bounds.
+//!   that would have flushed (`x·1 → x`), so the builder declares
+//!   [`FOLDS_DENORMALS`](super::simd::SimdBuilder::FOLDS_DENORMALS): where the bits of an
+//!   arithmetic result are observed they are flushed in integer arithmetic as well as
+//!   NaN-canonicalized ([`nan`](super::nan)).
 //!
 //! The compiled code (an MCJIT execution engine and the LLVM context it lives in) is freed
 //! when the [`CompiledShader`] is dropped.
@@ -212,7 +211,7 @@ pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
 fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<CompiledShader, JitError> {
     let cpu = host_cpu()?;
     let lanes = lanes(opts)?;
-    crate::back::abi::check_size(f.body.inst_count(), lanes.div_ceil(4))?;
+    crate::back::abi::check_size(f.body.inst_count(), lanes)?;
     let context = Box::new(Context::create());
     // SAFETY: the context is only dropped after everything made from it: on the error paths
     // below, locals are dropped in reverse order (the module before the context); on success
@@ -304,9 +303,19 @@ fn lower<'ctx>(
     }
     func.add_attribute(AttributeLoc::Function, enum_attr(cx, "nounwind"));
     func.add_attribute(AttributeLoc::Param(0), enum_attr(cx, "noalias"));
-    let (p, i32t, i64t) = (ptr.into(), cx.i32_type().into(), cx.i64_type().into());
-    // tgsic_lanes_op(code, a, b, c, d, out, n); texture(host, index, args, out, mask, lane0,
-    // lanes); emit(host, is_emit, values, count, mask, lane0, lanes).
+    let fn_type = |callee: simd::Callee<()>| {
+        let params: Vec<inkwell::types::BasicMetadataTypeEnum> = callee
+            .params()
+            .iter()
+            .map(|t| match t {
+                simd::Scalar::I32 => cx.i32_type().into(),
+                simd::Scalar::F32 => cx.f32_type().into(),
+                simd::Scalar::I64 => cx.i64_type().into(),
+                simd::Scalar::Ptr => ptr.into(),
+            })
+            .collect();
+        void.fn_type(&params, false)
+    };
     let callees = builder::Callees {
         host_fn: cx
             .i64_type()
@@ -315,9 +324,9 @@ fn lower<'ctx>(
                 false,
             )
             .const_to_pointer(ptr),
-        host: void.fn_type(&[i32t, p, p, p, p, p, i32t], false),
-        texture: void.fn_type(&[p, i32t, p, p, i64t, i32t, i32t], false),
-        emit: void.fn_type(&[p, i32t, p, i32t, i64t, i32t, i32t], false),
+        host: fn_type(simd::Callee::Host),
+        texture: fn_type(simd::Callee::Texture(())),
+        emit: fn_type(simd::Callee::Emit(())),
     };
     let lb = builder::LlvmBuilder::new(cx, module, func, lanes as u32, callees, cpu.fma)?;
     Ok(simd::lower(f, lb)?.1)

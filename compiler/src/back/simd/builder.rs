@@ -171,6 +171,20 @@ pub enum Callee<S> {
     Emit(S),
 }
 
+impl<S> Callee<S> {
+    /// The callee's parameters, in order (it returns nothing): `tgsic_lanes_op(code, a, b, c,
+    /// d, out, lanes)`, `texture(host, index, args, out, mask, lane0, lanes)`, `emit(host,
+    /// is_emit, values, count, mask, lane0, lanes)`.
+    pub fn params(&self) -> &'static [Scalar] {
+        use Scalar::{I32, I64, Ptr};
+        match self {
+            Callee::Host => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
+            Callee::Texture(_) => &[Ptr, I32, Ptr, Ptr, I64, I32, I32],
+            Callee::Emit(_) => &[Ptr, I32, Ptr, I32, I64, I32, I32],
+        }
+    }
+}
+
 /// A SIMD target's code builder: vectors, lane masks, scalars, variables, blocks, memory and
 /// calls. [`lower`](super::lower) drives it over a whole function; implementing it is all a
 /// new SIMD target needs (see the module documentation of [`simd`](super)).

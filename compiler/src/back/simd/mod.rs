@@ -13,7 +13,7 @@
 //!   under masks.
 //! - **Numerics** are the interpreter's, bit for bit: the code runs under DAZ/FTZ
 //!   ([`fpenv`](super::fpenv)), so vector arithmetic flushes as the interpreter does; NaN
-//!   results are canonicalized where their bits can be observed ([`nan`](super::nan)); a target
+//!   results are canonicalized where their bits can be observed ([`nan`]); a target
 //!   whose optimizer folds float operations as IEEE does ([`SimdBuilder::FOLDS_DENORMALS`])
 //!   also flushes denormals there. Operations without a vector instruction on the target
 //!   ([`Optional`]), and transcendental functions, call [`tgsic_lanes_op`](super::host), which

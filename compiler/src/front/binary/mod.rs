@@ -158,7 +158,7 @@ pub struct DecodeError {
 /// An encoding error: a program that revision 1.1 plus its extensions cannot hold.
 ///
 /// Its text names the item and the field; [`EncodeError::location`] is where the item was read
-/// (line:column or token), [`Location::Unknown`] for a program built in memory or for the
+/// (line:column or token), [`Location::Unknown`](crate::tgsi::Location::Unknown) for a program built in memory or for the
 /// program as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("cannot encode {what}: {why}")]

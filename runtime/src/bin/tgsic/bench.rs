@@ -2,7 +2,7 @@
 
 use crate::report::Failure;
 use crate::run::{
-    AnyEngine, BindArgs, Engine, ExecArgs, bindings, input_error, load_shader, make_engine,
+    AnyEngine, BindArgs, EngineArg, ExecArgs, bindings, input_error, load_shader, make_engine,
     parse_size, progress_bar, usage, with_engine,
 };
 use clap::Args;
@@ -23,7 +23,7 @@ pub struct BenchArgs {
     pub compile_only: bool,
     /// Engines to compare, the first is the reference of the ratios.
     #[arg(long, value_delimiter = ',', default_value = "interp,jit")]
-    pub engines: Vec<Engine>,
+    pub engines: Vec<EngineArg>,
     /// Image size.
     #[arg(long, default_value = "1024x1024", value_parser = parse_size)]
     pub size: (u32, u32),
@@ -40,7 +40,7 @@ pub struct BenchArgs {
 }
 
 struct Row {
-    engine: Engine,
+    engine: EngineArg,
     compile: Duration,
     best: Duration,
     image: tgsic_runtime::interp::Image,
@@ -164,7 +164,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         let t = Instant::now();
         let e: AnyEngine = make_engine(&rt, engine, shader.clone(), &a.exec, input)?;
         let compile = match engine {
-            Engine::Interp => t.elapsed(),
+            EngineArg::Interp => t.elapsed(),
             _ => e.compile_time().max(t.elapsed().min(e.compile_time())),
         };
         let pb = progress_bar(&format!("{engine:?}").to_lowercase());

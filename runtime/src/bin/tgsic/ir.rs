@@ -25,8 +25,8 @@ pub struct IrArgs {
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     pub emit: Emit,
     /// Whose machine code --emit asm prints: jit (Cranelift) or llvm.
-    #[arg(long, value_enum, default_value_t = crate::run::Engine::Jit)]
-    pub engine: crate::run::Engine,
+    #[arg(long, value_enum, default_value_t = crate::run::EngineArg::Jit)]
+    pub engine: crate::run::EngineArg,
     /// Transcendental functions in generated code (with --emit clif|llvm-ir|asm).
     #[arg(long, value_enum, default_value_t = crate::run::MathArg::Exact)]
     pub math: crate::run::MathArg,

@@ -9,28 +9,29 @@ use tgsic::tgsi::*;
 use tgsic_runtime::attributes;
 use tgsic_runtime::compare::{compare_files, f32_from_le_bytes};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
-use tgsic_runtime::interp::{self, Bindings, Shader};
+use tgsic_runtime::interp::{self, Bindings, Prepared};
 use tgsic_runtime::jit::{Backend, JitConfig};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
-/// Execution engines.
+/// An engine as the command line names it: the interpreter, or the JIT with one of its back
+/// ends (the names `jit` and `llvm` are what scripts such as `../shared/bench` pass).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Engine {
+pub enum EngineArg {
     /// The reference interpreter.
     Interp,
-    /// The Cranelift JIT.
+    /// The JIT with the Cranelift back end.
     Jit,
-    /// The LLVM JIT (cargo feature `llvm`).
+    /// The JIT with the LLVM back end (cargo feature `llvm`).
     Llvm,
 }
 
-impl Engine {
+impl EngineArg {
     /// The JIT back end of a JIT engine.
     pub fn backend(self) -> Option<Backend> {
         match self {
-            Engine::Interp => None,
-            Engine::Jit => Some(Backend::Cranelift),
-            Engine::Llvm => Some(Backend::Llvm),
+            EngineArg::Interp => None,
+            EngineArg::Jit => Some(Backend::Cranelift),
+            EngineArg::Llvm => Some(Backend::Llvm),
         }
     }
 }
@@ -117,8 +118,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "256x256", value_parser = parse_size)]
     pub size: (u32, u32),
     /// Execution engine.
-    #[arg(long, value_enum, default_value_t = Engine::Jit)]
-    pub engine: Engine,
+    #[arg(long, value_enum, default_value_t = EngineArg::Jit)]
+    pub engine: EngineArg,
     /// Colour that discarded pixels keep.
     #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = parse_clear, allow_hyphen_values = true)]
     pub clear: [f32; 4],
@@ -270,7 +271,7 @@ fn targets_of_unit(p: &Program, n: usize) -> Vec<TextureTarget> {
         .filter_map(|d| d.sampler_view.map(|s| s.target))
         .collect();
     for inst in &p.instructions {
-        let reads_unit = |tex: TexOp| {
+        let reads_unit = |tex: TexOperands| {
             tex.sampler
                 .and_then(|k| inst.src.get(k as usize))
                 .is_some_and(|s| s.register.index.offset == n as i32)
@@ -409,11 +410,11 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
 }
 
 /// Reads and prepares a shader (validated).
-pub fn load_shader(input: &str) -> Result<Shader, Failure> {
+pub fn load_shader(input: &str) -> Result<Prepared, Failure> {
     let name = crate::report::display_name(input);
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
-    Shader::new(src.program).map_err(|e| match e {
+    Prepared::new(src.program).map_err(|e| match e {
         interp::LoadError::Invalid(errors) => Failure::input(
             errors
                 .iter()
@@ -538,15 +539,15 @@ pub fn runtime(exec: &ExecArgs) -> Result<tgsic_runtime::host::Runtime, Failure>
 /// Builds the engine `engine` for `shader`, through the host API.
 pub fn make_engine(
     rt: &tgsic_runtime::host::Runtime,
-    engine: Engine,
-    shader: Shader,
+    engine: EngineArg,
+    shader: Prepared,
     exec: &ExecArgs,
     name: &str,
 ) -> Result<AnyEngine, Failure> {
     use tgsic_runtime::host::{CompileOptions, EngineChoice, HostError};
     let choice = match engine {
-        Engine::Interp => EngineChoice::Interpreter,
-        Engine::Jit | Engine::Llvm => {
+        EngineArg::Interp => EngineChoice::Interpreter,
+        EngineArg::Jit | EngineArg::Llvm => {
             let backend = engine.backend().unwrap_or_default();
             if !backend.available() {
                 return Err(usage(
