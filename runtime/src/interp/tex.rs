@@ -230,11 +230,13 @@ pub(crate) fn sample_into(
     }
 
     // Sampling: coordinates (projected for TXP), reference, level of detail — computed only
-    // for the lanes that execute, and the quad neighbours an implicit LOD reads.
+    // for the lanes that execute, and the quad neighbours an implicit LOD reads; the level of
+    // detail only where it can change the result.
+    let lod_matters = t.kind == TexKind::QueryLod || texture::lod_matters(tex, &sampler);
     let implicit = matches!(t.level, Level::Implicit | Level::Bias);
     let quads = req.quads;
     let mut need = exec;
-    if implicit && quads {
+    if implicit && quads && lod_matters {
         for q in 0..LANES / 4 {
             if exec & (0xF << (4 * q)) != 0 {
                 need |= 0x7 << (4 * q);
@@ -321,8 +323,20 @@ pub(crate) fn sample_into(
         }
         return Ok(());
     }
+    if !lod_matters && matches!(target, TextureTarget::Tex2D | TextureTarget::Rect) {
+        // The common case, without the per-lane dispatch (a 2D target has no reference).
+        let level0 = &tex.levels[0];
+        for l in lanes {
+            let [s, t, _, _] = coords[l];
+            let v = texture::sample_2d(level0, &sampler, rect, s, t);
+            for c in 0..4 {
+                out[c][l] = b(v[c]);
+            }
+        }
+        return Ok(());
+    }
     for l in lanes {
-        let lod = lod_of(l);
+        let lod = if lod_matters { lod_of(l) } else { 0.0 };
         let v = texture::sample(tex, &sampler, target, coords[l], lod, reference(l));
         for c in 0..4 {
             out[c][l] = b(v[c]);

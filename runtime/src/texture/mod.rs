@@ -10,7 +10,8 @@
 mod sample;
 
 pub use sample::{
-    Compare, Filter, MipFilter, Sampler, Wrap, cube_face, gather, sample, texel_fetch,
+    Compare, Filter, MipFilter, Sampler, Wrap, cube_face, gather, lod_matters, sample, sample_2d,
+    texel_fetch,
 };
 
 #[cfg(feature = "png")]

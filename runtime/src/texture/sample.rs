@@ -141,11 +141,23 @@ fn lerp(a: f32, v0: f32, v1: f32) -> f32 {
     add(v0, mul(ftz(a), sub(v1, v0)))
 }
 
+/// `i mod n` in `0..n` (`n > 0`): a mask for a power of two, which real textures' sides are,
+/// instead of a division.
+#[inline]
+fn repeat(i: i32, n: i32) -> i32 {
+    if n & (n - 1) == 0 {
+        i & (n - 1)
+    } else {
+        i.rem_euclid(n)
+    }
+}
+
 /// Texel index for nearest filtering of normalized coordinate `s` over `size` texels.
+#[inline]
 fn wrap_nearest(wrap: Wrap, s: f32, size: u32) -> u32 {
     let n = size as i32;
     match wrap {
-        Wrap::Repeat => ifloor(s * size as f32).rem_euclid(n) as u32,
+        Wrap::Repeat => repeat(ifloor(s * size as f32), n) as u32,
         Wrap::Clamp => {
             let u = s * size as f32;
             if u < 0.5 {
@@ -176,12 +188,13 @@ fn wrap_nearest(wrap: Wrap, s: f32, size: u32) -> u32 {
 }
 
 /// The two texel indices and the weight of the second for linear filtering.
+#[inline]
 fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
     let n = size as i32;
     match wrap {
         Wrap::Repeat => {
             let u = s * size as f32 - 0.5;
-            let i0 = ifloor(u).rem_euclid(n);
+            let i0 = repeat(ifloor(u), n);
             // i64: the neighbour of i32::MAX (a huge coordinate) must not overflow.
             (
                 i0 as u32,
@@ -393,6 +406,47 @@ fn sample_level(
     }
 }
 
+/// [`sample`] of a 2D or RECT (`rect`) texture at `(s, t)` where the level of detail does not
+/// matter ([`lod_matters`] is false) and there is no shadow comparison: level 0 with the
+/// sampler's filter, without the per-call dispatch on the target, the level and the reference.
+#[inline]
+pub fn sample_2d(level: &Level, sampler: &Sampler, rect: bool, s: f32, t: f32) -> [f32; 4] {
+    let (w, h) = (level.width, level.height);
+    let texel = |x: u32, y: u32| level.texels[(y * w + x) as usize];
+    match sampler.min {
+        Filter::Nearest => {
+            let (x, y) = if rect {
+                (rect_nearest(s, w), rect_nearest(t, h))
+            } else {
+                (
+                    wrap_nearest(sampler.wrap[0], s, w),
+                    wrap_nearest(sampler.wrap[1], t, h),
+                )
+            };
+            texel(x, y)
+        }
+        Filter::Linear => {
+            let ((x0, x1, wx), (y0, y1, wy)) = if rect {
+                (rect_linear(s, w), rect_linear(t, h))
+            } else {
+                (
+                    wrap_linear(sampler.wrap[0], s, w),
+                    wrap_linear(sampler.wrap[1], t, h),
+                )
+            };
+            let (t00, t10, t01, t11) = (texel(x0, y0), texel(x1, y0), texel(x0, y1), texel(x1, y1));
+            std::array::from_fn(|c| lerp(wy, lerp(wx, t00[c], t10[c]), lerp(wx, t01[c], t11[c])))
+        }
+    }
+}
+
+/// Whether [`sample`]'s result on `tex` with `sampler` depends on the level of detail: not when
+/// minification and magnification filter alike from level 0 alone (one level, or no mipmap
+/// filter), so that a caller may skip computing it.
+pub fn lod_matters(tex: &Texture, sampler: &Sampler) -> bool {
+    !(sampler.min == sampler.mag && (sampler.mip == MipFilter::None || tex.levels.len() == 1))
+}
+
 /// Samples `tex` at coordinates `c` (s, t, r, q as the target uses them) with level of detail
 /// `lod` (already including any shader bias; the sampler's bias and clamps are applied here).
 /// `reference` is the shadow comparison value for shadow targets.
@@ -507,6 +561,91 @@ mod tests {
             }
         }
         Texture::from_rgba32f(4, 2, 1, &v).unwrap()
+    }
+
+    #[test]
+    fn repeat_is_the_euclidean_remainder() {
+        for n in [1, 2, 3, 4, 5, 8, 32, 1000, 1024, 16384] {
+            for i in (-3000..3000).chain([i32::MIN, i32::MIN + 1, i32::MAX, i32::MAX - 1]) {
+                assert_eq!(repeat(i, n), i.rem_euclid(n), "{i} mod {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_2d_path_samples_as_the_general_one() {
+        // Sizes a power of two (the masked repeat) and not, every wrap and filter, 2D and RECT,
+        // coordinates around the edges, huge, infinite and NaN.
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        let specials = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1e9,
+            -3e9,
+            f32::INFINITY,
+            f32::NAN,
+            1e-40,
+        ];
+        for (w, h) in [(8, 4), (5, 3), (1, 1), (32, 32)] {
+            let texels = (0..w * h)
+                .map(|_| [0; 4].map(|_: u8| (next() % 1000) as f32 / 7.0))
+                .collect();
+            let tex = Texture {
+                levels: vec![Level {
+                    width: w,
+                    height: h,
+                    depth: 1,
+                    texels,
+                }],
+                format: super::super::TexelFormat::Rgba32F,
+            };
+            for filter in [Filter::Nearest, Filter::Linear] {
+                for wrap in [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror] {
+                    let sampler = Sampler {
+                        min: filter,
+                        mag: filter,
+                        wrap: [wrap, Wrap::Repeat, wrap],
+                        ..Sampler::default()
+                    };
+                    assert!(!lod_matters(&tex, &sampler));
+                    for k in 0..400 {
+                        let mut coord = |i: u32| {
+                            if k % 5 == 0 {
+                                specials[(next() as usize + i as usize) % specials.len()]
+                            } else {
+                                (next() % 4000) as f32 / 1000.0 - 2.0
+                            }
+                        };
+                        let (s, t) = (coord(0), coord(1));
+                        for (target, rect) in
+                            [(TextureTarget::Tex2D, false), (TextureTarget::Rect, true)]
+                        {
+                            let (s, t) = if rect {
+                                (s * w as f32, t * h as f32)
+                            } else {
+                                (s, t)
+                            };
+                            let want = sample(&tex, &sampler, target, [s, t, 0.0, 1.0], 0.0, None);
+                            let got = sample_2d(&tex.levels[0], &sampler, rect, s, t);
+                            assert_eq!(
+                                got.map(f32::to_bits),
+                                want.map(f32::to_bits),
+                                "{w}x{h} {filter:?} {wrap:?} {target:?} at ({s}, {t})"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
