@@ -127,8 +127,8 @@ pub(crate) fn sample_into(
         .and_then(|s| bind.samplers.get(s).copied())
         .unwrap_or_default();
     let layout = t.layout();
-    let zero = [0u32; LANES];
-    let arg = |k: usize| req.args.get(k).unwrap_or(&zero);
+    static ZERO: Chan = [0; LANES];
+    let arg = |k: usize| req.args.get(k).unwrap_or(&ZERO);
     let coord = [arg(0), arg(1), arg(2), arg(3)];
     let level = arg(layout.level);
     let offset = layout.offset.map(|o| [arg(o), arg(o + 1), arg(o + 2)]);
@@ -243,10 +243,9 @@ pub(crate) fn sample_into(
             }
         }
     }
-    let mut coords = [[0f32; 4]; LANES];
     let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
     let sz_level0 = size(0);
-    for l in bits(need) {
+    let coord_of = |l: usize| {
         let mut c = [
             f(coord[0][l]),
             f(coord[1][l]),
@@ -265,7 +264,23 @@ pub(crate) fn sample_into(
                 c[k] = tgsic::numerics::add(c[k], if rect { d } else { d / sz_level0[k] as f32 });
             }
         }
-        coords[l] = c;
+        c
+    };
+    if !lod_matters && matches!(target, TextureTarget::Tex2D | TextureTarget::Rect) {
+        // The common case, without the per-lane dispatch (a 2D target has no reference).
+        let level0 = &tex.levels[0];
+        for l in lanes {
+            let [s, t, _, _] = coord_of(l);
+            let v = texture::sample_2d(level0, &sampler, rect, s, t);
+            for c in 0..4 {
+                out[c][l] = b(v[c]);
+            }
+        }
+        return Ok(());
+    }
+    let mut coords = [[0f32; 4]; LANES];
+    for l in bits(need) {
+        coords[l] = coord_of(l);
     }
     let reference = |l: usize| -> Option<f32> {
         match layout.reference {
@@ -320,18 +335,6 @@ pub(crate) fn sample_into(
                 .clamp(0.0, (tex.levels.len() - 1) as f32);
             out[0][l] = b(clamped);
             out[1][l] = b(lod);
-        }
-        return Ok(());
-    }
-    if !lod_matters && matches!(target, TextureTarget::Tex2D | TextureTarget::Rect) {
-        // The common case, without the per-lane dispatch (a 2D target has no reference).
-        let level0 = &tex.levels[0];
-        for l in lanes {
-            let [s, t, _, _] = coords[l];
-            let v = texture::sample_2d(level0, &sampler, rect, s, t);
-            for c in 0..4 {
-                out[c][l] = b(v[c]);
-            }
         }
         return Ok(());
     }
