@@ -1,6 +1,6 @@
 //! Shading throughput per engine at 256×256, one thread, on a light shader (three_technicolor),
-//! an ALU-heavy one (npm_curl_noise), a texture-heavy one (gltr_tangentmotionblur) and a
-//! loop-heavy one (piglit_loop_300), with the Mesa corpus bindings; the LLVM engine too when
+//! an ALU-heavy one (npm_curl_noise), two texture-heavy ones (gltr_tangentmotionblur, 42
+//! lookups; gltr_linearblur, 72) and a loop-heavy one (piglit_loop_300), with the Mesa corpus bindings; the LLVM engine too when
 //! built with the feature `llvm`. `tgsic bench` gives the 1024×1024 figures.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -13,6 +13,7 @@ const SHADERS: &[&str] = &[
     "three_technicolor",
     "npm_curl_noise",
     "gltr_tangentmotionblur",
+    "gltr_linearblur",
     "piglit_loop_300",
 ];
 

@@ -28,7 +28,8 @@ use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
-    BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MathMode, TextureCall,
+    BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
+    TextureCall,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError};
@@ -347,6 +348,17 @@ impl Engine for JitShader {
                 .map_or(0, |v| v[comp as usize]);
         }
         scratch.arrays.fill(0);
+        if let Some(b) = bind
+            .constants
+            .iter()
+            .position(|b| b.len() as u64 > MAX_CONST_REGISTERS)
+        {
+            return Err(RunError::Unsupported(format!(
+                "constant buffer {b} has {} registers; the JIT reads at most {MAX_CONST_REGISTERS} \
+                 (the interpreter runs it)",
+                bind.constants[b].len()
+            )));
+        }
         let mut buffers: Vec<ConstBuffer> = bind
             .constants
             .iter()

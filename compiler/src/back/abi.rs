@@ -71,13 +71,17 @@ pub fn check_size(insts: usize, lanes: usize) -> Result<(), JitError> {
     Ok(())
 }
 
+/// The most registers of a constant buffer the generated code reads (its word indices stay
+/// below 2^31): past them an indirect read gives 0. The runtime refuses larger buffers.
+pub const MAX_CONST_REGISTERS: u64 = 1 << 28;
+
 /// A constant buffer as the generated code sees it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ConstBuffer {
     /// Registers, four words each.
     pub ptr: *const u32,
-    /// Number of registers.
+    /// Number of registers (at most [`MAX_CONST_REGISTERS`] are read).
     pub len: u64,
 }
 

@@ -202,6 +202,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     let x = self.constant_read(scalar(k), bl, il, at)?;
                     return self.b.splat(x);
                 }
+                if self.is_uniform(args[0]) {
+                    // One buffer for every lane (the usual `CONST[ADDR[0].x + k]`).
+                    let bl = self.b.extract(db, 0)?;
+                    return self.constant_gather(k, bl, di, at);
+                }
                 let mut acc = self.b.splat_const(k, 0)?;
                 for l in 0..self.b.lanes() {
                     let (bl, il) = (self.b.extract(db, l)?, self.b.extract(di, l)?);
@@ -277,6 +282,54 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let x = self.b.load(ty, a, 0)?;
         let z = self.b.sconst(ty, 0)?;
         self.b.sselect(ok, x, z)
+    }
+
+    /// `CONST[buffer + b][offset + i].comp` as a vector of `kind`, `b` (an I32 scalar) the same
+    /// for every lane and `i` a vector: the buffer's descriptor once, then one gather; lanes
+    /// outside the buffer read 0, as [`Self::constant_read`].
+    fn constant_gather(
+        &mut self,
+        kind: Kind,
+        b: B::S,
+        i: B::V,
+        (buffer, offset, comp): (i32, i32, u8),
+    ) -> R<B::V> {
+        let b = self.b.sconvert(b, Scalar::I64, true)?;
+        let b = self.sk(SBin::Add, b, buffer as i64)?;
+        let b_ok = self.b.scmp(true, b, self.p.num_constants)?;
+        let zero = self.sconst(0)?;
+        let b_safe = self.b.sselect(b_ok, b, zero)?;
+        let d = self.sk(SBin::Mul, b_safe, 4)?;
+        let desc = self.b.word_addr(self.p.constants, d)?;
+        let ptr = self.b.load(Scalar::Ptr, desc, 0)?;
+        let len = self.b.load(Scalar::I64, desc, 8)?;
+        // A missing buffer has no registers; word indices stay below 2^31
+        // (`MAX_CONST_REGISTERS`); an empty buffer's lanes read the zero words.
+        let len = self.b.sselect(b_ok, len, zero)?;
+        let cap = self.sconst(crate::back::abi::MAX_CONST_REGISTERS as i64)?;
+        let small = self.b.scmp(true, len, cap)?;
+        let len = self.b.sselect(small, len, cap)?;
+        let nonempty = self.b.scmp(false, len, zero)?;
+        let base = self.b.sselect(nonempty, ptr, self.p.zeros)?;
+        let len = self.b.sconvert(len, Scalar::I32, false)?;
+        let len = self.b.splat(len)?;
+        // The register is `i + offset` exactly (in i64): in range when the i32 sum does not
+        // wrap and is below the length, compared unsigned (a negative one is huge).
+        let r = self.ik(IBin::Add, i, offset as u32)?;
+        let wrapped = if offset >= 0 {
+            self.b.icmp(ICmp::SLt, r, i)?
+        } else {
+            self.b.icmp(ICmp::SLt, i, r)?
+        };
+        let below = self.b.icmp(ICmp::ULt, r, len)?;
+        let ok = self.b.ibin(IBin::AndNot, below, wrapped)?;
+        let words = self.b.shift_imm(super::Shift::Shl, r, 2)?;
+        let words = self.ik(IBin::Add, words, comp as u32)?;
+        let at_comp = self.iconst(comp as u32)?;
+        let words = self.b.select(ok, words, at_comp)?;
+        let x = self.b.gather(kind, base, words)?;
+        let z = self.b.splat_const(kind, 0)?;
+        self.b.select(ok, x, z)
     }
 
     /// OUT[reg].comp for the active lanes.
