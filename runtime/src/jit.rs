@@ -29,11 +29,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TextureCall,
+    TEX_CLAMP_S, TEX_CLAMP_T, TEX_NEAREST, TexDesc, TextureCall,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
-use tgsic::ir::{Function, LiftError};
+use tgsic::ir::{Function, LiftError, TexOp};
 use tgsic::opt::{OptLevel, optimize};
+use tgsic::tgsi::TextureTarget;
 use thiserror::Error;
 
 const _: () = assert!(
@@ -373,6 +374,7 @@ impl Engine for JitShader {
             ptr: ZEROS.as_ptr(),
             len: 0,
         });
+        let tex_descs: Vec<TexDesc> = c.textures.iter().map(|t| tex_desc(bind, &t.op)).collect();
         for o in io.outputs.iter_mut() {
             *o = [[0; LANES]; 4];
         }
@@ -413,6 +415,7 @@ impl Engine for JitShader {
             host: &mut host as *mut Host as *mut c_void,
             texture: texture_callback_entered,
             emit: emit_callback_entered,
+            tex_descs: tex_descs.as_ptr(),
         };
         // SAFETY: every buffer is sized as the function needs: inputs, system values and
         // outputs as the prepared program declares (the IR reads nothing beyond,
@@ -431,6 +434,57 @@ impl Engine for JitShader {
             emitted: host.emitted,
             unspecified: 0,
         })
+    }
+}
+
+/// How the generated code may sample for texture operation `op` with the textures and samplers
+/// of `bind`: itself (nearest, level 0, the wraps it handles) when that gives the sampler's
+/// results, through the callback otherwise.
+fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
+    use crate::texture::{Filter, Wrap, lod_matters};
+    let slow = TexDesc {
+        texels: ZEROS.as_ptr() as *const f32,
+        width: 0,
+        height: 0,
+        mode: 0,
+        reserved: 0,
+    };
+    if !tgsic::back::abi::vector_texture(op) {
+        return slow;
+    }
+    let Some(tex) = bind.textures.get(op.unit as usize).and_then(Option::as_ref) else {
+        return slow;
+    };
+    let sampler = op
+        .sampler
+        .and_then(|s| bind.samplers.get(s as usize).copied())
+        .unwrap_or_default();
+    if sampler.min != Filter::Nearest
+        || sampler.mag != Filter::Nearest
+        || lod_matters(tex, &sampler)
+    {
+        return slow;
+    }
+    let level = &tex.levels[0];
+    let mut mode = TEX_NEAREST;
+    if op.target != TextureTarget::Rect {
+        for (k, (size, clamp)) in [(level.width, TEX_CLAMP_S), (level.height, TEX_CLAMP_T)]
+            .into_iter()
+            .enumerate()
+        {
+            match sampler.wrap[k] {
+                Wrap::Clamp => mode |= clamp,
+                Wrap::Repeat if size.is_power_of_two() => {}
+                _ => return slow,
+            }
+        }
+    }
+    TexDesc {
+        texels: level.texels.as_ptr() as *const f32,
+        width: level.width,
+        height: level.height,
+        mode,
+        reserved: 0,
     }
 }
 

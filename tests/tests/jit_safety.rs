@@ -136,6 +136,45 @@ fn texture_lookups_at_extreme_coordinates_on_every_target() {
     }
 }
 
+/// The lookups the generated code samples itself (2D and RECT, nearest, level 0, repeat over a
+/// power of two or clamp): extreme coordinates, NaN texels included, give the interpreter's
+/// bits; a side that is not a power of two goes through the callback.
+#[test]
+fn vector_texture_lookups_at_extreme_coordinates() {
+    let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
+    floats[5] = f32::NAN;
+    floats[6] = f32::from_bits(0x7F80_1234); // a signalling NaN
+    floats[9] = 1e-40; // a denormal
+    floats[10] = -1e-41;
+    let float_texture = Texture::from_rgba32f(8, 4, 1, &floats).unwrap();
+    for (tex, wraps) in [
+        (texture(8, 4, 1), [Wrap::Repeat, Wrap::Clamp]),
+        (texture(16, 16, 1), [Wrap::Clamp, Wrap::Repeat]),
+        (texture(5, 3, 1), [Wrap::Repeat, Wrap::Repeat]),
+        (float_texture, [Wrap::Repeat, Wrap::Clamp]),
+    ] {
+        let mut tex = tex;
+        tex.levels.truncate(1);
+        let bind = Bindings {
+            textures: vec![Some(tex)],
+            samplers: vec![Sampler {
+                wrap: [wraps[0], wraps[1], Wrap::Repeat],
+                ..Sampler::default()
+            }],
+            ..Bindings::default()
+        };
+        for target in ["2D", "RECT"] {
+            both(
+                &format!(
+                    "VERT\nDCL IN[0..1]\nDCL OUT[0..1], GENERIC[0]\nDCL SAMP[0]\n\
+                     TEX OUT[0], IN[0], SAMP[0], {target}\nTEX OUT[1], IN[1].yxzw, SAMP[0], {target}\nEND\n"
+                ),
+                &bind,
+            );
+        }
+    }
+}
+
 #[test]
 fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\

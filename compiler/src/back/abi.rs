@@ -138,6 +138,48 @@ pub struct JitArgs {
     pub texture: TextureFn,
     /// EMIT and ENDPRIM.
     pub emit: EmitFn,
+    /// One per texture operation ([`CompiledShader::textures`]): how its lookups may run in
+    /// the generated code. Read only for operations [`vector_texture`] accepts.
+    pub tex_descs: *const TexDesc,
+}
+
+/// How one texture operation's lookups may run in the generated code, decided by the runtime
+/// for the texture and sampler bound. With `mode` 0 they go through [`JitArgs::texture`];
+/// otherwise the code samples level 0 itself, nearest, by `mode`'s wraps
+/// ([`TEX_NEAREST`], [`TEX_CLAMP_S`], [`TEX_CLAMP_T`]; a wrap that does not clamp repeats,
+/// the side then a power of two), exactly as the runtime's sampler.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TexDesc {
+    /// Level 0's texels, RGBA f32, row after row: `width × height` of them.
+    pub texels: *const f32,
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// 0, or [`TEX_NEAREST`] with wrap flags.
+    pub mode: u32,
+    /// Unused (alignment).
+    pub reserved: u32,
+}
+
+/// [`TexDesc::mode`]: nearest filtering of level 0 in the generated code.
+pub const TEX_NEAREST: u32 = 1;
+/// [`TexDesc::mode`]: s clamps to the edge (otherwise it repeats over a power-of-two width).
+pub const TEX_CLAMP_S: u32 = 2;
+/// [`TexDesc::mode`]: t clamps to the edge (otherwise it repeats over a power-of-two height).
+pub const TEX_CLAMP_T: u32 = 4;
+
+/// Whether the generated code may sample for texture operation `op` itself (when its
+/// descriptor's mode says so at run time): a 2D or RECT sample without a depth reference,
+/// offsets or projection.
+pub fn vector_texture(op: &TexOp) -> bool {
+    use crate::tgsi::TextureTarget as T;
+    op.kind == crate::ir::TexKind::Sample
+        && matches!(op.target, T::Tex2D | T::Rect)
+        && !op.compare
+        && !op.projective
+        && op.offsets == 0
 }
 
 /// A texture operation of the code: what the callback index stands for.

@@ -427,6 +427,7 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
         host: std::ptr::null_mut(),
         texture: no_texture,
         emit: no_emit,
+        tex_descs: std::ptr::null(),
     };
     // SAFETY: one input and one output register, as the test functions use.
     unsafe { shader.call(&mut args) }.expect("the code runs");

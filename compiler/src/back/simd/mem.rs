@@ -3,9 +3,10 @@
 //! checked one, with a harmless fallback), so generated code never touches memory outside its
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
-use super::{Callee, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
-use crate::back::abi::{BATCH_LANES, JitError, TextureCall};
-use crate::ir::{self, ICmp, Op};
+use super::{Callee, FBin, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TextureCall};
+use crate::ir::{self, FCmp, ICmp, Op};
+use std::mem::{offset_of, size_of};
 
 const LANES: i64 = BATCH_LANES as i64;
 
@@ -400,17 +401,134 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok([mask, lane0, n])
     }
 
-    /// A texture lookup through the host's callback: the arguments and the four results pass
-    /// through the scratch area.
+    /// A texture operation: through the host's callback, or for a 2D or RECT sample, in vector
+    /// code when the runtime's descriptor for it allows ([`vector_texture`](crate::back::abi::vector_texture)).
     pub(super) fn texture(
         &mut self,
         op: ir::TexOp,
         args: &[ir::Value],
         results: &[ir::Value],
     ) -> R<()> {
-        let count = self.spill_args(args)?;
         let index = self.textures.len();
-        self.textures.push(TextureCall { op, args: count });
+        let vector = crate::back::abi::vector_texture(&op);
+        let rect = op.target == crate::tgsi::TextureTarget::Rect;
+        self.textures.push(TextureCall {
+            op,
+            args: args.len(),
+        });
+        if !vector {
+            let outs = self.texture_call(index, args)?;
+            for (&r, v) in results.iter().zip(outs) {
+                self.set(r, v)?;
+            }
+            return Ok(());
+        }
+        let descs = self.b.load(
+            Scalar::Ptr,
+            self.b.args(),
+            offset_of!(crate::back::abi::JitArgs, tex_descs) as i32,
+        )?;
+        let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
+        let desc = self.b.word_addr(descs, d)?;
+        let mode = self
+            .b
+            .load(Scalar::I32, desc, offset_of!(TexDesc, mode) as i32)?;
+        let none = self.b.sconst(Scalar::I32, 0)?;
+        let fast = self.b.scmp(false, mode, none)?;
+        let vars = (0..4)
+            .map(|_| self.b.vector_var(Kind::F32))
+            .collect::<R<Vec<_>>>()?;
+        let (vector_bb, call_bb, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
+        self.b.branch(fast, vector_bb, call_bb)?;
+        self.b.switch_to(vector_bb)?;
+        let outs = self.sample_nearest(desc, mode, rect, args)?;
+        for (&var, v) in vars.iter().zip(outs) {
+            self.b.def_vector(var, v)?;
+        }
+        self.b.jump(join)?;
+        self.b.switch_to(call_bb)?;
+        let outs = self.texture_call(index, args)?;
+        for (&var, v) in vars.iter().zip(outs) {
+            self.b.def_vector(var, v)?;
+        }
+        self.b.jump(join)?;
+        self.b.switch_to(join)?;
+        for (&r, &var) in results.iter().zip(&vars) {
+            let v = self.b.use_vector(var)?;
+            self.set(r, v)?;
+        }
+        Ok(())
+    }
+
+    /// Nearest sampling of level 0 as the runtime's sampler does it (`texture::sample_2d`), a
+    /// step at once: the texel coordinates wrapped by `mode`'s flags (or clamped, for RECT),
+    /// one gather per component, the texels' bits as the interpreter reads them (denormals
+    /// flushed, NaN canonical).
+    fn sample_nearest(
+        &mut self,
+        desc: B::S,
+        mode: B::S,
+        rect: bool,
+        args: &[ir::Value],
+    ) -> R<Vec<B::V>> {
+        use crate::back::abi::{TEX_CLAMP_S, TEX_CLAMP_T};
+        let texels = self
+            .b
+            .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
+        let index = |s: &mut Self, coord: ir::Value, bytes: i32, clamp_flag: u32| {
+            let n = s.b.load(Scalar::I32, desc, bytes)?;
+            let n = s.b.splat(n)?;
+            let c = s.float_operand(coord)?;
+            let last = s.ik(IBin::Sub, n, 1)?;
+            let zero = s.iconst(0)?;
+            if rect {
+                // Texel coordinates, clamped to the edge.
+                let i = s.sat_floor(c)?;
+                let i = s.b.ibin(IBin::SMax, i, zero)?;
+                return s.b.ibin(IBin::SMin, i, last);
+            }
+            let nf = s.b.int_to_float(n, true)?;
+            let u = s.b.fbin(FBin::Mul, c, nf)?;
+            let i = s.sat_floor(u)?;
+            let repeat = s.b.ibin(IBin::And, i, last)?;
+            let half = s.fconst(0.5)?;
+            let hi = s.b.fbin(FBin::Sub, nf, half)?;
+            let above = s.b.fcmp(FCmp::Gt, u, hi)?;
+            let clamp = s.b.select(above, last, i)?;
+            let below = s.b.fcmp(FCmp::Lt, u, half)?;
+            let clamp = s.b.select(below, zero, clamp)?;
+            let flag = s.b.sconst(Scalar::I32, clamp_flag as i64)?;
+            let m = s.b.sbin(SBin::And, mode, flag)?;
+            let m = s.b.splat(m)?;
+            let m = s.b.icmp(ICmp::Ne, m, zero)?;
+            s.b.select(m, clamp, repeat)
+        };
+        let (width, height) = (offset_of!(TexDesc, width), offset_of!(TexDesc, height));
+        let x = index(self, args[0], width as i32, TEX_CLAMP_S)?;
+        let y = index(self, args[1], height as i32, TEX_CLAMP_T)?;
+        let w = self.b.load(Scalar::I32, desc, width as i32)?;
+        let w = self.b.splat(w)?;
+        let row = self.b.ibin(IBin::Mul, y, w)?;
+        let texel = self.b.ibin(IBin::Add, row, x)?;
+        let word = self.b.shift_imm(super::Shift::Shl, texel, 2)?;
+        let canonical = self
+            .b
+            .splat_const(Kind::F32, crate::numerics::CANONICAL_NAN)?;
+        (0..4)
+            .map(|c| {
+                let words = self.ik(IBin::Add, word, c)?;
+                let v = self.b.gather(Kind::F32, texels, words)?;
+                let v = self.b.flush(v)?;
+                let nan = self.b.fcmp(FCmp::Ne, v, v)?;
+                self.b.select(nan, canonical, v)
+            })
+            .collect()
+    }
+
+    /// A texture operation through the host's callback: the arguments and the four results
+    /// pass through the scratch area.
+    fn texture_call(&mut self, index: usize, args: &[ir::Value]) -> R<Vec<B::V>> {
+        let count = self.spill_args(args)?;
         let n = self.b.lanes() as i64;
         let idx = self.b.sconst(Scalar::I32, index as i64)?;
         let argp = self.scratch(0)?;
@@ -419,12 +537,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let callee = Callee::Texture(self.p.texture);
         self.b
             .call(callee, &[self.p.host, idx, argp, outp, mask, lane0, lanes])?;
-        for (c, &r) in results.iter().enumerate() {
-            let p = self.scratch((count + c) as i64 * n)?;
-            let v = self.b.load_vector(kind(self.f.ty(r)), p)?;
-            self.set(r, v)?;
-        }
-        Ok(())
+        let kind = if self.textures[index].op.integer_results() {
+            Kind::I32
+        } else {
+            Kind::F32
+        };
+        (0..4)
+            .map(|c| {
+                let p = self.scratch((count + c) as i64 * n)?;
+                self.b.load_vector(kind, p)
+            })
+            .collect()
     }
 
     /// EMIT (`emit`) or ENDPRIM through the host's callback.

@@ -52,7 +52,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// A float operand of arithmetic or a comparison.
-    fn float_operand(&mut self, v: ir::Value) -> R<B::V> {
+    pub(super) fn float_operand(&mut self, v: ir::Value) -> R<B::V> {
         let x = self.get(v)?;
         self.arith_operand(v, x)
     }
@@ -148,6 +148,19 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
+    /// `floor(x) as i32` as Rust converts: saturating, NaN → 0 (ARL, texel coordinates).
+    pub(super) fn sat_floor(&mut self, a: B::V) -> R<B::V> {
+        let fl = self.b.fun(FUn::Floor, a)?;
+        let i = self.b.float_to_int(fl)?;
+        let big = self.fconst(TWO_31)?;
+        let big = self.b.fcmp(FCmp::Ge, fl, big)?;
+        let max = self.iconst(i32::MAX as u32)?;
+        let i = self.b.select(big, max, i)?;
+        let nan = self.b.fcmp(FCmp::Ne, fl, fl)?;
+        let zero = self.iconst(0)?;
+        self.b.select(nan, zero, i)
+    }
+
     /// `v == 0 ? −1 : r`.
     fn minus_one_if_zero(&mut self, v: B::V, r: B::V) -> R<B::V> {
         let zero = self.iconst(0)?;
@@ -205,18 +218,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
             U::F2I => self.b.float_to_int(a)?,
             U::F2U if has(self, Optional::F2U) => self.b.optional(Optional::F2U, &[a])?,
-            U::FloorToInt => {
-                // A saturating conversion of floor(x): NaN → 0.
-                let fl = self.b.fun(FUn::Floor, a)?;
-                let i = self.b.float_to_int(fl)?;
-                let big = self.fconst(TWO_31)?;
-                let big = self.b.fcmp(FCmp::Ge, fl, big)?;
-                let max = self.iconst(i32::MAX as u32)?;
-                let i = self.b.select(big, max, i)?;
-                let nan = self.b.fcmp(FCmp::Ne, fl, fl)?;
-                let zero = self.iconst(0)?;
-                self.b.select(nan, zero, i)?
-            }
+            U::FloorToInt => self.sat_floor(a)?,
             U::I2F => self.b.int_to_float(a, true)?,
             U::U2F => self.b.int_to_float(a, false)?,
             U::INeg => {
