@@ -297,7 +297,10 @@ impl CompiledShader {
     /// Every pointer of `args` must address the storage its documentation describes, sized
     /// for the function this was compiled from (registers up to the function's highest input,
     /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
-    /// `constants` with `num_constants` valid buffers), and the callbacks must be safe to call
+    /// `constants` with `num_constants` valid buffers; `tex_descs` with one [`TexDesc`] per
+    /// entry of [`Self::textures`], whose texels, when its mode is not 0, hold `width × height`
+    /// RGBA texels with power-of-two sides where the mode repeats), and the callbacks must be
+    /// safe to call
     /// with `args.host` and entered through
     /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,
     /// set and restored around it ([`super::fpenv::call_with_ftz`]).
