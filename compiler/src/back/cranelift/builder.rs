@@ -517,6 +517,41 @@ impl SimdBuilder for ClBuilder<'_> {
         Ok(())
     }
 
+    fn gather4(&mut self, base: Value, words: Vx) -> R<[Vx; 4]> {
+        // A texel per lane in one 16-byte load, then a 4×4 transpose per four lanes.
+        let pick = |s: &mut Self, a: Value, b: Value, lanes: [u8; 4]| {
+            let bytes: Vec<u8> = lanes
+                .iter()
+                .flat_map(|&i| (0..4).map(move |j| 4 * i + j))
+                .collect();
+            let imm = s.b.func.dfg.immediates.push(bytes.into());
+            let (a, b) = (s.bitcast(a, types::I8X16), s.bitcast(b, types::I8X16));
+            let r = s.b.ins().shuffle(a, b, imm);
+            s.bitcast(r, types::F32X4)
+        };
+        let mut out = [words; 4];
+        for j in 0..self.k {
+            let w = self.bitcast(words.0[j], types::I32X4);
+            let mut t = Vec::with_capacity(4);
+            for i in 0..4u8 {
+                let x = self.b.ins().extractlane(w, i);
+                let x = self.b.ins().uextend(types::I64, x);
+                let a = self.word_addr(base, x)?;
+                t.push(self.b.ins().load(types::F32X4, flags(), a, 0));
+            }
+            // Lanes 0..3 of the shuffle's first input are 0..3, of its second 4..7.
+            let lo01 = pick(self, t[0], t[1], [0, 4, 1, 5]);
+            let hi01 = pick(self, t[0], t[1], [2, 6, 3, 7]);
+            let lo23 = pick(self, t[2], t[3], [0, 4, 1, 5]);
+            let hi23 = pick(self, t[2], t[3], [2, 6, 3, 7]);
+            out[0].0[j] = pick(self, lo01, lo23, [0, 1, 4, 5]);
+            out[1].0[j] = pick(self, lo01, lo23, [2, 3, 6, 7]);
+            out[2].0[j] = pick(self, hi01, hi23, [0, 1, 4, 5]);
+            out[3].0[j] = pick(self, hi01, hi23, [2, 3, 6, 7]);
+        }
+        Ok(out)
+    }
+
     fn stack_area(&mut self, words: usize) -> R<Value> {
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,

@@ -330,6 +330,17 @@ pub trait SimdBuilder {
         }
         Ok(acc)
     }
+    /// Lane `l` reads the four consecutive words at `words[l]` after `base` (an RGBA texel):
+    /// four F32 vectors, one per word. By default four gathers.
+    fn gather4(&mut self, base: Self::S, words: Self::V) -> R<[Self::V; 4]> {
+        let mut out = Vec::with_capacity(4);
+        for c in 0..4 {
+            let k = self.splat_const(Kind::I32, c)?;
+            let w = self.ibin(IBin::Add, words, k)?;
+            out.push(self.gather(Kind::F32, base, w)?);
+        }
+        Ok([out[0], out[1], out[2], out[3]])
+    }
     /// Lane `l` writes `v[l]` to the word `words[l]` after `base` where `mask` is set (every
     /// address valid); `spare`, the address of a word nobody reads, may take the writes of
     /// lanes not in `mask`, as it does by default (one lane at a time).

@@ -514,10 +514,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let canonical = self
             .b
             .splat_const(Kind::F32, crate::numerics::CANONICAL_NAN)?;
-        (0..4)
-            .map(|c| {
-                let words = self.ik(IBin::Add, word, c)?;
-                let v = self.b.gather(Kind::F32, texels, words)?;
+        self.b
+            .gather4(texels, word)?
+            .into_iter()
+            .map(|v| {
                 let v = self.b.flush(v)?;
                 let nan = self.b.fcmp(FCmp::Ne, v, v)?;
                 self.b.select(nan, canonical, v)
