@@ -303,7 +303,18 @@ pub struct JitScratch {
     /// Texture arguments, one channel each.
     args: Vec<[u32; LANES]>,
     out: Box<Reg>,
+    /// The texture descriptors of the batch being run.
+    tex_descs: TexDescs,
 }
+
+/// [`TexDesc`]s, rewritten before every batch.
+#[derive(Debug, Default)]
+struct TexDescs(Vec<TexDesc>);
+
+// SAFETY: the descriptors' pointers are written from a batch's bindings before the batch runs
+// and read only by the code that batch calls, on the thread that holds the scratch; between
+// batches nothing reads them.
+unsafe impl Send for TexDescs {}
 
 /// What the callbacks see.
 struct Host<'a> {
@@ -331,6 +342,7 @@ impl Engine for JitShader {
             uniforms: vec![0; self.compiled.uniforms.len()],
             args: Vec::new(),
             out: Box::new([[0; LANES]; 4]),
+            tex_descs: TexDescs::default(),
         }
     }
 
@@ -374,7 +386,9 @@ impl Engine for JitShader {
             ptr: ZEROS.as_ptr(),
             len: 0,
         });
-        let tex_descs: Vec<TexDesc> = c.textures.iter().map(|t| tex_desc(bind, &t.op)).collect();
+        let tex_descs = &mut scratch.tex_descs.0;
+        tex_descs.clear();
+        tex_descs.extend(c.textures.iter().map(|t| tex_desc(bind, &t.op)));
         for o in io.outputs.iter_mut() {
             *o = [[0; LANES]; 4];
         }

@@ -252,6 +252,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
+    /// Constant buffer `buffer + b` (`b` an I32 scalar): whether it exists, its registers'
+    /// address and its length (I64). With no buffer at all, `constants` still points to one
+    /// (empty) descriptor: a pointer and a length, four words.
+    fn constant_buffer(&mut self, b: B::S, buffer: i32) -> R<(B::S, B::S, B::S)> {
+        let b = self.b.sconvert(b, Scalar::I64, true)?;
+        let b = self.sk(SBin::Add, b, buffer as i64)?;
+        let b_ok = self.b.scmp(true, b, self.p.num_constants)?;
+        let zero = self.sconst(0)?;
+        let b_safe = self.b.sselect(b_ok, b, zero)?;
+        let d = self.sk(SBin::Mul, b_safe, 4)?;
+        let desc = self.b.word_addr(self.p.constants, d)?;
+        let ptr = self.b.load(Scalar::Ptr, desc, 0)?;
+        let len = self.b.load(Scalar::I64, desc, 8)?;
+        Ok((b_ok, ptr, len))
+    }
+
     /// `CONST[buffer + b][offset + i].comp` as a `ty` for one address (I32 scalars `b` and
     /// `i`): 0 outside the bound buffers.
     fn constant_read(
@@ -261,19 +277,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
         i: B::S,
         (buffer, offset, comp): (i32, i32, u8),
     ) -> R<B::S> {
-        let b = self.b.sconvert(b, Scalar::I64, true)?;
-        let b = self.sk(SBin::Add, b, buffer as i64)?;
+        let (b_ok, ptr, len) = self.constant_buffer(b, buffer)?;
         let i = self.b.sconvert(i, Scalar::I64, true)?;
         let i = self.sk(SBin::Add, i, offset as i64)?;
-        // The buffer exists? With no buffer at all, `constants` still points to one (empty)
-        // descriptor: a pointer and a length, four words.
-        let b_ok = self.b.scmp(true, b, self.p.num_constants)?;
-        let zero = self.sconst(0)?;
-        let b_safe = self.b.sselect(b_ok, b, zero)?;
-        let d = self.sk(SBin::Mul, b_safe, 4)?;
-        let desc = self.b.word_addr(self.p.constants, d)?;
-        let ptr = self.b.load(Scalar::Ptr, desc, 0)?;
-        let len = self.b.load(Scalar::I64, desc, 8)?;
         let i_ok = self.b.scmp(true, i, len)?;
         let ok = self.b.sbin(SBin::And, b_ok, i_ok)?;
         let w = self.sk(SBin::Mul, i, 4)?;
@@ -295,15 +301,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         i: B::V,
         (buffer, offset, comp): (i32, i32, u8),
     ) -> R<B::V> {
-        let b = self.b.sconvert(b, Scalar::I64, true)?;
-        let b = self.sk(SBin::Add, b, buffer as i64)?;
-        let b_ok = self.b.scmp(true, b, self.p.num_constants)?;
+        let (b_ok, ptr, len) = self.constant_buffer(b, buffer)?;
         let zero = self.sconst(0)?;
-        let b_safe = self.b.sselect(b_ok, b, zero)?;
-        let d = self.sk(SBin::Mul, b_safe, 4)?;
-        let desc = self.b.word_addr(self.p.constants, d)?;
-        let ptr = self.b.load(Scalar::Ptr, desc, 0)?;
-        let len = self.b.load(Scalar::I64, desc, 8)?;
         // A missing buffer has no registers; word indices stay below 2^31
         // (`MAX_CONST_REGISTERS`); an empty buffer's lanes read the zero words.
         let len = self.b.sselect(b_ok, len, zero)?;
