@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TEX_CLAMP_S, TEX_CLAMP_T, TEX_NEAREST, TexDesc, TextureCall,
+    TEX_NEAREST, TexDesc, TextureCall,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexOp};
@@ -460,6 +460,7 @@ fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
         texels: ZEROS.as_ptr() as *const f32,
         width: 0,
         height: 0,
+        wrap: [0; 2],
         mode: 0,
         reserved: 0,
     };
@@ -479,25 +480,24 @@ fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
     {
         return slow;
     }
-    let level = &tex.levels[0];
-    let mut mode = TEX_NEAREST;
+    let level = tex.base();
+    // RECT clamps whatever the sampler says.
+    let mut wrap = [u32::MAX; 2];
     if op.target != TextureTarget::Rect {
-        for (k, (size, clamp)) in [(level.width, TEX_CLAMP_S), (level.height, TEX_CLAMP_T)]
-            .into_iter()
-            .enumerate()
-        {
-            match sampler.wrap[k] {
-                Wrap::Clamp => mode |= clamp,
-                Wrap::Repeat if size.is_power_of_two() => {}
+        for (k, size) in [level.width, level.height].into_iter().enumerate() {
+            wrap[k] = match sampler.wrap[k] {
+                Wrap::Clamp => u32::MAX,
+                Wrap::Repeat if size.is_power_of_two() => size - 1,
                 _ => return slow,
             }
         }
     }
     TexDesc {
-        texels: level.texels.as_ptr() as *const f32,
+        texels: level.texels().as_ptr() as *const f32,
         width: level.width,
         height: level.height,
-        mode,
+        wrap,
+        mode: TEX_NEAREST,
         reserved: 0,
     }
 }

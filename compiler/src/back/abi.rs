@@ -145,19 +145,23 @@ pub struct JitArgs {
 
 /// How one texture operation's lookups may run in the generated code, decided by the runtime
 /// for the texture and sampler bound. With `mode` 0 they go through [`JitArgs::texture`];
-/// otherwise the code samples level 0 itself, nearest, by `mode`'s wraps
-/// ([`TEX_NEAREST`], [`TEX_CLAMP_S`], [`TEX_CLAMP_T`]; a wrap that does not clamp repeats,
-/// the side then a power of two), exactly as the runtime's sampler.
+/// with [`TEX_NEAREST`] the code samples level 0 itself, nearest, exactly as the runtime's
+/// sampler: per axis the texel coordinate `i` (`floor(s · side)`, saturated; for RECT
+/// `floor(s)`) becomes `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a
+/// power-of-two side) and clamps to the edge with `wrap = !0`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
-    /// Level 0's texels, RGBA f32, row after row: `width × height` of them.
+    /// Level 0's texels, RGBA f32, row after row: `width × height` of them, every component
+    /// canonical (no denormal, no NaN but the canonical one): what a lookup returns.
     pub texels: *const f32,
     /// Width in texels.
     pub width: u32,
     /// Height in texels.
     pub height: u32,
-    /// 0, or [`TEX_NEAREST`] with wrap flags.
+    /// The masks of s and t (see above).
+    pub wrap: [u32; 2],
+    /// 0, or [`TEX_NEAREST`].
     pub mode: u32,
     /// Unused (alignment).
     pub reserved: u32,
@@ -165,10 +169,6 @@ pub struct TexDesc {
 
 /// [`TexDesc::mode`]: nearest filtering of level 0 in the generated code.
 pub const TEX_NEAREST: u32 = 1;
-/// [`TexDesc::mode`]: s clamps to the edge (otherwise it repeats over a power-of-two width).
-pub const TEX_CLAMP_S: u32 = 2;
-/// [`TexDesc::mode`]: t clamps to the edge (otherwise it repeats over a power-of-two height).
-pub const TEX_CLAMP_T: u32 = 4;
 
 /// Whether the generated code may sample for texture operation `op` itself (when its
 /// descriptor's mode says so at run time): a 2D or RECT sample without a depth reference,

@@ -935,9 +935,7 @@ fn indexed(w: u32, h: u32, d: u32) -> crate::texture::Texture {
     let mut t = crate::texture::Texture::from_rgba32f(w, h, d, &v).unwrap();
     t.generate_mipmaps(true);
     for (k, l) in t.levels.iter_mut().enumerate() {
-        for tx in l.texels.iter_mut() {
-            tx[3] = 1.0 + k as f32;
-        }
+        l.update(|tx| tx[3] = 1.0 + k as f32);
     }
     t
 }

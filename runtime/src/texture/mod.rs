@@ -29,6 +29,10 @@ pub enum TexelFormat {
 
 /// One mip level: `width × height × depth` texels, row-major, slice after slice. For cube maps
 /// `depth` is 6 faces (+X, −X, +Y, −Y, +Z, −Z); for arrays it is the layer count.
+///
+/// Texels are stored as a lookup returns them ([`canonical`]): denormals flushed to zeros of
+/// their sign and every NaN the canonical one, so that nearest lookups (in the interpreter and
+/// in generated code alike) read stored bits as they are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Level {
     /// Width in texels.
@@ -37,11 +41,58 @@ pub struct Level {
     pub height: u32,
     /// Depth, faces or layers.
     pub depth: u32,
-    /// Texels, RGBA.
-    pub texels: Vec<[f32; 4]>,
+    /// Texels, RGBA, canonical.
+    texels: Vec<[f32; 4]>,
+}
+
+/// A texel component as lookups return it: a denormal flushed to a zero of its sign, a NaN
+/// the canonical NaN ([`tgsic::numerics::CANONICAL_NAN`]), any other value itself.
+pub fn canonical(x: f32) -> f32 {
+    f32::from_bits(tgsic::numerics::b(x))
 }
 
 impl Level {
+    /// A level of `width × height × depth` texels, each component made [`canonical`].
+    ///
+    /// # Errors
+    /// [`TextureError::Size`] when the texel count does not match the dimensions.
+    pub fn new(
+        width: u32,
+        height: u32,
+        depth: u32,
+        mut texels: Vec<[f32; 4]>,
+    ) -> Result<Level, TextureError> {
+        let n = width as u64 * height as u64 * depth as u64;
+        if texels.len() as u64 != n {
+            return Err(TextureError::Size(format!(
+                "{} texels do not make a {width}x{height}x{depth} level",
+                texels.len()
+            )));
+        }
+        for t in &mut texels {
+            *t = t.map(canonical);
+        }
+        Ok(Level {
+            width,
+            height,
+            depth,
+            texels,
+        })
+    }
+
+    /// The texels, row-major, slice after slice; every component [`canonical`].
+    pub fn texels(&self) -> &[[f32; 4]] {
+        &self.texels
+    }
+
+    /// Changes every texel with `f`; the results are made [`canonical`].
+    pub fn update(&mut self, mut f: impl FnMut(&mut [f32; 4])) {
+        for t in &mut self.texels {
+            f(t);
+            *t = t.map(canonical);
+        }
+    }
+
     /// The texel at (x, y, z), which the caller has already wrapped into range.
     pub fn texel(&self, x: u32, y: u32, z: u32) -> [f32; 4] {
         self.texels[((z * self.height + y) * self.width + x) as usize]
@@ -161,7 +212,7 @@ impl Texture {
         }
         let texels = values
             .chunks_exact(4)
-            .map(|c| [c[0], c[1], c[2], c[3]])
+            .map(|c| [c[0], c[1], c[2], c[3]].map(canonical))
             .collect();
         Ok(Texture {
             levels: vec![Level {
@@ -271,7 +322,7 @@ impl Texture {
                                 }
                             }
                         }
-                        texels.push(sum.map(|s| s / n));
+                        texels.push(sum.map(|s| canonical(s / n)));
                     }
                 }
             }

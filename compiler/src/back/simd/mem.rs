@@ -3,7 +3,7 @@
 //! checked one, with a harmless fallback), so generated code never touches memory outside its
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
-use super::{Callee, FBin, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
 use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TextureCall};
 use crate::ir::{self, FCmp, ICmp, Op};
 use std::mem::{offset_of, size_of};
@@ -440,7 +440,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let (vector_bb, call_bb, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
         self.b.branch(fast, vector_bb, call_bb)?;
         self.b.switch_to(vector_bb)?;
-        let outs = self.sample_nearest(desc, mode, rect, args)?;
+        let outs = self.sample_nearest(desc, rect, args)?;
         for (&var, v) in vars.iter().zip(outs) {
             self.b.def_vector(var, v)?;
         }
@@ -460,68 +460,48 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Nearest sampling of level 0 as the runtime's sampler does it (`texture::sample_2d`), a
-    /// step at once: the texel coordinates wrapped by `mode`'s flags (or clamped, for RECT),
-    /// one gather per component, the texels' bits as the interpreter reads them (denormals
-    /// flushed, NaN canonical).
-    fn sample_nearest(
-        &mut self,
-        desc: B::S,
-        mode: B::S,
-        rect: bool,
-        args: &[ir::Value],
-    ) -> R<Vec<B::V>> {
-        use crate::back::abi::{TEX_CLAMP_S, TEX_CLAMP_T};
+    /// step at once: per axis the texel coordinate, saturated as Rust's `as i32`, wrapped by
+    /// the descriptor's mask and clamped to the side ([`TexDesc`]); then one texel gather.
+    /// Stored texels are canonical, so their bits are the lookup's.
+    fn sample_nearest(&mut self, desc: B::S, rect: bool, args: &[ir::Value]) -> R<Vec<B::V>> {
         let texels = self
             .b
             .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
-        let index = |s: &mut Self, coord: ir::Value, bytes: i32, clamp_flag: u32| {
-            let n = s.b.load(Scalar::I32, desc, bytes)?;
+        let index = |s: &mut Self, coord: ir::Value, axis: usize| {
+            let side = offset_of!(TexDesc, width) + 4 * axis;
+            let n = s.b.load(Scalar::I32, desc, side as i32)?;
             let n = s.b.splat(n)?;
-            let c = s.float_operand(coord)?;
-            let last = s.ik(IBin::Sub, n, 1)?;
-            let zero = s.iconst(0)?;
-            if rect {
-                // Texel coordinates, clamped to the edge.
-                let i = s.sat_floor(c)?;
-                let i = s.b.ibin(IBin::SMax, i, zero)?;
-                return s.b.ibin(IBin::SMin, i, last);
+            let mut u = s.float_operand(coord)?;
+            if !rect {
+                let nf = s.b.int_to_float(n, true)?;
+                u = s.b.fbin(FBin::Mul, u, nf)?;
             }
-            let nf = s.b.int_to_float(n, true)?;
-            let u = s.b.fbin(FBin::Mul, c, nf)?;
-            let i = s.sat_floor(u)?;
-            let repeat = s.b.ibin(IBin::And, i, last)?;
-            let half = s.fconst(0.5)?;
-            let hi = s.b.fbin(FBin::Sub, nf, half)?;
-            let above = s.b.fcmp(FCmp::Gt, u, hi)?;
-            let clamp = s.b.select(above, last, i)?;
-            let below = s.b.fcmp(FCmp::Lt, u, half)?;
-            let clamp = s.b.select(below, zero, clamp)?;
-            let flag = s.b.sconst(Scalar::I32, clamp_flag as i64)?;
-            let m = s.b.sbin(SBin::And, mode, flag)?;
+            // floor(u) as i32: the conversion gives i32::MIN for NaN and out of range, which
+            // wraps and clamps as NaN's 0 and −∞'s i32::MIN do; +∞'s i32::MAX needs a select.
+            let fl = s.b.fun(FUn::Floor, u)?;
+            let i = s.b.float_to_int(fl)?;
+            let big = s.fconst(2_147_483_648.0)?;
+            let big = s.b.fcmp(FCmp::Ge, fl, big)?;
+            let max = s.iconst(i32::MAX as u32)?;
+            let i = s.b.select(big, max, i)?;
+            let wrap = offset_of!(TexDesc, wrap) + 4 * axis;
+            let m = s.b.load(Scalar::I32, desc, wrap as i32)?;
             let m = s.b.splat(m)?;
-            let m = s.b.icmp(ICmp::Ne, m, zero)?;
-            s.b.select(m, clamp, repeat)
+            let i = s.b.ibin(IBin::And, i, m)?;
+            let i = s.ik(IBin::SMax, i, 0)?;
+            let last = s.ik(IBin::Sub, n, 1)?;
+            s.b.ibin(IBin::SMin, i, last)
         };
-        let (width, height) = (offset_of!(TexDesc, width), offset_of!(TexDesc, height));
-        let x = index(self, args[0], width as i32, TEX_CLAMP_S)?;
-        let y = index(self, args[1], height as i32, TEX_CLAMP_T)?;
-        let w = self.b.load(Scalar::I32, desc, width as i32)?;
+        let x = index(self, args[0], 0)?;
+        let y = index(self, args[1], 1)?;
+        let w = self
+            .b
+            .load(Scalar::I32, desc, offset_of!(TexDesc, width) as i32)?;
         let w = self.b.splat(w)?;
         let row = self.b.ibin(IBin::Mul, y, w)?;
         let texel = self.b.ibin(IBin::Add, row, x)?;
         let word = self.b.shift_imm(super::Shift::Shl, texel, 2)?;
-        let canonical = self
-            .b
-            .splat_const(Kind::F32, crate::numerics::CANONICAL_NAN)?;
-        self.b
-            .gather4(texels, word)?
-            .into_iter()
-            .map(|v| {
-                let v = self.b.flush(v)?;
-                let nan = self.b.fcmp(FCmp::Ne, v, v)?;
-                self.b.select(nan, canonical, v)
-            })
-            .collect()
+        Ok(self.b.gather4(texels, word)?.to_vec())
     }
 
     /// A texture operation through the host's callback: the arguments and the four results
