@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TEX_NEAREST, TexDesc, TextureCall,
+    TexDesc, TexPaths, TextureCall,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexOp};
@@ -98,27 +98,45 @@ impl JitConfig {
     }
 }
 
-/// Compiles `f` as `config` asks.
+/// Compiles `f` as `config` asks, every texture lookup through the runtime's sampler.
 ///
 /// # Errors
 /// [`JitLoadError::Codegen`] when the back end fails or rejects the options,
 /// [`JitLoadError::Unavailable`] for a back end this build does not have.
 pub fn compile(f: &Function, config: &JitConfig) -> Result<CompiledShader, JitLoadError> {
-    compile_with(f, config, false)
+    compile_with(f, config, TexPaths::NONE, false)
 }
 
-/// As [`compile`], keeping the back end's IR and the assembly (`CompiledShader::ir_text`,
+/// As [`compile`], the texture operations of `paths` sampled in the generated code: it may
+/// run only with bindings under which [`tex_paths`] includes them.
+///
+/// # Errors
+/// As [`compile`].
+pub fn compile_for(
+    f: &Function,
+    config: &JitConfig,
+    paths: TexPaths,
+) -> Result<CompiledShader, JitLoadError> {
+    compile_with(f, config, paths, false)
+}
+
+/// As [`compile_for`], keeping the back end's IR and the assembly (`CompiledShader::ir_text`,
 /// `CompiledShader::asm`).
 ///
 /// # Errors
 /// As [`compile`].
-pub fn compile_with_text(f: &Function, config: &JitConfig) -> Result<CompiledShader, JitLoadError> {
-    compile_with(f, config, true)
+pub fn compile_with_text(
+    f: &Function,
+    config: &JitConfig,
+    paths: TexPaths,
+) -> Result<CompiledShader, JitLoadError> {
+    compile_with(f, config, paths, true)
 }
 
 fn compile_with(
     f: &Function,
     config: &JitConfig,
+    textures: TexPaths,
     text: bool,
 ) -> Result<CompiledShader, JitLoadError> {
     let verify = cfg!(debug_assertions);
@@ -134,6 +152,7 @@ fn compile_with(
             let opts = JitOptions {
                 math: config.math,
                 lanes,
+                textures,
                 verify,
             };
             let c = if text {
@@ -149,6 +168,7 @@ fn compile_with(
             let opts = llvm::LlvmOptions {
                 math: config.math,
                 lanes: config.lanes,
+                textures,
                 verify,
             };
             let c = if text {
@@ -198,17 +218,32 @@ impl JitLoadError {
 }
 
 /// A JIT-compiled shader.
+///
+/// Its code comes in variants, one per set of texture operations sampled in the generated
+/// code rather than through the runtime's sampler ([`TexPaths`]), which the bound textures and
+/// samplers decide ([`tex_paths`]), as llvmpipe keys its shaders by sampler state. A batch runs
+/// the variant its bindings call for, compiled the first time they do and kept with the
+/// shader (and its clones).
 #[derive(Debug, Clone)]
 pub struct JitShader {
     /// The program (its declarations decide the inputs).
     pub prepared: Prepared,
     /// The optimized IR the code was generated from.
     pub function: Arc<Function>,
-    /// The machine code.
+    /// The code compiled when the shader was made: every lookup through the runtime's sampler
+    /// ([`JitShader::new`]), or the variant of the bindings given to
+    /// [`JitShader::for_bindings`].
     pub compiled: Arc<CompiledShader>,
-    /// Time spent lifting, optimizing and compiling (0 when it came from the cache).
+    /// Time spent lifting, optimizing and compiling `compiled` (0 when it came from the cache);
+    /// variants compiled later are not counted.
     pub compile_time: Duration,
+    config: JitConfig,
+    variants: Arc<Variants>,
 }
+
+/// A function's compiled variants, by the texture operations they sample themselves.
+#[derive(Debug, Default)]
+struct Variants(Mutex<HashMap<TexPaths, Arc<CompiledShader>>>);
 
 /// The compiled-code cache: keyed by the program's whole token stream and the configuration, so
 /// that two programs share code only when they are the same program; at most
@@ -221,7 +256,7 @@ struct Cache<V> {
 /// A program's tokens (revision 1.1 encoding) and the configuration it was compiled for.
 type CacheKey = (Vec<u32>, JitConfig);
 
-type Code = (Arc<Function>, Arc<CompiledShader>);
+type Code = (Arc<Function>, Arc<Variants>);
 
 /// How many compiled shaders the cache keeps.
 pub const CACHE_ENTRIES: usize = 64;
@@ -256,12 +291,36 @@ fn cache() -> &'static Mutex<Cache<Code>> {
 }
 
 impl JitShader {
-    /// Lifts, optimizes and compiles `prepared`'s program, or takes the code from the cache
-    /// (keyed by the program's tokens and `config`).
+    /// Lifts, optimizes and compiles `prepared`'s program with every texture lookup through
+    /// the runtime's sampler, or takes the code from the cache (keyed by the program's tokens
+    /// and `config`). Batches whose bindings let lookups run in generated code compile that
+    /// variant when first run; [`JitShader::for_bindings`] compiles it now.
     ///
     /// # Errors
     /// [`JitLoadError`] when the program cannot be lifted or compiled.
     pub fn new(prepared: Prepared, config: &JitConfig) -> Result<JitShader, JitLoadError> {
+        Self::build(prepared, config, None)
+    }
+
+    /// As [`JitShader::new`], compiling the variant that `bind`'s textures and samplers call
+    /// for: what a render with those bindings runs, without compiling when it starts.
+    ///
+    /// # Errors
+    /// As [`JitShader::new`].
+    pub fn for_bindings(
+        prepared: Prepared,
+        config: &JitConfig,
+        bind: &Bindings,
+    ) -> Result<JitShader, JitLoadError> {
+        Self::build(prepared, config, Some(bind))
+    }
+
+    fn build(
+        prepared: Prepared,
+        config: &JitConfig,
+        bind: Option<&Bindings>,
+    ) -> Result<JitShader, JitLoadError> {
+        let t = Instant::now();
         // A program the binary form cannot hold (the validator refuses those) is not cached.
         let key = tgsic::front::binary::encode(&prepared.program)
             .ok()
@@ -269,29 +328,77 @@ impl JitShader {
         let hit = key
             .as_ref()
             .and_then(|k| cache().lock().ok().and_then(|c| c.get(k)));
-        if let Some((function, compiled)) = hit {
-            return Ok(JitShader {
-                prepared,
-                function,
-                compiled,
-                compile_time: Duration::ZERO,
-            });
-        }
-        let t = Instant::now();
-        let mut f = tgsic::ir::lift_valid(&prepared.program)?;
-        optimize(&mut f, config.opt);
-        let compiled = Arc::new(compile(&f, config)?);
-        let function = Arc::new(f);
-        let compile_time = t.elapsed();
-        if let (Some(key), Ok(mut c)) = (key, cache().lock()) {
-            c.insert(key, (function.clone(), compiled.clone()));
-        }
+        let (function, variants) = match hit {
+            Some(code) => code,
+            None => {
+                let mut f = tgsic::ir::lift_valid(&prepared.program)?;
+                optimize(&mut f, config.opt);
+                let code = (Arc::new(f), Arc::new(Variants::default()));
+                if let (Some(key), Ok(mut c)) = (key, cache().lock()) {
+                    c.insert(key, code.clone());
+                }
+                code
+            }
+        };
+        let paths = match bind {
+            Some(bind) => {
+                let ops = tgsic::back::abi::texture_ops(&function);
+                tex_paths(bind, ops.iter(), &mut Vec::new())
+            }
+            None => TexPaths::NONE,
+        };
+        let (compiled, fresh) = variants.get(&function, config, paths)?;
         Ok(JitShader {
             prepared,
             function,
             compiled,
-            compile_time,
+            compile_time: if fresh { t.elapsed() } else { Duration::ZERO },
+            config: *config,
+            variants,
         })
+    }
+
+    /// The code for a batch with `bind`: the variant its textures and samplers call for, its
+    /// descriptors written to `scratch`.
+    fn code(
+        &self,
+        bind: &Bindings,
+        scratch: &mut JitScratch,
+    ) -> Result<Arc<CompiledShader>, RunError> {
+        let ops = self.compiled.textures.iter().map(|t| &t.op);
+        let paths = tex_paths(bind, ops, &mut scratch.tex_descs.0);
+        if paths == self.compiled.tex_paths {
+            return Ok(self.compiled.clone());
+        }
+        if let Some((p, code)) = &scratch.variant
+            && *p == paths
+        {
+            return Ok(code.clone());
+        }
+        let (code, _) = self
+            .variants
+            .get(&self.function, &self.config, paths)
+            .map_err(|e| RunError::Unsupported(e.to_string()))?;
+        scratch.variant = Some((paths, code.clone()));
+        Ok(code)
+    }
+}
+
+impl Variants {
+    /// The variant of `f` for `paths`, compiled if it is not yet (`true`).
+    fn get(
+        &self,
+        f: &Function,
+        config: &JitConfig,
+        paths: TexPaths,
+    ) -> Result<(Arc<CompiledShader>, bool), JitLoadError> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = map.get(&paths) {
+            return Ok((c.clone(), false));
+        }
+        let c = Arc::new(compile_for(f, config, paths)?);
+        map.insert(paths, c.clone());
+        Ok((c, true))
     }
 }
 
@@ -305,6 +412,8 @@ pub struct JitScratch {
     out: Box<Reg>,
     /// The texture descriptors of the batch being run.
     tex_descs: TexDescs,
+    /// The last variant run that is not the shader's own, and its texture paths.
+    variant: Option<(TexPaths, Arc<CompiledShader>)>,
 }
 
 /// [`TexDesc`]s, rewritten before every batch.
@@ -343,6 +452,7 @@ impl Engine for JitShader {
             args: Vec::new(),
             out: Box::new([[0; LANES]; 4]),
             tex_descs: TexDescs::default(),
+            variant: None,
         }
     }
 
@@ -352,7 +462,8 @@ impl Engine for JitShader {
         io: &mut BatchIo,
         scratch: &mut JitScratch,
     ) -> Result<BatchReport, RunError> {
-        let c = &self.compiled;
+        let code = self.code(bind, scratch)?;
+        let c = &*code;
         for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
             scratch.uniforms[slot] = bind
                 .constants
@@ -386,9 +497,6 @@ impl Engine for JitShader {
             ptr: ZEROS.as_ptr(),
             len: 0,
         });
-        let tex_descs = &mut scratch.tex_descs.0;
-        tex_descs.clear();
-        tex_descs.extend(c.textures.iter().map(|t| tex_desc(bind, &t.op)));
         for o in io.outputs.iter_mut() {
             *o = [[0; LANES]; 4];
         }
@@ -429,7 +537,7 @@ impl Engine for JitShader {
             host: &mut host as *mut Host as *mut c_void,
             texture: texture_callback_entered,
             emit: emit_callback_entered,
-            tex_descs: tex_descs.as_ptr(),
+            tex_descs: scratch.tex_descs.0.as_ptr(),
         };
         // SAFETY: every buffer is sized as the function needs: inputs, system values and
         // outputs as the prepared program declares (the IR reads nothing beyond,
@@ -451,25 +559,39 @@ impl Engine for JitShader {
     }
 }
 
-/// How the generated code may sample for texture operation `op` with the textures and samplers
-/// of `bind`: itself (nearest, level 0, the wraps it handles) when that gives the sampler's
-/// results, through the callback otherwise.
-fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
-    use crate::texture::{Filter, Wrap, lod_matters};
-    let slow = TexDesc {
-        texels: ZEROS.as_ptr() as *const f32,
-        width: 0,
-        height: 0,
-        wrap: [0; 2],
-        mode: 0,
-        reserved: 0,
-    };
-    if !tgsic::back::abi::vector_texture(op) {
-        return slow;
+/// Which texture operations `ops` (in the code's order) may sample in generated code with the
+/// textures and samplers of `bind`: those whose lookups are nearest on level 0 with the wraps
+/// the code handles ([`TexDesc`]), which then give the sampler's results. `descs` gets one
+/// descriptor per operation (an empty one for the others).
+fn tex_paths<'a>(
+    bind: &Bindings,
+    ops: impl Iterator<Item = &'a TexOp>,
+    descs: &mut Vec<TexDesc>,
+) -> TexPaths {
+    descs.clear();
+    let mut paths = TexPaths::NONE;
+    for (k, op) in ops.enumerate() {
+        let desc = tex_desc(bind, op);
+        if desc.is_some() {
+            paths.set_vector(k);
+        }
+        descs.push(desc.unwrap_or(TexDesc {
+            texels: ZEROS.as_ptr() as *const f32,
+            width: 0,
+            height: 0,
+            wrap: [0; 2],
+        }));
     }
-    let Some(tex) = bind.textures.get(op.unit as usize).and_then(Option::as_ref) else {
-        return slow;
-    };
+    paths
+}
+
+/// The descriptor of texture operation `op` when its lookups may run in generated code.
+fn tex_desc(bind: &Bindings, op: &TexOp) -> Option<TexDesc> {
+    use crate::texture::{Filter, Wrap, lod_matters};
+    if !tgsic::back::abi::vector_texture(op) {
+        return None;
+    }
+    let tex = bind.textures.get(op.unit as usize)?.as_ref()?;
     let sampler = op
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
@@ -478,7 +600,7 @@ fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
         || sampler.mag != Filter::Nearest
         || lod_matters(tex, &sampler)
     {
-        return slow;
+        return None;
     }
     let level = tex.base();
     // RECT clamps whatever the sampler says.
@@ -488,18 +610,16 @@ fn tex_desc(bind: &Bindings, op: &TexOp) -> TexDesc {
             wrap[k] = match sampler.wrap[k] {
                 Wrap::Clamp => u32::MAX,
                 Wrap::Repeat if size.is_power_of_two() => size - 1,
-                _ => return slow,
+                _ => return None,
             }
         }
     }
-    TexDesc {
+    Some(TexDesc {
         texels: level.texels().as_ptr() as *const f32,
         width: level.width,
         height: level.height,
         wrap,
-        mode: TEX_NEAREST,
-        reserved: 0,
-    }
+    })
 }
 
 /// `TextureFn`: the interpreter's texture semantics on the lanes of one step.

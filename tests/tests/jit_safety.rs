@@ -176,6 +176,70 @@ fn vector_texture_lookups_at_extreme_coordinates() {
 }
 
 #[test]
+fn one_shader_follows_its_bindings_from_variant_to_variant() {
+    // Compiled for nearest repeat, then run with bindings that need the sampler (linear, a
+    // repeat over 5 texels, no texture) and back: every batch runs the variant its bindings
+    // call for, and every result is the interpreter's.
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
+                TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let sampler = |min, mag| Sampler {
+        min,
+        mag,
+        ..Sampler::default()
+    };
+    let bound = |tex: Option<Texture>, s: Sampler| Bindings {
+        textures: vec![tex.map(|mut t| {
+            t.levels.truncate(1);
+            t
+        })],
+        samplers: vec![s],
+        ..Bindings::default()
+    };
+    let nearest = bound(
+        Some(texture(8, 4, 1)),
+        sampler(Filter::Nearest, Filter::Nearest),
+    );
+    let states = [
+        bound(
+            Some(texture(8, 4, 1)),
+            sampler(Filter::Linear, Filter::Linear),
+        ),
+        bound(
+            Some(texture(5, 3, 1)),
+            sampler(Filter::Nearest, Filter::Nearest),
+        ),
+        bound(None, sampler(Filter::Nearest, Filter::Nearest)),
+        nearest.clone(),
+    ];
+    let verts = vertices(200);
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    for (backend, _) in jit_backends() {
+        let config = JitConfig::with_backend(backend);
+        let jit = JitShader::for_bindings(shader.clone(), &config, &nearest).unwrap();
+        assert!(jit.compiled.tex_paths.vector(0), "{backend:?}");
+        let plain = JitShader::new(shader.clone(), &config).unwrap();
+        assert!(!plain.compiled.tex_paths.vector(0), "{backend:?}");
+        for bind in std::iter::once(&nearest).chain(&states) {
+            let want = run_vertices(&shader, bind, &verts, &one);
+            for j in [&jit, &plain] {
+                let got = run_vertices(j, bind, &verts, &one);
+                match (&got, &want) {
+                    // No texture bound: both report it.
+                    (Err(a), Err(b)) => {
+                        assert!(b.to_string().ends_with(&a.to_string()), "{a} / {b}")
+                    }
+                    _ => assert_eq!(got.unwrap(), *want.as_ref().unwrap(), "{backend:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\

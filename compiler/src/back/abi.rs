@@ -138,15 +138,14 @@ pub struct JitArgs {
     pub texture: TextureFn,
     /// EMIT and ENDPRIM.
     pub emit: EmitFn,
-    /// One per texture operation ([`CompiledShader::textures`]): how its lookups may run in
-    /// the generated code. Read only for operations [`vector_texture`] accepts.
+    /// One per texture operation ([`CompiledShader::textures`]): the texture its lookups
+    /// read. Read only for the operations the code samples itself ([`CompiledShader::tex_paths`]).
     pub tex_descs: *const TexDesc,
 }
 
-/// How one texture operation's lookups may run in the generated code, decided by the runtime
-/// for the texture and sampler bound. With `mode` 0 they go through [`JitArgs::texture`];
-/// with [`TEX_NEAREST`] the code samples level 0 itself, nearest, exactly as the runtime's
-/// sampler: per axis the texel coordinate `i` (`floor(s · side)`, saturated; for RECT
+/// Where texture operation `k` of a function samples with the [`TexPaths`] bit `k` set: level
+/// 0 of its texture, nearest, in the generated code, exactly as the runtime's sampler. Per
+/// axis the texel coordinate `i` (`floor(s · side)` saturated as Rust's `as i32`; for RECT
 /// `floor(s)`) becomes `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a
 /// power-of-two side) and clamps to the edge with `wrap = !0`.
 #[repr(C)]
@@ -161,17 +160,53 @@ pub struct TexDesc {
     pub height: u32,
     /// The masks of s and t (see above).
     pub wrap: [u32; 2],
-    /// 0, or [`TEX_NEAREST`].
-    pub mode: u32,
-    /// Unused (alignment).
-    pub reserved: u32,
 }
 
-/// [`TexDesc::mode`]: nearest filtering of level 0 in the generated code.
-pub const TEX_NEAREST: u32 = 1;
+/// Which texture operations of a function sample in the generated code ([`TexDesc`]) rather
+/// than through [`JitArgs::texture`]: bit `k` for the `k`-th of [`texture_ops`] (the order of
+/// [`CompiledShader::textures`]), set only for operations [`vector_texture`] accepts. Code is
+/// compiled for one `TexPaths` (a variant per sampler state, as llvmpipe keys its shaders);
+/// operations past the [`TexPaths::MAX`]th always call back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TexPaths([u64; 4]);
 
-/// Whether the generated code may sample for texture operation `op` itself (when its
-/// descriptor's mode says so at run time): a 2D or RECT sample without a depth reference,
+impl TexPaths {
+    /// How many operations a `TexPaths` can send to vector code.
+    pub const MAX: usize = 256;
+
+    /// Every operation through the callback.
+    pub const NONE: TexPaths = TexPaths([0; 4]);
+
+    /// Every operation that can ([`vector_texture`]) in the generated code.
+    pub const ALL: TexPaths = TexPaths([u64::MAX; 4]);
+
+    /// Whether operation `k` samples in the generated code.
+    pub fn vector(&self, k: usize) -> bool {
+        k < Self::MAX && self.0[k / 64] >> (k % 64) & 1 != 0
+    }
+
+    /// Sends operation `k` to the generated code (ignored past [`Self::MAX`]).
+    pub fn set_vector(&mut self, k: usize) {
+        if k < Self::MAX {
+            self.0[k / 64] |= 1 << (k % 64);
+        }
+    }
+}
+
+/// The texture operations of `f` in the order of its code's texture table
+/// ([`CompiledShader::textures`], the callback's index).
+pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
+    let mut ops = Vec::new();
+    f.for_each_inst(|i| {
+        if let crate::ir::Op::Texture(t) = &f.insts[i].op {
+            ops.push((**t).clone());
+        }
+    });
+    ops
+}
+
+/// Whether the generated code may sample for texture operation `op` itself (when the bound
+/// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
 /// offsets or projection.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
@@ -205,6 +240,8 @@ pub struct CompiledShader {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by the index the callback receives.
     pub textures: Vec<TextureCall>,
+    /// The texture operations the code samples itself, reading their [`JitArgs::tex_descs`].
+    pub tex_paths: TexPaths,
     /// The immediates [`JitArgs::immediates`] must point to.
     pub immediates: Vec<u32>,
     /// Words of the arrays buffer [`JitArgs::arrays`] must point to (zeroed): every array,
@@ -250,6 +287,8 @@ pub struct CodeInfo {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// See [`CompiledShader::textures`].
     pub textures: Vec<TextureCall>,
+    /// See [`CompiledShader::tex_paths`].
+    pub tex_paths: TexPaths,
     /// See [`CompiledShader::code_size`].
     pub code_size: usize,
     /// See [`CompiledShader::stack_bytes`].
@@ -279,6 +318,7 @@ impl CompiledShader {
             entry,
             uniforms: info.uniforms,
             textures: info.textures,
+            tex_paths: info.tex_paths,
             immediates: f.immediates.iter().flatten().copied().collect(),
             array_words: (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1)
                 * 4
@@ -298,8 +338,8 @@ impl CompiledShader {
     /// for the function this was compiled from (registers up to the function's highest input,
     /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
     /// `constants` with `num_constants` valid buffers; `tex_descs` with one [`TexDesc`] per
-    /// entry of [`Self::textures`], whose texels, when its mode is not 0, hold `width × height`
-    /// RGBA texels with power-of-two sides where the mode repeats), and the callbacks must be
+    /// entry of [`Self::textures`], which for the operations of [`Self::tex_paths`] addresses
+    /// `width × height` canonical RGBA texels, with a power-of-two side where its wrap repeats), and the callbacks must be
     /// safe to call
     /// with `args.host` and entered through
     /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
-    MathMode, TextureCall, TextureFn,
+    MathMode, TexPaths, TextureCall, TextureFn,
 };
 
 /// Code generation options.
@@ -37,6 +37,9 @@ pub struct JitOptions {
     pub math: MathMode,
     /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers).
     pub lanes: usize,
+    /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
+    /// for the sampler state they will run with.
+    pub textures: TexPaths,
     /// Run Cranelift's IR verifier (about twice the compile time).
     pub verify: bool,
 }
@@ -46,6 +49,7 @@ impl Default for JitOptions {
         JitOptions {
             math: MathMode::Exact,
             lanes: 8,
+            textures: TexPaths::NONE,
             verify: cfg!(debug_assertions),
         }
     }
@@ -186,7 +190,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let f = crate::back::simd::prepare(f, opts.math);
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lower(&f, opts.lanes / 4, &mut module, &mut ctx.func, &mut fctx)
+        lower(&f, opts, &mut module, &mut ctx.func, &mut fctx)
     }))
     .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
@@ -217,6 +221,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
+        tex_paths: lowered.tex_paths,
         code_size,
         stack_bytes,
         lanes_per_step: opts.lanes,
@@ -230,7 +235,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
 fn lower(
     f: &Function,
-    registers: usize,
+    opts: &JitOptions,
     module: &mut JITModule,
     func: &mut cl::Function,
     fctx: &mut FunctionBuilderContext,
@@ -262,7 +267,8 @@ fn lower(
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     let args = b.block_params(entry)[0];
-    let (cb, lowered) = simd::lower(f, builder::ClBuilder::new(b, registers, args, callees))?;
+    let builder = builder::ClBuilder::new(b, opts.lanes / 4, args, callees);
+    let (cb, lowered) = simd::lower(f, builder, opts.textures)?;
     let mut b = cb.b;
     b.seal_all_blocks();
     b.finalize(module.target_config());
@@ -316,6 +322,7 @@ mod tests {
                 &JitOptions {
                     math,
                     lanes,
+                    textures: TexPaths::ALL,
                     verify: true,
                 },
             )

@@ -31,7 +31,7 @@ mod builder;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
-    MathMode, TextureCall, TextureFn,
+    MathMode, TexPaths, TextureCall, TextureFn,
 };
 
 use super::simd;
@@ -59,6 +59,9 @@ pub struct LlvmOptions {
     /// vector wider than the host's registers into several, which hides the latency of
     /// loop-carried arithmetic: twice the host's width runs loops about twice as fast).
     pub lanes: usize,
+    /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
+    /// for the sampler state they will run with.
+    pub textures: TexPaths,
     /// Run LLVM's IR verifier on the generated code before optimizing it.
     pub verify: bool,
 }
@@ -68,6 +71,7 @@ impl Default for LlvmOptions {
         LlvmOptions {
             math: MathMode::Exact,
             lanes: 0,
+            textures: TexPaths::NONE,
             verify: cfg!(debug_assertions),
         }
     }
@@ -222,7 +226,7 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     let f = crate::back::simd::prepare(f, opts.math);
-    let lowered = lower(&f, lanes, cpu, cx, &module)?;
+    let lowered = lower(&f, lanes, opts.textures, cpu, cx, &module)?;
     if opts.verify {
         module
             .verify()
@@ -258,6 +262,7 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
+        tex_paths: lowered.tex_paths,
         code_size,
         stack_bytes: 0,
         lanes_per_step: lanes,
@@ -281,6 +286,7 @@ fn enum_attr(cx: &Context, name: &str) -> Attribute {
 fn lower<'ctx>(
     f: &Function,
     lanes: usize,
+    tex_paths: TexPaths,
     cpu: &HostCpu,
     cx: &'ctx Context,
     module: &Module<'ctx>,
@@ -329,7 +335,7 @@ fn lower<'ctx>(
         emit: fn_type(simd::Callee::Emit(())),
     };
     let lb = builder::LlvmBuilder::new(cx, module, func, lanes as u32, callees, cpu.fma)?;
-    Ok(simd::lower(f, lb)?.1)
+    Ok(simd::lower(f, lb, tex_paths)?.1)
 }
 
 /// Bytes of code in an object file compiled from `module`.
@@ -368,6 +374,7 @@ mod tests {
                 &LlvmOptions {
                     math,
                     lanes,
+                    textures: TexPaths::ALL,
                     verify: true,
                 },
             )

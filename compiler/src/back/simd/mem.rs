@@ -400,8 +400,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok([mask, lane0, n])
     }
 
-    /// A texture operation: through the host's callback, or for a 2D or RECT sample, in vector
-    /// code when the runtime's descriptor for it allows ([`vector_texture`](crate::back::abi::vector_texture)).
+    /// A texture operation: sampled in the code when the function is compiled for that
+    /// ([`TexPaths`](crate::back::abi::TexPaths)) and it can be
+    /// ([`vector_texture`](crate::back::abi::vector_texture)), through the host's callback
+    /// otherwise.
     pub(super) fn texture(
         &mut self,
         op: ir::TexOp,
@@ -409,51 +411,26 @@ impl<B: SimdBuilder> Lower<'_, B> {
         results: &[ir::Value],
     ) -> R<()> {
         let index = self.textures.len();
-        let vector = crate::back::abi::vector_texture(&op);
+        let vector = self.tex_paths.vector(index) && crate::back::abi::vector_texture(&op);
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
         self.textures.push(TextureCall {
             op,
             args: args.len(),
         });
-        if !vector {
-            let outs = self.texture_call(index, args)?;
-            for (&r, v) in results.iter().zip(outs) {
-                self.set(r, v)?;
-            }
-            return Ok(());
-        }
-        let descs = self.b.load(
-            Scalar::Ptr,
-            self.b.args(),
-            offset_of!(crate::back::abi::JitArgs, tex_descs) as i32,
-        )?;
-        let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
-        let desc = self.b.word_addr(descs, d)?;
-        let mode = self
-            .b
-            .load(Scalar::I32, desc, offset_of!(TexDesc, mode) as i32)?;
-        let none = self.b.sconst(Scalar::I32, 0)?;
-        let fast = self.b.scmp(false, mode, none)?;
-        let vars = (0..4)
-            .map(|_| self.b.vector_var(Kind::F32))
-            .collect::<R<Vec<_>>>()?;
-        let (vector_bb, call_bb, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
-        self.b.branch(fast, vector_bb, call_bb)?;
-        self.b.switch_to(vector_bb)?;
-        let outs = self.sample_nearest(desc, rect, args)?;
-        for (&var, v) in vars.iter().zip(outs) {
-            self.b.def_vector(var, v)?;
-        }
-        self.b.jump(join)?;
-        self.b.switch_to(call_bb)?;
-        let outs = self.texture_call(index, args)?;
-        for (&var, v) in vars.iter().zip(outs) {
-            self.b.def_vector(var, v)?;
-        }
-        self.b.jump(join)?;
-        self.b.switch_to(join)?;
-        for (&r, &var) in results.iter().zip(&vars) {
-            let v = self.b.use_vector(var)?;
+        let outs = if vector {
+            self.tex_done.set_vector(index);
+            let descs = self.b.load(
+                Scalar::Ptr,
+                self.b.args(),
+                offset_of!(crate::back::abi::JitArgs, tex_descs) as i32,
+            )?;
+            let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
+            let desc = self.b.word_addr(descs, d)?;
+            self.sample_nearest(desc, rect, args)?
+        } else {
+            self.texture_call(index, args)?
+        };
+        for (&r, v) in results.iter().zip(outs) {
             self.set(r, v)?;
         }
         Ok(())

@@ -40,7 +40,7 @@ mod ops;
 
 pub use builder::*;
 
-use super::abi::{BATCH_LANES, JitArgs, MathMode, TextureCall};
+use super::abi::{BATCH_LANES, JitArgs, MathMode, TexPaths, TextureCall};
 use super::nan::{self, Class};
 use crate::ir::{self, Def, FCmp, Stmt};
 use std::borrow::Cow;
@@ -54,6 +54,9 @@ pub struct Lowered {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by callback index.
     pub textures: Vec<TextureCall>,
+    /// The texture operations sampled in the code: those of the `paths` [`lower`] was given
+    /// that [`vector_texture`](super::abi::vector_texture) accepts.
+    pub tex_paths: TexPaths,
 }
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; with fast math, `f`
@@ -146,6 +149,9 @@ struct Lower<'a, B: SimdBuilder> {
     uniforms: Vec<(u32, u32, u8)>,
     uniform_slots: HashMap<(u32, u32, u8), u32>,
     textures: Vec<TextureCall>,
+    /// Which texture operations to sample in the code (asked), and which are (done).
+    tex_paths: TexPaths,
+    tex_done: TexPaths,
     /// Word offset of each array in the arrays buffer.
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.
@@ -154,11 +160,12 @@ struct Lower<'a, B: SimdBuilder> {
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
 /// which starts in the entry block of a function whose one parameter is the
-/// [`JitArgs`] pointer, and returns the builder with the function complete.
+/// [`JitArgs`] pointer, and returns the builder with the function complete. The texture
+/// operations of `tex_paths` that can be are sampled in the code, the others call back.
 ///
 /// # Errors
 /// What the builder reports ([`JitError::Codegen`](super::abi::JitError::Codegen)).
-pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
+pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) -> R<(B, Lowered)> {
     let lanes = b.lanes();
     let args = b.args();
     let ptr = |b: &mut B, off: usize| b.load(Scalar::Ptr, args, off as i32);
@@ -199,6 +206,8 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
         uniforms: Vec::new(),
         uniform_slots: HashMap::new(),
         textures: Vec::new(),
+        tex_paths,
+        tex_done: TexPaths::NONE,
         array_base,
         trash: total,
     };
@@ -208,6 +217,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B) -> R<(B, Lowered)> {
         Lowered {
             uniforms: lw.uniforms,
             textures: lw.textures,
+            tex_paths: lw.tex_done,
         },
     ))
 }

@@ -145,9 +145,14 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                         threads: 1,
                         lanes: a.lanes,
                     };
-                    let code =
-                        tgsic_runtime::jit::compile_with_text(&c.f, &exec.jit_config(backend)?)
-                            .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
+                    // Texture lookups as the code samples them where it can (nearest, level 0).
+                    let paths = tgsic::back::abi::TexPaths::ALL;
+                    let code = tgsic_runtime::jit::compile_with_text(
+                        &c.f,
+                        &exec.jit_config(backend)?,
+                        paths,
+                    )
+                    .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
                     let text = if a.emit == Emit::Asm {
                         code.asm.as_deref()
                     } else {
