@@ -143,17 +143,19 @@ pub struct JitArgs {
     pub tex_descs: *const TexDesc,
 }
 
-/// Where texture operation `k` of a function samples with the [`TexPaths`] bit `k` set: level
-/// 0 of its texture, nearest, in the generated code, exactly as the runtime's sampler. Per
-/// axis the texel coordinate `i` (`floor(s · side)` saturated as Rust's `as i32`; for RECT
-/// `floor(s)`) becomes `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a
-/// power-of-two side) and clamps to the edge with `wrap = !0`.
+/// Where texture operation `k` of a function samples when its [`TexPath`] is not
+/// [`TexPath::Call`]: level 0 of its texture, nearest, in the generated code, exactly as the
+/// runtime's sampler. Per axis the texel coordinate `i` (`floor(s · side)` saturated as Rust's
+/// `as i32`; for RECT `floor(s)`) becomes `clamp(i & wrap, 0, side − 1)`, which repeats with
+/// `wrap = side − 1` (a power-of-two side) and clamps to the edge with `wrap = !0`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
-    /// Level 0's texels, RGBA f32, row after row: `width × height` of them, every component
-    /// canonical (no denormal, no NaN but the canonical one): what a lookup returns.
-    pub texels: *const f32,
+    /// Level 0's texels, row after row, `width × height` of them: RGBA f32 words, every
+    /// component canonical (no denormal, no NaN but the canonical one), for
+    /// [`TexPath::NearestF32`]; one word of RGBA8 unorm bytes, R lowest, for
+    /// [`TexPath::NearestUnorm8`].
+    pub texels: *const core::ffi::c_void,
     /// Width in texels.
     pub width: u32,
     /// Height in texels.
@@ -162,33 +164,64 @@ pub struct TexDesc {
     pub wrap: [u32; 2],
 }
 
+/// How the lookups of one texture operation run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexPath {
+    /// Through [`JitArgs::texture`], the runtime's sampler.
+    Call,
+    /// In the generated code ([`TexDesc`]), texels RGBA f32.
+    NearestF32,
+    /// In the generated code ([`TexDesc`]), texels RGBA8 unorm: a byte `b` reads as
+    /// `b as f32 · (1/255 as f32)`.
+    NearestUnorm8,
+}
+
 /// Which texture operations of a function sample in the generated code ([`TexDesc`]) rather
-/// than through [`JitArgs::texture`]: bit `k` for the `k`-th of [`texture_ops`] (the order of
-/// [`CompiledShader::textures`]), set only for operations [`vector_texture`] accepts. Code is
-/// compiled for one `TexPaths` (a variant per sampler state, as llvmpipe keys its shaders);
-/// operations past the [`TexPaths::MAX`]th always call back.
+/// than through [`JitArgs::texture`], and how: a [`TexPath`] for the `k`-th of
+/// [`texture_ops`] (the order of [`CompiledShader::textures`]), other than `Call` only for
+/// operations [`vector_texture`] accepts. Code is compiled for one `TexPaths` (a variant per
+/// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
+/// always call back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct TexPaths([u64; 4]);
+pub struct TexPaths([u64; 8]);
 
 impl TexPaths {
     /// How many operations a `TexPaths` can send to vector code.
     pub const MAX: usize = 256;
 
     /// Every operation through the callback.
-    pub const NONE: TexPaths = TexPaths([0; 4]);
+    pub const NONE: TexPaths = TexPaths([0; 8]);
 
-    /// Every operation that can ([`vector_texture`]) in the generated code.
-    pub const ALL: TexPaths = TexPaths([u64::MAX; 4]);
+    /// Every operation that can ([`vector_texture`]) in the generated code, f32 texels.
+    pub const ALL: TexPaths = TexPaths([0x5555_5555_5555_5555; 8]);
+
+    /// How operation `k` samples.
+    pub fn get(&self, k: usize) -> TexPath {
+        if k >= Self::MAX {
+            return TexPath::Call;
+        }
+        match self.0[k / 32] >> (2 * (k % 32)) & 3 {
+            1 => TexPath::NearestF32,
+            2 => TexPath::NearestUnorm8,
+            _ => TexPath::Call,
+        }
+    }
 
     /// Whether operation `k` samples in the generated code.
     pub fn vector(&self, k: usize) -> bool {
-        k < Self::MAX && self.0[k / 64] >> (k % 64) & 1 != 0
+        self.get(k) != TexPath::Call
     }
 
-    /// Sends operation `k` to the generated code (ignored past [`Self::MAX`]).
-    pub fn set_vector(&mut self, k: usize) {
+    /// Sets how operation `k` samples (ignored past [`Self::MAX`]).
+    pub fn set(&mut self, k: usize, path: TexPath) {
         if k < Self::MAX {
-            self.0[k / 64] |= 1 << (k % 64);
+            let shift = 2 * (k % 32);
+            let code = match path {
+                TexPath::Call => 0,
+                TexPath::NearestF32 => 1,
+                TexPath::NearestUnorm8 => 2,
+            };
+            self.0[k / 32] = self.0[k / 32] & !(3 << shift) | code << shift;
         }
     }
 }

@@ -32,8 +32,9 @@ pub enum TexelFormat {
 ///
 /// Texels are stored as a lookup returns them ([`canonical`]): denormals flushed to zeros of
 /// their sign and every NaN the canonical one, so that nearest lookups (in the interpreter and
-/// in generated code alike) read stored bits as they are.
-#[derive(Debug, Clone, PartialEq)]
+/// in generated code alike) read stored bits as they are. A level made from RGBA8 bytes keeps
+/// them, four bytes a texel, and reads a byte `b` as `b as f32 · (1/255 as f32)`.
+#[derive(Debug, Clone)]
 pub struct Level {
     /// Width in texels.
     pub width: u32,
@@ -41,8 +42,41 @@ pub struct Level {
     pub height: u32,
     /// Depth, faces or layers.
     pub depth: u32,
-    /// Texels, RGBA, canonical.
-    texels: Vec<[f32; 4]>,
+    texels: Texels,
+    /// RGBA8 texels as f32, made when first asked for ([`Level::f32_texels`]).
+    unpacked: std::sync::OnceLock<Vec<[f32; 4]>>,
+}
+
+impl PartialEq for Level {
+    /// Equal sizes and stored texels (the unpacked copy is a cache).
+    fn eq(&self, other: &Level) -> bool {
+        (self.width, self.height, self.depth) == (other.width, other.height, other.depth)
+            && self.texels == other.texels
+    }
+}
+
+/// How a level holds its texels.
+#[derive(Debug, Clone, PartialEq)]
+enum Texels {
+    /// RGBA8 unorm, R in the low byte of each word.
+    Unorm8(Vec<u32>),
+    /// RGBA f32, canonical.
+    F32(Vec<[f32; 4]>),
+}
+
+/// A level's texels as stored ([`Level::storage`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Storage<'a> {
+    /// RGBA8 unorm, one word a texel, R in its low byte.
+    Unorm8(&'a [u32]),
+    /// RGBA f32, every component [`canonical`].
+    F32(&'a [[f32; 4]]),
+}
+
+/// What an RGBA8 unorm byte reads as: `b · (1/255)` in single precision, as softpipe and
+/// llvmpipe unpack UNORM8.
+pub fn unorm8(b: u8) -> f32 {
+    b as f32 * (1.0f64 / 255.0) as f32
 }
 
 /// A texel component as lookups return it: a denormal flushed to a zero of its sign, a NaN
@@ -76,26 +110,56 @@ impl Level {
             width,
             height,
             depth,
-            texels,
+            texels: Texels::F32(texels),
+            unpacked: Default::default(),
         })
     }
 
-    /// The texels, row-major, slice after slice; every component [`canonical`].
-    pub fn texels(&self) -> &[[f32; 4]] {
-        &self.texels
+    /// The texels as RGBA f32, every component [`canonical`]: the stored ones, or for RGBA8
+    /// texels an unpacked copy made once.
+    pub fn f32_texels(&self) -> &[[f32; 4]] {
+        match &self.texels {
+            Texels::F32(t) => t,
+            Texels::Unorm8(t) => self
+                .unpacked
+                .get_or_init(|| t.iter().map(|w| w.to_le_bytes().map(unorm8)).collect()),
+        }
     }
 
-    /// Changes every texel with `f`; the results are made [`canonical`].
+    /// The texels as stored, row-major, slice after slice.
+    pub fn storage(&self) -> Storage<'_> {
+        match &self.texels {
+            Texels::Unorm8(t) => Storage::Unorm8(t),
+            Texels::F32(t) => Storage::F32(t),
+        }
+    }
+
+    /// Changes every texel with `f` (the level then holds f32 texels); the results are made
+    /// [`canonical`].
     pub fn update(&mut self, mut f: impl FnMut(&mut [f32; 4])) {
-        for t in &mut self.texels {
+        let n = self.width as usize * self.height as usize * self.depth as usize;
+        let mut texels: Vec<[f32; 4]> = (0..n).map(|i| self.texel_at(i)).collect();
+        for t in &mut texels {
             f(t);
             *t = t.map(canonical);
+        }
+        self.texels = Texels::F32(texels);
+        self.unpacked = Default::default();
+    }
+
+    /// Texel `i` of the row-major order.
+    #[inline]
+    pub fn texel_at(&self, i: usize) -> [f32; 4] {
+        match &self.texels {
+            Texels::Unorm8(t) => t[i].to_le_bytes().map(unorm8),
+            Texels::F32(t) => t[i],
         }
     }
 
     /// The texel at (x, y, z), which the caller has already wrapped into range.
+    #[inline]
     pub fn texel(&self, x: u32, y: u32, z: u32) -> [f32; 4] {
-        self.texels[((z * self.height + y) * self.width + x) as usize]
+        self.texel_at(((z * self.height + y) * self.width + x) as usize)
     }
 }
 
@@ -169,24 +233,17 @@ impl Texture {
                 bytes.len()
             )));
         }
-        let scale = (1.0f64 / 255.0) as f32;
         let texels = bytes
             .chunks_exact(4)
-            .map(|c| {
-                [
-                    c[0] as f32 * scale,
-                    c[1] as f32 * scale,
-                    c[2] as f32 * scale,
-                    c[3] as f32 * scale,
-                ]
-            })
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         Ok(Texture {
             levels: vec![Level {
                 width,
                 height,
                 depth,
-                texels,
+                texels: Texels::Unorm8(texels),
+                unpacked: Default::default(),
             }],
             format: TexelFormat::Rgba8,
         })
@@ -219,7 +276,8 @@ impl Texture {
                 width,
                 height,
                 depth,
-                texels,
+                texels: Texels::F32(texels),
+                unpacked: Default::default(),
             }],
             format: TexelFormat::Rgba32F,
         })
@@ -330,7 +388,8 @@ impl Texture {
                 width: w,
                 height: h,
                 depth: d,
-                texels,
+                texels: Texels::F32(texels),
+                unpacked: Default::default(),
             });
         }
     }

@@ -4,7 +4,7 @@
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
-use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TextureCall};
+use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TexPath, TextureCall};
 use crate::ir::{self, FCmp, ICmp, Op};
 use std::mem::{offset_of, size_of};
 
@@ -411,14 +411,18 @@ impl<B: SimdBuilder> Lower<'_, B> {
         results: &[ir::Value],
     ) -> R<()> {
         let index = self.textures.len();
-        let vector = self.tex_paths.vector(index) && crate::back::abi::vector_texture(&op);
+        let path = if crate::back::abi::vector_texture(&op) {
+            self.tex_paths.get(index)
+        } else {
+            TexPath::Call
+        };
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
         self.textures.push(TextureCall {
             op,
             args: args.len(),
         });
-        let outs = if vector {
-            self.tex_done.set_vector(index);
+        let outs = if path != TexPath::Call {
+            self.tex_done.set(index, path);
             let descs = self.b.load(
                 Scalar::Ptr,
                 self.b.args(),
@@ -426,7 +430,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             )?;
             let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
             let desc = self.b.word_addr(descs, d)?;
-            self.sample_nearest(desc, rect, args)?
+            self.sample_nearest(desc, rect, path == TexPath::NearestUnorm8, args)?
         } else {
             self.texture_call(index, args)?
         };
@@ -439,8 +443,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// Nearest sampling of level 0 as the runtime's sampler does it (`texture::sample_2d`), a
     /// step at once: per axis the texel coordinate, saturated as Rust's `as i32`, wrapped by
     /// the descriptor's mask and clamped to the side ([`TexDesc`]); then one texel gather.
-    /// Stored texels are canonical, so their bits are the lookup's.
-    fn sample_nearest(&mut self, desc: B::S, rect: bool, args: &[ir::Value]) -> R<Vec<B::V>> {
+    /// Stored f32 texels are canonical, so their bits are the lookup's; RGBA8 texels (`unorm8`)
+    /// are one gather, each byte then `b as f32 · (1/255 as f32)` as the sampler reads it.
+    fn sample_nearest(
+        &mut self,
+        desc: B::S,
+        rect: bool,
+        unorm8: bool,
+        args: &[ir::Value],
+    ) -> R<Vec<B::V>> {
         let texels = self
             .b
             .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
@@ -477,6 +488,26 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let w = self.b.splat(w)?;
         let row = self.b.ibin(IBin::Mul, y, w)?;
         let texel = self.b.ibin(IBin::Add, row, x)?;
+        if unorm8 {
+            let v = self.b.gather(Kind::I32, texels, texel)?;
+            let scale = self.fconst((1.0f64 / 255.0) as f32)?;
+            return (0..4)
+                .map(|c| {
+                    let byte = if c > 0 {
+                        self.b.shift_imm(super::Shift::ShrU, v, 8 * c)?
+                    } else {
+                        v
+                    };
+                    let byte = if c < 3 {
+                        self.ik(IBin::And, byte, 0xFF)?
+                    } else {
+                        byte
+                    };
+                    let f = self.b.int_to_float(byte, true)?;
+                    self.b.fbin(FBin::Mul, f, scale)
+                })
+                .collect();
+        }
         let word = self.b.shift_imm(super::Shift::Shl, texel, 2)?;
         Ok(self.b.gather4(texels, word)?.to_vec())
     }
