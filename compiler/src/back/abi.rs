@@ -164,16 +164,17 @@ pub struct TexDesc {
     pub wrap: [u32; 2],
 }
 
-/// How the lookups of one texture operation run.
+/// How the lookups of one texture operation run (its two-bit code in [`TexPaths`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
 pub enum TexPath {
     /// Through [`JitArgs::texture`], the runtime's sampler.
-    Call,
+    Call = 0,
     /// In the generated code ([`TexDesc`]), texels RGBA f32.
-    NearestF32,
+    NearestF32 = 1,
     /// In the generated code ([`TexDesc`]), texels RGBA8 unorm: a byte `b` reads as
     /// `b as f32 · (1/255 as f32)`.
-    NearestUnorm8,
+    NearestUnorm8 = 2,
 }
 
 /// Which texture operations of a function sample in the generated code ([`TexDesc`]) rather
@@ -201,8 +202,8 @@ impl TexPaths {
             return TexPath::Call;
         }
         match self.0[k / 32] >> (2 * (k % 32)) & 3 {
-            1 => TexPath::NearestF32,
-            2 => TexPath::NearestUnorm8,
+            c if c == TexPath::NearestF32 as u64 => TexPath::NearestF32,
+            c if c == TexPath::NearestUnorm8 as u64 => TexPath::NearestUnorm8,
             _ => TexPath::Call,
         }
     }
@@ -216,12 +217,7 @@ impl TexPaths {
     pub fn set(&mut self, k: usize, path: TexPath) {
         if k < Self::MAX {
             let shift = 2 * (k % 32);
-            let code = match path {
-                TexPath::Call => 0,
-                TexPath::NearestF32 => 1,
-                TexPath::NearestUnorm8 => 2,
-            };
-            self.0[k / 32] = self.0[k / 32] & !(3 << shift) | code << shift;
+            self.0[k / 32] = self.0[k / 32] & !(3 << shift) | (path as u64) << shift;
         }
     }
 }

@@ -106,13 +106,18 @@ impl Level {
         for t in &mut texels {
             *t = t.map(canonical);
         }
-        Ok(Level {
+        Ok(Level::stored(width, height, depth, Texels::F32(texels)))
+    }
+
+    /// A level of texels as they are stored (already canonical).
+    fn stored(width: u32, height: u32, depth: u32, texels: Texels) -> Level {
+        Level {
             width,
             height,
             depth,
-            texels: Texels::F32(texels),
+            texels,
             unpacked: Default::default(),
-        })
+        }
     }
 
     /// The texels as RGBA f32, every component [`canonical`]: the stored ones, or for RGBA8
@@ -238,13 +243,7 @@ impl Texture {
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
         Ok(Texture {
-            levels: vec![Level {
-                width,
-                height,
-                depth,
-                texels: Texels::Unorm8(texels),
-                unpacked: Default::default(),
-            }],
+            levels: vec![Level::stored(width, height, depth, Texels::Unorm8(texels))],
             format: TexelFormat::Rgba8,
         })
     }
@@ -272,13 +271,7 @@ impl Texture {
             .map(|c| [c[0], c[1], c[2], c[3]].map(canonical))
             .collect();
         Ok(Texture {
-            levels: vec![Level {
-                width,
-                height,
-                depth,
-                texels: Texels::F32(texels),
-                unpacked: Default::default(),
-            }],
+            levels: vec![Level::stored(width, height, depth, Texels::F32(texels))],
             format: TexelFormat::Rgba32F,
         })
     }
@@ -384,13 +377,8 @@ impl Texture {
                     }
                 }
             }
-            self.levels.push(Level {
-                width: w,
-                height: h,
-                depth: d,
-                texels: Texels::F32(texels),
-                unpacked: Default::default(),
-            });
+            self.levels
+                .push(Level::stored(w, h, d, Texels::F32(texels)));
         }
     }
 }

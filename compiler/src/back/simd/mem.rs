@@ -3,9 +3,9 @@
 //! checked one, with a harmless fallback), so generated code never touches memory outside its
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
-use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use super::{Callee, FBin, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
 use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TexPath, TextureCall};
-use crate::ir::{self, FCmp, ICmp, Op};
+use crate::ir::{self, ICmp, Op};
 use std::mem::{offset_of, size_of};
 
 const LANES: i64 = BATCH_LANES as i64;
@@ -423,13 +423,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         });
         let outs = if path != TexPath::Call {
             self.tex_done.set(index, path);
-            let descs = self.b.load(
-                Scalar::Ptr,
-                self.b.args(),
-                offset_of!(crate::back::abi::JitArgs, tex_descs) as i32,
-            )?;
             let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
-            let desc = self.b.word_addr(descs, d)?;
+            let desc = self.b.word_addr(self.p.tex_descs, d)?;
             self.sample_nearest(desc, rect, path == TexPath::NearestUnorm8, args)?
         } else {
             self.texture_call(index, args)?
@@ -455,6 +450,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let texels = self
             .b
             .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
+        // The texel coordinate on `axis` and the side (texels).
         let index = |s: &mut Self, coord: ir::Value, axis: usize| {
             let side = offset_of!(TexDesc, width) + 4 * axis;
             let n = s.b.load(Scalar::I32, desc, side as i32)?;
@@ -464,28 +460,18 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let nf = s.b.int_to_float(n, true)?;
                 u = s.b.fbin(FBin::Mul, u, nf)?;
             }
-            // floor(u) as i32: the conversion gives i32::MIN for NaN and out of range, which
-            // wraps and clamps as NaN's 0 and −∞'s i32::MIN do; +∞'s i32::MAX needs a select.
-            let fl = s.b.fun(FUn::Floor, u)?;
-            let i = s.b.float_to_int(fl)?;
-            let big = s.fconst(2_147_483_648.0)?;
-            let big = s.b.fcmp(FCmp::Ge, fl, big)?;
-            let max = s.iconst(i32::MAX as u32)?;
-            let i = s.b.select(big, max, i)?;
+            // NaN gives i32::MIN, which wraps and clamps as NaN's 0 does.
+            let i = s.floor_to_int(u)?;
             let wrap = offset_of!(TexDesc, wrap) + 4 * axis;
             let m = s.b.load(Scalar::I32, desc, wrap as i32)?;
             let m = s.b.splat(m)?;
             let i = s.b.ibin(IBin::And, i, m)?;
             let i = s.ik(IBin::SMax, i, 0)?;
             let last = s.ik(IBin::Sub, n, 1)?;
-            s.b.ibin(IBin::SMin, i, last)
+            R::Ok((s.b.ibin(IBin::SMin, i, last)?, n))
         };
-        let x = index(self, args[0], 0)?;
-        let y = index(self, args[1], 1)?;
-        let w = self
-            .b
-            .load(Scalar::I32, desc, offset_of!(TexDesc, width) as i32)?;
-        let w = self.b.splat(w)?;
+        let (x, w) = index(self, args[0], 0)?;
+        let (y, _) = index(self, args[1], 1)?;
         let row = self.b.ibin(IBin::Mul, y, w)?;
         let texel = self.b.ibin(IBin::Add, row, x)?;
         if unorm8 {

@@ -111,6 +111,7 @@ struct Ptrs<S> {
     host: S,
     texture: S,
     emit: S,
+    tex_descs: S,
     scratch: S,
     /// The step's first lane (I64).
     lane0: S,
@@ -182,6 +183,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         host: ptr(&mut b, offset_of!(JitArgs, host))?,
         texture: ptr(&mut b, offset_of!(JitArgs, texture))?,
         emit: ptr(&mut b, offset_of!(JitArgs, emit))?,
+        tex_descs: ptr(&mut b, offset_of!(JitArgs, tex_descs))?,
         scratch: b.stack_area(scratch_words(f, lanes))?,
         lane0: args,
     };

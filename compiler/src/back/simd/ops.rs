@@ -148,15 +148,21 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// `floor(x) as i32` as Rust converts: saturating, NaN → 0 (ARL, texel coordinates).
-    pub(super) fn sat_floor(&mut self, a: B::V) -> R<B::V> {
+    /// `floor(x) as i32` as Rust converts, but for NaN: saturating, NaN → `i32::MIN` (a caller
+    /// for which NaN and −∞ agree, as texel wraps, needs no more).
+    pub(super) fn floor_to_int(&mut self, a: B::V) -> R<B::V> {
         let fl = self.b.fun(FUn::Floor, a)?;
         let i = self.b.float_to_int(fl)?;
         let big = self.fconst(TWO_31)?;
         let big = self.b.fcmp(FCmp::Ge, fl, big)?;
         let max = self.iconst(i32::MAX as u32)?;
-        let i = self.b.select(big, max, i)?;
-        let nan = self.b.fcmp(FCmp::Ne, fl, fl)?;
+        self.b.select(big, max, i)
+    }
+
+    /// `floor(x) as i32` as Rust converts: saturating, NaN → 0 (ARL).
+    fn sat_floor(&mut self, a: B::V) -> R<B::V> {
+        let i = self.floor_to_int(a)?;
+        let nan = self.b.fcmp(FCmp::Ne, a, a)?;
         let zero = self.iconst(0)?;
         self.b.select(nan, zero, i)
     }
