@@ -78,6 +78,45 @@ pub fn check_loop_budget(c: Compiler) {
     assert_eq!(f32::from_bits(out[0]), 65537.0);
 }
 
+/// Loops whose lanes leave at different iterations: a loop-carried counter and sum that every
+/// lane still in the loop shares (uniform, though the exit is not), then a loop without an
+/// exit that stops at what each lane has left of its budget.
+pub fn check_divergent_loops(c: Compiler) {
+    let p = crate::front::text::parse(
+        "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..2]\n\
+         IMM[0] FLT32 {0.0, 1.0, 0.5, 0.0}\n\
+         MOV TEMP[0].x, IMM[0].xxxx\nMOV TEMP[1].x, IMM[0].xxxx\n\
+         BGNLOOP\nSGE TEMP[2].x, TEMP[0].xxxx, IN[0].xxxx\nIF TEMP[2].xxxx\nBRK\nENDIF\n\
+         ADD TEMP[0].x, TEMP[0].xxxx, IMM[0].yyyy\nADD TEMP[1].x, TEMP[1].xxxx, IMM[0].zzzz\n\
+         ENDLOOP\nMOV TEMP[2].x, IMM[0].xxxx\n\
+         BGNLOOP\nADD TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\nENDLOOP\n\
+         ADD OUT[0], TEMP[1].xxxx, TEMP[2].xxxx\nEND\n",
+    )
+    .unwrap();
+    let mut f = crate::ir::lift(&p).unwrap();
+    crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    let shader = c(&f, MathMode::Exact).unwrap();
+    // Trip counts differ in every lane of a step, and some exceed the budget.
+    let budget = 65536.0f32;
+    let ns: Vec<f32> = (0..40)
+        .map(|k| match k % 10 {
+            9 => 70000.0,
+            8 => budget + 1.0,
+            7 => budget,
+            _ => ((k * 37) % 23) as f32,
+        })
+        .collect();
+    let xs: Vec<u32> = ns.iter().map(|n| n.to_bits()).collect();
+    let out = run_inputs(&shader, &xs);
+    for (&n, &o) in ns.iter().zip(&out) {
+        // The first loop runs min(n, budget + 1) iterations, adding 0.5 each; the second
+        // runs one more iteration than the budget has left.
+        let first = n.min(budget + 1.0);
+        let left = (budget - n).max(0.0);
+        assert_eq!(f32::from_bits(o), 0.5 * first + left + 1.0, "n = {n}");
+    }
+}
+
 /// Every pure operation, compiled alone, against `ir::semantics` on random and special words.
 pub fn check_every_operation(c: Compiler) {
     use crate::back::host;

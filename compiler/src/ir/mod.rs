@@ -493,6 +493,25 @@ pub struct LoopStmt {
     pub results: Vec<Value>,
 }
 
+impl LoopStmt {
+    /// Whether the body's only `Continue` is its last statement, at its top level (a
+    /// `Continue` inside a nested loop belongs to that loop). Then every invocation still in
+    /// the loop at the end of an iteration continues from the same place, whatever the
+    /// `Break`s before it did.
+    pub fn sole_final_continue(&self) -> bool {
+        fn continues(b: &Block) -> usize {
+            b.0.iter()
+                .map(|s| match s {
+                    Stmt::Continue(_) => 1,
+                    Stmt::If(x) => continues(&x.then_) + continues(&x.else_),
+                    _ => 0,
+                })
+                .sum()
+        }
+        matches!(self.body.0.last(), Some(Stmt::Continue(_))) && continues(&self.body) == 1
+    }
+}
+
 /// A sequence of statements.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Block(pub Vec<Stmt>);

@@ -112,8 +112,14 @@ fn walk(f: &Function, b: &Block, u: &mut [bool], changed: &mut bool) {
                 let (mut conts, mut breaks) = (Vec::new(), Vec::new());
                 exits(&l.body, &mut conts, &mut breaks);
                 let exits_uniform = conds_uniform(&l.body, u);
+                // Invocations that leave the loop early never read its parameters again, and
+                // those still in it have run the same iterations: with one place to continue
+                // from, uniform values passed there keep the parameters uniform however
+                // divergent the `Break`s are. (The SIMD lowering assigns such a `Continue` in
+                // every lane, so every lane holds the value.)
+                let params_uniform = exits_uniform || l.sole_final_continue();
                 for (k, &p) in l.params.iter().enumerate() {
-                    let keep = exits_uniform
+                    let keep = params_uniform
                         && u[l.inits[k].index()]
                         && conts.iter().all(|c| c.get(k).is_none_or(|v| u[v.index()]));
                     demote(u, p, keep, changed);

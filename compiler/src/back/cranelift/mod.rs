@@ -335,6 +335,11 @@ mod tests {
     }
 
     #[test]
+    fn divergent_loops_keep_per_lane_counts() {
+        ts::check_divergent_loops(&cranelift(8));
+    }
+
+    #[test]
     fn constant_operands_keep_the_denormal_rules() {
         ts::check_constant_operands(&cranelift(8));
     }

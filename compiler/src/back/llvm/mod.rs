@@ -404,6 +404,13 @@ mod tests {
     }
 
     #[test]
+    fn divergent_loops_keep_per_lane_counts() {
+        for lanes in [4, 16] {
+            ts::check_divergent_loops(&llvm(lanes));
+        }
+    }
+
+    #[test]
     fn constant_operands_keep_the_denormal_rules() {
         ts::check_constant_operands(&llvm(0));
     }

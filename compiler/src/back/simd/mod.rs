@@ -133,6 +133,10 @@ struct LoopFrame<Var> {
     results: Vec<Var>,
     cont: Var,
     brk: Var,
+    /// The body's one `continue` is its last statement, outside any `If`: every lane still in
+    /// the loop reaches it, so it assigns the next values without blending
+    /// ([`ir::LoopStmt::sole_final_continue`]).
+    sole_continue: bool,
 }
 
 /// The lowering of one function through a builder.
@@ -393,7 +397,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 Stmt::Continue(v) => {
                     let l = self.loops.last().expect("continue inside a loop");
                     let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
-                    self.leave(&vars, v, &tos, lanes)?;
+                    if l.sole_continue {
+                        self.continue_all(&vars, v, &tos, lanes)?;
+                    } else {
+                        self.leave(&vars, v, &tos, lanes)?;
+                    }
                 }
                 Stmt::Yield(v) => {
                     let i = self.ifs.last().expect("yield inside an if");
@@ -444,6 +452,27 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let old = self.b.use_vector(lanes)?;
         let new = self.b.ibin(IBin::Or, old, exec)?;
         self.b.def_vector(lanes, new)?;
+        let none = self.mask_const(false)?;
+        self.set_exec(none)
+    }
+
+    /// The `continue` of [`ir::LoopStmt::sole_final_continue`]: the lanes that do not reach it have left the
+    /// loop (their parameters are never read again) or never entered it, so the next values
+    /// are assigned in every lane. Loop-carried values then do not depend on the execution
+    /// mask, which leaves only the mask's own update on the loop's critical path.
+    fn continue_all(
+        &mut self,
+        vars: &[B::Var],
+        vals: &[ir::Value],
+        tos: &[ir::Value],
+        lanes: B::Var,
+    ) -> R<()> {
+        let exec = self.exec()?;
+        for ((&var, &val), &to) in vars.iter().zip(vals).zip(tos) {
+            let x = self.get_for(val, to)?;
+            self.b.def_vector(var, x)?;
+        }
+        self.b.def_vector(lanes, exec)?;
         let none = self.mask_const(false)?;
         self.set_exec(none)
     }
@@ -585,6 +614,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             results,
             cont,
             brk,
+            sole_continue: l.sole_final_continue(),
         });
         self.block(&l.body)?;
         self.loops.pop();
