@@ -100,37 +100,114 @@ fn bits(v: [f32; 4]) -> [u32; 4] {
     v.map(f32::to_bits)
 }
 
-/// The value of a fragment input at pixel (i, j) (DECISIONS.md §4).
-fn fragment_input(
-    sem: Option<SemanticDecl>,
-    integer_center: bool,
-    i: u32,
-    j: u32,
-    w: u32,
-    h: u32,
-) -> [u32; 4] {
-    match sem.map(|s| s.name) {
-        Some(Semantic::Position) => {
-            let d = if integer_center { 0.5 } else { 0.0 };
-            bits([
+/// How a fragment input register's value follows from its pixel (DECISIONS.md §4).
+#[derive(Debug, Clone, Copy)]
+enum FragInput {
+    /// `(i + 0.5 - d, h - (j + 0.5) - d, 0.5, 1)`, `d` = 0.5 for integer pixel centres.
+    Position { d: f32 },
+    /// The same value at every pixel.
+    Fixed([u32; 4]),
+    /// `((i + 0.5) / w, (j + 0.5) / h, 0, 1)`.
+    Generic,
+}
+
+impl FragInput {
+    fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
+        match sem.map(|s| s.name) {
+            Some(Semantic::Position) => FragInput::Position {
+                d: if integer_center { 0.5 } else { 0.0 },
+            },
+            Some(Semantic::Face) => FragInput::Fixed(bits([1.0, 0.0, 0.0, 1.0])),
+            Some(Semantic::SampleId) => FragInput::Fixed([0; 4]),
+            Some(Semantic::SamplePos) => FragInput::Fixed(bits([0.5, 0.5, 0.0, 0.0])),
+            Some(Semantic::SampleMask) => FragInput::Fixed([1, 0, 0, 0]),
+            _ => FragInput::Generic,
+        }
+    }
+
+    /// The value at pixel (i, j) of a `w` × `h` grid.
+    fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
+        match self {
+            FragInput::Position { d } => bits([
                 i as f32 + 0.5 - d,
                 h as f32 - (j as f32 + 0.5) - d,
                 0.5,
                 1.0,
-            ])
+            ]),
+            FragInput::Fixed(v) => v,
+            FragInput::Generic => bits([
+                (i as f32 + 0.5) / w as f32,
+                (j as f32 + 0.5) / h as f32,
+                0.0,
+                1.0,
+            ]),
         }
-        Some(Semantic::Face) => bits([1.0, 0.0, 0.0, 1.0]),
-        Some(Semantic::SampleId) => [0; 4],
-        Some(Semantic::SamplePos) => bits([0.5, 0.5, 0.0, 0.0]),
-        Some(Semantic::SampleMask) => [1, 0, 0, 0],
-        _ => bits([
-            (i as f32 + 0.5) / w as f32,
-            (j as f32 + 0.5) / h as f32,
-            0.0,
-            1.0,
-        ]),
     }
 }
+
+/// The lane of each pixel of a tile, by row and column ([`TILE_POS`] inverted).
+const TILE_LANES: [[usize; 8]; 8] = {
+    let mut t = [[0; 8]; 8];
+    let mut l = 0;
+    while l < LANES {
+        let (dx, dy) = TILE_POS[l];
+        t[dy as usize][dx as usize] = l;
+        l += 1;
+    }
+    t
+};
+
+/// A fragment input's values over a grid, tabulated: component x follows the column alone, y
+/// the row alone, and z and w are the same everywhere ([`FragInput::at`]).
+struct InputTable {
+    /// Component x per column, for every column of the tiles (helpers' included).
+    x: Vec<u32>,
+    /// Component y per row, likewise.
+    y: Vec<u32>,
+    zw: [u32; 2],
+}
+
+impl InputTable {
+    fn new(input: FragInput, (w, h): (u32, u32)) -> InputTable {
+        let zw = input.at(0, 0, w, h);
+        InputTable {
+            x: (0..w.div_ceil(8) * 8)
+                .map(|i| input.at(i, 0, w, h)[0])
+                .collect(),
+            y: (0..h.div_ceil(8) * 8)
+                .map(|j| input.at(0, j, w, h)[1])
+                .collect(),
+            zw: [zw[2], zw[3]],
+        }
+    }
+
+    /// Fills `reg` with the values of the tile at (tx, ty).
+    fn fill(&self, tx: u32, ty: u32, reg: &mut Reg) {
+        let (xs, ys) = (&self.x[tx as usize..], &self.y[ty as usize..]);
+        for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
+            reg[0][l] = xs[dx as usize];
+            reg[1][l] = ys[dy as usize];
+        }
+        reg[2] = [self.zw[0]; LANES];
+        reg[3] = [self.zw[1]; LANES];
+    }
+}
+
+/// Where lane `l` of a fragment batch sits in its 8 × 8 tile ([`Arrangement::Quads`]): lanes
+/// 4q..4q+3 are quad q, four quads to a row of quads, the upper row of a quad first.
+const TILE_POS: [(u32, u32); LANES] = {
+    let mut t = [(0, 0); LANES];
+    let mut l = 0;
+    while l < LANES {
+        let (q, k) = (l / 4, l % 4);
+        t[l] = (
+            2 * (q as u32 % 4) + (k as u32 & 1),
+            2 * (q as u32 / 4) + if k < 2 { 1 } else { 0 },
+        );
+        l += 1;
+    }
+    t
+};
 
 /// Zeroed batch storage for `p`.
 /// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
@@ -189,78 +266,131 @@ impl std::fmt::Debug for RunOptions<'_> {
     }
 }
 
-/// Runs `work` over `0..n` batch indices on `opts.threads` threads, each with its own scratch
-/// and batch storage; results come back in index order.
-fn parallel<E, T>(
-    engine: &E,
-    arrangement: Arrangement,
+/// The worker threads `opts` asks for, for `n` pieces of work: `None` when the calling thread
+/// does it alone.
+fn pool<'p>(
+    opts: &RunOptions<'p>,
     n: usize,
-    opts: &RunOptions<'_>,
-    work: impl Fn(&mut BatchIo, &mut E::Scratch, usize) -> Result<T, RunError> + Sync,
-) -> Result<Vec<T>, RunError>
-where
-    E: Engine + Sync + ?Sized,
-    E::Scratch: Send,
-    T: Send,
-{
-    let work = |io: &mut BatchIo, scratch: &mut E::Scratch, k: usize| {
-        if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
-            return Err(RunError::TimeLimit);
-        }
-        work(io, scratch, k)
-    };
-    let done = std::sync::atomic::AtomicU64::new(0);
-    let tick = || {
-        if let Some(p) = opts.progress {
-            let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            p(d, n as u64);
-        }
-    };
+    started: &'p mut Option<rayon::ThreadPool>,
+) -> Result<Option<&'p rayon::ThreadPool>, RunError> {
     let single = match opts.pool {
         Some(p) => p.current_num_threads() == 1,
         None => opts.threads == 1,
     };
     if single || n <= 1 {
+        return Ok(None);
+    }
+    if let Some(p) = opts.pool {
+        return Ok(Some(p));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.min(MAX_THREADS).min(n))
+        .build()
+        .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
+    Ok(Some(started.insert(p)))
+}
+
+/// Runs `work` over `items` on the threads of `opts`, each thread with its own scratch and
+/// batch storage; the results come back in the order of `items`. The deadline of `opts` is
+/// `work`'s to check.
+fn parallel<E, I, T>(
+    engine: &E,
+    arrangement: Arrangement,
+    items: Vec<I>,
+    opts: &RunOptions<'_>,
+    work: impl Fn(&mut BatchIo, &mut E::Scratch, I) -> Result<T, RunError> + Sync,
+) -> Result<Vec<T>, RunError>
+where
+    E: Engine + Sync + ?Sized,
+    E::Scratch: Send,
+    I: Send,
+    T: Send,
+{
+    let mut started = None;
+    let Some(pool) = pool(opts, items.len(), &mut started)? else {
         let mut io = new_io(engine.shader(), arrangement);
         let mut scratch = engine.scratch();
-        return (0..n)
-            .map(|k| {
-                let r = work(&mut io, &mut scratch, k);
-                tick();
-                r
-            })
+        return items
+            .into_iter()
+            .map(|k| work(&mut io, &mut scratch, k))
             .collect();
-    }
-    use rayon::prelude::*;
-    let started;
-    let pool = match opts.pool {
-        Some(p) => p,
-        None => {
-            started = rayon::ThreadPoolBuilder::new()
-                .num_threads(opts.threads.min(MAX_THREADS).min(n))
-                .build()
-                .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
-            &started
-        }
     };
+    use rayon::prelude::*;
     pool.install(|| {
-        (0..n)
+        items
             .into_par_iter()
             .map_init(
                 || (new_io(engine.shader(), arrangement), engine.scratch()),
-                |(io, scratch), k| {
-                    let r = work(io, scratch, k);
-                    tick();
-                    r
-                },
+                |(io, scratch), k| work(io, scratch, k),
             )
             .collect()
     })
 }
 
-/// One tile's results: 64 lanes of pixels and flags.
-struct Tile {
-    pixels: Vec<(usize, [f32; 4], bool, bool, bool)>,
+/// Tiles per [`Segment`] at most: rows of tiles are cut so that narrow bands of wide images
+/// still give every thread work.
+const SEGMENT_TILES: u32 = 32;
+
+/// A run of tiles of one row of tiles, with the pixels they write: the work of one thread at a
+/// time.
+struct Segment<'a> {
+    /// The tiles' bottom row (in the image) and first column.
+    ty: u32,
+    tx0: u32,
+    /// The 8 pixel rows of the segment, bottom first (those beyond the band are absent).
+    rows: Vec<&'a mut [[f32; 4]]>,
+}
+
+/// `pixels` (a band of `width`-pixel rows from image row `y0`) cut into segments.
+fn segments(pixels: &mut [[f32; 4]], width: u32, y0: u32) -> Vec<Segment<'_>> {
+    let seg_px = (8 * SEGMENT_TILES) as usize;
+    let mut out = Vec::new();
+    for (k, tile_row) in pixels.chunks_mut(8 * width as usize).enumerate() {
+        let first = out.len();
+        for (dy, row) in tile_row.chunks_mut(width as usize).enumerate() {
+            for (s, piece) in row.chunks_mut(seg_px).enumerate() {
+                if dy == 0 {
+                    out.push(Segment {
+                        ty: y0 + 8 * k as u32,
+                        tx0: s as u32 * 8 * SEGMENT_TILES,
+                        rows: Vec::with_capacity(8),
+                    });
+                }
+                out[first + s].rows.push(piece);
+            }
+        }
+    }
+    out
+}
+
+/// What one segment of tiles counted.
+#[derive(Default)]
+struct RowReport {
+    discarded: u64,
+    exhausted: u64,
+    /// Pixels (indices in the band) whose values are unspecified.
+    unspecified: Vec<usize>,
+}
+
+/// The lanes of the tile at (tx, ty) that hold a pixel of the `width` × `height` grid or share
+/// a quad with one, and of those the helpers (outside the grid, computed for derivatives).
+fn tile_lanes(tx: u32, ty: u32, width: u32, height: u32) -> (Mask, Mask) {
+    let inside = |l: usize| {
+        let (dx, dy) = TILE_POS[l];
+        tx + dx < width && ty + dy < height
+    };
+    let (mut alive, mut helpers): (Mask, Mask) = (0, 0);
+    for q in 0..LANES / 4 {
+        if (0..4).any(|k| inside(4 * q + k)) {
+            for k in 0..4 {
+                alive |= 1 << (4 * q + k);
+                if !inside(4 * q + k) {
+                    helpers |= 1 << (4 * q + k);
+                }
+            }
+        }
+    }
+    (alive, helpers)
 }
 
 /// Renders a fragment shader over a W × H grid on one thread; returns OUT with semantic
@@ -385,7 +515,11 @@ where
                     image.unspecified.extend(&band.unspecified);
                 }
             }
-            image.pixels.extend(band.pixels);
+            if image.pixels.is_empty() {
+                image.pixels = band.pixels;
+            } else {
+                image.pixels.extend(band.pixels);
+            }
             Ok(())
         },
     )?;
@@ -433,27 +567,103 @@ where
                 .is_some_and(|s| s.name == Semantic::Color && s.index == output)
         })
         .map(|d| d.span().first as usize);
-    // Per input declaration: its registers and the value function of (i, j).
+    // Per input declaration: its file, its registers and how its value follows from (i, j).
     let integer_center =
         p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
-    let decls: Vec<(File, Vec<u32>, Option<SemanticDecl>)> = p
+    let decls: Vec<(File, Vec<u32>, InputTable)> = p
         .declarations
         .iter()
         .filter(|d| matches!(d.file, File::Input | File::SystemValue))
         .map(|d| {
+            let input = FragInput::new(d.semantic, integer_center);
             (
                 d.file,
                 d.ranges.iter().flat_map(|r| r.first..=r.last).collect(),
-                d.semantic,
+                InputTable::new(input, (width, height)),
             )
         })
         .collect();
     let tiles_x = width.div_ceil(8);
     let bands = height.div_ceil(band_rows);
     let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
-    let mut tiles_done = 0u64;
+    let tiles_done = std::sync::atomic::AtomicU64::new(0);
     let mut exhausted = 0u64;
     let mut discarded = 0u64;
+    // One segment of tiles: its batches run one after the other, each writing its pixels.
+    let segment = |io: &mut BatchIo,
+                   scratch: &mut E::Scratch,
+                   y0: u32,
+                   seg: Segment<'_>|
+     -> Result<RowReport, RunError> {
+        let mut rep = RowReport::default();
+        let (ty, tx0) = (seg.ty, seg.tx0);
+        let mut rows = seg.rows;
+        let tiles = (width - tx0).div_ceil(8).min(SEGMENT_TILES);
+        for tx in (0..tiles).map(|t| tx0 + 8 * t) {
+            if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                return Err(RunError::TimeLimit);
+            }
+            let (alive, helpers) = if tx + 8 <= width && ty + 8 <= height {
+                (ALL, 0)
+            } else {
+                tile_lanes(tx, ty, width, height)
+            };
+            if alive == 0 {
+                continue;
+            }
+            io.alive = alive;
+            io.helpers = helpers;
+            for (file, regs, table) in &decls {
+                let store = if *file == File::Input {
+                    &mut io.inputs
+                } else {
+                    &mut io.sv
+                };
+                let Some((&first, rest)) = regs.split_first() else {
+                    continue;
+                };
+                table.fill(tx, ty, &mut store[first as usize]);
+                for &r in rest {
+                    store[r as usize] = store[first as usize];
+                }
+            }
+            let report = engine.run_batch(bind, io, scratch)?;
+            let shown = alive & !helpers;
+            rep.discarded += (report.killed & shown).count_ones() as u64;
+            rep.exhausted += (report.exhausted & shown).count_ones() as u64;
+            // The tile's pixels, row by row (its last rows and columns may lie outside).
+            let out = out_reg.map(|o| &io.outputs[o]);
+            let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
+            for (row, lanes) in rows.iter_mut().zip(&TILE_LANES) {
+                for (px, &l) in row[at..at + cols].iter_mut().zip(lanes) {
+                    *px = match out {
+                        _ if report.killed & (1 << l) != 0 => bind.clear,
+                        Some(o) => [
+                            f32::from_bits(o[0][l]),
+                            f32::from_bits(o[1][l]),
+                            f32::from_bits(o[2][l]),
+                            f32::from_bits(o[3][l]),
+                        ],
+                        None => [0.0; 4],
+                    };
+                }
+            }
+            if report.unspecified & shown != 0 {
+                for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
+                    if report.unspecified & shown & (1 << l) != 0 {
+                        rep.unspecified
+                            .push(((ty - y0 + dy) * width + tx + dx) as usize);
+                    }
+                }
+            }
+        }
+        if let Some(p) = opts.progress {
+            let n = u64::from(tiles * (ty + 8).min(height).saturating_sub(ty).div_ceil(8));
+            let d = tiles_done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            p(d + n, all_tiles);
+        }
+        Ok(rep)
+    };
     for n in 0..bands {
         let band = match order {
             BandOrder::BottomUp => n,
@@ -461,100 +671,6 @@ where
         };
         let y0 = band * band_rows;
         let rows = band_rows.min(height - y0);
-        let tiles = (tiles_x * rows.div_ceil(8)) as usize;
-        // Progress over the whole image, not the band.
-        let before = tiles_done;
-        let tick = |d: u64, _: u64| {
-            if let Some(p) = opts.progress {
-                p(before + d, all_tiles);
-            }
-        };
-        let band_opts = RunOptions {
-            threads: opts.threads,
-            progress: Some(&tick),
-            deadline: opts.deadline,
-            pool: opts.pool,
-        };
-        let results = parallel(
-            engine,
-            Arrangement::Quads,
-            tiles,
-            &band_opts,
-            |io, scratch, k| {
-                let (tx, ty) = (8 * (k as u32 % tiles_x), y0 + 8 * (k as u32 / tiles_x));
-                let pos = |l: usize| {
-                    let (q, k) = (l / 4, l % 4);
-                    let i = tx + 2 * (q as u32 % 4) + (k as u32 & 1);
-                    let j = ty + 2 * (q as u32 / 4) + u32::from(k < 2);
-                    (i, j)
-                };
-                let inside = |l: usize| {
-                    let (i, j) = pos(l);
-                    i < width && j < height
-                };
-                let mut alive: Mask = 0;
-                let mut helpers: Mask = 0;
-                for q in 0..LANES / 4 {
-                    if (0..4).any(|k| inside(4 * q + k)) {
-                        for k in 0..4 {
-                            alive |= 1 << (4 * q + k);
-                            if !inside(4 * q + k) {
-                                helpers |= 1 << (4 * q + k);
-                            }
-                        }
-                    }
-                }
-                if alive == 0 {
-                    return Ok(Tile { pixels: Vec::new() });
-                }
-                clear(&mut io.inputs);
-                clear(&mut io.sv);
-                io.alive = alive;
-                io.helpers = helpers;
-                for (file, regs, sem) in &decls {
-                    for l in 0..LANES {
-                        let (i, j) = pos(l);
-                        let v = fragment_input(*sem, integer_center, i, j, width, height);
-                        let store = if *file == File::Input {
-                            &mut io.inputs
-                        } else {
-                            &mut io.sv
-                        };
-                        for &r in regs {
-                            for c in 0..4 {
-                                store[r as usize][c][l] = v[c];
-                            }
-                        }
-                    }
-                }
-                let report = engine.run_batch(bind, io, scratch)?;
-                let mut pixels = Vec::with_capacity(LANES);
-                for l in 0..LANES {
-                    if alive & (1 << l) == 0 || helpers & (1 << l) != 0 {
-                        continue;
-                    }
-                    let (i, j) = pos(l);
-                    let at = ((j - y0) * width + i) as usize;
-                    let killed = report.killed & (1 << l) != 0;
-                    let px = if killed {
-                        bind.clear
-                    } else if let Some(o) = out_reg {
-                        std::array::from_fn(|c| f32::from_bits(io.outputs[o][c][l]))
-                    } else {
-                        [0.0; 4]
-                    };
-                    pixels.push((
-                        at,
-                        px,
-                        killed,
-                        report.exhausted & (1 << l) != 0,
-                        report.unspecified & (1 << l) != 0,
-                    ));
-                }
-                Ok(Tile { pixels })
-            },
-        )?;
-        tiles_done += tiles as u64;
         let mut out = Band {
             y0,
             rows,
@@ -562,17 +678,22 @@ where
             pixels: vec![[0.0; 4]; (width * rows) as usize],
             unspecified: Vec::new(),
         };
-        for tile in results {
-            for (at, px, killed, ex, unspecified) in tile.pixels {
-                out.pixels[at] = px;
-                discarded += killed as u64;
-                exhausted += ex as u64;
-                if unspecified {
-                    if out.unspecified.is_empty() {
-                        out.unspecified = vec![false; out.pixels.len()];
-                    }
-                    out.unspecified[at] = true;
+        let segs = segments(&mut out.pixels, width, y0);
+        let reports = parallel(
+            engine,
+            Arrangement::Quads,
+            segs,
+            opts,
+            |io, scratch, seg| segment(io, scratch, y0, seg),
+        )?;
+        for rep in reports {
+            discarded += rep.discarded;
+            exhausted += rep.exhausted;
+            for at in rep.unspecified {
+                if out.unspecified.is_empty() {
+                    out.unspecified = vec![false; out.pixels.len()];
                 }
+                out.unspecified[at] = true;
             }
         }
         sink(out)?;
@@ -658,12 +779,17 @@ where
 {
     let p = &engine.shader().program;
     let batches = n.div_ceil(LANES);
+    let done = std::sync::atomic::AtomicU64::new(0);
     let results = parallel(
         engine,
         Arrangement::Independent,
-        batches,
+        (0..batches).collect(),
         opts,
         |io, scratch, b| {
+            if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                return Err(RunError::TimeLimit);
+            }
+
             let start = b * LANES;
             let count = (n - start).min(LANES);
             io.alive = if count == LANES {
@@ -714,6 +840,10 @@ where
                     emitted,
                     exhausted: report.exhausted & (1 << l) != 0,
                 });
+            }
+            if let Some(p) = opts.progress {
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                p(d, batches as u64);
             }
             Ok(out)
         },
@@ -779,5 +909,46 @@ mod tests {
             &mut |_| Ok(()),
         );
         assert!(e.is_err());
+    }
+
+    #[test]
+    fn every_pixel_gets_its_own_inputs_in_wide_and_ragged_images() {
+        // Wider than a segment, neither side a multiple of 8: every pixel reads its own
+        // position and GENERIC value (DECISIONS.md §4), on one thread and on two, and the
+        // pixels with x < 3 are discarded.
+        let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1], GENERIC[0], LINEAR\n\
+                   DCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 { 3.0, 0.0, 0.0, 0.0 }\n\
+                   MOV OUT[0].xy, IN[0].xyxy\nMOV OUT[0].zw, IN[1].xxxy\n\
+                   SLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\nKILL_IF -TEMP[0].xxxx\nEND\n";
+        let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let bind = Bindings {
+            clear: [-7.0; 4],
+            ..Bindings::default()
+        };
+        let (w, h) = (8 * SEGMENT_TILES * 2 + 13, 11);
+        for threads in [1, 2] {
+            let opts = RunOptions {
+                threads,
+                ..RunOptions::default()
+            };
+            let img = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
+            assert_eq!(img.pixels.len(), (w * h) as usize);
+            assert_eq!(img.discarded, 3 * u64::from(h));
+            for j in 0..h {
+                for i in 0..w {
+                    let want = if i < 3 {
+                        [-7.0; 4]
+                    } else {
+                        [
+                            i as f32 + 0.5,
+                            h as f32 - (j as f32 + 0.5),
+                            (i as f32 + 0.5) / w as f32,
+                            (j as f32 + 0.5) / h as f32,
+                        ]
+                    };
+                    assert_eq!(img.pixel(i, j), want, "pixel ({i}, {j}), {threads} threads");
+                }
+            }
+        }
     }
 }
