@@ -55,6 +55,8 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     args: PointerValue<'ctx>,
     callees: Callees<'ctx>,
     fma: bool,
+    /// The host's widest vector of 32-bit lanes (`HostCpu::width`).
+    width: u32,
     lanes: u32,
     /// `<lanes x float>`, `<lanes x i32>`, `<lanes x i1>`, `<lanes x i64>`.
     vf: VectorType<'ctx>,
@@ -78,14 +80,15 @@ fn vector(v: BasicValueEnum<'_>) -> R<V<'_>> {
 
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     /// A builder at the end of `func`'s entry block, `args` its parameter, for `lanes` lanes
-    /// per step; `fma` when the CPU has fused multiply-add.
+    /// per step; `fma` when the CPU has fused multiply-add, `width` its widest vector of
+    /// 32-bit lanes.
     pub fn new(
         cx: &'ctx Context,
         m: &'a Module<'ctx>,
         func: FunctionValue<'ctx>,
         lanes: u32,
         callees: Callees<'ctx>,
-        fma: bool,
+        (fma, width): (bool, u32),
     ) -> R<Self> {
         let entry = cx.append_basic_block(func, "entry");
         let (b, slots) = (cx.create_builder(), cx.create_builder());
@@ -108,6 +111,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             args,
             callees,
             fma,
+            width,
             lanes,
             vf: cx.f32_type().vec_type(lanes),
             vi: cx.i32_type().vec_type(lanes),
@@ -172,6 +176,63 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
 
     fn select_(&self, m: V<'ctx>, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>> {
         vector(self.b.build_select(m, x, y, "")?)
+    }
+
+    /// x86's `cvttps2dq` on `a`, a host register at a time: truncation, `i32::MIN` for NaN and
+    /// out of range, as [`SimdBuilder::float_to_int`] asks, in one instruction (LLVM's
+    /// `fptosi` is poison out of range, so it would need a compare and a blend around it).
+    /// `None` when the step does not split into the host's registers.
+    fn cvtt(&self, a: V<'ctx>) -> R<Option<V<'ctx>>> {
+        let n = self.lanes.min(self.width);
+        let name = match n {
+            16 => "llvm.x86.avx512.mask.cvttps2dq.512",
+            8 => "llvm.x86.avx.cvtt.ps2dq.256",
+            4 => "llvm.x86.sse2.cvttps2dq",
+            _ => return Ok(None),
+        };
+        if self.lanes % n != 0 {
+            return Ok(None);
+        }
+        let i32t = self.cx.i32_type();
+        let lanes = |r: std::ops::Range<u32>| {
+            VectorType::const_vector(
+                &r.map(|l| i32t.const_int(l as u64, false))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let mut parts = Vec::new();
+        for k in 0..self.lanes / n {
+            let piece = if n == self.lanes {
+                a
+            } else {
+                let poison = a.get_type().get_poison();
+                self.b
+                    .build_shuffle_vector(a, poison, lanes(k * n..(k + 1) * n), "")?
+            };
+            let mut args: Vec<BasicMetadataValueEnum> = vec![piece.into()];
+            if n == 16 {
+                // Pass-through, every lane written, the current rounding (truncation anyway).
+                args.push(i32t.vec_type(16).const_zero().into());
+                args.push(self.cx.i16_type().const_all_ones().into());
+                args.push(i32t.const_int(4, false).into());
+            }
+            let r = self
+                .intrinsic(name, &[], &args)?
+                .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
+            parts.push(vector(r)?);
+        }
+        while parts.len() > 1 {
+            let m = parts[0].get_type().get_size();
+            let mut joined = Vec::new();
+            for pair in parts.chunks(2) {
+                joined.push(
+                    self.b
+                        .build_shuffle_vector(pair[0], pair[1], lanes(0..2 * m), "")?,
+                );
+            }
+            parts = joined;
+        }
+        Ok(parts.pop())
     }
 
     /// Calls intrinsic `name`, overloaded on `overload`.
@@ -425,6 +486,9 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn float_to_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
         let a = self.floats(a)?;
+        if let Some(i) = self.cvtt(a)? {
+            return Ok(i);
+        }
         let two31 = 2_147_483_648.0f32;
         let lo = self.fconst(-two31)?;
         let hi = self.fconst(two31)?;

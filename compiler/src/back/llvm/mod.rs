@@ -334,7 +334,14 @@ fn lower<'ctx>(
         texture: fn_type(simd::Callee::Texture(())),
         emit: fn_type(simd::Callee::Emit(())),
     };
-    let lb = builder::LlvmBuilder::new(cx, module, func, lanes as u32, callees, cpu.fma)?;
+    let lb = builder::LlvmBuilder::new(
+        cx,
+        module,
+        func,
+        lanes as u32,
+        callees,
+        (cpu.fma, cpu.width as u32),
+    )?;
     Ok(simd::lower(f, lb, tex_paths)?.1)
 }
 
