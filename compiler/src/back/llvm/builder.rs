@@ -190,7 +190,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             4 => "llvm.x86.sse2.cvttps2dq",
             _ => return Ok(None),
         };
-        if self.lanes % n != 0 {
+        if !self.lanes.is_multiple_of(n) {
             return Ok(None);
         }
         let i32t = self.cx.i32_type();
