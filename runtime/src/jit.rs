@@ -142,8 +142,8 @@ fn compile_with(
     let verify = cfg!(debug_assertions);
     match config.backend {
         Backend::Cranelift => {
-            let lanes = if config.lanes == 0 { 8 } else { config.lanes };
-            if !matches!(lanes, 4 | 8 | 16 | 32) {
+            let lanes = config.lanes;
+            if !matches!(lanes, 0 | 4 | 8 | 16 | 32) {
                 return Err(JitError::Options(format!(
                     "Cranelift lanes = {lanes} (4, 8, 16 or 32)"
                 ))

@@ -18,6 +18,7 @@
 
 pub mod arena;
 mod lift;
+pub mod pressure;
 pub mod print;
 pub mod semantics;
 pub mod tex;

@@ -9,6 +9,7 @@
 
 pub mod compact;
 pub mod const_fold;
+pub mod contract;
 pub mod copy_prop;
 pub mod dce;
 pub mod fast_math;

@@ -35,7 +35,9 @@ pub use super::abi::{
 pub struct JitOptions {
     /// Transcendental functions.
     pub math: MathMode,
-    /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers).
+    /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers), or 0
+    /// to choose per function: 8 when its live values fit the 16 registers at two each, else 4
+    /// ([`step_lanes`](crate::back::simd::step_lanes)).
     pub lanes: usize,
     /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
     /// for the sampler state they will run with.
@@ -48,7 +50,7 @@ impl Default for JitOptions {
     fn default() -> Self {
         JitOptions {
             math: MathMode::Exact,
-            lanes: 8,
+            lanes: 0,
             textures: TexPaths::NONE,
             verify: cfg!(debug_assertions),
         }
@@ -162,12 +164,20 @@ pub fn compile_with_text(f: &Function, opts: &JitOptions) -> Result<CompiledShad
 }
 
 fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<CompiledShader, JitError> {
-    if ![4, 8, 16, 32].contains(&opts.lanes) {
+    if ![0, 4, 8, 16, 32].contains(&opts.lanes) {
         return Err(JitError::Options(format!(
             "Cranelift lanes = {} (4, 8, 16 or 32)",
             opts.lanes
         )));
     }
+    let f = &*crate::back::simd::prepare(f, opts.math);
+    let opts = &JitOptions {
+        lanes: match opts.lanes {
+            0 => crate::back::simd::step_lanes(f, 4, 16),
+            n => n,
+        },
+        ..*opts
+    };
     let insts = f.body.inst_count();
     crate::back::abi::check_size(insts, opts.lanes)?;
     let isa = isa(opts.verify, allocator_for(f, insts))?;
@@ -187,7 +197,6 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         ctx.set_disasm(true);
     }
     let mut fctx = FunctionBuilderContext::new();
-    let f = crate::back::simd::prepare(f, opts.math);
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         lower(&f, opts, &mut module, &mut ctx.func, &mut fctx)
@@ -357,6 +366,7 @@ mod tests {
         assert!(ir.contains("sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
+        // Few values live at once: two registers a value.
         assert_eq!(c.lanes_per_step, 8);
     }
 }

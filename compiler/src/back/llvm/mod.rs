@@ -54,10 +54,11 @@ use std::sync::OnceLock;
 pub struct LlvmOptions {
     /// Transcendental functions.
     pub math: MathMode,
-    /// Lanes per step (the width of every vector): 0 for the host's widest vector (16 lanes
-    /// with AVX-512, 8 with AVX2, 4 otherwise); otherwise 4, 8, 16, 32 or 64 (LLVM splits a
-    /// vector wider than the host's registers into several, which hides the latency of
-    /// loop-carried arithmetic: twice the host's width runs loops about twice as fast).
+    /// Lanes per step (the width of every vector): 0 to choose per function — the host's
+    /// widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or twice it when the
+    /// function's live values fit the registers twice over ([`simd::step_lanes`]); otherwise
+    /// 4, 8, 16, 32 or 64 (LLVM splits a vector wider than the host's registers into several,
+    /// which hides the latency of loop-carried arithmetic).
     pub lanes: usize,
     /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
     /// for the sampler state they will run with.
@@ -196,15 +197,20 @@ pub fn compile_with_text(f: &Function, opts: &LlvmOptions) -> Result<CompiledSha
     compile_inner(f, opts, true)
 }
 
-/// The lanes per step `opts` asks for on this host.
+/// The lanes per step `opts` asks for on this host, for `f` as it is compiled.
 ///
 /// # Errors
 /// [`JitError::Options`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
 /// when the host is not supported.
-pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
+pub fn lanes(opts: &LlvmOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
     match opts.lanes {
-        0 => Ok(cpu.width),
+        // AVX-512 has 32 vector registers, AVX and SSE 16.
+        0 => Ok(simd::step_lanes(
+            f,
+            cpu.width,
+            if cpu.width == 16 { 32 } else { 16 },
+        )),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
         n => Err(JitError::Options(format!(
             "lanes = {n} (0, 4, 8, 16, 32 or 64)"
@@ -214,7 +220,8 @@ pub fn lanes(opts: &LlvmOptions) -> Result<usize, JitError> {
 
 fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<CompiledShader, JitError> {
     let cpu = host_cpu()?;
-    let lanes = lanes(opts)?;
+    let f = crate::back::simd::prepare(f, opts.math);
+    let lanes = lanes(opts, &f)?;
     crate::back::abi::check_size(f.body.inst_count(), lanes)?;
     let context = Box::new(Context::create());
     // SAFETY: the context is only dropped after everything made from it: on the error paths
@@ -225,7 +232,6 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
     let tm = target_machine(cpu)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let f = crate::back::simd::prepare(f, opts.math);
     let lowered = lower(&f, lanes, opts.textures, cpu, cx, &module)?;
     if opts.verify {
         module
@@ -393,12 +399,21 @@ mod tests {
         let cpu = host_cpu().unwrap();
         assert!([4, 8, 16].contains(&cpu.width), "{cpu:?}");
         assert!(!cpu.name.is_empty());
-        assert_eq!(lanes(&LlvmOptions::default()).unwrap(), cpu.width);
+        // Straight-line code with a few values takes two registers' worth; a large shader
+        // one.
+        let small = ts::unary_function(crate::ir::Unary::FSqrt);
+        assert_eq!(
+            lanes(&LlvmOptions::default(), &small).unwrap(),
+            2 * cpu.width
+        );
         assert!(matches!(
-            lanes(&LlvmOptions {
-                lanes: 12,
-                ..Default::default()
-            }),
+            lanes(
+                &LlvmOptions {
+                    lanes: 12,
+                    ..Default::default()
+                },
+                &small
+            ),
             Err(JitError::Options(_))
         ));
     }
@@ -438,6 +453,7 @@ mod tests {
         assert!(ir.contains("llvm.sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
-        assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
+        // Few values live at once: two registers a value.
+        assert_eq!(c.lanes_per_step, 2 * host_cpu().unwrap().width);
     }
 }

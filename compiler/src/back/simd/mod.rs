@@ -61,15 +61,46 @@ pub struct Lowered {
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; with fast math, `f`
 /// with its transcendental functions expanded into the approximations of
-/// [`crate::opt::fast_math`].
+/// [`crate::opt::fast_math`], then, when the host has fused multiply-add ([`host_fma`]), its
+/// multiply-adds fused ([`crate::opt::contract`]). Every engine that runs fast math runs this
+/// function, so they compute the same bits.
 pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
     match math {
         MathMode::Exact => Cow::Borrowed(f),
         MathMode::Fast => {
             let mut g = f.clone();
             crate::opt::fast_math::run(&mut g);
+            if host_fma() && crate::opt::contract::run(&mut g) {
+                crate::opt::dce::run(&mut g);
+            }
             Cow::Owned(g)
         }
+    }
+}
+
+/// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
+/// gives `f` when it may choose: twice its width when every value live at once
+/// ([`ir::pressure::max_live`]) still fits the registers at two registers a value (two
+/// independent dependency chains hide latency: loops run up to twice as fast), else its width
+/// (wider steps spill, and straight-line code gains nothing from them).
+pub fn step_lanes(f: &ir::Function, width: usize, registers: usize) -> usize {
+    if 2 * ir::pressure::max_live(f) <= registers {
+        2 * width
+    } else {
+        width
+    }
+}
+
+/// Whether this machine has a vector fused multiply-add (x86's FMA3), which both back ends
+/// then use for `fma`; without it they compute `fma` lane by lane on the host.
+pub fn host_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 

@@ -201,6 +201,10 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
         );
         let uniform = tgsic::ir::uniform::analyze(&c.f).count();
         println!("  uniform values: {uniform} of {}", c.f.values.len());
+        println!(
+            "  values live at once (at most): {}",
+            tgsic::ir::pressure::max_live(&c.f)
+        );
     }
     if a.stats && many {
         times.sort();
