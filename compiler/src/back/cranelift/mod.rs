@@ -199,7 +199,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let mut fctx = FunctionBuilderContext::new();
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lower(&f, opts, &mut module, &mut ctx.func, &mut fctx)
+        lower(f, opts, &mut module, &mut ctx.func, &mut fctx)
     }))
     .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
@@ -238,7 +238,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         asm: if text { asm } else { None },
     };
     // SAFETY: `entry` lives in `module`, which the owner keeps until the shader is dropped.
-    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, &f, info) })
+    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
 }
 
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
