@@ -576,18 +576,15 @@ fn tex_paths<'a>(
             paths.set(k, path);
             desc
         });
-        descs.push(desc.unwrap_or(TexDesc {
-            texels: ZEROS.as_ptr() as *const c_void,
-            width: 0,
-            height: 0,
-            wrap: [0; 2],
-        }));
+        descs.push(desc.unwrap_or(TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2])));
     }
     paths
 }
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
-/// run in generated code.
+/// run in generated code. The descriptor follows from `op`'s unit, sampler and RECT-ness and
+/// the path alone: the generated code reads one operation's descriptor for every operation
+/// that shares them.
 fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, TexPath)> {
     use crate::texture::{Filter, Storage, Wrap, lod_matters};
     if !tgsic::back::abi::vector_texture(op) {
@@ -628,12 +625,7 @@ fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, T
             TexPath::NearestF32,
         ),
     };
-    let desc = TexDesc {
-        texels,
-        width: level.width,
-        height: level.height,
-        wrap,
-    };
+    let desc = TexDesc::new(texels, level.width, level.height, wrap);
     Some((desc, path))
 }
 

@@ -240,6 +240,49 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
 }
 
 #[test]
+fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
+    // One texture through two samplers (repeat and clamp) and as RECT: operations that share
+    // a unit, a sampler and a target share a descriptor in the generated code; these three
+    // must not, and each gives the interpreter's result.
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL OUT[1], GENERIC[1]\n\
+                DCL OUT[2], GENERIC[2]\nDCL OUT[3], GENERIC[3]\nDCL SAMP[0]\nDCL SAMP[1]\n\
+                DCL TEMP[0]\nIMM[0] FLT32 {8.0, 4.0, 0.0, 0.0}\n\
+                TEX OUT[0], IN[0], SAMP[0], 2D\nTEX OUT[1], IN[0], SAMP[1], 2D\n\
+                MUL TEMP[0], IN[0], IMM[0].xyzz\nTEX OUT[2], TEMP[0], SAMP[0], RECT\n\
+                TEX OUT[3], IN[0].yxzw, SAMP[1], 2D\nEND\n";
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let sampler = |wrap| Sampler {
+        min: Filter::Nearest,
+        mag: Filter::Nearest,
+        wrap: [wrap, wrap, Wrap::Repeat],
+        ..Sampler::default()
+    };
+    let mut tex = texture(8, 4, 1);
+    tex.levels.truncate(1);
+    let bind = Bindings {
+        textures: vec![Some(tex.clone()), Some(tex)],
+        samplers: vec![sampler(Wrap::Repeat), sampler(Wrap::Clamp)],
+        ..Bindings::default()
+    };
+    let verts = vertices(300);
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let want = run_vertices(&shader, &bind, &verts, &one).unwrap();
+    for (backend, _) in jit_backends() {
+        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), &bind)
+            .unwrap();
+        assert!(
+            (0..4).all(|k| jit.compiled.tex_paths.vector(k)),
+            "{backend:?}"
+        );
+        let got = run_vertices(&jit, &bind, &verts, &one).unwrap();
+        assert_eq!(got, want, "{backend:?}");
+    }
+}
+
+#[test]
 fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\

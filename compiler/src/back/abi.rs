@@ -164,6 +164,18 @@ pub struct TexDesc {
     pub wrap: [u32; 2],
 }
 
+impl TexDesc {
+    /// The descriptor of `width × height` texels at `texels` with the masks `wrap`.
+    pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32, wrap: [u32; 2]) -> Self {
+        TexDesc {
+            texels,
+            width,
+            height,
+            wrap,
+        }
+    }
+}
+
 /// How the lookups of one texture operation run (its two-bit code in [`TexPaths`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]

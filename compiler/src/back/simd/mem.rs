@@ -417,13 +417,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
             TexPath::Call
         };
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
+        let key = (op.unit, op.sampler, rect, path);
         self.textures.push(TextureCall {
             op,
             args: args.len(),
         });
         let outs = if path != TexPath::Call {
             self.tex_done.set(index, path);
-            let d = self.sconst((index * size_of::<TexDesc>() / 4) as i64)?;
+            let slot = *self.tex_descs.entry(key).or_insert(index);
+            let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
             let desc = self.b.word_addr(self.p.tex_descs, d)?;
             self.sample_nearest(desc, rect, path == TexPath::NearestUnorm8, args)?
         } else {
@@ -451,10 +453,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .b
             .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
         // The texel coordinate on `axis` and the side (texels).
+        // A descriptor field of `axis`, in every lane.
+        let field = |s: &mut Self, kind: Scalar, offset: usize, axis: usize| {
+            let x = s.b.load(kind, desc, (offset + 4 * axis) as i32)?;
+            s.b.splat(x)
+        };
         let index = |s: &mut Self, coord: ir::Value, axis: usize| {
-            let side = offset_of!(TexDesc, width) + 4 * axis;
-            let n = s.b.load(Scalar::I32, desc, side as i32)?;
-            let n = s.b.splat(n)?;
+            let n = field(s, Scalar::I32, offset_of!(TexDesc, width), axis)?;
             let mut u = s.float_operand(coord)?;
             if !rect {
                 let nf = s.b.int_to_float(n, true)?;
@@ -462,9 +467,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
             // NaN gives i32::MIN, which wraps and clamps as NaN's 0 does.
             let i = s.floor_to_int(u)?;
-            let wrap = offset_of!(TexDesc, wrap) + 4 * axis;
-            let m = s.b.load(Scalar::I32, desc, wrap as i32)?;
-            let m = s.b.splat(m)?;
+            let m = field(s, Scalar::I32, offset_of!(TexDesc, wrap), axis)?;
             let i = s.b.ibin(IBin::And, i, m)?;
             let i = s.ik(IBin::SMax, i, 0)?;
             let last = s.ik(IBin::Sub, n, 1)?;

@@ -188,6 +188,10 @@ struct Lower<'a, B: SimdBuilder> {
     /// Which texture operations to sample in the code (asked), and which are (done).
     tex_paths: TexPaths,
     tex_done: TexPaths,
+    /// Per texture, sampler, RECT-ness and path: the first operation sampled with them, whose
+    /// descriptor every later one reads too (the runtime writes the same descriptor for all:
+    /// it follows from these alone), so that a step loads each once.
+    tex_descs: HashMap<(u32, Option<u32>, bool, super::abi::TexPath), usize>,
     /// Word offset of each array in the arrays buffer.
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.
@@ -245,6 +249,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         textures: Vec::new(),
         tex_paths,
         tex_done: TexPaths::NONE,
+        tex_descs: HashMap::new(),
         array_base,
         trash: total,
     };
