@@ -258,3 +258,54 @@ fn vertex_and_geometry_shaders_run_over_attribute_files() {
     assert_eq!(v[0], 11.0);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn fast_math_is_the_default_and_exact_is_one_flag_away() {
+    // SIN and POW of a per-pixel value: the JIT's default (fast) approximates them, so some
+    // pixels differ from the interpreter's; `--math exact` gives its bits exactly.
+    let d = temp("math");
+    let shader = d.join("sin.tgsi");
+    std::fs::write(
+        &shader,
+        "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+         IMM[0] FLT32 {37.0, 2.5, 0.0, 1.0}\nMUL TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n\
+         SIN OUT[0].x, TEMP[0].xxxx\nPOW OUT[0].y, IN[0].yyyy, IMM[0].yyyy\n\
+         MOV OUT[0].zw, IMM[0].zzzw\nEND\n",
+    )
+    .unwrap();
+    let render = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let mut args = vec![
+            "run",
+            shader.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            "64x64",
+        ];
+        args.extend_from_slice(extra);
+        let o = tgsic(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        std::fs::read(&out).unwrap()
+    };
+    let interp = render("interp.f32", &["--engine", "interp"]);
+    let exact = render("exact.f32", &["--engine", "jit", "--math", "exact"]);
+    let default = render("default.f32", &["--engine", "jit"]);
+    let fast = render("fast.f32", &["--engine", "jit", "--math", "fast"]);
+    assert_eq!(exact, interp, "exact is the interpreter's bits");
+    assert_eq!(default, fast, "the default is fast");
+    assert_ne!(default, interp, "fast approximates");
+    // Within the documented bounds: SIN to 2^-22 absolute here, POW to a few ulp.
+    let floats = |b: &[u8]| -> Vec<f32> {
+        b.chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for (k, (f, e)) in floats(&fast).iter().zip(floats(&interp)).enumerate() {
+        assert!(
+            (f - e).abs() <= 1e-5 * e.abs().max(1.0),
+            "word {k}: {f} against {e}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

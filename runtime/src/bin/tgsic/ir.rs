@@ -27,8 +27,9 @@ pub struct IrArgs {
     /// Whose machine code --emit asm prints: jit (Cranelift) or llvm.
     #[arg(long, value_enum, default_value_t = crate::run::EngineArg::Jit)]
     pub engine: crate::run::EngineArg,
-    /// Transcendental functions in generated code (with --emit clif|llvm-ir|asm).
-    #[arg(long, value_enum, default_value_t = crate::run::MathArg::Exact)]
+    /// Float math in generated code (with --emit clif|llvm-ir|asm), as `run` compiles it by
+    /// default: fast.
+    #[arg(long, value_enum, default_value_t = crate::run::MathArg::Fast)]
     pub math: crate::run::MathArg,
     /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
     #[arg(long, default_value_t = 0, value_parser = crate::run::parse_lanes)]

@@ -60,16 +60,17 @@ pub struct BindArgs {
 /// Options of the JIT engines and of parallel runs (shared by `run` and `bench`).
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// Transcendental functions in JIT code: exact (bit-identical to the interpreter) or
-    /// fast (inline approximations, bounds in docs/jit.md).
-    #[arg(long, value_enum, default_value_t = MathArg::Exact)]
+    /// Float math in JIT code: fast (the default: inline approximations of SIN, COS, EX2,
+    /// LG2 and POW and fused multiply-adds, bounds in docs/jit.md; up to 4x faster) or exact
+    /// (bit-identical to the interpreter).
+    #[arg(long, value_enum, default_value_t = MathArg::Fast)]
     pub math: MathArg,
     /// Worker threads (0: every core; at most 1024). The results do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
-    /// JIT lanes per step (0: the engine's default): jit takes 4, 8 (default), 16 or 32;
-    /// llvm 4, 8, 16, 32 or 64 and defaults to the host's widest vector (16 with AVX-512;
-    /// 32 runs loop-heavy shaders about twice as fast).
+    /// JIT lanes per step (0: chosen per shader from its register pressure): jit takes 4, 8,
+    /// 16 or 32; llvm 4, 8, 16, 32 or 64 (its choice is the host's widest vector, or twice it
+    /// for shaders with few live values).
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
 }
@@ -79,7 +80,7 @@ pub struct ExecArgs {
 pub enum MathArg {
     /// Bit-identical to the interpreter.
     Exact,
-    /// Inline vector approximations.
+    /// Inline vector approximations and fused multiply-adds (the CLI's default).
     Fast,
 }
 
