@@ -64,8 +64,8 @@ pub fn unary_function(u: Unary) -> Function {
     f
 }
 
-/// A loop without an exit stops after its budget (65536 iterations).
-pub fn check_loop_budget(c: Compiler) {
+/// `OUT[0] = 1 + 1 + ...` in a loop without an exit: a small loop that stops at its budget.
+pub fn endless_loop_function() -> Function {
     let p = crate::front::text::parse(
         "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 {0.0, 10.0, 14.0, 1.0}\n\
          BGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\nENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n",
@@ -73,6 +73,12 @@ pub fn check_loop_budget(c: Compiler) {
     .unwrap();
     let mut f = crate::ir::lift(&p).unwrap();
     crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    f
+}
+
+/// A loop without an exit stops after its budget (65536 iterations).
+pub fn check_loop_budget(c: Compiler) {
+    let f = endless_loop_function();
     let shader = c(&f, MathMode::Exact).unwrap();
     let out = run_inputs(&shader, &[0; 4]);
     assert_eq!(f32::from_bits(out[0]), 65537.0);

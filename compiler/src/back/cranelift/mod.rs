@@ -36,7 +36,8 @@ pub struct JitOptions {
     /// Transcendental functions.
     pub math: MathMode,
     /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers), or 0
-    /// to choose per function: 8 when its live values fit the 16 registers at two each, else 4
+    /// to choose per function: 8 for a loop whose live values fit the 16 registers at two
+    /// each, else 4
     /// ([`step_lanes`](crate::back::simd::step_lanes)).
     pub lanes: usize,
     /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
@@ -366,7 +367,10 @@ mod tests {
         assert!(ir.contains("sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
-        // Few values live at once: two registers a value.
+        // Straight-line code: one register a value; a small loop: two.
+        assert_eq!(c.lanes_per_step, 4);
+        let looping = ts::endless_loop_function();
+        let c = compile(&looping, &JitOptions::default()).unwrap();
         assert_eq!(c.lanes_per_step, 8);
     }
 }

@@ -79,12 +79,13 @@ pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
 }
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
-/// gives `f` when it may choose: twice its width when every value live at once
-/// ([`ir::pressure::max_live`]) still fits the registers at two registers a value (two
-/// independent dependency chains hide latency: loops run up to twice as fast), else its width
-/// (wider steps spill, and straight-line code gains nothing from them).
+/// gives `f` when it may choose: twice its width when `f` has a loop and every value live at
+/// once ([`ir::pressure::max_live`]) still fits the registers at two registers a value (two
+/// independent dependency chains hide the latency of loop-carried arithmetic: loops run up to
+/// twice as fast), else its width (wider steps spill, and straight-line code gains nothing
+/// from them but twice the compile time).
 pub fn step_lanes(f: &ir::Function, width: usize, registers: usize) -> usize {
-    if 2 * ir::pressure::max_live(f) <= registers {
+    if has_loop(&f.body) && 2 * ir::pressure::max_live(f) <= registers {
         2 * width
     } else {
         width
@@ -666,6 +667,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let out = self.b.use_vector(brk)?;
         self.set_exec(out)
     }
+}
+
+/// Whether a block holds a loop, at any depth.
+fn has_loop(b: &ir::Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Loop(_) => true,
+        Stmt::If(x) => has_loop(&x.then_) || has_loop(&x.else_),
+        _ => false,
+    })
 }
 
 /// Whether a block only passes values on (`break`, `continue`, `yield`), with no instruction.

@@ -68,9 +68,9 @@ pub struct ExecArgs {
     /// Worker threads (0: every core; at most 1024). The results do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
-    /// JIT lanes per step (0: chosen per shader from its register pressure): jit takes 4, 8,
-    /// 16 or 32; llvm 4, 8, 16, 32 or 64 (its choice is the host's widest vector, or twice it
-    /// for shaders with few live values).
+    /// JIT lanes per step (0: chosen per shader): jit takes 4, 8, 16 or 32 and chooses 4, or
+    /// 8 for loops with few live values; llvm takes 4, 8, 16, 32 or 64 and chooses the host's
+    /// widest vector, or twice it for loops with few live values.
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
 }
