@@ -283,6 +283,53 @@ fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
 }
 
 #[test]
+fn lookups_in_and_after_divergent_branches_share_what_dominates_them() {
+    // The first lookup of the texture is in a divergent branch, others in the other branch,
+    // in a loop and after them: what the code derives from the descriptor once must not be
+    // used where it was not made on every path (a code generator's verifier would reject it),
+    // and every result is the interpreter's.
+    let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL OUT[1], GENERIC[1]\n\
+                DCL OUT[2], GENERIC[2]\nDCL SAMP[0]\nDCL TEMP[0..2]\n\
+                IMM[0] FLT32 {0.5, 0.25, 0.0, 1.0}\nIMM[1] INT32 {3, 1, 0, 0}\n\
+                SLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\nIF TEMP[0].xxxx\n\
+                TEX TEMP[1], IN[0], SAMP[0], 2D\nELSE\n\
+                ADD TEMP[2], IN[0], IMM[0].yyyy\nTEX TEMP[1], TEMP[2], SAMP[0], 2D\nENDIF\n\
+                MOV OUT[0], TEMP[1]\nMOV TEMP[2], IMM[0].zzzz\nMOV TEMP[0].y, IMM[1].zzzz\n\
+                BGNLOOP\nISGE TEMP[0].z, TEMP[0].yyyy, IMM[1].xxxx\nIF TEMP[0].zzzz\nBRK\nENDIF\n\
+                ADD TEMP[1], IN[0].yxzw, TEMP[2].xxxx\nTEX TEMP[1], TEMP[1], SAMP[0], 2D\n\
+                ADD TEMP[2], TEMP[2], TEMP[1]\nUADD TEMP[0].y, TEMP[0].yyyy, IMM[1].yyyy\n\
+                ENDLOOP\nMOV OUT[1], TEMP[2]\nTEX OUT[2], IN[0].yxzw, SAMP[0], 2D\nEND\n";
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let mut tex = texture(8, 4, 1);
+    tex.levels.truncate(1);
+    let bind = Bindings {
+        textures: vec![Some(tex)],
+        samplers: vec![Sampler {
+            min: Filter::Nearest,
+            mag: Filter::Nearest,
+            ..Sampler::default()
+        }],
+        ..Bindings::default()
+    };
+    let verts = vertices(300);
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let want = run_vertices(&shader, &bind, &verts, &one).unwrap();
+    for (backend, _) in jit_backends() {
+        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), &bind)
+            .unwrap();
+        assert!(
+            (0..4).all(|k| jit.compiled.tex_paths.vector(k)),
+            "{backend:?}"
+        );
+        let got = run_vertices(&jit, &bind, &verts, &one).unwrap();
+        assert_eq!(got, want, "{backend:?}");
+    }
+}
+
+#[test]
 fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\

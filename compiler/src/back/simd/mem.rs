@@ -427,7 +427,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let slot = *self.tex_descs.entry(key).or_insert(index);
             let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
             let desc = self.b.word_addr(self.p.tex_descs, d)?;
-            self.sample_nearest(desc, rect, path == TexPath::NearestUnorm8, args)?
+            self.sample_nearest(slot, desc, rect, path == TexPath::NearestUnorm8, args)?
         } else {
             self.texture_call(index, args)?
         };
@@ -437,6 +437,38 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok(())
     }
 
+    /// What a lookup derives from its descriptor, made once where the code first needs it.
+    fn desc_vals_of(&mut self, desc: B::S, rect: bool) -> R<DescVals<B>> {
+        let texels = self
+            .b
+            .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
+        // A descriptor field of `axis`, in every lane.
+        let field = |s: &mut Self, offset: usize, axis: usize| {
+            let x = s.b.load(Scalar::I32, desc, (offset + 4 * axis) as i32)?;
+            s.b.splat(x)
+        };
+        let mut axes = Vec::with_capacity(2);
+        for axis in 0..2 {
+            let n = field(self, offset_of!(TexDesc, width), axis)?;
+            let scale = if rect {
+                None
+            } else {
+                Some(self.b.int_to_float(n, true)?)
+            };
+            let wrap = field(self, offset_of!(TexDesc, wrap), axis)?;
+            let last = self.ik(IBin::Sub, n, 1)?;
+            axes.push((n, scale, wrap, last));
+        }
+        let (a, b) = (axes[0], axes[1]);
+        Ok(DescVals {
+            texels,
+            width: a.0,
+            scale: [a.1, b.1],
+            wrap: [a.2, b.2],
+            last: [a.3, b.3],
+        })
+    }
+
     /// Nearest sampling of level 0 as the runtime's sampler does it (`texture::sample_2d`), a
     /// step at once: per axis the texel coordinate, saturated as Rust's `as i32`, wrapped by
     /// the descriptor's mask and clamped to the side ([`TexDesc`]); then one texel gather.
@@ -444,37 +476,37 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// are one gather, each byte then `b as f32 · (1/255 as f32)` as the sampler reads it.
     fn sample_nearest(
         &mut self,
+        slot: usize,
         desc: B::S,
         rect: bool,
         unorm8: bool,
         args: &[ir::Value],
     ) -> R<Vec<B::V>> {
-        let texels = self
-            .b
-            .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
-        // The texel coordinate on `axis` and the side (texels).
-        // A descriptor field of `axis`, in every lane.
-        let field = |s: &mut Self, kind: Scalar, offset: usize, axis: usize| {
-            let x = s.b.load(kind, desc, (offset + 4 * axis) as i32)?;
-            s.b.splat(x)
+        let d = match self.desc_vals.iter().rev().find_map(|m| m.get(&slot)) {
+            Some(&d) => d,
+            None => {
+                let d = self.desc_vals_of(desc, rect)?;
+                if let Some(m) = self.desc_vals.last_mut() {
+                    m.insert(slot, d);
+                }
+                d
+            }
         };
+        // The texel coordinate on `axis`.
         let index = |s: &mut Self, coord: ir::Value, axis: usize| {
-            let n = field(s, Scalar::I32, offset_of!(TexDesc, width), axis)?;
             let mut u = s.float_operand(coord)?;
-            if !rect {
-                let nf = s.b.int_to_float(n, true)?;
-                u = s.b.fbin(FBin::Mul, u, nf)?;
+            if let Some(scale) = d.scale[axis] {
+                u = s.b.fbin(FBin::Mul, u, scale)?;
             }
             // NaN gives i32::MIN, which wraps and clamps as NaN's 0 does.
             let i = s.floor_to_int(u)?;
-            let m = field(s, Scalar::I32, offset_of!(TexDesc, wrap), axis)?;
-            let i = s.b.ibin(IBin::And, i, m)?;
+            let i = s.b.ibin(IBin::And, i, d.wrap[axis])?;
             let i = s.ik(IBin::SMax, i, 0)?;
-            let last = s.ik(IBin::Sub, n, 1)?;
-            R::Ok((s.b.ibin(IBin::SMin, i, last)?, n))
+            s.b.ibin(IBin::SMin, i, d.last[axis])
         };
-        let (x, w) = index(self, args[0], 0)?;
-        let (y, _) = index(self, args[1], 1)?;
+        let (texels, w) = (d.texels, d.width);
+        let x = index(self, args[0], 0)?;
+        let y = index(self, args[1], 1)?;
         let row = self.b.ibin(IBin::Mul, y, w)?;
         let texel = self.b.ibin(IBin::Add, row, x)?;
         if unorm8 {
@@ -540,3 +572,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
         )
     }
 }
+
+/// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
+/// width (texels per row), and per axis the scale of a normalized coordinate (none for RECT),
+/// the wrap mask and the last texel.
+pub(super) struct DescVals<B: SimdBuilder> {
+    texels: B::S,
+    width: B::V,
+    scale: [Option<B::V>; 2],
+    wrap: [B::V; 2],
+    last: [B::V; 2],
+}
+
+impl<B: SimdBuilder> Clone for DescVals<B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B: SimdBuilder> Copy for DescVals<B> {}

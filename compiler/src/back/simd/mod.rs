@@ -193,6 +193,10 @@ struct Lower<'a, B: SimdBuilder> {
     /// descriptor every later one reads too (the runtime writes the same descriptor for all:
     /// it follows from these alone), so that a step loads each once.
     tex_descs: HashMap<(u32, Option<u32>, bool, super::abi::TexPath), usize>,
+    /// What each descriptor's lookups derive from it (`mem::DescVals`), by descriptor, in
+    /// scopes that follow the structured control flow: a value made before an `If` or a loop
+    /// serves inside it; one made inside is dropped when it ends (it would not dominate).
+    desc_vals: Vec<HashMap<usize, mem::DescVals<B>>>,
     /// Word offset of each array in the arrays buffer.
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.
@@ -251,6 +255,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         tex_paths,
         tex_done: TexPaths::NONE,
         tex_descs: HashMap::new(),
+        desc_vals: vec![HashMap::new()],
         array_base,
         trash: total,
     };
@@ -420,6 +425,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     // ------------------------------------------------------------------ control flow
 
+    /// [`Self::block`] for the branch of an `If` or the body of a loop: what it caches for
+    /// later lookups ([`Self::desc_vals`]) ends with it.
+    fn scoped(&mut self, blk: &ir::Block) -> R<()> {
+        self.desc_vals.push(HashMap::new());
+        let r = self.block(blk);
+        self.desc_vals.pop();
+        r
+    }
+
     fn block(&mut self, blk: &ir::Block) -> R<()> {
         for s in &blk.0 {
             match s {
@@ -547,11 +561,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let c0 = self.b.extract(cond, 0)?;
             self.b.branch(c0, then_bb, else_bb)?;
             self.b.switch_to(then_bb)?;
-            self.block(&x.then_)?;
+            self.scoped(&x.then_)?;
             self.b.jump(join)?;
             self.b.switch_to(else_bb)?;
             in_else(self);
-            self.block(&x.else_)?;
+            self.scoped(&x.else_)?;
             self.b.jump(join)?;
             self.b.switch_to(join)?;
         } else {
@@ -582,10 +596,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 self.b.switch_to(bb)?;
                 self.set_exec(mask)?;
                 if then {
-                    self.block(&x.then_)?;
+                    self.scoped(&x.then_)?;
                 } else {
                     in_else(self);
-                    self.block(&x.else_)?;
+                    self.scoped(&x.else_)?;
                 }
                 let e = self.exec()?;
                 self.b.def_vector(out, e)?;
@@ -653,7 +667,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             brk,
             sole_continue: l.sole_final_continue(),
         });
-        self.block(&l.body)?;
+        self.scoped(&l.body)?;
         self.loops.pop();
         let c = self.b.use_vector(cont)?;
         self.b.def_vector(live, c)?;
