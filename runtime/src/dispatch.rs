@@ -365,7 +365,7 @@ fn segments(pixels: &mut [[f32; 4]], width: u32, y0: u32) -> Vec<Segment<'_>> {
 
 /// What one segment of tiles counted.
 #[derive(Default)]
-struct RowReport {
+struct SegmentReport {
     discarded: u64,
     exhausted: u64,
     /// Pixels (indices in the band) whose values are unspecified.
@@ -594,8 +594,8 @@ where
                    scratch: &mut E::Scratch,
                    y0: u32,
                    seg: Segment<'_>|
-     -> Result<RowReport, RunError> {
-        let mut rep = RowReport::default();
+     -> Result<SegmentReport, RunError> {
+        let mut rep = SegmentReport::default();
         let (ty, tx0) = (seg.ty, seg.tx0);
         let mut rows = seg.rows;
         let tiles = (width - tx0).div_ceil(8).min(SEGMENT_TILES);

@@ -239,6 +239,27 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
     }
 }
 
+/// Compiled for `bind`, on every back end, the first `ops` texture operations of `shader` are
+/// sampled in the generated code, and 300 vertices give the interpreter's results.
+fn vector_lookups_give_the_interpreters_results(shader: &Prepared, bind: &Bindings, ops: usize) {
+    let verts = vertices(300);
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let want = run_vertices(shader, bind, &verts, &one).unwrap();
+    for (backend, _) in jit_backends() {
+        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), bind)
+            .unwrap();
+        assert!(
+            (0..ops).all(|k| jit.compiled.tex_paths.vector(k)),
+            "{backend:?}"
+        );
+        let got = run_vertices(&jit, bind, &verts, &one).unwrap();
+        assert_eq!(got, want, "{backend:?}");
+    }
+}
+
 #[test]
 fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
     // One texture through two samplers (repeat and clamp) and as RECT: operations that share
@@ -264,22 +285,7 @@ fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
         samplers: vec![sampler(Wrap::Repeat), sampler(Wrap::Clamp)],
         ..Bindings::default()
     };
-    let verts = vertices(300);
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(&shader, &bind, &verts, &one).unwrap();
-    for (backend, _) in jit_backends() {
-        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), &bind)
-            .unwrap();
-        assert!(
-            (0..4).all(|k| jit.compiled.tex_paths.vector(k)),
-            "{backend:?}"
-        );
-        let got = run_vertices(&jit, &bind, &verts, &one).unwrap();
-        assert_eq!(got, want, "{backend:?}");
-    }
+    vector_lookups_give_the_interpreters_results(&shader, &bind, 4);
 }
 
 #[test]
@@ -311,22 +317,7 @@ fn lookups_in_and_after_divergent_branches_share_what_dominates_them() {
         }],
         ..Bindings::default()
     };
-    let verts = vertices(300);
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(&shader, &bind, &verts, &one).unwrap();
-    for (backend, _) in jit_backends() {
-        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), &bind)
-            .unwrap();
-        assert!(
-            (0..4).all(|k| jit.compiled.tex_paths.vector(k)),
-            "{backend:?}"
-        );
-        let got = run_vertices(&jit, &bind, &verts, &one).unwrap();
-        assert_eq!(got, want, "{backend:?}");
-    }
+    vector_lookups_give_the_interpreters_results(&shader, &bind, 4);
 }
 
 #[test]

@@ -66,14 +66,10 @@ pub fn unary_function(u: Unary) -> Function {
 
 /// `OUT[0] = 1 + 1 + ...` in a loop without an exit: a small loop that stops at its budget.
 pub fn endless_loop_function() -> Function {
-    let p = crate::front::text::parse(
+    crate::opt::optimized_text(
         "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\nIMM[0] FLT32 {0.0, 10.0, 14.0, 1.0}\n\
          BGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].wwww\nENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n",
     )
-    .unwrap();
-    let mut f = crate::ir::lift(&p).unwrap();
-    crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
-    f
 }
 
 /// A loop without an exit stops after its budget (65536 iterations).
@@ -88,7 +84,7 @@ pub fn check_loop_budget(c: Compiler) {
 /// lane still in the loop shares (uniform, though the exit is not), then a loop without an
 /// exit that stops at what each lane has left of its budget.
 pub fn check_divergent_loops(c: Compiler) {
-    let p = crate::front::text::parse(
+    let f = crate::opt::optimized_text(
         "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..2]\n\
          IMM[0] FLT32 {0.0, 1.0, 0.5, 0.0}\n\
          MOV TEMP[0].x, IMM[0].xxxx\nMOV TEMP[1].x, IMM[0].xxxx\n\
@@ -97,10 +93,7 @@ pub fn check_divergent_loops(c: Compiler) {
          ENDLOOP\nMOV TEMP[2].x, IMM[0].xxxx\n\
          BGNLOOP\nADD TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\nENDLOOP\n\
          ADD OUT[0], TEMP[1].xxxx, TEMP[2].xxxx\nEND\n",
-    )
-    .unwrap();
-    let mut f = crate::ir::lift(&p).unwrap();
-    crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    );
     let shader = c(&f, MathMode::Exact).unwrap();
     // Trip counts differ in every lane of a step, and some exceed the budget.
     let budget = 65536.0f32;

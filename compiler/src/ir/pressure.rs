@@ -51,7 +51,7 @@ struct Walk<'a> {
     pos: usize,
     def: Vec<usize>,
     last: Vec<usize>,
-    /// The loops being walked: (their start, their uses so far as indices into `pending`).
+    /// The starts of the loops being walked, outermost first.
     loops: Vec<usize>,
     /// (value, loop start, loop end) for each use inside a loop.
     pending: Vec<(Value, usize, usize)>,
@@ -120,17 +120,10 @@ impl Walk<'_> {
 mod tests {
     use super::*;
 
-    fn lifted(src: &str) -> Function {
-        let p = crate::front::text::parse(src).unwrap();
-        let mut f = crate::ir::lift(&p).unwrap();
-        crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
-        f
-    }
-
     #[test]
     fn straight_line_code_holds_what_it_still_reads() {
         // Four inputs read, then summed pairwise: at most the four and no more.
-        let f = lifted(
+        let f = crate::opt::optimized_text(
             "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0]\n\
              ADD TEMP[0].x, IN[0].xxxx, IN[0].yyyy\nADD TEMP[0].y, IN[0].zzzz, IN[0].wwww\n\
              ADD OUT[0].x, TEMP[0].xxxx, TEMP[0].yyyy\nEND\n",
@@ -143,7 +136,7 @@ mod tests {
     fn a_value_read_in_a_loop_stays_live_through_it() {
         // IN[0].x..w are read at the loop's start only, yet live across the whole loop, where
         // the running sum and the loop's own values join them.
-        let with_loop = lifted(
+        let with_loop = crate::opt::optimized_text(
             "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nDCL TEMP[0..1]\n\
              MOV TEMP[1], IN[0]\nBGNLOOP\nADD TEMP[0], TEMP[0], TEMP[1]\n\
              SGE TEMP[0].y, TEMP[0].xxxx, TEMP[1].wwww\nIF TEMP[0].yyyy\nBRK\nENDIF\nENDLOOP\n\

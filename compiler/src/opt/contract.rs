@@ -17,10 +17,29 @@ use crate::ir::*;
 
 /// Fuses every multiply-add and multiply-subtract of `f`; returns whether there was one.
 pub fn run(f: &mut Function) -> bool {
-    let mut body = std::mem::take(&mut f.body);
-    let changed = block(f, &mut body);
-    f.body = body;
-    changed
+    super::util::rewrite_insts(f, &mut |f, out, i| {
+        let d = &f.insts[i];
+        let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
+        let neg = |f: &mut Function, out: &mut Vec<Stmt>, x: Value| {
+            let n = f.new_inst(Op::Unary(Unary::FNeg), vec![x], &[Type::F32], origin);
+            out.push(Stmt::Inst(n));
+            f.insts[n].results[0]
+        };
+        if !matches!(op, Op::Binary(Binary::FAdd | Binary::FSub)) {
+            return false;
+        }
+        let (x, y) = (product(f, args[0]), product(f, args[1]));
+        let abc = match (op, x, y) {
+            (Op::Binary(Binary::FAdd), Some((a, b)), _) => [a, b, args[1]],
+            (Op::Binary(Binary::FAdd), None, Some((a, b))) => [a, b, args[0]],
+            (Op::Binary(Binary::FSub), Some((a, b)), _) => [a, b, neg(f, out, args[1])],
+            (Op::Binary(Binary::FSub), None, Some((a, b))) => [neg(f, out, a), b, args[0]],
+            _ => return false,
+        };
+        f.insts[i].op = Op::Nary(Nary::Fma);
+        f.insts[i].args = abc.to_vec();
+        true
+    })
 }
 
 /// The operands of `v` when it is the result of an `fmul`.
@@ -32,66 +51,10 @@ fn product(f: &Function, v: Value) -> Option<(Value, Value)> {
     (d.op == Op::Binary(Binary::FMul)).then(|| (d.args[0], d.args[1]))
 }
 
-fn block(f: &mut Function, b: &mut Block) -> bool {
-    let mut changed = false;
-    let mut out = Vec::with_capacity(b.0.len());
-    for s in std::mem::take(&mut b.0) {
-        match s {
-            Stmt::Inst(i) => {
-                let d = &f.insts[i];
-                let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
-                let neg = |f: &mut Function, out: &mut Vec<Stmt>, x: Value| {
-                    let n = f.new_inst(Op::Unary(Unary::FNeg), vec![x], &[Type::F32], origin);
-                    out.push(Stmt::Inst(n));
-                    f.insts[n].results[0]
-                };
-                let fused = match op {
-                    Op::Binary(Binary::FAdd) => match (product(f, args[0]), product(f, args[1])) {
-                        (Some((a, b)), _) => Some([a, b, args[1]]),
-                        (None, Some((a, b))) => Some([a, b, args[0]]),
-                        _ => None,
-                    },
-                    Op::Binary(Binary::FSub) => match (product(f, args[0]), product(f, args[1])) {
-                        (Some((a, b)), _) => Some([a, b, neg(f, &mut out, args[1])]),
-                        (None, Some((a, b))) => Some([neg(f, &mut out, a), b, args[0]]),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                if let Some(abc) = fused {
-                    f.insts[i].op = Op::Nary(Nary::Fma);
-                    f.insts[i].args = abc.to_vec();
-                    changed = true;
-                }
-                out.push(Stmt::Inst(i));
-            }
-            Stmt::If(mut x) => {
-                changed |= block(f, &mut x.then_);
-                changed |= block(f, &mut x.else_);
-                out.push(Stmt::If(x));
-            }
-            Stmt::Loop(mut l) => {
-                changed |= block(f, &mut l.body);
-                out.push(Stmt::Loop(l));
-            }
-            other => out.push(other),
-        }
-    }
-    b.0 = out;
-    changed
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ir::semantics;
-
-    fn lifted(src: &str) -> Function {
-        let p = crate::front::text::parse(src).unwrap();
-        let mut f = crate::ir::lift(&p).unwrap();
-        crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
-        f
-    }
 
     fn count(f: &Function, op: &Op) -> usize {
         let mut n = 0;
@@ -101,7 +64,7 @@ mod tests {
 
     #[test]
     fn mad_dp3_and_a_subtract_become_fmas() {
-        let mut f = lifted(
+        let mut f = crate::opt::optimized_text(
             "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\n\
              MAD OUT[0].x, IN[0].xxxx, IN[0].yyyy, IN[0].zzzz\n\
              DP3 OUT[0].y, IN[0].xyzz, IN[1].xyzz\n\

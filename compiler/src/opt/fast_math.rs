@@ -26,54 +26,22 @@ use crate::ir::*;
 
 /// Expands every transcendental function of `f`; returns whether there was one.
 pub fn run(f: &mut Function) -> bool {
-    let mut body = std::mem::take(&mut f.body);
-    let changed = block(f, &mut body);
-    f.body = body;
-    changed
-}
-
-fn block(f: &mut Function, b: &mut Block) -> bool {
-    let mut changed = false;
-    let mut out = Vec::with_capacity(b.0.len());
-    for s in std::mem::take(&mut b.0) {
-        match s {
-            Stmt::Inst(i) => {
-                let d = &f.insts[i];
-                let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
-                let mut e = Expand {
-                    f,
-                    out: &mut out,
-                    origin,
-                };
-                let last = match op {
-                    Op::Unary(Unary::FExp2) => Some(e.exp2(args[0])),
-                    Op::Unary(Unary::FLg2) => Some(e.lg2(args[0])),
-                    Op::Unary(Unary::FSin) => Some(e.sincos(args[0], false)),
-                    Op::Unary(Unary::FCos) => Some(e.sincos(args[0], true)),
-                    Op::Binary(Binary::FPow) => Some(e.pow(args[0], args[1])),
-                    _ => None,
-                };
-                if let Some([c, x, y]) = last {
-                    f.insts[i].op = Op::Select;
-                    f.insts[i].args = vec![c, x, y];
-                    changed = true;
-                }
-                out.push(Stmt::Inst(i));
-            }
-            Stmt::If(mut x) => {
-                changed |= block(f, &mut x.then_);
-                changed |= block(f, &mut x.else_);
-                out.push(Stmt::If(x));
-            }
-            Stmt::Loop(mut l) => {
-                changed |= block(f, &mut l.body);
-                out.push(Stmt::Loop(l));
-            }
-            other => out.push(other),
-        }
-    }
-    b.0 = out;
-    changed
+    super::util::rewrite_insts(f, &mut |f, out, i| {
+        let d = &f.insts[i];
+        let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
+        let mut e = Expand { f, out, origin };
+        let last = match op {
+            Op::Unary(Unary::FExp2) => e.exp2(args[0]),
+            Op::Unary(Unary::FLg2) => e.lg2(args[0]),
+            Op::Unary(Unary::FSin) => e.sincos(args[0], false),
+            Op::Unary(Unary::FCos) => e.sincos(args[0], true),
+            Op::Binary(Binary::FPow) => e.pow(args[0], args[1]),
+            _ => return false,
+        };
+        f.insts[i].op = Op::Select;
+        f.insts[i].args = last.to_vec();
+        true
+    })
 }
 
 /// Emits instructions before the one being expanded.

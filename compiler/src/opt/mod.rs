@@ -129,3 +129,12 @@ pub fn optimize(f: &mut Function, level: OptLevel) -> OptStats {
     stats.after = f.count();
     stats
 }
+
+/// TGSI text lifted and optimized at `-O2`, for tests.
+#[cfg(test)]
+pub(crate) fn optimized_text(src: &str) -> Function {
+    let p = crate::front::text::parse(src).expect("parses");
+    let mut f = crate::ir::lift(&p).expect("lifts");
+    optimize(&mut f, OptLevel::O2);
+    f
+}

@@ -204,3 +204,26 @@ pub fn for_each_block_mut(b: &mut Block, f: &mut impl FnMut(&mut Block)) {
         }
     }
 }
+
+/// Calls `rewrite` on every instruction of `func`, block by block, as each block's statement
+/// list is rebuilt: `rewrite` may change the instruction in place and push instructions that
+/// must run before it onto the list it is given. Returns whether any call returned true.
+pub fn rewrite_insts(
+    func: &mut Function,
+    rewrite: &mut impl FnMut(&mut Function, &mut Vec<Stmt>, Inst) -> bool,
+) -> bool {
+    let mut body = std::mem::take(&mut func.body);
+    let mut changed = false;
+    for_each_block_mut(&mut body, &mut |b| {
+        let mut out = Vec::with_capacity(b.0.len());
+        for s in std::mem::take(&mut b.0) {
+            if let Stmt::Inst(i) = s {
+                changed |= rewrite(func, &mut out, i);
+            }
+            out.push(s);
+        }
+        b.0 = out;
+    });
+    func.body = body;
+    changed
+}

@@ -425,9 +425,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let outs = if path != TexPath::Call {
             self.tex_done.set(index, path);
             let slot = *self.tex_descs.entry(key).or_insert(index);
-            let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
-            let desc = self.b.word_addr(self.p.tex_descs, d)?;
-            self.sample_nearest(slot, desc, rect, path == TexPath::NearestUnorm8, args)?
+            self.sample_nearest(slot, rect, path == TexPath::NearestUnorm8, args)?
         } else {
             self.texture_call(index, args)?
         };
@@ -437,8 +435,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok(())
     }
 
-    /// What a lookup derives from its descriptor, made once where the code first needs it.
-    fn desc_vals_of(&mut self, desc: B::S, rect: bool) -> R<DescVals<B>> {
+    /// What a lookup derives from descriptor `slot`, made once where the code first needs it.
+    fn desc_vals_of(&mut self, slot: usize, rect: bool) -> R<DescVals<B>> {
+        let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
+        let desc = self.b.word_addr(self.p.tex_descs, d)?;
         let texels = self
             .b
             .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
@@ -477,7 +477,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
     fn sample_nearest(
         &mut self,
         slot: usize,
-        desc: B::S,
         rect: bool,
         unorm8: bool,
         args: &[ir::Value],
@@ -485,7 +484,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let d = match self.desc_vals.iter().rev().find_map(|m| m.get(&slot)) {
             Some(&d) => d,
             None => {
-                let d = self.desc_vals_of(desc, rect)?;
+                let d = self.desc_vals_of(slot, rect)?;
                 if let Some(m) = self.desc_vals.last_mut() {
                     m.insert(slot, d);
                 }

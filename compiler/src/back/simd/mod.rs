@@ -443,16 +443,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 Stmt::Break(v) => {
                     let l = self.loops.last().expect("break inside a loop");
                     let (vars, tos, lanes) = (l.results.clone(), l.result_values.clone(), l.brk);
-                    self.leave(&vars, v, &tos, lanes)?;
+                    self.leave(&vars, v, &tos, lanes, false)?;
                 }
                 Stmt::Continue(v) => {
                     let l = self.loops.last().expect("continue inside a loop");
                     let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
-                    if l.sole_continue {
-                        self.continue_all(&vars, v, &tos, lanes)?;
-                    } else {
-                        self.leave(&vars, v, &tos, lanes)?;
-                    }
+                    let every_lane = l.sole_continue;
+                    self.leave(&vars, v, &tos, lanes, every_lane)?;
                 }
                 Stmt::Yield(v) => {
                     let i = self.ifs.last().expect("yield inside an if");
@@ -477,53 +474,44 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// `break` or `continue`: the active lanes pass `vals` into `vars` (the values `tos`) and
-    /// join the lanes of `lanes`; none stays active.
+    /// join the lanes of `lanes`; none stays active. With `every_lane` (the `continue` of
+    /// [`ir::LoopStmt::sole_final_continue`]) the values go to every lane and the active lanes
+    /// are all of `lanes`: the lanes that do not reach it have left the loop (its parameters
+    /// are never read again) or never entered it. Loop-carried values then do not depend on
+    /// the execution mask, which leaves only the mask's own update on the loop's critical path.
     fn leave(
         &mut self,
         vars: &[B::Var],
         vals: &[ir::Value],
         tos: &[ir::Value],
         lanes: B::Var,
+        every_lane: bool,
     ) -> R<()> {
         let exec = self.exec()?;
         for ((&var, &val), &to) in vars.iter().zip(vals).zip(tos) {
             let x = self.get_for(val, to)?;
-            let old = self.b.use_vector(var)?;
-            // A uniform merge reached by any lane takes the value in every lane, so uniform
-            // values stay equal in inactive lanes too and any lane can stand for all (uniform
-            // branches and addresses read lane 0).
-            let new = if self.is_uniform(to) {
+            let new = if every_lane {
+                x
+            } else if self.is_uniform(to) {
+                // A uniform merge reached by any lane takes the value in every lane, so
+                // uniform values stay equal in inactive lanes too and any lane can stand for
+                // all (uniform branches and addresses read lane 0).
+                let old = self.b.use_vector(var)?;
                 let any = self.b.any(exec)?;
                 self.b.select_all(any, x, old)?
             } else {
+                let old = self.b.use_vector(var)?;
                 self.b.select(exec, x, old)?
             };
             self.b.def_vector(var, new)?;
         }
-        let old = self.b.use_vector(lanes)?;
-        let new = self.b.ibin(IBin::Or, old, exec)?;
+        let new = if every_lane {
+            exec
+        } else {
+            let old = self.b.use_vector(lanes)?;
+            self.b.ibin(IBin::Or, old, exec)?
+        };
         self.b.def_vector(lanes, new)?;
-        let none = self.mask_const(false)?;
-        self.set_exec(none)
-    }
-
-    /// The `continue` of [`ir::LoopStmt::sole_final_continue`]: the lanes that do not reach it have left the
-    /// loop (their parameters are never read again) or never entered it, so the next values
-    /// are assigned in every lane. Loop-carried values then do not depend on the execution
-    /// mask, which leaves only the mask's own update on the loop's critical path.
-    fn continue_all(
-        &mut self,
-        vars: &[B::Var],
-        vals: &[ir::Value],
-        tos: &[ir::Value],
-        lanes: B::Var,
-    ) -> R<()> {
-        let exec = self.exec()?;
-        for ((&var, &val), &to) in vars.iter().zip(vals).zip(tos) {
-            let x = self.get_for(val, to)?;
-            self.b.def_vector(var, x)?;
-        }
-        self.b.def_vector(lanes, exec)?;
         let none = self.mask_const(false)?;
         self.set_exec(none)
     }
