@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TexDesc, TexPath, TexPaths, TextureCall,
+    TexDesc, TexFormat, TexPath, TexPaths, TextureCall, VectorTex,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexOp};
@@ -595,20 +595,22 @@ fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, T
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
         .unwrap_or_default();
-    if sampler.min != Filter::Nearest
-        || sampler.mag != Filter::Nearest
-        || lod_matters(tex, &sampler)
-    {
+    // Level 0 with one filter: what the code samples (mipmaps call back).
+    if lod_matters(tex, &sampler) {
         return None;
     }
     let level = tex.base();
-    // RECT clamps whatever the sampler says.
+    // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
     let mut wrap = [u32::MAX; 2];
+    let mut mirror = [false; 2];
     if op.target != TextureTarget::Rect {
         for (k, size) in [level.width, level.height].into_iter().enumerate() {
             wrap[k] = match sampler.wrap[k] {
                 Wrap::Clamp => u32::MAX,
-                Wrap::Repeat if size.is_power_of_two() => size - 1,
+                Wrap::Repeat | Wrap::Mirror if size.is_power_of_two() => {
+                    mirror[k] = sampler.wrap[k] == Wrap::Mirror;
+                    size - 1
+                }
                 _ => return None,
             }
         }
@@ -616,16 +618,18 @@ fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, T
     // Cranelift has no gather instruction: a texel's four f32 words in one load per lane
     // (and a transpose) beat a word per lane and the unpacking of its bytes (gltr_linearblur:
     // 127 against 141 ms a 1024² frame). LLVM gathers: one word a texel halves the time.
-    let (texels, path) = match level.storage() {
+    let (texels, format) = match level.storage() {
         Storage::Unorm8(t) if backend == Backend::Llvm => {
-            (t.as_ptr() as *const c_void, TexPath::NearestUnorm8)
+            (t.as_ptr() as *const c_void, TexFormat::Unorm8)
         }
-        _ => (
-            level.f32_texels().as_ptr() as *const c_void,
-            TexPath::NearestF32,
-        ),
+        _ => (level.f32_texels().as_ptr() as *const c_void, TexFormat::F32),
     };
     let desc = TexDesc::new(texels, level.width, level.height, wrap);
+    let path = TexPath::Vector(VectorTex {
+        format,
+        linear: sampler.min == Filter::Linear,
+        mirror,
+    });
     Some((desc, path))
 }
 

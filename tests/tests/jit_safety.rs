@@ -136,9 +136,64 @@ fn texture_lookups_at_extreme_coordinates_on_every_target() {
     }
 }
 
-/// The lookups the generated code samples itself (2D and RECT, nearest, level 0, repeat over a
-/// power of two or clamp): extreme coordinates, NaN texels included, give the interpreter's
-/// bits; a side that is not a power of two goes through the callback.
+/// Vertices whose coordinates are the extreme floats, then fractions around and beyond the
+/// texture (so that filter weights, wrap periods and mirrored periods all vary).
+fn texture_vertices() -> Vec<Vec<[u32; 4]>> {
+    let mut verts = vertices(200);
+    let mut seed = 0x2545_F491_u32;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed % 20_000) as f32 / 1000.0 - 10.0
+    };
+    for _ in 0..300 {
+        let v: [u32; 8] = std::array::from_fn(|_| next().to_bits());
+        verts.push(vec![[v[0], v[1], v[2], v[3]], [v[4], v[5], v[6], v[7]]]);
+    }
+    verts
+}
+
+/// Compiled for `bind` on every back end and step width, `shader`'s texture operations are
+/// sampled in the code exactly when `vector` says, and every result is the interpreter's.
+fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bool) {
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let verts = texture_vertices();
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    let want = run_vertices(&shader, bind, &verts, &one).unwrap();
+    for (backend, widths) in jit_backends() {
+        for &lanes in widths {
+            let config = JitConfig {
+                backend,
+                lanes,
+                ..JitConfig::default()
+            };
+            let jit = JitShader::for_bindings(shader.clone(), &config, bind).unwrap();
+            let ops = jit.compiled.textures.len();
+            assert!(
+                (0..ops).all(|k| jit.compiled.tex_paths.vector(k) == vector),
+                "{backend:?}: {:?}",
+                jit.compiled.tex_paths.get(0)
+            );
+            let got = run_vertices(&jit, bind, &verts, &one).unwrap();
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g, w,
+                    "{backend:?}, {lanes} lanes, vertex {k}: {:?}",
+                    verts[k]
+                );
+            }
+        }
+    }
+}
+
+/// Lookups the generated code samples itself (level 0 of a 2D or RECT texture, nearest or
+/// bilinear, each axis repeat, clamp or mirror over a power-of-two side, or clamp over any):
+/// extreme coordinates, NaN and infinite texels included, give the interpreter's bits; a
+/// repeat or mirror over a side that is not a power of two goes through the callback.
 #[test]
 fn vector_texture_lookups_at_extreme_coordinates() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
@@ -146,31 +201,51 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     floats[6] = f32::from_bits(0x7F80_1234); // a signalling NaN
     floats[9] = 1e-40; // a denormal
     floats[10] = -1e-41;
+    floats[40] = f32::INFINITY;
+    floats[41] = f32::NEG_INFINITY;
+    floats[44] = f32::INFINITY;
+    floats[60] = f32::MAX;
+    floats[64] = -f32::MAX;
     let float_texture = Texture::from_rgba32f(8, 4, 1, &floats).unwrap();
+    use Wrap::{Clamp, Mirror, Repeat};
     for (tex, wraps) in [
-        (texture(8, 4, 1), [Wrap::Repeat, Wrap::Clamp]),
-        (texture(16, 16, 1), [Wrap::Clamp, Wrap::Repeat]),
-        (texture(5, 3, 1), [Wrap::Repeat, Wrap::Repeat]),
-        (float_texture, [Wrap::Repeat, Wrap::Clamp]),
+        (texture(8, 4, 1), [Repeat, Clamp]),
+        (texture(8, 4, 1), [Mirror, Repeat]),
+        (texture(16, 16, 1), [Clamp, Mirror]),
+        (texture(1, 2, 1), [Mirror, Mirror]),
+        (texture(5, 3, 1), [Clamp, Clamp]),
+        (texture(5, 3, 1), [Repeat, Clamp]),
+        (texture(8, 3, 1), [Clamp, Mirror]),
+        (float_texture.clone(), [Repeat, Clamp]),
+        (float_texture, [Mirror, Mirror]),
     ] {
         let mut tex = tex;
         tex.levels.truncate(1);
-        let bind = Bindings {
-            textures: vec![Some(tex)],
-            samplers: vec![Sampler {
-                wrap: [wraps[0], wraps[1], Wrap::Repeat],
-                ..Sampler::default()
-            }],
-            ..Bindings::default()
-        };
-        for target in ["2D", "RECT"] {
-            both(
-                &format!(
-                    "VERT\nDCL IN[0..1]\nDCL OUT[0..1], GENERIC[0]\nDCL SAMP[0]\n\
-                     TEX OUT[0], IN[0], SAMP[0], {target}\nTEX OUT[1], IN[1].yxzw, SAMP[0], {target}\nEND\n"
-                ),
-                &bind,
-            );
+        let side = [tex.base().width, tex.base().height];
+        for filter in [Filter::Nearest, Filter::Linear] {
+            let bind = Bindings {
+                textures: vec![Some(tex.clone())],
+                samplers: vec![Sampler {
+                    min: filter,
+                    mag: filter,
+                    wrap: [wraps[0], wraps[1], Wrap::Repeat],
+                    ..Sampler::default()
+                }],
+                ..Bindings::default()
+            };
+            for target in ["2D", "RECT"] {
+                let vector = target == "RECT"
+                    || (0..2).all(|k| wraps[k] == Clamp || side[k].is_power_of_two());
+                lookups_give_the_interpreters_results(
+                    &format!(
+                        "VERT\nDCL IN[0..1]\nDCL OUT[0..1], GENERIC[0]\nDCL SAMP[0]\n\
+                         TEX OUT[0], IN[0], SAMP[0], {target}\n\
+                         TEX OUT[1], IN[1].yxzw, SAMP[0], {target}\nEND\n"
+                    ),
+                    &bind,
+                    vector,
+                );
+            }
         }
     }
 }

@@ -143,18 +143,27 @@ pub struct JitArgs {
     pub tex_descs: *const TexDesc,
 }
 
-/// Where texture operation `k` of a function samples when its [`TexPath`] is not
-/// [`TexPath::Call`]: level 0 of its texture, nearest, in the generated code, exactly as the
-/// runtime's sampler. Per axis the texel coordinate `i` (`floor(s · side)` saturated as Rust's
-/// `as i32`; for RECT `floor(s)`) becomes `clamp(i & wrap, 0, side − 1)`, which repeats with
-/// `wrap = side − 1` (a power-of-two side) and clamps to the edge with `wrap = !0`.
+/// Where texture operation `k` of a function samples when its [`TexPath`] is a
+/// [`TexPath::Vector`]: level 0 of its texture, in the generated code, exactly as the runtime's
+/// sampler (`texture::sample_2d`).
+///
+/// Per axis, with `side` the width or height and `x` the texel-space coordinate (`s · side`
+/// for 2D, `s` for RECT):
+/// - nearest: the texel `i = floor(x)` (saturated as Rust's `as i32`) becomes
+///   `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a power-of-two
+///   side) and clamps to the edge with `wrap = !0`;
+/// - linear: `x` is first clamped to `[lo, hi]` (`[0, side]` to clamp to the edge, the whole
+///   line to repeat) and less a half texel; its two texels `floor(x)` and `floor(x) + 1` wrap
+///   as a nearest texel does, and the weight of the second is `x − floor(x)`;
+/// - mirrored repeat ([`VectorTex::mirror`], a power-of-two side, `wrap = side − 1`): the texel
+///   `i` mirrors to `i & wrap` in even periods of `side` and to `wrap − (i & wrap)` in odd ones
+///   (linear); nearest reflects the coordinate's fraction in odd periods first.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
     /// Level 0's texels, row after row, `width × height` of them: RGBA f32 words, every
     /// component canonical (no denormal, no NaN but the canonical one), for
-    /// [`TexPath::NearestF32`]; one word of RGBA8 unorm bytes, R lowest, for
-    /// [`TexPath::NearestUnorm8`].
+    /// [`TexFormat::F32`]; one word of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
     pub texels: *const core::ffi::c_void,
     /// Width in texels.
     pub width: u32,
@@ -162,31 +171,91 @@ pub struct TexDesc {
     pub height: u32,
     /// The masks of s and t (see above).
     pub wrap: [u32; 2],
+    /// The smallest texel-space coordinate of s and t a linear lookup uses.
+    pub lo: [f32; 2],
+    /// The largest texel-space coordinate of s and t a linear lookup uses.
+    pub hi: [f32; 2],
 }
 
 impl TexDesc {
-    /// The descriptor of `width × height` texels at `texels` with the masks `wrap`.
+    /// The descriptor of `width × height` texels at `texels` with the masks `wrap`: an axis
+    /// whose mask is `!0` clamps to the edge (`lo = 0`, `hi = side`), the others do not clamp
+    /// (`lo = −∞`, `hi = +∞`).
     pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32, wrap: [u32; 2]) -> Self {
+        let side = [width, height];
+        let clamps = |k: usize| wrap[k] == u32::MAX;
         TexDesc {
             texels,
             width,
             height,
             wrap,
+            lo: std::array::from_fn(|k| if clamps(k) { 0.0 } else { f32::NEG_INFINITY }),
+            hi: std::array::from_fn(|k| {
+                if clamps(k) {
+                    side[k] as f32
+                } else {
+                    f32::INFINITY
+                }
+            }),
         }
     }
 }
 
-/// How the lookups of one texture operation run (its two-bit code in [`TexPaths`]).
+/// How the texels of a [`TexDesc`] are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
+pub enum TexFormat {
+    /// RGBA f32, four words a texel.
+    F32,
+    /// RGBA8 unorm, one word a texel: a byte `b` reads as `b as f32 · (1/255 as f32)`.
+    Unorm8,
+}
+
+/// How the generated code samples a texture operation itself ([`TexDesc`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VectorTex {
+    /// How the texels are stored.
+    pub format: TexFormat,
+    /// Bilinear filtering (nearest otherwise).
+    pub linear: bool,
+    /// Mirrored repeat on s and t (the descriptor's wrap mask otherwise).
+    pub mirror: [bool; 2],
+}
+
+impl VectorTex {
+    /// Nearest filtering of f32 texels, wrapped by the descriptor's masks.
+    pub const NEAREST_F32: VectorTex = VectorTex {
+        format: TexFormat::F32,
+        linear: false,
+        mirror: [false; 2],
+    };
+
+    fn code(self) -> u8 {
+        1 | (u8::from(self.format == TexFormat::Unorm8) << 1)
+            | (u8::from(self.linear) << 2)
+            | (u8::from(self.mirror[0]) << 3)
+            | (u8::from(self.mirror[1]) << 4)
+    }
+
+    fn from_code(c: u8) -> Option<VectorTex> {
+        (c & 1 != 0).then_some(VectorTex {
+            format: if c & 2 != 0 {
+                TexFormat::Unorm8
+            } else {
+                TexFormat::F32
+            },
+            linear: c & 4 != 0,
+            mirror: [c & 8 != 0, c & 16 != 0],
+        })
+    }
+}
+
+/// How the lookups of one texture operation run (its code in [`TexPaths`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexPath {
     /// Through [`JitArgs::texture`], the runtime's sampler.
-    Call = 0,
-    /// In the generated code ([`TexDesc`]), texels RGBA f32.
-    NearestF32 = 1,
-    /// In the generated code ([`TexDesc`]), texels RGBA8 unorm: a byte `b` reads as
-    /// `b as f32 · (1/255 as f32)`.
-    NearestUnorm8 = 2,
+    Call,
+    /// In the generated code, from its [`TexDesc`].
+    Vector(VectorTex),
 }
 
 /// Which texture operations of a function sample in the generated code ([`TexDesc`]) rather
@@ -195,28 +264,34 @@ pub enum TexPath {
 /// operations [`vector_texture`] accepts. Code is compiled for one `TexPaths` (a variant per
 /// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
 /// always call back.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct TexPaths([u64; 8]);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TexPaths([u64; 32]);
+
+impl Default for TexPaths {
+    fn default() -> Self {
+        Self::NONE
+    }
+}
 
 impl TexPaths {
     /// How many operations a `TexPaths` can send to vector code.
     pub const MAX: usize = 256;
 
     /// Every operation through the callback.
-    pub const NONE: TexPaths = TexPaths([0; 8]);
+    pub const NONE: TexPaths = TexPaths([0; 32]);
 
-    /// Every operation that can ([`vector_texture`]) in the generated code, f32 texels.
-    pub const ALL: TexPaths = TexPaths([0x5555_5555_5555_5555; 8]);
+    /// Every operation that can ([`vector_texture`]) in the generated code, nearest, f32
+    /// texels.
+    pub const ALL: TexPaths = TexPaths([0x0101_0101_0101_0101; 32]);
 
     /// How operation `k` samples.
     pub fn get(&self, k: usize) -> TexPath {
         if k >= Self::MAX {
             return TexPath::Call;
         }
-        match self.0[k / 32] >> (2 * (k % 32)) & 3 {
-            c if c == TexPath::NearestF32 as u64 => TexPath::NearestF32,
-            c if c == TexPath::NearestUnorm8 as u64 => TexPath::NearestUnorm8,
-            _ => TexPath::Call,
+        match VectorTex::from_code((self.0[k / 8] >> (8 * (k % 8))) as u8) {
+            Some(v) => TexPath::Vector(v),
+            None => TexPath::Call,
         }
     }
 
@@ -228,8 +303,12 @@ impl TexPaths {
     /// Sets how operation `k` samples (ignored past [`Self::MAX`]).
     pub fn set(&mut self, k: usize, path: TexPath) {
         if k < Self::MAX {
-            let shift = 2 * (k % 32);
-            self.0[k / 32] = self.0[k / 32] & !(3 << shift) | (path as u64) << shift;
+            let shift = 8 * (k % 8);
+            let code = match path {
+                TexPath::Call => 0,
+                TexPath::Vector(v) => v.code(),
+            };
+            self.0[k / 8] = self.0[k / 8] & !(0xFF << shift) | (code as u64) << shift;
         }
     }
 }

@@ -1,12 +1,11 @@
 //! Memory and call-outs: register files in structure-of-arrays form, arrays, constants,
-//! immediates, texture lookups and EMIT. Every address is computed from a clamped index (or a
+//! immediates and EMIT (texture lookups: `texture.rs`). Every address is computed from a clamped index (or a
 //! checked one, with a harmless fallback), so generated code never touches memory outside its
 //! buffers. An index every lane shares is one vector access; per-lane indices gather.
 
-use super::{Callee, FBin, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
-use crate::back::abi::{BATCH_LANES, JitError, TexDesc, TexPath, TextureCall};
+use super::{Callee, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use crate::back::abi::{BATCH_LANES, JitError};
 use crate::ir::{self, ICmp, Op};
-use std::mem::{offset_of, size_of};
 
 const LANES: i64 = BATCH_LANES as i64;
 
@@ -380,7 +379,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Stores the bits of `args` to the scratch area, `lanes` words each.
-    fn spill_args(&mut self, args: &[ir::Value]) -> R<usize> {
+    pub(super) fn spill_args(&mut self, args: &[ir::Value]) -> R<usize> {
         let n = self.b.lanes() as i64;
         for (k, &x) in args.iter().enumerate() {
             let v = self.get_bits(x)?;
@@ -392,169 +391,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     /// The call-out arguments every callback ends with: the active lanes' bits, the step's
     /// first lane and the lane count.
-    fn lane_args(&mut self) -> R<[B::S; 3]> {
+    pub(super) fn lane_args(&mut self) -> R<[B::S; 3]> {
         let exec = self.exec()?;
         let mask = self.b.mask_bits(exec)?;
         let lane0 = self.b.sconvert(self.p.lane0, Scalar::I32, false)?;
         let n = self.b.sconst(Scalar::I32, self.b.lanes() as i64)?;
         Ok([mask, lane0, n])
-    }
-
-    /// A texture operation: sampled in the code when the function is compiled for that
-    /// ([`TexPaths`](crate::back::abi::TexPaths)) and it can be
-    /// ([`vector_texture`](crate::back::abi::vector_texture)), through the host's callback
-    /// otherwise.
-    pub(super) fn texture(
-        &mut self,
-        op: ir::TexOp,
-        args: &[ir::Value],
-        results: &[ir::Value],
-    ) -> R<()> {
-        let index = self.textures.len();
-        let path = if crate::back::abi::vector_texture(&op) {
-            self.tex_paths.get(index)
-        } else {
-            TexPath::Call
-        };
-        let rect = op.target == crate::tgsi::TextureTarget::Rect;
-        let key = (op.unit, op.sampler, rect, path);
-        self.textures.push(TextureCall {
-            op,
-            args: args.len(),
-        });
-        let outs = if path != TexPath::Call {
-            self.tex_done.set(index, path);
-            let slot = *self.tex_descs.entry(key).or_insert(index);
-            self.sample_nearest(slot, rect, path == TexPath::NearestUnorm8, args)?
-        } else {
-            self.texture_call(index, args)?
-        };
-        for (&r, v) in results.iter().zip(outs) {
-            self.set(r, v)?;
-        }
-        Ok(())
-    }
-
-    /// What a lookup derives from descriptor `slot`, made once where the code first needs it.
-    fn desc_vals_of(&mut self, slot: usize, rect: bool) -> R<DescVals<B>> {
-        let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
-        let desc = self.b.word_addr(self.p.tex_descs, d)?;
-        let texels = self
-            .b
-            .load(Scalar::Ptr, desc, offset_of!(TexDesc, texels) as i32)?;
-        // A descriptor field of `axis`, in every lane.
-        let field = |s: &mut Self, offset: usize, axis: usize| {
-            let x = s.b.load(Scalar::I32, desc, (offset + 4 * axis) as i32)?;
-            s.b.splat(x)
-        };
-        let mut axes = Vec::with_capacity(2);
-        for axis in 0..2 {
-            let n = field(self, offset_of!(TexDesc, width), axis)?;
-            let scale = if rect {
-                None
-            } else {
-                Some(self.b.int_to_float(n, true)?)
-            };
-            let wrap = field(self, offset_of!(TexDesc, wrap), axis)?;
-            let last = self.ik(IBin::Sub, n, 1)?;
-            axes.push((n, scale, wrap, last));
-        }
-        let (a, b) = (axes[0], axes[1]);
-        Ok(DescVals {
-            texels,
-            width: a.0,
-            scale: [a.1, b.1],
-            wrap: [a.2, b.2],
-            last: [a.3, b.3],
-        })
-    }
-
-    /// Nearest sampling of level 0 as the runtime's sampler does it (`texture::sample_2d`), a
-    /// step at once: per axis the texel coordinate, saturated as Rust's `as i32`, wrapped by
-    /// the descriptor's mask and clamped to the side ([`TexDesc`]); then one texel gather.
-    /// Stored f32 texels are canonical, so their bits are the lookup's; RGBA8 texels (`unorm8`)
-    /// are one gather, each byte then `b as f32 · (1/255 as f32)` as the sampler reads it.
-    fn sample_nearest(
-        &mut self,
-        slot: usize,
-        rect: bool,
-        unorm8: bool,
-        args: &[ir::Value],
-    ) -> R<Vec<B::V>> {
-        let d = match self.desc_vals.iter().rev().find_map(|m| m.get(&slot)) {
-            Some(&d) => d,
-            None => {
-                let d = self.desc_vals_of(slot, rect)?;
-                if let Some(m) = self.desc_vals.last_mut() {
-                    m.insert(slot, d);
-                }
-                d
-            }
-        };
-        // The texel coordinate on `axis`.
-        let index = |s: &mut Self, coord: ir::Value, axis: usize| {
-            let mut u = s.float_operand(coord)?;
-            if let Some(scale) = d.scale[axis] {
-                u = s.b.fbin(FBin::Mul, u, scale)?;
-            }
-            // NaN gives i32::MIN, which wraps and clamps as NaN's 0 does.
-            let i = s.floor_to_int(u)?;
-            let i = s.b.ibin(IBin::And, i, d.wrap[axis])?;
-            let i = s.ik(IBin::SMax, i, 0)?;
-            s.b.ibin(IBin::SMin, i, d.last[axis])
-        };
-        let (texels, w) = (d.texels, d.width);
-        let x = index(self, args[0], 0)?;
-        let y = index(self, args[1], 1)?;
-        let row = self.b.ibin(IBin::Mul, y, w)?;
-        let texel = self.b.ibin(IBin::Add, row, x)?;
-        if unorm8 {
-            let v = self.b.gather(Kind::I32, texels, texel)?;
-            let scale = self.fconst((1.0f64 / 255.0) as f32)?;
-            return (0..4)
-                .map(|c| {
-                    let byte = if c > 0 {
-                        self.b.shift_imm(super::Shift::ShrU, v, 8 * c)?
-                    } else {
-                        v
-                    };
-                    let byte = if c < 3 {
-                        self.ik(IBin::And, byte, 0xFF)?
-                    } else {
-                        byte
-                    };
-                    let f = self.b.int_to_float(byte, true)?;
-                    self.b.fbin(FBin::Mul, f, scale)
-                })
-                .collect();
-        }
-        let word = self.b.shift_imm(super::Shift::Shl, texel, 2)?;
-        Ok(self.b.gather4(texels, word)?.to_vec())
-    }
-
-    /// A texture operation through the host's callback: the arguments and the four results
-    /// pass through the scratch area.
-    fn texture_call(&mut self, index: usize, args: &[ir::Value]) -> R<Vec<B::V>> {
-        let count = self.spill_args(args)?;
-        let n = self.b.lanes() as i64;
-        let idx = self.b.sconst(Scalar::I32, index as i64)?;
-        let argp = self.scratch(0)?;
-        let outp = self.scratch(count as i64 * n)?;
-        let [mask, lane0, lanes] = self.lane_args()?;
-        let callee = Callee::Texture(self.p.texture);
-        self.b
-            .call(callee, &[self.p.host, idx, argp, outp, mask, lane0, lanes])?;
-        let kind = if self.textures[index].op.integer_results() {
-            Kind::I32
-        } else {
-            Kind::F32
-        };
-        (0..4)
-            .map(|c| {
-                let p = self.scratch((count + c) as i64 * n)?;
-                self.b.load_vector(kind, p)
-            })
-            .collect()
     }
 
     /// EMIT (`emit`) or ENDPRIM through the host's callback.
@@ -571,22 +413,3 @@ impl<B: SimdBuilder> Lower<'_, B> {
         )
     }
 }
-
-/// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
-/// width (texels per row), and per axis the scale of a normalized coordinate (none for RECT),
-/// the wrap mask and the last texel.
-pub(super) struct DescVals<B: SimdBuilder> {
-    texels: B::S,
-    width: B::V,
-    scale: [Option<B::V>; 2],
-    wrap: [B::V; 2],
-    last: [B::V; 2],
-}
-
-impl<B: SimdBuilder> Clone for DescVals<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B: SimdBuilder> Copy for DescVals<B> {}

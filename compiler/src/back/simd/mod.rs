@@ -37,6 +37,7 @@
 mod builder;
 mod mem;
 mod ops;
+mod texture;
 
 pub use builder::*;
 
@@ -193,10 +194,10 @@ struct Lower<'a, B: SimdBuilder> {
     /// descriptor every later one reads too (the runtime writes the same descriptor for all:
     /// it follows from these alone), so that a step loads each once.
     tex_descs: HashMap<(u32, Option<u32>, bool, super::abi::TexPath), usize>,
-    /// What each descriptor's lookups derive from it (`mem::DescVals`), by descriptor, in
+    /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor, in
     /// scopes that follow the structured control flow: a value made before an `If` or a loop
     /// serves inside it; one made inside is dropped when it ends (it would not dominate).
-    desc_vals: Vec<HashMap<usize, mem::DescVals<B>>>,
+    desc_vals: Vec<HashMap<usize, texture::DescVals<B>>>,
     /// Word offset of each array in the arrays buffer.
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.

@@ -151,12 +151,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// `floor(x) as i32` as Rust converts, but for NaN: saturating, NaN → `i32::MIN` (a caller
     /// for which NaN and −∞ agree, as texel wraps, needs no more).
     pub(super) fn floor_to_int(&mut self, a: B::V) -> R<B::V> {
+        Ok(self.floor_split(a)?.1)
+    }
+
+    /// `(floor(x), floor(x) as i32)`, the integer as [`Self::floor_to_int`] gives it.
+    pub(super) fn floor_split(&mut self, a: B::V) -> R<(B::V, B::V)> {
         let fl = self.b.fun(FUn::Floor, a)?;
         let i = self.b.float_to_int(fl)?;
         let big = self.fconst(TWO_31)?;
         let big = self.b.fcmp(FCmp::Ge, fl, big)?;
         let max = self.iconst(i32::MAX as u32)?;
-        self.b.select(big, max, i)
+        Ok((fl, self.b.select(big, max, i)?))
     }
 
     /// `floor(x) as i32` as Rust converts: saturating, NaN → 0 (ARL).
