@@ -23,13 +23,14 @@
 use crate::dispatch::{BatchIo, Engine};
 use crate::interp::tex::{TexRequest, sample_into};
 use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
+use crate::texture::{ChainTexels, MipChain};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TexDesc, TexFormat, TexPath, TexPaths, TextureCall, VectorTex,
+    TexDesc, TexFormat, TexMip, TexPath, TexPaths, TextureCall, VectorTex,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexOp};
@@ -343,7 +344,14 @@ impl JitShader {
         let paths = match bind {
             Some(bind) => {
                 let ops = tgsic::back::abi::texture_ops(&function);
-                tex_paths(config.backend, bind, ops.iter(), &mut Vec::new())
+                // The paths do not depend on how lanes are arranged, only descriptors do.
+                tex_paths(
+                    config.backend,
+                    bind,
+                    ops.iter(),
+                    false,
+                    &mut TexDescs::default(),
+                )
             }
             None => TexPaths::NONE,
         };
@@ -363,10 +371,17 @@ impl JitShader {
     fn code(
         &self,
         bind: &Bindings,
+        quads: bool,
         scratch: &mut JitScratch,
     ) -> Result<Arc<CompiledShader>, RunError> {
         let ops = self.compiled.textures.iter().map(|t| &t.op);
-        let paths = tex_paths(self.config.backend, bind, ops, &mut scratch.tex_descs.0);
+        let paths = tex_paths(
+            self.config.backend,
+            bind,
+            ops,
+            quads,
+            &mut scratch.tex_descs,
+        );
         if paths == self.compiled.tex_paths {
             return Ok(self.compiled.clone());
         }
@@ -416,9 +431,10 @@ pub struct JitScratch {
     variant: Option<(TexPaths, Arc<CompiledShader>)>,
 }
 
-/// [`TexDesc`]s, rewritten before every batch.
+/// [`TexDesc`]s, rewritten before every batch, and the mip chains they point into (kept alive
+/// while the batch runs).
 #[derive(Debug, Default)]
-struct TexDescs(Vec<TexDesc>);
+struct TexDescs(Vec<TexDesc>, Vec<Arc<MipChain>>);
 
 // SAFETY: the descriptors' pointers are written from a batch's bindings before the batch runs
 // and read only by the code that batch calls, on the thread that holds the scratch; between
@@ -437,6 +453,10 @@ struct Host<'a> {
 }
 
 static ZEROS: [u32; 16] = [0; 16];
+
+/// The level table of a descriptor without mip levels: level 0 alone (never read: such a
+/// lookup's code samples level 0 from the descriptor's own fields).
+static LEVEL0: [u32; 3] = [0, 1, 1];
 
 impl Engine for JitShader {
     type Scratch = JitScratch;
@@ -462,7 +482,7 @@ impl Engine for JitShader {
         io: &mut BatchIo,
         scratch: &mut JitScratch,
     ) -> Result<BatchReport, RunError> {
-        let code = self.code(bind, scratch)?;
+        let code = self.code(bind, io.arrangement == Arrangement::Quads, scratch)?;
         let c = &*code;
         for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
             scratch.uniforms[slot] = bind
@@ -560,33 +580,49 @@ impl Engine for JitShader {
 }
 
 /// Which texture operations `ops` (in the code's order) may sample in generated code with the
-/// textures and samplers of `bind`: those whose lookups are nearest on level 0 with the wraps
-/// the code handles ([`TexDesc`]), which then give the sampler's results. `descs` gets one
-/// descriptor per operation (an empty one for the others).
+/// textures and samplers of `bind` ([`tex_desc`]), which then give the sampler's results.
+/// `descs` gets one descriptor per operation (an empty one for the others) and the mip chains
+/// they read; `quads` says whether the batch's lanes form quads.
 fn tex_paths<'a>(
     backend: Backend,
     bind: &Bindings,
     ops: impl Iterator<Item = &'a TexOp>,
-    descs: &mut Vec<TexDesc>,
+    quads: bool,
+    descs: &mut TexDescs,
 ) -> TexPaths {
-    descs.clear();
+    descs.0.clear();
+    descs.1.clear();
     let mut paths = TexPaths::NONE;
     for (k, op) in ops.enumerate() {
-        let desc = tex_desc(backend, bind, op).map(|(desc, path)| {
+        let desc = tex_desc(backend, bind, op, quads, &mut descs.1).map(|(desc, path)| {
             paths.set(k, path);
             desc
         });
-        descs.push(desc.unwrap_or(TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2])));
+        descs
+            .0
+            .push(desc.unwrap_or(TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2])));
     }
     paths
 }
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
-/// run in generated code. The descriptor follows from `op`'s unit, sampler and RECT-ness and
-/// the path alone: the generated code reads one operation's descriptor for every operation
-/// that shares them.
-fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, TexPath)> {
-    use crate::texture::{Filter, Storage, Wrap, lod_matters};
+/// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
+/// repeating or mirrored axes have power-of-two sides on every level it may read. Level 0
+/// alone when the level of detail does not matter; otherwise the levels in one buffer
+/// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
+/// sampler and RECT-ness, the path and `quads` alone: the generated code reads one
+/// operation's descriptor for every operation that shares them.
+///
+/// [`vector_texture`]: tgsic::back::abi::vector_texture
+/// [`Texture::mip_chain`]: crate::texture::Texture::mip_chain
+fn tex_desc(
+    backend: Backend,
+    bind: &Bindings,
+    op: &TexOp,
+    quads: bool,
+    chains: &mut Vec<Arc<MipChain>>,
+) -> Option<(TexDesc, TexPath)> {
+    use crate::texture::{Filter, MipFilter, Storage, Wrap, lod_matters};
     if !tgsic::back::abi::vector_texture(op) {
         return None;
     }
@@ -595,21 +631,33 @@ fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, T
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
         .unwrap_or_default();
-    // Level 0 with one filter: what the code samples (mipmaps call back).
-    if lod_matters(tex, &sampler) {
-        return None;
-    }
+    let mip = if !lod_matters(tex, &sampler) {
+        TexMip::Level0
+    } else {
+        match sampler.mip {
+            MipFilter::None => TexMip::Single,
+            MipFilter::Nearest => TexMip::Nearest,
+            MipFilter::Linear => TexMip::Linear,
+        }
+    };
+    // The levels a lookup may read.
+    let levels = if matches!(mip, TexMip::Level0 | TexMip::Single) {
+        &tex.levels[..1]
+    } else {
+        &tex.levels[..]
+    };
     let level = tex.base();
     // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
     let mut wrap = [u32::MAX; 2];
     let mut mirror = [false; 2];
     if op.target != TextureTarget::Rect {
-        for (k, size) in [level.width, level.height].into_iter().enumerate() {
+        for k in 0..2 {
+            let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             wrap[k] = match sampler.wrap[k] {
                 Wrap::Clamp => u32::MAX,
-                Wrap::Repeat | Wrap::Mirror if size.is_power_of_two() => {
+                Wrap::Repeat | Wrap::Mirror if levels.iter().all(|l| side(l).is_power_of_two()) => {
                     mirror[k] = sampler.wrap[k] == Wrap::Mirror;
-                    size - 1
+                    side(level) - 1
                 }
                 _ => return None,
             }
@@ -618,19 +666,38 @@ fn tex_desc(backend: Backend, bind: &Bindings, op: &TexOp) -> Option<(TexDesc, T
     // Cranelift has no gather instruction: a texel's four f32 words in one load per lane
     // (and a transpose) beat a word per lane and the unpacking of its bytes (gltr_linearblur:
     // 127 against 141 ms a 1024² frame). LLVM gathers: one word a texel halves the time.
-    let (texels, format) = match level.storage() {
-        Storage::Unorm8(t) if backend == Backend::Llvm => {
-            (t.as_ptr() as *const c_void, TexFormat::Unorm8)
-        }
-        _ => (level.f32_texels().as_ptr() as *const c_void, TexFormat::F32),
+    let unorm8 = backend == Backend::Llvm;
+    let (texels, format, desc) = if matches!(mip, TexMip::Level0 | TexMip::Single) {
+        let (texels, format) = match level.storage() {
+            Storage::Unorm8(t) if unorm8 => (t.as_ptr() as *const c_void, TexFormat::Unorm8),
+            _ => (level.f32_texels().as_ptr() as *const c_void, TexFormat::F32),
+        };
+        (texels, format, None)
+    } else {
+        let chain = tex.mip_chain(unorm8);
+        let format = match chain.texels {
+            ChainTexels::Unorm8(_) => TexFormat::Unorm8,
+            ChainTexels::F32(_) => TexFormat::F32,
+        };
+        let texels = chain.as_ptr();
+        chains.push(chain);
+        (texels, format, chains.last())
     };
-    let desc = TexDesc::new(texels, level.width, level.height, wrap);
+    let mut desc_of = TexDesc::new(texels, level.width, level.height, wrap);
+    let lod = [sampler.lod_bias, sampler.min_lod, sampler.max_lod];
+    if let Some(chain) = desc {
+        desc_of = desc_of.with_levels(chain.level_words(), lod, quads);
+    } else if mip == TexMip::Single {
+        desc_of = desc_of.with_levels(&LEVEL0, lod, quads);
+    }
     let path = TexPath::Vector(VectorTex {
         format,
         linear: sampler.min == Filter::Linear,
+        mag_linear: sampler.mag == Filter::Linear,
         mirror,
+        mip,
     });
-    Some((desc, path))
+    Some((desc_of, path))
 }
 
 /// `TextureFn`: the interpreter's texture semantics on the lanes of one step.

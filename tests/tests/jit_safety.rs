@@ -250,6 +250,125 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     }
 }
 
+/// Mipmapped lookups the generated code samples itself: a level per lane from the quad's
+/// differences (TEX), plus a bias (TXB), explicit (TXL) or from gradients (TXD), with every
+/// mipmap filter, minifying and magnifying filters alike or not, the sampler's bias and
+/// clamps, and each wrap; fragments whose coordinates stretch from magnified to past the last
+/// level give the interpreter's bits on every back end.
+#[test]
+fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
+    let mut floats: Vec<f32> = (0..16 * 8 * 4)
+        .map(|k| (k % 29) as f32 * 0.37 - 3.0)
+        .collect();
+    floats[5] = f32::INFINITY;
+    floats[70] = f32::NAN;
+    let mut float_texture = Texture::from_rgba32f(16, 8, 1, &floats).unwrap();
+    float_texture.generate_mipmaps(false);
+    let lookups = [
+        "TEX OUT[0], TEMP[0], SAMP[0], 2D",
+        "TXB OUT[0], TEMP[0], SAMP[0], 2D",
+        "TXL OUT[0], TEMP[0], SAMP[0], 2D",
+        "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 2D",
+        "TEX OUT[0], TEMP[0], SAMP[0], RECT",
+    ];
+    use Wrap::{Clamp, Mirror, Repeat};
+    let samplers = [
+        (
+            Filter::Linear,
+            Filter::Linear,
+            MipFilter::Linear,
+            [Repeat, Clamp],
+            0.0,
+        ),
+        (
+            Filter::Nearest,
+            Filter::Linear,
+            MipFilter::Linear,
+            [Mirror, Repeat],
+            0.5,
+        ),
+        (
+            Filter::Linear,
+            Filter::Nearest,
+            MipFilter::Nearest,
+            [Clamp, Mirror],
+            -0.7,
+        ),
+        (
+            Filter::Nearest,
+            Filter::Nearest,
+            MipFilter::Nearest,
+            [Repeat, Repeat],
+            1.5,
+        ),
+        (
+            Filter::Linear,
+            Filter::Nearest,
+            MipFilter::None,
+            [Repeat, Clamp],
+            0.0,
+        ),
+    ];
+    let one = RunOptions {
+        threads: 1,
+        ..Default::default()
+    };
+    for (t, tex) in [texture(32, 16, 1), float_texture].into_iter().enumerate() {
+        for (k, &(min, mag, mip, wrap, lod_bias)) in samplers.iter().enumerate() {
+            let bind = Bindings {
+                textures: vec![Some(tex.clone())],
+                samplers: vec![Sampler {
+                    min,
+                    mag,
+                    mip,
+                    wrap: [wrap[0], wrap[1], Repeat],
+                    lod_bias,
+                    min_lod: if k == 3 { 0.75 } else { -1000.0 },
+                    max_lod: if k == 2 { 2.5 } else { 1000.0 },
+                    ..Sampler::default()
+                }],
+                ..Bindings::default()
+            };
+            // Vertices do not form quads: the implicit level of detail is 0 (plus the bias).
+            lookups_give_the_interpreters_results(
+                "VERT\nDCL IN[0..1]\nDCL OUT[0..1], GENERIC[0]\nDCL SAMP[0]\n\
+                 TEX OUT[0], IN[0], SAMP[0], 2D\nTXB OUT[1], IN[1], SAMP[0], 2D\nEND\n",
+                &bind,
+                true,
+            );
+            for lookup in lookups {
+                // s and t grow with the square of x and y (a level of detail rising across
+                // the image), w is a bias or level from −2 to 6, the gradients vary.
+                let text = format!(
+                    "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+                     DCL TEMP[0..1]\nIMM[0] FLT32 {{0.0011, 0.0023, 0.11, -2.0}}\n\
+                     MUL TEMP[0], IN[0].xyxy, IN[0].xyyx\nMUL TEMP[0], TEMP[0], IMM[0].xyzz\n\
+                     ADD TEMP[0].w, TEMP[0].wwww, IMM[0].wwww\n\
+                     MUL TEMP[1], IN[0].yxxy, IMM[0].yxyx\n{lookup}\nEND\n"
+                );
+                let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
+                let want = render(&shader, &bind, 61, 37, 0).unwrap();
+                for (backend, _) in jit_backends() {
+                    let config = JitConfig::with_backend(backend);
+                    let jit = JitShader::for_bindings(shader.clone(), &config, &bind).unwrap();
+                    assert!(
+                        jit.compiled.tex_paths.vector(0),
+                        "{backend:?}: {lookup}, sampler {k}"
+                    );
+                    let got = render_with(&jit, &bind, 61, 37, 0, &one).unwrap();
+                    for (p, (g, w)) in got.pixels.iter().zip(&want.pixels).enumerate() {
+                        assert_eq!(
+                            g.map(f32::to_bits),
+                            w.map(f32::to_bits),
+                            "{backend:?}, texture {t}, sampler {k}, {lookup}: pixel {p}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn one_shader_follows_its_bindings_from_variant_to_variant() {
     // Compiled for nearest repeat, then run with bindings that need the sampler (linear, a

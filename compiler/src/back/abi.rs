@@ -144,11 +144,11 @@ pub struct JitArgs {
 }
 
 /// Where texture operation `k` of a function samples when its [`TexPath`] is a
-/// [`TexPath::Vector`]: level 0 of its texture, in the generated code, exactly as the runtime's
-/// sampler (`texture::sample_2d`).
+/// [`TexPath::Vector`]: its texture in the generated code, exactly as the runtime's sampler
+/// (`texture::sample`).
 ///
-/// Per axis, with `side` the width or height and `x` the texel-space coordinate (`s · side`
-/// for 2D, `s` for RECT):
+/// Per axis of a level, with `side` its width or height and `x` the texel-space coordinate
+/// (`s · side` for 2D, `s` for RECT):
 /// - nearest: the texel `i = floor(x)` (saturated as Rust's `as i32`) becomes
 ///   `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a power-of-two
 ///   side) and clamps to the edge with `wrap = !0`;
@@ -158,29 +158,45 @@ pub struct JitArgs {
 /// - mirrored repeat ([`VectorTex::mirror`], a power-of-two side, `wrap = side − 1`): the texel
 ///   `i` mirrors to `i & wrap` in even periods of `side` and to `wrap − (i & wrap)` in odd ones
 ///   (linear); nearest reflects the coordinate's fraction in odd periods first.
+///
+/// The fields up to `hi` describe level 0. A lookup whose level of detail matters
+/// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
+/// clamps, and whether lanes form quads; level `k`'s masks are `(side − 1) | clamp`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
-    /// Level 0's texels, row after row, `width × height` of them: RGBA f32 words, every
-    /// component canonical (no denormal, no NaN but the canonical one), for
-    /// [`TexFormat::F32`]; one word of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
+    /// The texels, level 0 first, each level row after row: RGBA f32 words, every component
+    /// canonical (no denormal, no NaN but the canonical one), for [`TexFormat::F32`]; one word
+    /// of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
     pub texels: *const core::ffi::c_void,
-    /// Width in texels.
+    /// Level 0's width in texels.
     pub width: u32,
-    /// Height in texels.
+    /// Level 0's height in texels.
     pub height: u32,
-    /// The masks of s and t (see above).
+    /// Level 0's masks of s and t (see above).
     pub wrap: [u32; 2],
     /// The smallest texel-space coordinate of s and t a linear lookup uses.
     pub lo: [f32; 2],
-    /// The largest texel-space coordinate of s and t a linear lookup uses.
+    /// The largest texel-space coordinate of s and t a linear lookup of level 0 uses.
     pub hi: [f32; 2],
+    /// Three words a level, `0..=last_level`: its first texel (counted in texels from
+    /// `texels`), its width and its height. Only read by lookups with mipmaps.
+    pub levels: *const u32,
+    /// The last level.
+    pub last_level: u32,
+    /// `!0` for an axis that clamps to the edge, `0` for one that repeats or mirrors.
+    pub clamp: [u32; 2],
+    /// The sampler's level-of-detail bias, smallest and largest level of detail.
+    pub lod: [f32; 3],
+    /// 1 when the lanes of a batch form 2×2 quads (fragments: an implicit level of detail
+    /// comes from their differences), 0 when they do not (the implicit level of detail is 0).
+    pub quads: u32,
 }
 
 impl TexDesc {
-    /// The descriptor of `width × height` texels at `texels` with the masks `wrap`: an axis
-    /// whose mask is `!0` clamps to the edge (`lo = 0`, `hi = side`), the others do not clamp
-    /// (`lo = −∞`, `hi = +∞`).
+    /// The descriptor of a single level of `width × height` texels at `texels` with the masks
+    /// `wrap`: an axis whose mask is `!0` clamps to the edge (`lo = 0`, `hi = side`), the
+    /// others do not clamp (`lo = −∞`, `hi = +∞`).
     pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32, wrap: [u32; 2]) -> Self {
         let side = [width, height];
         let clamps = |k: usize| wrap[k] == u32::MAX;
@@ -197,7 +213,24 @@ impl TexDesc {
                     f32::INFINITY
                 }
             }),
+            levels: std::ptr::null(),
+            last_level: 0,
+            clamp: std::array::from_fn(|k| if clamps(k) { u32::MAX } else { 0 }),
+            lod: [0.0, f32::NEG_INFINITY, f32::INFINITY],
+            quads: 0,
         }
+    }
+
+    /// This descriptor with mip levels: `levels` (three words each, see the field) up to
+    /// `last_level`, level 0 the one [`TexDesc::new`] describes; the sampler's `lod` (bias,
+    /// smallest, largest); whether lanes form `quads`.
+    pub fn with_levels(mut self, levels: &[u32], lod: [f32; 3], quads: bool) -> Self {
+        debug_assert!(levels.len() >= 3 && levels.len().is_multiple_of(3));
+        self.levels = levels.as_ptr();
+        self.last_level = (levels.len() / 3).saturating_sub(1) as u32;
+        self.lod = lod;
+        self.quads = quads as u32;
+        self
     }
 }
 
@@ -210,30 +243,58 @@ pub enum TexFormat {
     Unorm8,
 }
 
+/// Which levels a lookup samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexMip {
+    /// Level 0 with the one filter: the level of detail does not matter.
+    Level0,
+    /// Level 0, minified or magnified by the level of detail (their filters differ).
+    Single,
+    /// The nearest level to the level of detail.
+    Nearest,
+    /// The two levels around the level of detail, interpolated.
+    Linear,
+}
+
 /// How the generated code samples a texture operation itself ([`TexDesc`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VectorTex {
     /// How the texels are stored.
     pub format: TexFormat,
-    /// Bilinear filtering (nearest otherwise).
+    /// Bilinear filtering when minifying (and for [`TexMip::Level0`] always); nearest
+    /// otherwise.
     pub linear: bool,
+    /// Bilinear filtering when magnifying (the level of detail is 0 or less, or NaN).
+    pub mag_linear: bool,
     /// Mirrored repeat on s and t (the descriptor's wrap mask otherwise).
     pub mirror: [bool; 2],
+    /// Which levels it samples.
+    pub mip: TexMip,
 }
 
 impl VectorTex {
-    /// Nearest filtering of f32 texels, wrapped by the descriptor's masks.
+    /// Nearest filtering of level 0's f32 texels, wrapped by the descriptor's masks.
     pub const NEAREST_F32: VectorTex = VectorTex {
         format: TexFormat::F32,
         linear: false,
+        mag_linear: false,
         mirror: [false; 2],
+        mip: TexMip::Level0,
     };
 
     fn code(self) -> u8 {
+        let mip = match self.mip {
+            TexMip::Level0 => 0,
+            TexMip::Single => 1,
+            TexMip::Nearest => 2,
+            TexMip::Linear => 3,
+        };
         1 | (u8::from(self.format == TexFormat::Unorm8) << 1)
             | (u8::from(self.linear) << 2)
             | (u8::from(self.mirror[0]) << 3)
             | (u8::from(self.mirror[1]) << 4)
+            | (u8::from(self.mag_linear) << 5)
+            | (mip << 6)
     }
 
     fn from_code(c: u8) -> Option<VectorTex> {
@@ -245,6 +306,13 @@ impl VectorTex {
             },
             linear: c & 4 != 0,
             mirror: [c & 8 != 0, c & 16 != 0],
+            mag_linear: c & 32 != 0,
+            mip: [
+                TexMip::Level0,
+                TexMip::Single,
+                TexMip::Nearest,
+                TexMip::Linear,
+            ][(c >> 6) as usize],
         })
     }
 }
@@ -501,5 +569,46 @@ impl CompiledShader {
                 .join()
                 .map_err(|_| JitError::Codegen("the generated code's thread panicked".into()))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vector_path_keeps_its_code_beside_its_neighbours() {
+        let mut paths = TexPaths::NONE;
+        let mut all = Vec::new();
+        for format in [TexFormat::F32, TexFormat::Unorm8] {
+            for bits in 0..16u8 {
+                for mip in [
+                    TexMip::Level0,
+                    TexMip::Single,
+                    TexMip::Nearest,
+                    TexMip::Linear,
+                ] {
+                    all.push(TexPath::Vector(VectorTex {
+                        format,
+                        linear: bits & 1 != 0,
+                        mag_linear: bits & 2 != 0,
+                        mirror: [bits & 4 != 0, bits & 8 != 0],
+                        mip,
+                    }));
+                }
+            }
+        }
+        all.push(TexPath::Call);
+        for (k, &p) in all.iter().enumerate() {
+            paths.set(k, p);
+        }
+        for (k, &p) in all.iter().enumerate() {
+            assert_eq!(paths.get(k), p, "operation {k}");
+        }
+        assert_eq!(
+            TexPaths::ALL.get(3),
+            TexPath::Vector(VectorTex::NEAREST_F32)
+        );
+        assert_eq!(TexPaths::ALL.get(TexPaths::MAX), TexPath::Call);
     }
 }

@@ -7,7 +7,10 @@
 //! The filtering arithmetic follows softpipe (`sp_tex_sample.c`), so nearest and linear lookups
 //! are bit-exact with it.
 
+mod chain;
 mod sample;
+
+pub use chain::{ChainLevel, ChainTexels, MipChain};
 
 pub use sample::{
     Compare, Filter, MipFilter, Sampler, Wrap, cube_face, gather, lod_matters, sample, sample_2d,
@@ -45,6 +48,15 @@ pub struct Level {
     texels: Texels,
     /// RGBA8 texels as f32, made when first asked for ([`Level::f32_texels`]).
     unpacked: std::sync::OnceLock<Vec<[f32; 4]>>,
+    /// Identifies the texels: new whenever a level is made or its texels change, kept by a
+    /// clone (the same texels), so that [`Texture::mip_chain`] knows its copy is current.
+    id: u64,
+}
+
+/// A fresh [`Level`] identity.
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl PartialEq for Level {
@@ -117,6 +129,7 @@ impl Level {
             depth,
             texels,
             unpacked: Default::default(),
+            id: next_id(),
         }
     }
 
@@ -150,6 +163,7 @@ impl Level {
         }
         self.texels = Texels::F32(texels);
         self.unpacked = Default::default();
+        self.id = next_id();
     }
 
     /// Texel `i` of the row-major order.
@@ -175,6 +189,8 @@ pub struct Texture {
     pub levels: Vec<Level>,
     /// The format the texels came from.
     pub format: TexelFormat,
+    /// The levels in one buffer, for generated code ([`Texture::mip_chain`]).
+    chain: chain::ChainCache,
 }
 
 /// Texture loading errors.
@@ -245,6 +261,7 @@ impl Texture {
         Ok(Texture {
             levels: vec![Level::stored(width, height, depth, Texels::Unorm8(texels))],
             format: TexelFormat::Rgba8,
+            chain: Default::default(),
         })
     }
 
@@ -273,6 +290,7 @@ impl Texture {
         Ok(Texture {
             levels: vec![Level::stored(width, height, depth, Texels::F32(texels))],
             format: TexelFormat::Rgba32F,
+            chain: Default::default(),
         })
     }
 

@@ -602,6 +602,7 @@ mod tests {
             let tex = Texture {
                 levels: vec![Level::new(w, h, 1, texels).unwrap()],
                 format: super::super::TexelFormat::Rgba32F,
+                chain: Default::default(),
             };
             for filter in [Filter::Nearest, Filter::Linear] {
                 for wrap in [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror] {

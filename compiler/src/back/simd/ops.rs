@@ -71,7 +71,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
     // ------------------------------------------------------------------ host calls
 
     /// Evaluates `op` per lane on the host ([`HostOp`]); returns `outputs` results of `kind`.
-    fn host(&mut self, op: HostOp, args: &[B::V], outputs: usize, kind: Kind) -> R<Vec<B::V>> {
+    pub(super) fn host(
+        &mut self,
+        op: HostOp,
+        args: &[B::V],
+        outputs: usize,
+        kind: Kind,
+    ) -> R<Vec<B::V>> {
         let n = self.b.lanes() as i64;
         for (a, &v) in args.iter().enumerate() {
             let p = self.scratch(a as i64 * n)?;
@@ -479,7 +485,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// A quad derivative: `pick(a) − pick(c)`, lane patterns within each quad.
-    fn quad_diff(&mut self, v: B::V, a: [u8; 4], c: [u8; 4]) -> R<B::V> {
+    pub(super) fn quad_diff(&mut self, v: B::V, a: [u8; 4], c: [u8; 4]) -> R<B::V> {
         let x = self.b.shuffle_quads(v, a)?;
         let y = self.b.shuffle_quads(v, c)?;
         self.b.fbin(FBin::Sub, x, y)

@@ -2,24 +2,56 @@
 //! was compiled for that ([`TexPaths`](crate::back::abi::TexPaths)) and the operation allows
 //! ([`vector_texture`]); through the host's callback otherwise.
 //!
-//! The code samples level 0 of a 2D or RECT texture exactly as the runtime's sampler does
-//! (`texture::sample_2d`): nearest or bilinear, repeat, clamp to edge or mirrored repeat per
-//! axis ([`TexDesc`] has the arithmetic), f32 or RGBA8 texels. Every texel address comes from
-//! indices clamped into the texture, so no coordinate reads outside it.
+//! The code samples a 2D or RECT texture exactly as the runtime's sampler does
+//! (`texture::sample`): nearest or bilinear, repeat, clamp to edge or mirrored repeat per
+//! axis ([`TexDesc`] has the arithmetic), f32 or RGBA8 texels, level 0 alone or a level per
+//! lane chosen by the level of detail (explicit, from gradients, or from the quad's
+//! differences, with the sampler's bias and clamps), nearest or interpolated between two
+//! levels. Every texel address comes from indices clamped into their level and every level
+//! from one clamped into the level table, so no coordinate reads outside the texture.
 
-use super::{Callee, FBin, IBin, Kind, Lower, R, Scalar, Shift, SimdBuilder};
-use crate::back::abi::{TexDesc, TexFormat, TexPath, TextureCall, VectorTex, vector_texture};
+use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, Scalar, Shift, SimdBuilder};
+use crate::back::abi::{
+    TexDesc, TexFormat, TexMip, TexPath, TextureCall, VectorTex, vector_texture,
+};
+use crate::back::host::HostOp;
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
 use std::mem::{offset_of, size_of};
 
 /// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
-/// width (texels per row) and each axis's values.
+/// width (texels per row) and each axis's values of level 0, and what mipmapped lookups read.
+/// The values of one level of a lookup (per lane) have the same form ([`Self::offset`]).
 pub(super) struct DescVals<B: SimdBuilder> {
     texels: B::S,
+    /// The level's first texel (none: level 0's, at `texels`).
+    offset: Option<B::V>,
     width: B::V,
     axes: [Axis<B>; 2],
+    mip: Option<MipVals<B>>,
 }
+
+/// What a mipmapped lookup reads from its descriptor besides level 0.
+struct MipVals<B: SimdBuilder> {
+    /// The level table.
+    levels: B::S,
+    /// The last level (I32).
+    last: B::V,
+    /// Per axis `!0` where it clamps to the edge (I32), and the same as a mask.
+    clamp: [(B::V, B::V); 2],
+    /// The sampler's bias, smallest and largest level of detail.
+    lod: [B::V; 3],
+    /// Whether lanes form quads (a mask).
+    quads: B::V,
+}
+
+impl<B: SimdBuilder> Clone for MipVals<B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B: SimdBuilder> Copy for MipVals<B> {}
 
 /// One axis of a descriptor, in every lane.
 struct Axis<B: SimdBuilder> {
@@ -33,6 +65,13 @@ struct Axis<B: SimdBuilder> {
     last: B::V,
     /// Where a linear lookup clamps the texel-space coordinate (linear lookups only).
     bounds: Option<(B::V, B::V)>,
+}
+
+/// What decides a lookup's level of detail: how, and its level arguments (from the first).
+#[derive(Clone, Copy)]
+struct Lod<'a> {
+    level: ir::Level,
+    args: &'a [ir::Value],
 }
 
 impl<B: SimdBuilder> Clone for DescVals<B> {
@@ -68,6 +107,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
         let key = (op.unit, op.sampler, rect, path);
+        let (level, first) = (op.level, op.layout().level);
         self.textures.push(TextureCall {
             op,
             args: args.len(),
@@ -76,7 +116,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             TexPath::Vector(v) => {
                 self.tex_done.set(index, path);
                 let slot = *self.tex_descs.entry(key).or_insert(index);
-                self.sample(slot, rect, v, args)?
+                let lod = Lod {
+                    level,
+                    args: &args[first..],
+                };
+                self.sample(slot, rect, v, args, lod)?
             }
             TexPath::Call => self.texture_call(index, args)?,
         };
@@ -88,18 +132,19 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     /// The values of descriptor `slot`: those made where they dominate this lookup
     /// ([`Self::desc_vals`]), or made here and kept for the lookups this point dominates.
-    fn desc_vals(&mut self, slot: usize, rect: bool, linear: bool) -> R<DescVals<B>> {
+    fn desc_vals(&mut self, slot: usize, rect: bool, v: VectorTex) -> R<DescVals<B>> {
         if let Some(&d) = self.desc_vals.iter().rev().find_map(|m| m.get(&slot)) {
             return Ok(d);
         }
-        let d = self.derive_desc_vals(slot, rect, linear)?;
+        let d = self.derive_desc_vals(slot, rect, v)?;
         if let Some(m) = self.desc_vals.last_mut() {
             m.insert(slot, d);
         }
         Ok(d)
     }
 
-    fn derive_desc_vals(&mut self, slot: usize, rect: bool, linear: bool) -> R<DescVals<B>> {
+    fn derive_desc_vals(&mut self, slot: usize, rect: bool, v: VectorTex) -> R<DescVals<B>> {
+        let linear = v.linear || v.mag_linear;
         let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
         let desc = self.b.word_addr(self.p.tex_descs, d)?;
         let texels = self
@@ -135,25 +180,158 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 bounds,
             });
         }
+        let mip = if v.mip == TexMip::Level0 {
+            None
+        } else {
+            let levels = self
+                .b
+                .load(Scalar::Ptr, desc, offset_of!(TexDesc, levels) as i32)?;
+            let last = field(self, Scalar::I32, offset_of!(TexDesc, last_level), 0)?;
+            let mut clamp = Vec::with_capacity(2);
+            for axis in 0..2 {
+                let bits = field(self, Scalar::I32, offset_of!(TexDesc, clamp), axis)?;
+                let zero = self.iconst(0)?;
+                clamp.push((bits, self.b.icmp(ICmp::Ne, bits, zero)?));
+            }
+            let mut lod = Vec::with_capacity(3);
+            for k in 0..3 {
+                lod.push(field(self, Scalar::F32, offset_of!(TexDesc, lod), k)?);
+            }
+            let quads = field(self, Scalar::I32, offset_of!(TexDesc, quads), 0)?;
+            let zero = self.iconst(0)?;
+            Some(MipVals {
+                levels,
+                last,
+                clamp: [clamp[0], clamp[1]],
+                lod: [lod[0], lod[1], lod[2]],
+                quads: self.b.icmp(ICmp::Ne, quads, zero)?,
+            })
+        };
         Ok(DescVals {
             texels,
+            offset: None,
             width: axes[0].side,
             axes: [axes[0], axes[1]],
+            mip,
         })
     }
 
-    /// Level 0 sampled as the runtime's sampler does it (`texture::sample_2d`), a step at
-    /// once ([`TexDesc`] has the arithmetic).
+    /// The values of level `k` (per lane, inside the table) of a mipmapped descriptor `d`.
+    fn level_vals(&mut self, d: DescVals<B>, m: MipVals<B>, k: B::V, rect: bool) -> R<DescVals<B>> {
+        let row = self.ik(IBin::Mul, k, 3)?;
+        let word = |s: &mut Self, j: u32| {
+            let at = s.ik(IBin::Add, row, j)?;
+            s.b.gather(Kind::I32, m.levels, at)
+        };
+        let offset = word(self, 0)?;
+        let sides = [word(self, 1)?, word(self, 2)?];
+        let mut axes = d.axes;
+        for (axis, a) in axes.iter_mut().enumerate() {
+            let side = sides[axis];
+            let size = self.b.int_to_float(side, true)?;
+            let last = self.ik(IBin::Sub, side, 1)?;
+            let (bits, clamps) = m.clamp[axis];
+            let bounds = match a.bounds {
+                Some((lo, _)) => {
+                    let inf = self.fconst(f32::INFINITY)?;
+                    Some((lo, self.b.select(clamps, size, inf)?))
+                }
+                None => None,
+            };
+            *a = Axis {
+                side,
+                scale: if rect { None } else { Some(size) },
+                wrap: self.b.ibin(IBin::Or, last, bits)?,
+                last,
+                bounds,
+            };
+        }
+        Ok(DescVals {
+            texels: d.texels,
+            offset: Some(offset),
+            width: sides[0],
+            axes,
+            mip: None,
+        })
+    }
+
+    /// The lookup as the runtime's sampler does it (`texture::sample`), a step at once
+    /// ([`TexDesc`] has the arithmetic).
     fn sample(
         &mut self,
         slot: usize,
         rect: bool,
         v: VectorTex,
         args: &[ir::Value],
+        lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v.linear)?;
+        let d = self.desc_vals(slot, rect, v)?;
         let s = [self.float_operand(args[0])?, self.float_operand(args[1])?];
-        if !v.linear {
+        let Some(m) = d.mip else {
+            return self.filter(d, s, v.linear, v);
+        };
+        let lod = self.level_of_detail(d, m, s, rect, lod)?;
+        let zero = self.fconst(0.0)?;
+        // NaN magnifies.
+        let minify = self.b.fcmp(FCmp::Gt, lod, zero)?;
+        // When both filters are one, magnified lanes read level 0 with it.
+        let one_filter = v.linear == v.mag_linear;
+        let level = |s: &mut Self, k: B::V| {
+            let k = s.ik(IBin::SMax, k, 0)?;
+            let k = s.b.ibin(IBin::SMin, k, m.last)?;
+            if one_filter {
+                let zero = s.iconst(0)?;
+                s.b.select(minify, k, zero)
+            } else {
+                Ok(k)
+            }
+        };
+        let minified = match v.mip {
+            TexMip::Level0 | TexMip::Single => self.filter(d, s, v.linear, v)?,
+            TexMip::Nearest => {
+                let half = self.fconst(0.5)?;
+                let x = self.b.fbin(FBin::Add, lod, half)?;
+                let k = self.floor_to_int(x)?;
+                let k = level(self, k)?;
+                let l = self.level_vals(d, m, k, rect)?;
+                self.filter(l, s, v.linear, v)?
+            }
+            TexMip::Linear => {
+                let (fl, k) = self.floor_split(lod)?;
+                let weight = self.b.fbin(FBin::Sub, lod, fl)?;
+                let k0 = level(self, k)?;
+                let k1 = self.ik(IBin::Add, k0, 1)?;
+                let k1 = level(self, k1)?;
+                let l0 = self.level_vals(d, m, k0, rect)?;
+                let l1 = self.level_vals(d, m, k1, rect)?;
+                let v0 = self.filter(l0, s, v.linear, v)?;
+                let v1 = self.filter(l1, s, v.linear, v)?;
+                // The last level (or level 0 when magnified) alone, not interpolated with
+                // itself (infinite texels would give NaN).
+                let same = self.b.icmp(ICmp::Eq, k0, k1)?;
+                let mut out = Vec::with_capacity(4);
+                for (a, b) in v0.into_iter().zip(v1) {
+                    let r = self.lerp(weight, a, b)?;
+                    let r = self.canonical(r, Class::Arith)?;
+                    out.push(self.b.select(same, a, r)?);
+                }
+                out
+            }
+        };
+        if one_filter {
+            return Ok(minified);
+        }
+        let magnified = self.filter(d, s, v.mag_linear, v)?;
+        minified
+            .into_iter()
+            .zip(magnified)
+            .map(|(a, b)| self.b.select(minify, a, b))
+            .collect()
+    }
+
+    /// Level `d` sampled at `s` with one filter (`linear` or nearest).
+    fn filter(&mut self, d: DescVals<B>, s: [B::V; 2], linear: bool, v: VectorTex) -> R<Vec<B::V>> {
+        if !linear {
             let x = self.nearest(s[0], d.axes[0], v.mirror[0])?;
             let y = self.nearest(s[1], d.axes[1], v.mirror[1])?;
             return Ok(self.texel(d, x, y, v.format)?.to_vec());
@@ -174,6 +352,80 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 self.canonical(r, Class::Arith)
             })
             .collect()
+    }
+
+    /// The level of detail of a lookup as the sampler computes it, with the sampler's bias
+    /// and clamps: explicit, from gradients, or from the quad's differences (0 where lanes
+    /// do not form quads) plus a bias argument.
+    fn level_of_detail(
+        &mut self,
+        d: DescVals<B>,
+        m: MipVals<B>,
+        s: [B::V; 2],
+        rect: bool,
+        lod: Lod<'_>,
+    ) -> R<B::V> {
+        use ir::Level as L;
+        let arg = |me: &mut Self, k: usize| me.float_operand(lod.args[k]);
+        let base = match lod.level {
+            L::Zero => self.fconst(0.0)?,
+            L::Explicit => arg(self, 0)?,
+            L::Grad => {
+                let dx = [arg(self, 0)?, arg(self, 1)?];
+                let dy = [arg(self, 3)?, arg(self, 4)?];
+                self.rho_lod(d, dx, dy, rect)?
+            }
+            L::Implicit | L::Bias => {
+                // Coarse differences: right − left and top − bottom of each quad.
+                let mut dx = s;
+                let mut dy = s;
+                for k in 0..2 {
+                    dx[k] = self.quad_diff(s[k], [1; 4], [0; 4])?;
+                    dy[k] = self.quad_diff(s[k], [0; 4], [2; 4])?;
+                }
+                let l = self.rho_lod(d, dx, dy, rect)?;
+                let zero = self.fconst(0.0)?;
+                let l = self.b.select(m.quads, l, zero)?;
+                if lod.level == L::Bias {
+                    let bias = arg(self, 0)?;
+                    self.b.fbin(FBin::Add, l, bias)?
+                } else {
+                    l
+                }
+            }
+        };
+        let x = self.b.fbin(FBin::Add, base, m.lod[0])?;
+        // Compare and select, so that NaN stays NaN as in `f32::clamp`.
+        let below = self.b.fcmp(FCmp::Lt, x, m.lod[1])?;
+        let x = self.b.select(below, m.lod[1], x)?;
+        let above = self.b.fcmp(FCmp::Gt, x, m.lod[2])?;
+        self.b.select(above, m.lod[2], x)
+    }
+
+    /// `log2(ρ)`, ρ the largest of `max(|dx|, |dy|) · side` over the axes (the side 1 for
+    /// RECT), each maximum ignoring NaN as Rust's `f32::max`; the C library's `log2f`, as the
+    /// sampler.
+    fn rho_lod(&mut self, d: DescVals<B>, dx: [B::V; 2], dy: [B::V; 2], rect: bool) -> R<B::V> {
+        let mut rho = self.fconst(0.0)?;
+        for k in 0..2 {
+            let a = self.b.fun(FUn::Abs, dx[k])?;
+            let b = self.b.fun(FUn::Abs, dy[k])?;
+            let m = self.max_num(a, b)?;
+            let m = match (rect, d.axes[k].scale) {
+                (false, Some(size)) => self.b.fbin(FBin::Mul, m, size)?,
+                _ => m,
+            };
+            rho = self.max_num(rho, m)?;
+        }
+        Ok(self.host(HostOp::Log2, &[rho], 1, Kind::F32)?.remove(0))
+    }
+
+    /// Rust's `f32::max`: the other operand where one is NaN.
+    fn max_num(&mut self, a: B::V, b: B::V) -> R<B::V> {
+        let b_nan = self.b.fcmp(FCmp::Ne, b, b)?;
+        let b = self.b.select(b_nan, a, b)?;
+        let ge = self.b.fcmp(FCmp::Ge, a, b)?;
+        self.b.select(ge, a, b)
     }
 
     /// `s` in texel space: scaled by the side unless RECT.
@@ -263,7 +515,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// each byte then `b as f32 · (1/255 as f32)` as the sampler reads it.
     fn texel(&mut self, d: DescVals<B>, x: B::V, y: B::V, format: TexFormat) -> R<[B::V; 4]> {
         let row = self.b.ibin(IBin::Mul, y, d.width)?;
-        let texel = self.b.ibin(IBin::Add, row, x)?;
+        let mut texel = self.b.ibin(IBin::Add, row, x)?;
+        if let Some(first) = d.offset {
+            texel = self.b.ibin(IBin::Add, texel, first)?;
+        }
         if format == TexFormat::F32 {
             let word = self.b.shift_imm(Shift::Shl, texel, 2)?;
             return self.b.gather4(d.texels, word);
