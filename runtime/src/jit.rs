@@ -240,6 +240,42 @@ pub struct JitShader {
     pub compile_time: Duration,
     config: JitConfig,
     variants: Arc<Variants>,
+    /// The texture operations of the code, grouped by descriptor.
+    tex_groups: TexGroups,
+}
+
+/// Texture operations that may sample in generated code ([`vector_texture`]), grouped by what
+/// their descriptor and path follow from: unit, sampler and RECT-ness. The code reads a group's
+/// descriptor at its first operation, so a batch writes one descriptor per group.
+///
+/// [`vector_texture`]: tgsic::back::abi::vector_texture
+#[derive(Debug, Clone, Default)]
+struct TexGroups {
+    /// Each group's operations (indices in the code's order), the first first.
+    groups: Vec<Vec<usize>>,
+    /// How many operations there are.
+    ops: usize,
+}
+
+impl TexGroups {
+    fn new<'a>(ops: impl Iterator<Item = &'a TexOp>) -> TexGroups {
+        let mut by_key: HashMap<(u32, Option<u32>, bool), usize> = HashMap::new();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut count = 0;
+        for (k, op) in ops.enumerate() {
+            count += 1;
+            if !tgsic::back::abi::vector_texture(op) {
+                continue;
+            }
+            let key = (op.unit, op.sampler, op.target == TextureTarget::Rect);
+            let g = *by_key.entry(key).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(k);
+        }
+        TexGroups { groups, ops: count }
+    }
 }
 
 /// A function's compiled variants, by the texture operations they sample themselves.
@@ -341,18 +377,18 @@ impl JitShader {
                 code
             }
         };
+        let ops = tgsic::back::abi::texture_ops(&function);
+        let tex_groups = TexGroups::new(ops.iter());
         let paths = match bind {
-            Some(bind) => {
-                let ops = tgsic::back::abi::texture_ops(&function);
-                // The paths do not depend on how lanes are arranged, only descriptors do.
-                tex_paths(
-                    config.backend,
-                    bind,
-                    ops.iter(),
-                    false,
-                    &mut TexDescs::default(),
-                )
-            }
+            // The paths do not depend on how lanes are arranged, only descriptors do.
+            Some(bind) => tex_paths(
+                config.backend,
+                bind,
+                |k| &ops[k],
+                &tex_groups,
+                false,
+                &mut TexDescs::default(),
+            ),
             None => TexPaths::NONE,
         };
         let (compiled, fresh) = variants.get(&function, config, paths)?;
@@ -363,6 +399,7 @@ impl JitShader {
             compile_time: if fresh { t.elapsed() } else { Duration::ZERO },
             config: *config,
             variants,
+            tex_groups,
         })
     }
 
@@ -374,11 +411,12 @@ impl JitShader {
         quads: bool,
         scratch: &mut JitScratch,
     ) -> Result<Arc<CompiledShader>, RunError> {
-        let ops = self.compiled.textures.iter().map(|t| &t.op);
+        let textures = &self.compiled.textures;
         let paths = tex_paths(
             self.config.backend,
             bind,
-            ops,
+            |k| &textures[k].op,
+            &self.tex_groups,
             quads,
             &mut scratch.tex_descs,
         );
@@ -579,28 +617,32 @@ impl Engine for JitShader {
     }
 }
 
-/// Which texture operations `ops` (in the code's order) may sample in generated code with the
-/// textures and samplers of `bind` ([`tex_desc`]), which then give the sampler's results.
-/// `descs` gets one descriptor per operation (an empty one for the others) and the mip chains
-/// they read; `quads` says whether the batch's lanes form quads.
+/// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may sample in
+/// generated code with the textures and samplers of `bind` ([`tex_desc`]), which then give the
+/// sampler's results. `descs` gets a descriptor at each group's first operation (where the
+/// code reads it; the others are never read) and the mip chains they read; `quads` says
+/// whether the batch's lanes form quads.
 fn tex_paths<'a>(
     backend: Backend,
     bind: &Bindings,
-    ops: impl Iterator<Item = &'a TexOp>,
+    op: impl Fn(usize) -> &'a TexOp,
+    groups: &TexGroups,
     quads: bool,
     descs: &mut TexDescs,
 ) -> TexPaths {
-    descs.0.clear();
+    if descs.0.len() != groups.ops {
+        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2]);
+        descs.0.resize(groups.ops, empty);
+    }
     descs.1.clear();
     let mut paths = TexPaths::NONE;
-    for (k, op) in ops.enumerate() {
-        let desc = tex_desc(backend, bind, op, quads, &mut descs.1).map(|(desc, path)| {
-            paths.set(k, path);
-            desc
-        });
-        descs
-            .0
-            .push(desc.unwrap_or(TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2])));
+    for g in &groups.groups {
+        if let Some((desc, path)) = tex_desc(backend, bind, op(g[0]), quads, &mut descs.1) {
+            descs.0[g[0]] = desc;
+            for &k in g {
+                paths.set(k, path);
+            }
+        }
     }
     paths
 }
