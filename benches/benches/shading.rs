@@ -1,7 +1,10 @@
 //! Shading throughput per engine at 256×256, one thread, on a light shader (three_technicolor),
 //! an ALU-heavy one (npm_curl_noise), two texture-heavy ones (gltr_tangentmotionblur, 42
-//! lookups; gltr_linearblur, 72) and a loop-heavy one (piglit_loop_300), with the Mesa corpus bindings; the LLVM engine too when
-//! built with the feature `llvm`. `tgsic bench` gives the 1024×1024 figures.
+//! lookups; gltr_linearblur, 72) and a loop-heavy one (piglit_loop_300), with the Mesa corpus
+//! bindings (nearest, one level); the LLVM engine too when built with the feature `llvm`.
+//! `filtered_256x256`: gltr_linearblur's 72 lookups bilinear, and trilinear over generated
+//! mipmaps, in the generated code of each JIT (fast math). `tgsic bench` gives the 1024×1024
+//! figures.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -55,5 +58,56 @@ fn shading(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, shading);
+/// gltr_linearblur with filtered lookups: bilinear on level 0, then trilinear over mipmaps.
+fn filtered(c: &mut Criterion) {
+    use tgsic_runtime::texture::{Filter, MipFilter, Sampler};
+    let Some(cases) = tgsic_tests::mesa::cases() else {
+        return;
+    };
+    let Some(case) = cases.iter().find(|c| c.name == "gltr_linearblur") else {
+        return;
+    };
+    let mut g = c.benchmark_group("filtered_256x256");
+    g.throughput(Throughput::Elements(256 * 256));
+    g.sample_size(10);
+    for (filter, mip) in [
+        ("bilinear", MipFilter::None),
+        ("trilinear", MipFilter::Linear),
+    ] {
+        let mut bind = case.bind.clone();
+        for t in bind.textures.iter_mut().flatten() {
+            t.generate_mipmaps(false);
+        }
+        // A sampler for every unit (a missing one reads as the default, nearest).
+        let units = bind.textures.len().max(bind.samplers.len());
+        bind.samplers.resize(units, Sampler::default());
+        for s in bind.samplers.iter_mut() {
+            *s = Sampler {
+                min: Filter::Linear,
+                mag: Filter::Linear,
+                mip,
+                ..*s
+            };
+        }
+        let mut engines = vec![("jit-fast", Backend::Cranelift)];
+        if Backend::Llvm.available() {
+            engines.push(("llvm-fast", Backend::Llvm));
+        }
+        for (label, backend) in engines {
+            let config = JitConfig {
+                backend,
+                math: MathMode::Fast,
+                ..JitConfig::default()
+            };
+            let jit =
+                JitShader::for_bindings(case.shader.clone(), &config, &bind).expect("compiles");
+            g.bench_function(format!("{label}/{filter}"), |b| {
+                b.iter(|| render(black_box(&jit), &bind, 256, 256, 0).expect("renders"))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, shading, filtered);
 criterion_main!(benches);
