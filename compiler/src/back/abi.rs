@@ -139,7 +139,8 @@ pub struct JitArgs {
     /// EMIT and ENDPRIM.
     pub emit: EmitFn,
     /// One per texture operation ([`CompiledShader::textures`]): the texture its lookups
-    /// read. Read only for the operations the code samples itself ([`CompiledShader::tex_paths`]).
+    /// read. Read only for the operations the code samples itself ([`CompiledShader::tex_paths`]),
+    /// and of those that share a unit, a sampler, a target and a path only the first's.
     pub tex_descs: *const TexDesc,
 }
 

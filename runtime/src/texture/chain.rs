@@ -136,16 +136,18 @@ impl Texture {
                 .levels
                 .iter()
                 .all(|l| matches!(l.storage(), Storage::Unorm8(_)));
-        let key = (self.levels.iter().map(|l| l.id).collect(), unorm8);
         let mut cache = self.chain.0.lock().unwrap_or_else(|e| e.into_inner());
-        match cache.as_ref() {
-            Some(c) if c.key == key => c.clone(),
-            _ => {
-                let c = Arc::new(MipChain::new(&self.levels, key));
-                *cache = Some(c.clone());
-                c
-            }
+        // Asked for every batch: compared without allocating.
+        if let Some(c) = cache.as_ref()
+            && c.key.1 == unorm8
+            && c.key.0.iter().copied().eq(self.levels.iter().map(|l| l.id))
+        {
+            return c.clone();
         }
+        let key = (self.levels.iter().map(|l| l.id).collect(), unorm8);
+        let c = Arc::new(MipChain::new(&self.levels, key));
+        *cache = Some(c.clone());
+        c
     }
 }
 
