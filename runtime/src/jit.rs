@@ -617,9 +617,9 @@ impl Engine for JitShader {
     }
 }
 
-/// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may sample in
-/// generated code with the textures and samplers of `bind` ([`tex_desc`]), which then give the
-/// sampler's results. `descs` gets a descriptor at each group's first operation (where the
+/// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may
+/// sample in generated code with the textures and samplers of `bind` ([`tex_desc`]), which
+/// then give the sampler's results. `descs` gets a descriptor at each group's first operation (where the
 /// code reads it; the others are never read) and the mip chains they read; `quads` says
 /// whether the batch's lanes form quads.
 fn tex_paths<'a>(

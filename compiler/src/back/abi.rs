@@ -527,9 +527,11 @@ impl CompiledShader {
     /// for the function this was compiled from (registers up to the function's highest input,
     /// system value, output and array register; `uniforms` as long as [`Self::uniforms`];
     /// `constants` with `num_constants` valid buffers; `tex_descs` with one [`TexDesc`] per
-    /// entry of [`Self::textures`], which for the operations of [`Self::tex_paths`] addresses
-    /// `width × height` canonical RGBA texels, with a power-of-two side where its wrap repeats), and the callbacks must be
-    /// safe to call
+    /// entry of [`Self::textures`], which for the first operation of each group of
+    /// [`Self::tex_paths`] that shares a unit, a sampler, a target and a path describes its
+    /// texture: level 0's `width × height` texels in the path's format, and for a mipmapped
+    /// path a level table whose levels all lie in the same buffer; a power-of-two side on
+    /// every level where the wrap repeats or mirrors), and the callbacks must be safe to call
     /// with `args.host` and entered through
     /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,
     /// set and restored around it ([`super::fpenv::call_with_ftz`]).

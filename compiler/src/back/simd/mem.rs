@@ -1,7 +1,8 @@
 //! Memory and call-outs: register files in structure-of-arrays form, arrays, constants,
-//! immediates and EMIT (texture lookups: `texture.rs`). Every address is computed from a clamped index (or a
-//! checked one, with a harmless fallback), so generated code never touches memory outside its
-//! buffers. An index every lane shares is one vector access; per-lane indices gather.
+//! immediates and EMIT (texture lookups are in `texture.rs`). Every address is computed from a
+//! clamped index (or a checked one, with a harmless fallback), so generated code never touches
+//! memory outside its buffers. An index every lane shares is one vector access; per-lane
+//! indices gather.
 
 use super::{Callee, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
 use crate::back::abi::{BATCH_LANES, JitError};
