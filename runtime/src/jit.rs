@@ -108,8 +108,9 @@ pub fn compile(f: &Function, config: &JitConfig) -> Result<CompiledShader, JitLo
     compile_with(f, config, TexPaths::NONE, false)
 }
 
-/// As [`compile`], the texture operations of `paths` sampled in the generated code: it may
-/// run only with bindings under which [`tex_paths`] includes them.
+/// As [`compile`], the texture operations of `paths` sampled in the generated code, as
+/// `paths` says: it may run only with bindings that call for exactly those paths (the
+/// textures and samplers a [`JitShader`] checks before every batch).
 ///
 /// # Errors
 /// As [`compile`].
@@ -221,8 +222,8 @@ impl JitLoadError {
 /// A JIT-compiled shader.
 ///
 /// Its code comes in variants, one per set of texture operations sampled in the generated
-/// code rather than through the runtime's sampler ([`TexPaths`]), which the bound textures and
-/// samplers decide ([`tex_paths`]), as llvmpipe keys its shaders by sampler state. A batch runs
+/// code rather than through the runtime's sampler, and how ([`TexPaths`]), which the bound
+/// textures and samplers decide, as llvmpipe keys its shaders by sampler state. A batch runs
 /// the variant its bindings call for, compiled the first time they do and kept with the
 /// shader (and its clones).
 #[derive(Debug, Clone)]
