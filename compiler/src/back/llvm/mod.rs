@@ -92,12 +92,23 @@ pub struct HostCpu {
 }
 
 impl HostCpu {
+    /// Whether `feature` is on: its last mention, `+feature` or `-feature`, decides.
     fn has(&self, feature: &str) -> bool {
         self.features
-            .split(',')
-            .any(|f| f.strip_prefix('+') == Some(feature))
+            .rsplit(',')
+            .find_map(|f| match f.split_at_checked(1) {
+                Some(("+", name)) if name == feature => Some(true),
+                Some(("-", name)) if name == feature => Some(false),
+                _ => None,
+            })
+            .unwrap_or(false)
     }
 }
+
+/// The environment variable whose features (LLVM's spelling, `-avx512f` or `+fma,...`) are
+/// added after the host's: `TGSIC_LLVM_FEATURES=-avx512f` makes AVX2 code (8 lanes) on an
+/// AVX-512 host, to measure what AVX2 machines would run.
+pub const FEATURES_VAR: &str = "TGSIC_LLVM_FEATURES";
 
 /// The host CPU, detected once; an error if it cannot run the generated code (an x86-64 CPU
 /// with SSE4.1 is needed) or LLVM cannot target it.
@@ -119,6 +130,11 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
             width: 4,
             fma: false,
         };
+        if let Ok(extra) = std::env::var(FEATURES_VAR)
+            && !extra.is_empty()
+        {
+            cpu.features = format!("{},{extra}", cpu.features);
+        }
         if !cpu.has("sse4.1") {
             return Err(JitError::Host("the CPU lacks SSE4.1".into()));
         }
@@ -455,5 +471,24 @@ mod tests {
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
         assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
+    }
+}
+
+#[cfg(test)]
+mod cpu_tests {
+    use super::HostCpu;
+
+    #[test]
+    fn the_last_mention_of_a_feature_decides() {
+        let cpu = HostCpu {
+            name: "znver5".into(),
+            features: "+sse4.1,+avx2,+avx512f,-sse4a,+fma,-avx512f".into(),
+            width: 16,
+            fma: true,
+        };
+        assert!(cpu.has("avx2") && cpu.has("fma") && cpu.has("sse4.1"));
+        assert!(!cpu.has("avx512f"), "taken back by the last mention");
+        assert!(!cpu.has("sse4a"));
+        assert!(!cpu.has("avx"), "a prefix of a feature is not the feature");
     }
 }
