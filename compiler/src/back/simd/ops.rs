@@ -11,6 +11,9 @@ use std::mem::offset_of;
 const I32_MIN: u32 = 0x8000_0000;
 const TWO_31: f32 = 2_147_483_648.0;
 
+/// How many nested selects [`Lower::may_fold_to_denormal`] looks through.
+const SELECT_DEPTH: u32 = 4;
+
 impl<B: SimdBuilder> Lower<'_, B> {
     // ------------------------------------------------------------------ denormals
 
@@ -28,15 +31,31 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// finds constants the IR did not have (a canonical NaN flipped into a denormal by integer
     /// operations, then selected). Values read from memory are never constants and float
     /// arithmetic never yields a denormal under FTZ; bit manipulation and merges may.
+    ///
+    /// A select may only when one of its operands may (looked through up to
+    /// [`SELECT_DEPTH`] selects, sign operations included; deeper, it is assumed to): SGE's
+    /// `select(c, 1.0, 0.0)` and selects of arithmetic results need no flush.
     fn may_fold_to_denormal(&self, v: ir::Value) -> bool {
+        self.may_fold_within(v, SELECT_DEPTH)
+    }
+
+    fn may_fold_within(&self, v: ir::Value, depth: u32) -> bool {
         use Unary as U;
         match self.f.values[v].def {
-            Def::Inst(i, _) => match &self.f.insts[i].op {
-                Op::Const(c) => f32::from_bits(*c).is_subnormal(),
-                Op::Unary(U::FNeg | U::FAbs) => self.may_fold_to_denormal(self.f.insts[i].args[0]),
-                Op::Unary(U::Bitcast) | Op::Select => true,
-                _ => false,
-            },
+            Def::Inst(i, _) => {
+                let args = &self.f.insts[i].args;
+                match &self.f.insts[i].op {
+                    Op::Const(c) => f32::from_bits(*c).is_subnormal(),
+                    Op::Unary(U::FNeg | U::FAbs) => self.may_fold_within(args[0], depth),
+                    Op::Unary(U::Bitcast) => true,
+                    Op::Select => {
+                        depth == 0
+                            || self.may_fold_within(args[1], depth - 1)
+                            || self.may_fold_within(args[2], depth - 1)
+                    }
+                    _ => false,
+                }
+            }
             _ => self.arith[v.index()] == Class::Exact,
         }
     }
