@@ -493,8 +493,8 @@ struct Host<'a> {
 
 static ZEROS: [u32; 16] = [0; 16];
 
-/// The level table of a descriptor without mip levels: level 0 alone (never read: such a
-/// lookup's code samples level 0 from the descriptor's own fields).
+/// The level table of a descriptor that samples level 0 alone (never read: such a lookup's
+/// code samples level 0 from the descriptor's own fields).
 static LEVEL0: [u32; 3] = [0, 1, 1];
 
 impl Engine for JitShader {
@@ -710,29 +710,25 @@ fn tex_desc(
     // (and a transpose) beat a word per lane and the unpacking of its bytes (gltr_linearblur:
     // 127 against 141 ms a 1024² frame). LLVM gathers: one word a texel halves the time.
     let unorm8 = backend == Backend::Llvm;
-    let (texels, format, desc) = if matches!(mip, TexMip::Level0 | TexMip::Single) {
+    let (texels, format, levels): (_, _, &[u32]) = if matches!(mip, TexMip::Level0 | TexMip::Single)
+    {
         let (texels, format) = match level.storage() {
             Storage::Unorm8(t) if unorm8 => (t.as_ptr() as *const c_void, TexFormat::Unorm8),
             _ => (level.f32_texels().as_ptr() as *const c_void, TexFormat::F32),
         };
-        (texels, format, None)
+        (texels, format, &LEVEL0)
     } else {
-        let chain = tex.mip_chain(unorm8);
+        chains.push(tex.mip_chain(unorm8));
+        let chain = chains.last().expect("just pushed");
         let format = match chain.texels {
             ChainTexels::Unorm8(_) => TexFormat::Unorm8,
             ChainTexels::F32(_) => TexFormat::F32,
         };
-        let texels = chain.as_ptr();
-        chains.push(chain);
-        (texels, format, chains.last())
+        (chain.as_ptr(), format, chain.level_words())
     };
-    let mut desc_of = TexDesc::new(texels, level.width, level.height, wrap);
     let lod = [sampler.lod_bias, sampler.min_lod, sampler.max_lod];
-    if let Some(chain) = desc {
-        desc_of = desc_of.with_levels(chain.level_words(), lod, quads);
-    } else if mip == TexMip::Single {
-        desc_of = desc_of.with_levels(&LEVEL0, lod, quads);
-    }
+    let desc =
+        TexDesc::new(texels, level.width, level.height, wrap).with_levels(levels, lod, quads);
     let path = TexPath::Vector(VectorTex {
         format,
         linear: sampler.min == Filter::Linear,
@@ -740,7 +736,7 @@ fn tex_desc(
         mirror,
         mip,
     });
-    Some((desc_of, path))
+    Some((desc, path))
 }
 
 /// `TextureFn`: the interpreter's texture semantics on the lanes of one step.

@@ -38,29 +38,65 @@ fn vertices(n: usize) -> Vec<Vec<[u32; 4]>> {
         .collect()
 }
 
-fn both(text: &str, bind: &Bindings) {
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
-    let verts = vertices(200);
+/// How [`matches_the_interpreter`] makes each JIT.
+#[derive(Clone, Copy, PartialEq)]
+enum Make {
+    /// `JitShader::new` at every step width the back end is tested at: the bindings' variant
+    /// is chosen and compiled at the first batch.
+    EveryWidth,
+    /// `JitShader::for_bindings` at every tested step width.
+    ForBindingsEveryWidth,
+    /// `JitShader::for_bindings` at the back end's own step width.
+    ForBindings,
+}
+
+/// On every JIT back end, made as `make` says, `shader` passes `check` and gives the
+/// interpreter's outputs for every vertex of `verts`.
+fn matches_the_interpreter(
+    shader: &Prepared,
+    bind: &Bindings,
+    verts: &[Vec<[u32; 4]>],
+    make: Make,
+    check: impl Fn(&JitShader),
+) {
     let one = RunOptions {
         threads: 1,
         ..Default::default()
     };
-    let want = run_vertices(&shader, bind, &verts, &one).unwrap();
+    let want = run_vertices(shader, bind, verts, &one).unwrap();
     for (backend, widths) in jit_backends() {
+        let widths = if make == Make::ForBindings {
+            &[0][..]
+        } else {
+            widths
+        };
         for &lanes in widths {
-            let jit = JitShader::new(
-                shader.clone(),
-                &JitConfig {
-                    backend,
-                    lanes,
-                    ..JitConfig::default()
-                },
-            )
+            let config = JitConfig {
+                backend,
+                lanes,
+                ..JitConfig::default()
+            };
+            let jit = match make {
+                Make::EveryWidth => JitShader::new(shader.clone(), &config),
+                _ => JitShader::for_bindings(shader.clone(), &config, bind),
+            }
             .unwrap();
-            let got = run_vertices(&jit, bind, &verts, &one).unwrap();
-            assert_eq!(got, want, "{backend:?}, {lanes} lanes");
+            check(&jit);
+            let got = run_vertices(&jit, bind, verts, &one).unwrap();
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g, w,
+                    "{backend:?}, {lanes} lanes, vertex {k}: {:?}",
+                    verts[k]
+                );
+            }
         }
     }
+}
+
+fn both(text: &str, bind: &Bindings) {
+    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    matches_the_interpreter(&shader, bind, &vertices(200), Make::EveryWidth, |_| {});
 }
 
 #[test]
@@ -159,35 +195,14 @@ fn texture_vertices() -> Vec<Vec<[u32; 4]>> {
 fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bool) {
     let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let verts = texture_vertices();
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(&shader, bind, &verts, &one).unwrap();
-    for (backend, widths) in jit_backends() {
-        for &lanes in widths {
-            let config = JitConfig {
-                backend,
-                lanes,
-                ..JitConfig::default()
-            };
-            let jit = JitShader::for_bindings(shader.clone(), &config, bind).unwrap();
-            let ops = jit.compiled.textures.len();
-            assert!(
-                (0..ops).all(|k| jit.compiled.tex_paths.vector(k) == vector),
-                "{backend:?}: {:?}",
-                jit.compiled.tex_paths.get(0)
-            );
-            let got = run_vertices(&jit, bind, &verts, &one).unwrap();
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert_eq!(
-                    g, w,
-                    "{backend:?}, {lanes} lanes, vertex {k}: {:?}",
-                    verts[k]
-                );
-            }
-        }
-    }
+    matches_the_interpreter(&shader, bind, &verts, Make::ForBindingsEveryWidth, |jit| {
+        let ops = jit.compiled.textures.len();
+        assert!(
+            (0..ops).all(|k| jit.compiled.tex_paths.vector(k) == vector),
+            "{:?}",
+            jit.compiled.tex_paths.get(0)
+        );
+    });
 }
 
 /// Lookups the generated code samples itself (level 0 of a 2D or RECT texture, nearest or
@@ -436,22 +451,9 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
 /// Compiled for `bind`, on every back end, the first `ops` texture operations of `shader` are
 /// sampled in the generated code, and 300 vertices give the interpreter's results.
 fn vector_lookups_give_the_interpreters_results(shader: &Prepared, bind: &Bindings, ops: usize) {
-    let verts = vertices(300);
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(shader, bind, &verts, &one).unwrap();
-    for (backend, _) in jit_backends() {
-        let jit = JitShader::for_bindings(shader.clone(), &JitConfig::with_backend(backend), bind)
-            .unwrap();
-        assert!(
-            (0..ops).all(|k| jit.compiled.tex_paths.vector(k)),
-            "{backend:?}"
-        );
-        let got = run_vertices(&jit, bind, &verts, &one).unwrap();
-        assert_eq!(got, want, "{backend:?}");
-    }
+    matches_the_interpreter(shader, bind, &vertices(300), Make::ForBindings, |jit| {
+        assert!((0..ops).all(|k| jit.compiled.tex_paths.vector(k)));
+    });
 }
 
 #[test]

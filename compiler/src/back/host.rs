@@ -154,17 +154,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
     let n = n as usize;
     // SAFETY: the caller passes n-word buffers for the operands this operation uses.
     let arg = |p: *const u32, k: usize| unsafe { *p.add(k) };
-    if op == HostOp::Log2 {
-        // A loop of its own: a level of detail per lane of every mipmapped lookup. `f`
-        // flushes denormals, so `log2f` needs no change of the MXCSR.
-        for l in 0..n {
-            let x = crate::numerics::f(arg(a, l));
-            let r = crate::numerics::b(crate::numerics::libm::log2_of_normal(x));
-            // SAFETY: `out` has n words.
-            unsafe { *out.add(l) = r };
-        }
-        return;
-    }
+
     {
         for l in 0..n {
             match op {
@@ -195,7 +185,12 @@ pub unsafe extern "C" fn tgsic_lanes_op(
                     ];
                     unsafe { *out.add(l) = sem::pack(p, &xs[..k]) };
                 }
-                HostOp::Log2 => unreachable!("computed above"),
+                HostOp::Log2 => {
+                    // `f` flushes denormals, so `log2f` needs no change of the MXCSR.
+                    let x = crate::numerics::f(arg(a, l));
+                    let r = crate::numerics::libm::log2_of_normal(x);
+                    unsafe { *out.add(l) = crate::numerics::b(r) };
+                }
                 HostOp::Unpack(p) => {
                     let u = sem::unpack(p, arg(a, l));
                     for (k, v) in u.into_iter().enumerate() {

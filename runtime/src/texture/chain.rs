@@ -38,22 +38,17 @@ pub struct MipChain {
     key: (Vec<u64>, bool),
     /// The texels.
     pub texels: ChainTexels,
-    /// Where each level sits.
-    pub levels: Vec<ChainLevel>,
-    /// `levels` as words, three a level, as generated code reads them.
+    /// Where each level sits: three words a level ([`ChainLevel`]'s fields in order), as
+    /// generated code reads them.
     words: Vec<u32>,
 }
 
 impl MipChain {
     fn new(levels: &[Level], key: (Vec<u64>, bool)) -> MipChain {
-        let mut table = Vec::with_capacity(levels.len());
+        let mut words = Vec::with_capacity(3 * levels.len());
         let mut offset = 0u32;
         for l in levels {
-            table.push(ChainLevel {
-                offset,
-                width: l.width,
-                height: l.height,
-            });
+            words.extend([offset, l.width, l.height]);
             offset += l.width * l.height;
         }
         let layer = |l: &Level| (l.width * l.height) as usize;
@@ -77,21 +72,21 @@ impl MipChain {
                     .collect(),
             )
         };
-        let words = table
-            .iter()
-            .flat_map(|l| [l.offset, l.width, l.height])
-            .collect();
-        MipChain {
-            key,
-            texels,
-            levels: table,
-            words,
-        }
+        MipChain { key, texels, words }
     }
 
     /// The level table as words, three a level ([`ChainLevel`]'s fields in order).
     pub fn level_words(&self) -> &[u32] {
         &self.words
+    }
+
+    /// Where each level sits, level 0 first.
+    pub fn levels(&self) -> impl Iterator<Item = ChainLevel> + '_ {
+        self.words.chunks_exact(3).map(|w| ChainLevel {
+            offset: w[0],
+            width: w[1],
+            height: w[2],
+        })
     }
 
     /// The address of the first texel.
@@ -162,11 +157,7 @@ mod tests {
         tex.generate_mipmaps(false);
         let c = tex.mip_chain(false);
         assert!(Arc::ptr_eq(&c, &tex.mip_chain(false)));
-        let sides: Vec<_> = c
-            .levels
-            .iter()
-            .map(|l| (l.offset, l.width, l.height))
-            .collect();
+        let sides: Vec<_> = c.levels().map(|l| (l.offset, l.width, l.height)).collect();
         assert_eq!(
             sides,
             [(0, 8, 4), (32, 4, 2), (40, 2, 1), (42, 1, 1)],
@@ -188,7 +179,7 @@ mod tests {
         assert_eq!(t[40][0], 9.0, "the changed texels");
         tex.levels.truncate(1);
         let e = tex.mip_chain(true);
-        assert_eq!(e.levels.len(), 1);
+        assert_eq!(e.levels().count(), 1);
         let ChainTexels::Unorm8(w) = &e.texels else {
             panic!("one RGBA8 level")
         };

@@ -277,8 +277,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         // When both filters are one, magnified lanes read level 0 with it.
         let one_filter = v.linear == v.mag_linear;
         let level = |s: &mut Self, k: B::V| {
-            let k = s.ik(IBin::SMax, k, 0)?;
-            let k = s.b.ibin(IBin::SMin, k, m.last)?;
+            let k = s.clamp_to(k, m.last)?;
             if one_filter {
                 let zero = s.iconst(0)?;
                 s.b.select(minify, k, zero)
@@ -439,8 +438,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// Texel `i` wrapped by the axis's mask and clamped into the texture.
     fn wrap(&mut self, i: B::V, a: Axis<B>) -> R<B::V> {
         let i = self.b.ibin(IBin::And, i, a.wrap)?;
+        self.clamp_to(i, a.last)
+    }
+
+    /// `clamp(i, 0, last)`: a texel inside its row or column, a level inside the table.
+    fn clamp_to(&mut self, i: B::V, last: B::V) -> R<B::V> {
         let i = self.ik(IBin::SMax, i, 0)?;
-        self.b.ibin(IBin::SMin, i, a.last)
+        self.b.ibin(IBin::SMin, i, last)
     }
 
     /// Texel `i` under mirrored repeat of a power-of-two side: `i & wrap` in even periods,
@@ -474,8 +478,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let u = self.b.select(odd, reflected, u)?;
         let x = self.texel_space(u, a)?;
         let i = self.floor_to_int(x)?;
-        let i = self.ik(IBin::SMax, i, 0)?;
-        self.b.ibin(IBin::SMin, i, a.last)
+        self.clamp_to(i, a.last)
     }
 
     /// The two texels of a linear lookup at `s` on axis `a` and the weight of the second.
