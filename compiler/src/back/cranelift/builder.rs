@@ -166,6 +166,30 @@ impl<'f> ClBuilder<'f> {
         self.b.ins().icmp(IntCC::SignedLessThan, m, z)
     }
 
+    /// `x` (as F32X4) when `v` is `x` with its sign bits flipped by [`fun`]'s `Neg` (an xor
+    /// with the sign mask, perhaps bitcast).
+    fn negated(&mut self, v: Value) -> Option<Value> {
+        use cranelift_codegen::ir::{InstructionData, Opcode};
+        let mask = *self.consts.get(&(types::I32X4, [0x8000_0000; 4]))?;
+        let dfg = &self.b.func.dfg;
+        let def = |v: Value| dfg.value_def(v).inst().map(|i| &dfg.insts[i]);
+        let v = match def(v) {
+            Some(&InstructionData::LoadNoOffset {
+                opcode: Opcode::Bitcast,
+                arg,
+                ..
+            }) => arg,
+            _ => v,
+        };
+        match def(v) {
+            Some(&InstructionData::Binary {
+                opcode: Opcode::Bxor,
+                args: [x, m],
+            }) if m == mask => Some(self.bitcast(x, types::F32X4)),
+            _ => None,
+        }
+    }
+
     fn lane(&self, v: Vx, lane: usize) -> (Value, u8) {
         (v.0[lane / 4], (lane % 4) as u8)
     }
@@ -388,7 +412,19 @@ impl SimdBuilder for ClBuilder<'_> {
                 let mut out = a;
                 for j in 0..self.k {
                     let x = [a, b, c].map(|v| v.0[j]);
-                    let x = x.map(|v| self.bitcast(v, types::F32X4));
+                    // A negated operand as `fneg`, which Cranelift folds into
+                    // `vfnmadd`/`vfmsub` (a product of two negated factors is the product).
+                    let neg = x.map(|v| self.negated(v));
+                    let mut x = x.map(|v| self.bitcast(v, types::F32X4));
+                    match neg {
+                        [Some(p), Some(q), _] => (x[0], x[1]) = (p, q),
+                        [Some(p), None, _] => x[0] = self.b.ins().fneg(p),
+                        [None, Some(q), _] => x[1] = self.b.ins().fneg(q),
+                        _ => {}
+                    }
+                    if let Some(r) = neg[2] {
+                        x[2] = self.b.ins().fneg(r);
+                    }
                     out.0[j] = self.b.ins().fma(x[0], x[1], x[2]);
                 }
                 Ok(out)
