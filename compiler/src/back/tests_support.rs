@@ -435,6 +435,87 @@ pub fn check_constant_operands(c: Compiler) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Fused multiply-adds with negated operands, in every combination (a back end may fold a
+/// negation into the instruction, as x86's `vfnmadd`/`vfmsub` do), on special and ordinary
+/// words: the interpreter's bits.
+pub fn check_negated_fma(c: Compiler) {
+    use crate::ir::semantics as sem;
+    use crate::ir::{Binary, Nary};
+    let words: Vec<u32> = vec![
+        0,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0xFFC0_0001,
+        0x7F7F_FFFF,
+        0x4049_0FDB,
+        0xC2F6_E979,
+        0x3EAA_AAAB,
+    ];
+    let mut inputs = vec![0u32; 4 * BATCH_LANES];
+    for l in 0..BATCH_LANES {
+        inputs[l] = words[l % words.len()];
+    }
+    let (k1, k2) = (0.75f32.to_bits(), (-1.5f32).to_bits());
+    let mut failures = Vec::new();
+    for negated in 0..8u32 {
+        let neg = |k: u32| negated & (1 << k) != 0;
+        // a = x, b = x · 0.75, c = x + −1.5: three values, each perhaps negated.
+        let f = straight_line(|e| {
+            let x = e(Op::Input { reg: 0, comp: 0 }, vec![], Type::F32);
+            let k1 = e(Op::Const(k1), vec![], Type::F32);
+            let k2 = e(Op::Const(k2), vec![], Type::F32);
+            let b = e(Op::Binary(Binary::FMul), vec![x, k1], Type::F32);
+            let c = e(Op::Binary(Binary::FAdd), vec![x, k2], Type::F32);
+            let args: Vec<_> = [x, b, c]
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    if neg(k as u32) {
+                        e(Op::Unary(Unary::FNeg), vec![v], Type::F32)
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            e(Op::Nary(Nary::Fma), args, Type::F32)
+        });
+        for math in [MathMode::Exact, MathMode::Fast] {
+            let got = run_batch(&c(&f, math).unwrap(), &inputs, u64::MAX);
+            for l in 0..words.len() {
+                let x = inputs[l];
+                let ops = [
+                    x,
+                    sem::binary(Binary::FMul, x, k1),
+                    sem::binary(Binary::FAdd, x, k2),
+                ];
+                let ops: Vec<u32> = (0..3)
+                    .map(|k| {
+                        if neg(k) {
+                            sem::unary(Unary::FNeg, ops[k as usize])
+                        } else {
+                            ops[k as usize]
+                        }
+                    })
+                    .collect();
+                let want = sem::nary(Nary::Fma, &ops);
+                if got[l] != want {
+                    failures.push(format!(
+                        "{math:?} fma{ops:x?} (negated {negated:03b}) = {:#x}, want {want:#x}",
+                        got[l]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Runs one batch with the given input register (4 components × 64 lanes) on the lanes of
 /// `alive`; returns OUT[0].x.
 fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {

@@ -355,6 +355,11 @@ mod tests {
     }
 
     #[test]
+    fn negated_fma_operands_keep_their_bits() {
+        ts::check_negated_fma(&cranelift(8));
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         ts::check_every_operation(&cranelift(8));
     }

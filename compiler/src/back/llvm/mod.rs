@@ -455,6 +455,11 @@ mod tests {
     }
 
     #[test]
+    fn negated_fma_operands_keep_their_bits() {
+        ts::check_negated_fma(&llvm(0));
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         for lanes in [0, 4, 8, 64] {
             ts::check_every_operation(&llvm(lanes));
