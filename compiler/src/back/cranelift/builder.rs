@@ -5,7 +5,9 @@
 //! dominate every use and never sit inside a loop (Cranelift at `opt_level = none` would
 //! rematerialize them per use); a blend whose mask is a comparison's result is one `blendvps`,
 //! otherwise the mask is rebuilt from its sign bits first (`bitselect` on an arbitrary mask is
-//! three instructions); x86 has no vector instruction for integer division, 64-bit products,
+//! three instructions); negation is an xor with the sign mask (Cranelift's own `fneg` builds
+//! the mask in two instructions), except that a negated operand of an FMA is handed over as
+//! `fneg`, which Cranelift folds into `vfnmadd`/`vfmsub`; x86 has no vector instruction for integer division, 64-bit products,
 //! bit counts or per-lane shifts at 128 bits, so those are computed on the host.
 
 use crate::back::abi::JitError;
