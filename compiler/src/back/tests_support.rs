@@ -432,6 +432,42 @@ pub fn check_constant_operands(c: Compiler) {
             }
         }
     }
+    // An integer select of constants seen as a float (Mesa's `AND` with 1.0 after a
+    // comparison), compared and multiplied: the lowering flushes it only when an arm is a
+    // denormal (LLVM 19 was not seen folding through this shape; the flush guards it), and
+    // the results are the interpreter's either way.
+    for arm in [0x803F_FFFFu32, 0x0000_0003, 0x3F80_0000, 0] {
+        let f = straight_line(|e| {
+            let x = e(Op::Input { reg: 0, comp: 0 }, vec![], Type::F32);
+            let xi = e(Op::Unary(Unary::Bitcast), vec![x], Type::I32);
+            let z = e(Op::Const(0), vec![], Type::I32);
+            let c = e(Op::ICmp(ICmp::Eq), vec![xi, z], Type::Bool);
+            let a = e(Op::Const(arm), vec![], Type::I32);
+            let one = e(Op::Const(0x3F80_0000), vec![], Type::I32);
+            let si = e(Op::Select, vec![c, a, one], Type::I32);
+            let sf = e(Op::Unary(Unary::Bitcast), vec![si], Type::F32);
+            let four = e(Op::Const(4f32.to_bits()), vec![], Type::F32);
+            let zf = e(Op::Const(0), vec![], Type::F32);
+            let lt = e(Op::FCmp(FCmp::Lt), vec![sf, zf], Type::Bool);
+            let p = e(Op::Binary(Binary::FMul), vec![sf, four], Type::F32);
+            e(Op::Select, vec![lt, four, p], Type::F32)
+        });
+        let got = run_batch(&c(&f, MathMode::Exact).unwrap(), &inputs, u64::MAX);
+        for l in 0..words.len() {
+            let s = if inputs[l] == 0 { arm } else { 0x3F80_0000 };
+            let want = if sem::fcmp(FCmp::Lt, s, 0) {
+                4f32.to_bits()
+            } else {
+                sem::binary(Binary::FMul, s, 4f32.to_bits())
+            };
+            if got[l] != want {
+                failures.push(format!(
+                    "FMul(select {s:#x}, 4.0) = {:#x}, want {want:#x}",
+                    got[l]
+                ));
+            }
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

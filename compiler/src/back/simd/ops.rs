@@ -33,30 +33,35 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// arithmetic never yields a denormal under FTZ; bit manipulation and merges may.
     ///
     /// A select may only when one of its operands may (looked through up to
-    /// [`SELECT_DEPTH`] selects, sign operations included; deeper, it is assumed to): SGE's
-    /// `select(c, 1.0, 0.0)` and selects of arithmetic results need no flush.
+    /// [`SELECT_DEPTH`] selects, sign operations and bitcasts included; deeper, it is assumed
+    /// to): SGE's `select(c, 1.0, 0.0)`, the bitcast of the integer select `select(c,
+    /// 0x3F800000, 0)` that Mesa's `AND` with 1.0 becomes, and selects of arithmetic results
+    /// need no flush. Other integer operations may make any bits.
     fn may_fold_to_denormal(&self, v: ir::Value) -> bool {
         self.may_fold_within(v, SELECT_DEPTH)
     }
 
     fn may_fold_within(&self, v: ir::Value, depth: u32) -> bool {
         use Unary as U;
+        let float = self.f.ty(v) == ir::Type::F32;
         match self.f.values[v].def {
             Def::Inst(i, _) => {
                 let args = &self.f.insts[i].args;
                 match &self.f.insts[i].op {
                     Op::Const(c) => f32::from_bits(*c).is_subnormal(),
-                    Op::Unary(U::FNeg | U::FAbs) => self.may_fold_within(args[0], depth),
-                    Op::Unary(U::Bitcast) => true,
+                    Op::Unary(U::FNeg | U::FAbs | U::Bitcast) => {
+                        self.may_fold_within(args[0], depth)
+                    }
                     Op::Select => {
                         depth == 0
                             || self.may_fold_within(args[1], depth - 1)
                             || self.may_fold_within(args[2], depth - 1)
                     }
-                    _ => false,
+                    // Float arithmetic never yields a denormal under FTZ.
+                    _ => !float,
                 }
             }
-            _ => self.arith[v.index()] == Class::Exact,
+            _ => !float || self.arith[v.index()] == Class::Exact,
         }
     }
 
