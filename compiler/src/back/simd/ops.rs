@@ -567,7 +567,19 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let r = results[0];
                 let x = self.get_for(args[1], r)?;
                 let y = self.get_for(args[2], r)?;
-                self.b.select(c, x, y)?
+                // An arm of zero bits (SGE's `select(c, 1.0, 0.0)`) is an `and` with the
+                // mask's words: one instruction instead of a blend and the zero.
+                let zero = |v| self.f.const_value(v) == Some(0);
+                if self.f.ty(r) != ir::Type::Bool && (zero(args[1]) || zero(args[2])) {
+                    let m = self.b.cast(c, Kind::I32)?;
+                    if zero(args[2]) {
+                        self.b.ibin(IBin::And, m, x)?
+                    } else {
+                        self.b.ibin(IBin::AndNot, y, m)?
+                    }
+                } else {
+                    self.b.select(c, x, y)?
+                }
             }
             Op::Pack(p) => self.host1(HostOp::Pack(*p), &args, results[0])?,
             Op::Unpack(p) => {
