@@ -38,7 +38,9 @@ pub trait Engine {
     /// Fresh working memory.
     fn scratch(&self) -> Self::Scratch;
 
-    /// Runs one batch: reads `io.inputs` and `io.sv`, writes every register of `io.outputs`.
+    /// Runs one batch: reads `io.inputs` and `io.sv` and leaves them as they were (the
+    /// dispatcher fills only what changes between batches), writes every register of
+    /// `io.outputs`.
     /// The result does not depend on what earlier batches left in `scratch`.
     ///
     /// # Errors
@@ -157,6 +159,30 @@ const TILE_LANES: [[usize; 8]; 8] = {
     t
 };
 
+/// The input or system-value registers of a batch.
+fn registers(io: &mut BatchIo, file: File) -> &mut Vec<Reg> {
+    if file == File::Input {
+        &mut io.inputs
+    } else {
+        &mut io.sv
+    }
+}
+
+/// Lane `l` of the output register `o`: a pixel.
+#[inline(always)]
+fn pixel(o: &Reg, l: usize) -> [f32; 4] {
+    [0, 1, 2, 3].map(|c| f32::from_bits(o[c][l]))
+}
+
+/// Row `dy` of a tile from the output register `o` into the row's 8 pixels `px`.
+#[inline]
+fn tile_row(o: &Reg, dy: usize, px: &mut [[f32; 4]; 8]) {
+    // Unrolled, so the lanes are constants and the reads need no bounds checks.
+    for dx in 0..8 {
+        px[dx] = pixel(o, TILE_LANES[dy][dx]);
+    }
+}
+
 /// A fragment input's values over a grid, tabulated: component x follows the column alone, y
 /// the row alone, and z and w are the same everywhere ([`FragInput::at`]).
 struct InputTable {
@@ -181,15 +207,27 @@ impl InputTable {
         }
     }
 
-    /// Fills `reg` with the values of the tile at (tx, ty).
-    fn fill(&self, tx: u32, ty: u32, reg: &mut Reg) {
-        let (xs, ys) = (&self.x[tx as usize..], &self.y[ty as usize..]);
-        for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
-            reg[0][l] = xs[dx as usize];
+    /// Fills the components of `reg` that follow the row, z and w, for the tiles of row `ty`
+    /// (they stay for every tile of the row: engines leave their inputs as they were).
+    fn fill_row(&self, ty: u32, reg: &mut Reg) {
+        // The tables cover every tile's 8 columns and rows; as arrays, the reads below need
+        // no bounds checks.
+        let ty = ty as usize;
+        let ys: &[u32; 8] = self.y[ty..ty + 8].try_into().expect("8 rows");
+        for (l, &(_, dy)) in TILE_POS.iter().enumerate() {
             reg[1][l] = ys[dy as usize];
         }
         reg[2] = [self.zw[0]; LANES];
         reg[3] = [self.zw[1]; LANES];
+    }
+
+    /// Fills component x of `reg` for the tile at column `tx`.
+    fn fill_column(&self, tx: u32, reg: &mut Reg) {
+        let tx = tx as usize;
+        let xs: &[u32; 8] = self.x[tx..tx + 8].try_into().expect("8 columns");
+        for (l, &(dx, _)) in TILE_POS.iter().enumerate() {
+            reg[0][l] = xs[dx as usize];
+        }
     }
 }
 
@@ -599,6 +637,11 @@ where
         let (ty, tx0) = (seg.ty, seg.tx0);
         let mut rows = seg.rows;
         let tiles = (width - tx0).div_ceil(8).min(SEGMENT_TILES);
+        for (file, regs, table) in &decls {
+            if let Some(&first) = regs.first() {
+                table.fill_row(ty, &mut registers(io, *file)[first as usize]);
+            }
+        }
         for tx in (0..tiles).map(|t| tx0 + 8 * t) {
             if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(RunError::TimeLimit);
@@ -614,15 +657,11 @@ where
             io.alive = alive;
             io.helpers = helpers;
             for (file, regs, table) in &decls {
-                let store = if *file == File::Input {
-                    &mut io.inputs
-                } else {
-                    &mut io.sv
-                };
+                let store = registers(io, *file);
                 let Some((&first, rest)) = regs.split_first() else {
                     continue;
                 };
-                table.fill(tx, ty, &mut store[first as usize]);
+                table.fill_column(tx, &mut store[first as usize]);
                 for &r in rest {
                     store[r as usize] = store[first as usize];
                 }
@@ -634,18 +673,22 @@ where
             // The tile's pixels, row by row (its last rows and columns may lie outside).
             let out = out_reg.map(|o| &io.outputs[o]);
             let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
-            for (row, lanes) in rows.iter_mut().zip(&TILE_LANES) {
-                for (px, &l) in row[at..at + cols].iter_mut().zip(lanes) {
-                    *px = match out {
-                        _ if report.killed & (1 << l) != 0 => bind.clear,
-                        Some(o) => [
-                            f32::from_bits(o[0][l]),
-                            f32::from_bits(o[1][l]),
-                            f32::from_bits(o[2][l]),
-                            f32::from_bits(o[3][l]),
-                        ],
-                        None => [0.0; 4],
-                    };
+            for (row, dy) in rows.iter_mut().zip(0..8) {
+                let px = &mut row[at..at + cols];
+                match out {
+                    // The common case, every pixel of a full row shaded: no test per pixel.
+                    Some(o) if report.killed == 0 && cols == 8 => {
+                        tile_row(o, dy, px.try_into().expect("8 pixels"))
+                    }
+                    _ => {
+                        for (px, &l) in px.iter_mut().zip(&TILE_LANES[dy]) {
+                            *px = match out {
+                                _ if report.killed & (1 << l) != 0 => bind.clear,
+                                Some(o) => pixel(o, l),
+                                None => [0.0; 4],
+                            };
+                        }
+                    }
                 }
             }
             if report.unspecified & shown != 0 {
