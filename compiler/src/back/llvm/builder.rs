@@ -10,7 +10,7 @@
 
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder, gather_lanes,
 };
 use crate::ir::{FCmp, ICmp};
 use inkwell::basic_block::BasicBlock;
@@ -57,6 +57,8 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     fma: bool,
     /// The host's widest vector of 32-bit lanes (`HostCpu::width`).
     width: u32,
+    /// Whether gathers become the CPU's gather instruction (`HostCpu::hardware_gather`).
+    hardware_gather: bool,
     lanes: u32,
     /// `<lanes x float>`, `<lanes x i32>`, `<lanes x i1>`, `<lanes x i64>`.
     vf: VectorType<'ctx>,
@@ -81,14 +83,14 @@ fn vector(v: BasicValueEnum<'_>) -> R<V<'_>> {
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     /// A builder at the end of `func`'s entry block, `args` its parameter, for `lanes` lanes
     /// per step; `fma` when the CPU has fused multiply-add, `width` its widest vector of
-    /// 32-bit lanes.
+    /// 32-bit lanes, `hardware_gather` when LLVM compiles gathers to its gather instruction.
     pub fn new(
         cx: &'ctx Context,
         m: &'a Module<'ctx>,
         func: FunctionValue<'ctx>,
         lanes: u32,
         callees: Callees<'ctx>,
-        (fma, width): (bool, u32),
+        (fma, width, hardware_gather): (bool, u32, bool),
     ) -> R<Self> {
         let entry = cx.append_basic_block(func, "entry");
         let (b, slots) = (cx.create_builder(), cx.create_builder());
@@ -112,6 +114,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             callees,
             fma,
             width,
+            hardware_gather,
             lanes,
             vf: cx.f32_type().vec_type(lanes),
             vi: cx.i32_type().vec_type(lanes),
@@ -693,6 +696,9 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn gather(&mut self, kind: Kind, base: Self::S, words: V<'ctx>) -> R<V<'ctx>> {
+        if !self.hardware_gather {
+            return gather_lanes(self, kind, base, words);
+        }
         let ptrs = self.lane_ptrs(base, words);
         let ty = if kind == Kind::F32 { self.vf } else { self.vi };
         let all = self.splat_int(self.cx.bool_type(), 1);

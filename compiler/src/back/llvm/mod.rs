@@ -89,6 +89,11 @@ pub struct HostCpu {
     pub width: usize,
     /// Whether it has fused multiply-add (otherwise FMA is computed on the host).
     pub fma: bool,
+    /// Whether LLVM compiles a gather of 8 lanes to the CPU's gather instruction (with
+    /// AVX-512, or AVX2 on a CPU LLVM tunes for fast gathers). Where it does not, LLVM splits
+    /// a gather into scalar loads through vectors of 64-bit addresses, which the builder's
+    /// own per-lane loads beat (AVX2 code on Zen 5: linearblur 46.3 → 39.2 ms a 1024² frame).
+    pub hardware_gather: bool,
 }
 
 impl HostCpu {
@@ -129,6 +134,7 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
             features: TargetMachine::get_host_cpu_features().to_string(),
             width: 4,
             fma: false,
+            hardware_gather: false,
         };
         if let Ok(extra) = std::env::var(FEATURES_VAR)
             && !extra.is_empty()
@@ -146,10 +152,35 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
             4
         };
         cpu.fma = cpu.has("fma");
+        cpu.hardware_gather = cpu.width >= 8 && gathers_in_hardware(&cpu)?;
         Ok(cpu)
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// Whether LLVM, targeting `cpu`, compiles an 8-lane `llvm.masked.gather` to a gather
+/// instruction (asked of LLVM itself: its choice depends on tuning flags the feature string
+/// does not show).
+fn gathers_in_hardware(cpu: &HostCpu) -> Result<bool, JitError> {
+    const PROBE: &str = "define <8 x i32> @probe(<8 x ptr> %p) {
+  %v = call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %p, i32 4, <8 x i1> splat (i1 true), <8 x i32> poison)
+  ret <8 x i32> %v
+}
+declare <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x i32>)
+";
+    let cx = Context::create();
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        PROBE.as_bytes(),
+        "probe",
+    );
+    let module = cx
+        .create_module_from_ir(buf)
+        .map_err(|e| JitError::Host(format!("gather probe: {e}")))?;
+    let asm = target_machine(cpu)?
+        .write_to_memory_buffer(&module, FileType::Assembly)
+        .map_err(|e| JitError::Host(format!("gather probe: {e}")))?;
+    Ok(String::from_utf8_lossy(asm.as_slice()).contains("gather"))
 }
 
 fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
@@ -362,7 +393,7 @@ fn lower<'ctx>(
         func,
         lanes as u32,
         callees,
-        (cpu.fma, cpu.width as u32),
+        (cpu.fma, cpu.width as u32, cpu.hardware_gather),
     )?;
     Ok(simd::lower(f, lb, tex_paths)?.1)
 }
@@ -490,10 +521,23 @@ mod cpu_tests {
             features: "+sse4.1,+avx2,+avx512f,-sse4a,+fma,-avx512f".into(),
             width: 16,
             fma: true,
+            hardware_gather: true,
         };
         assert!(cpu.has("avx2") && cpu.has("fma") && cpu.has("sse4.1"));
         assert!(!cpu.has("avx512f"), "taken back by the last mention");
         assert!(!cpu.has("sse4a"));
         assert!(!cpu.has("avx"), "a prefix of a feature is not the feature");
+    }
+
+    #[test]
+    fn gathers_are_hardware_ones_where_llvm_makes_them() {
+        let host = super::host_cpu().unwrap();
+        let mut cpu = host.clone();
+        // LLVM makes every 8-lane gather with AVX-512 (and VL) a gather instruction, and
+        // never one without AVX2; the probe must agree.
+        cpu.features = format!("{},+avx512f,+avx512vl", host.features);
+        assert!(super::gathers_in_hardware(&cpu).unwrap());
+        cpu.features = format!("{},-avx2,-avx512f", host.features);
+        assert!(!super::gathers_in_hardware(&cpu).unwrap());
     }
 }

@@ -313,22 +313,9 @@ pub trait SimdBuilder {
     /// Stores `v`'s lanes as consecutive words at `addr` (a mask as words).
     fn store_vector(&mut self, addr: Self::S, v: Self::V) -> R<()>;
     /// Lane `l` reads the word `words[l]` (an I32) after `base` (every one a valid address);
-    /// by default one lane at a time.
+    /// by default one lane at a time ([`gather_lanes`]).
     fn gather(&mut self, kind: Kind, base: Self::S, words: Self::V) -> R<Self::V> {
-        let ty = if kind == Kind::F32 {
-            Scalar::F32
-        } else {
-            Scalar::I32
-        };
-        let mut acc = self.splat_const(kind, 0)?;
-        for l in 0..self.lanes() {
-            let w = self.extract(words, l)?;
-            let w = self.sconvert(w, Scalar::I64, false)?;
-            let a = self.word_addr(base, w)?;
-            let x = self.load(ty, a, 0)?;
-            acc = self.insert(acc, l, x)?;
-        }
-        Ok(acc)
+        gather_lanes(self, kind, base, words)
     }
     /// Lane `l` reads the four consecutive words at `words[l]` after `base` (an RGBA texel):
     /// four F32 vectors, one per word. By default four gathers.
@@ -397,4 +384,27 @@ pub trait SimdBuilder {
     fn end_entry(&mut self, to: Self::Block) -> R<()>;
     /// Ends the current block with the function's return.
     fn ret(&mut self) -> R<()>;
+}
+
+/// [`SimdBuilder::gather`] one lane at a time: extract the word index, load, insert.
+pub fn gather_lanes<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    kind: Kind,
+    base: B::S,
+    words: B::V,
+) -> R<B::V> {
+    let ty = if kind == Kind::F32 {
+        Scalar::F32
+    } else {
+        Scalar::I32
+    };
+    let mut acc = b.splat_const(kind, 0)?;
+    for l in 0..b.lanes() {
+        let w = b.extract(words, l)?;
+        let w = b.sconvert(w, Scalar::I64, false)?;
+        let a = b.word_addr(base, w)?;
+        let x = b.load(ty, a, 0)?;
+        acc = b.insert(acc, l, x)?;
+    }
+    Ok(acc)
 }
