@@ -168,21 +168,6 @@ fn registers(io: &mut BatchIo, file: File) -> &mut Vec<Reg> {
     }
 }
 
-/// Lane `l` of the output register `o`: a pixel.
-#[inline(always)]
-fn pixel(o: &Reg, l: usize) -> [f32; 4] {
-    [0, 1, 2, 3].map(|c| f32::from_bits(o[c][l]))
-}
-
-/// Row `dy` of a tile from the output register `o` into the row's 8 pixels `px`.
-#[inline]
-fn tile_row(o: &Reg, dy: usize, px: &mut [[f32; 4]; 8]) {
-    // Unrolled, so the lanes are constants and the reads need no bounds checks.
-    for dx in 0..8 {
-        px[dx] = pixel(o, TILE_LANES[dy][dx]);
-    }
-}
-
 /// A fragment input's values over a grid, tabulated: component x follows the column alone, y
 /// the row alone, and z and w are the same everywhere ([`FragInput::at`]).
 struct InputTable {
@@ -673,22 +658,18 @@ where
             // The tile's pixels, row by row (its last rows and columns may lie outside).
             let out = out_reg.map(|o| &io.outputs[o]);
             let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
-            for (row, dy) in rows.iter_mut().zip(0..8) {
-                let px = &mut row[at..at + cols];
-                match out {
-                    // The common case, every pixel of a full row shaded: no test per pixel.
-                    Some(o) if report.killed == 0 && cols == 8 => {
-                        tile_row(o, dy, px.try_into().expect("8 pixels"))
-                    }
-                    _ => {
-                        for (px, &l) in px.iter_mut().zip(&TILE_LANES[dy]) {
-                            *px = match out {
-                                _ if report.killed & (1 << l) != 0 => bind.clear,
-                                Some(o) => pixel(o, l),
-                                None => [0.0; 4],
-                            };
-                        }
-                    }
+            for (row, lanes) in rows.iter_mut().zip(&TILE_LANES) {
+                for (px, &l) in row[at..at + cols].iter_mut().zip(lanes) {
+                    *px = match out {
+                        _ if report.killed & (1 << l) != 0 => bind.clear,
+                        Some(o) => [
+                            f32::from_bits(o[0][l]),
+                            f32::from_bits(o[1][l]),
+                            f32::from_bits(o[2][l]),
+                            f32::from_bits(o[3][l]),
+                        ],
+                        None => [0.0; 4],
+                    };
                 }
             }
             if report.unspecified & shown != 0 {

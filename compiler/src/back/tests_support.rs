@@ -334,6 +334,16 @@ fn straight_line(
     f
 }
 
+/// A batch's inputs (`IN[0]`, four components of [`BATCH_LANES`] words) whose x component
+/// repeats `words` lane after lane; the other components are 0.
+fn lanes_of(words: &[u32]) -> Vec<u32> {
+    let mut inputs = vec![0u32; 4 * BATCH_LANES];
+    for (l, x) in inputs[..BATCH_LANES].iter_mut().enumerate() {
+        *x = words[l % words.len()];
+    }
+    inputs
+}
+
 /// Comparisons and arithmetic whose other operand is a constant zero or denormal, directly or
 /// through a select, on denormal inputs: the DAZ semantics must survive the back end's own
 /// constant folding (LLVM folds some of these as IEEE would).
@@ -354,10 +364,7 @@ pub fn check_constant_operands(c: Compiler) {
         0x803F_FFFF,
         0x7F80_0000,
     ];
-    let mut inputs = vec![0u32; 4 * BATCH_LANES];
-    for l in 0..BATCH_LANES {
-        inputs[l] = words[l % words.len()];
-    }
+    let inputs = lanes_of(&words);
     let mut failures = Vec::new();
     let consts = [0u32, 0x8000_0000, 3, 0x8000_0003, 0x3F80_0000];
     for k in [FCmp::Lt, FCmp::Le, FCmp::Gt, FCmp::Ge, FCmp::Eq, FCmp::Ne] {
@@ -493,10 +500,7 @@ pub fn check_negated_fma(c: Compiler) {
         0xC2F6_E979,
         0x3EAA_AAAB,
     ];
-    let mut inputs = vec![0u32; 4 * BATCH_LANES];
-    for l in 0..BATCH_LANES {
-        inputs[l] = words[l % words.len()];
-    }
+    let inputs = lanes_of(&words);
     let (k1, k2) = (0.75f32.to_bits(), (-1.5f32).to_bits());
     let mut failures = Vec::new();
     for negated in 0..8u32 {
