@@ -174,7 +174,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
     let f = &*crate::back::simd::prepare(f, opts.math);
     let opts = &JitOptions {
         lanes: match opts.lanes {
-            0 => crate::back::simd::step_lanes(f, 4, 16),
+            0 => crate::back::simd::step_lanes(f, 4, 16, false),
             n => n,
         },
         ..*opts

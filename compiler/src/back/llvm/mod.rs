@@ -56,7 +56,8 @@ pub struct LlvmOptions {
     pub math: MathMode,
     /// Lanes per step (the width of every vector): 0 to choose per function — the host's
     /// widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or twice it for a loop
-    /// whose live values fit the registers twice over ([`simd::step_lanes`]); otherwise
+    /// whose live values fit the registers twice over and, with AVX2, for long straight-line
+    /// code with few texture lookups ([`simd::step_lanes`]); otherwise
     /// 4, 8, 16, 32 or 64 (LLVM splits a vector wider than the host's registers into several,
     /// which hides the latency of loop-carried arithmetic).
     pub lanes: usize,
@@ -254,11 +255,13 @@ pub fn compile_with_text(f: &Function, opts: &LlvmOptions) -> Result<CompiledSha
 pub fn lanes(opts: &LlvmOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
     match opts.lanes {
-        // AVX-512 has 32 vector registers, AVX and SSE 16.
+        // AVX-512 has 32 vector registers, AVX and SSE 16; long straight-line code is
+        // interleaved with AVX2 only (measured, `simd::step_lanes`).
         0 => Ok(simd::step_lanes(
             f,
             cpu.width,
             if cpu.width == 16 { 32 } else { 16 },
+            cpu.width == 8,
         )),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
         n => Err(JitError::Options(format!(

@@ -70,7 +70,8 @@ pub struct ExecArgs {
     pub threads: usize,
     /// JIT lanes per step (0: chosen per shader): jit takes 4, 8, 16 or 32 and chooses 4, or
     /// 8 for loops with few live values; llvm takes 4, 8, 16, 32 or 64 and chooses the host's
-    /// widest vector, or twice it for loops with few live values.
+    /// widest vector, or twice it for loops with few live values and, with AVX2, for long
+    /// shaders with few texture lookups.
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
 }
