@@ -79,9 +79,9 @@ pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
     }
 }
 
-/// Straight-line functions at least this long (IR instructions) are [interleaved](step_lanes)
-/// where the target asks for it.
-pub const INTERLEAVE_INSTS: usize = 400;
+/// Straight-line functions at least this long (IR instructions, after [`prepare`]) are
+/// [interleaved](step_lanes) where the target asks for it.
+pub const INTERLEAVE_INSTS: usize = 800;
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
@@ -91,15 +91,18 @@ pub const INTERLEAVE_INSTS: usize = 400;
 ///   fits the registers at two registers a value: loop-carried arithmetic is latency-bound,
 ///   and loops run up to twice as fast.
 /// - Straight-line code is interleaved only where the target asks (`interleave_long`: LLVM
-///   with AVX2's 16 registers of 8 lanes), for functions of at least [`INTERLEAVE_INSTS`]
-///   instructions with fewer than one texture lookup in 20. One step of such a function is
-///   long chains of dependent arithmetic that the core cannot overlap with the next step,
-///   which comes a whole function later; two steps at once run 8–20% faster on real shaders
-///   despite the spills (the mesa corpus's noise and glitch shaders, measured at 1024²),
-///   while lookup-dense ones (a lookup per 5.5 instructions in gltr_linearblur) run 12% slower:
-///   their lane-by-lane loads gain nothing from the overlap. Compiling twice the lanes takes
-///   1.3–1.8 times as long. With more registers (AVX-512) the gains were mixed (−12% to
-///   +9%), and Cranelift's 128-bit steps spill too much (2× slower), so they keep one step.
+///   with AVX2's 16 registers of 8 lanes), in fragment shaders of at least
+///   [`INTERLEAVE_INSTS`] instructions with fewer than one texture lookup in 20. A step of
+///   such a shader is long chains of dependent arithmetic that the core cannot overlap with
+///   the next step, a whole function later; two steps at once ran 5–20% faster on the mesa
+///   corpus's long shaders despite the spills (film grain, noise, curl noise, motion blur,
+///   glitch), while lookup-dense ones ran up to 12% slower (gltr_linearblur, a lookup in 5.5
+///   instructions: its lane-by-lane loads gain nothing from the overlap). Twice the lanes
+///   take 1.3–1.8 times as long to compile, so shorter shaders keep one step (all but two
+///   fragment shaders of the etnaviv corpus have at most 530 instructions, and its p99
+///   compile time holds), though ALU shaders from 500 instructions gained 8–13% too. With
+///   AVX-512's 32 registers the gains were mixed (−12% to +9%), and Cranelift's 128-bit
+///   steps spill too much (twice as slow), so they keep one step.
 pub fn step_lanes(
     f: &ir::Function,
     width: usize,
@@ -109,7 +112,7 @@ pub fn step_lanes(
     let twice = if has_loop(&f.body) {
         2 * ir::pressure::max_live(f) <= registers
     } else {
-        interleave_long && {
+        interleave_long && f.processor == crate::tgsi::Processor::Fragment && {
             let insts = f.body.inst_count();
             let mut lookups = 0;
             f.for_each_inst(|i| {
@@ -740,18 +743,21 @@ mod tests {
 
     #[test]
     fn long_straight_line_code_interleaves_two_steps_where_asked() {
-        let long = shader(100, 0);
+        let long = shader(150, 0);
         assert!(long.body.inst_count() >= INTERLEAVE_INSTS);
         assert_eq!(step_lanes(&long, 8, 16, true), 16);
         assert_eq!(step_lanes(&long, 8, 16, false), 8);
+        let mut vertex = long.clone();
+        vertex.processor = crate::tgsi::Processor::Vertex;
+        assert_eq!(step_lanes(&vertex, 8, 16, true), 8);
         // Short code, and code with a lookup in fewer than 20 instructions, keep one step.
         let short = shader(20, 0);
         assert!(short.body.inst_count() < INTERLEAVE_INSTS);
         assert_eq!(step_lanes(&short, 8, 16, true), 8);
-        let sparse = shader(100, 10);
+        let sparse = shader(150, 10);
         assert_eq!(step_lanes(&sparse, 8, 16, true), 16);
-        let dense = shader(100, 60);
-        assert!(20 * 60 > dense.body.inst_count());
+        let dense = shader(150, 100);
+        assert!(20 * 100 > dense.body.inst_count());
         assert_eq!(step_lanes(&dense, 8, 16, true), 8);
         // A loop whose values fit the registers twice over interleaves on any target.
         let looping = crate::back::tests_support::endless_loop_function();
