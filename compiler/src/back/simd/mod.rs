@@ -114,11 +114,7 @@ pub fn step_lanes(
     } else {
         interleave_long && f.processor == crate::tgsi::Processor::Fragment && {
             let insts = f.body.inst_count();
-            let mut lookups = 0;
-            f.for_each_inst(|i| {
-                lookups += usize::from(matches!(f.insts[i].op, ir::Op::Texture(_)))
-            });
-            insts >= INTERLEAVE_INSTS && 20 * lookups < insts
+            insts >= INTERLEAVE_INSTS && 20 * super::abi::texture_ops(f).len() < insts
         }
     };
     if twice { 2 * width } else { width }
