@@ -618,6 +618,22 @@ impl Engine for JitShader {
     }
 }
 
+/// How the texture operations of `f` sample when the code compiled for `backend` runs with
+/// `bind`: the paths a [`JitShader`] of `f` chooses for those textures and samplers, for
+/// [`compile_for`] or [`compile_with_text`] (what the code of a run does, to read or measure).
+pub fn texture_paths(f: &Function, backend: Backend, bind: &Bindings) -> TexPaths {
+    let ops = tgsic::back::abi::texture_ops(f);
+    let groups = TexGroups::new(ops.iter());
+    tex_paths(
+        backend,
+        bind,
+        |k| &ops[k],
+        &groups,
+        false,
+        &mut TexDescs::default(),
+    )
+}
+
 /// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may
 /// sample in generated code with the textures and samplers of `bind` ([`tex_desc`]), which
 /// then give the sampler's results. `descs` gets a descriptor at each group's first operation (where the

@@ -111,3 +111,72 @@ fn every_corpus_shader_prints_verified_ir_at_every_level() {
         );
     }
 }
+
+/// `--emit clif|llvm-ir|asm` with `--texture` and `--sampler` compiles the code a run with
+/// those bindings would run: the sampler's filter shapes the code, an unbound unit samples
+/// through the runtime's callback, and LLVM reads an RGBA8 texture a word per texel.
+#[test]
+fn emitted_code_follows_the_given_textures_and_samplers() {
+    let dir = std::env::temp_dir().join(format!("tgsic-ir-tex-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let png = dir.join("t.png");
+    let png = png.to_str().expect("utf-8 path");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/shaders/");
+    let made = tgsic(
+        &[
+            "run",
+            &format!("{root}noise.tgsi"),
+            "-o",
+            png,
+            "--size",
+            "4x4",
+        ],
+        b"",
+    );
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let shader = format!("{root}textured_lit.tgsi");
+    let emit = |backend: &str, extra: &[&str]| {
+        let emit = if backend == "jit" { "clif" } else { "llvm-ir" };
+        let mut args = vec!["ir", "--emit", emit, shader.as_str()];
+        args.extend(extra);
+        let o = tgsic(&args, b"");
+        assert!(o.status.success(), "{extra:?}: {}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let unit0 = format!("0={png}");
+    // Cranelift reads a texel's four f32 words with one load per lane.
+    let texel_loads = |clif: &str| clif.matches("load.f32x4").count();
+    let nearest = emit("jit", &["--texture", &unit0]);
+    let linear = emit("jit", &["--texture", &unit0, "--sampler", "0=linear"]);
+    assert!(!nearest.contains("call_indirect"), "{nearest}");
+    assert!(
+        texel_loads(&linear) > texel_loads(&nearest),
+        "bilinear reads four texels per lookup"
+    );
+    // No --texture: as if every lookup could be sampled in the code, nearest.
+    assert_eq!(emit("jit", &[]), nearest);
+    // Unit 0 not given: its lookups call the runtime's sampler.
+    let other = emit("jit", &["--texture", &format!("1={png}")]);
+    assert!(other.contains("call_indirect"), "{other}");
+    if cfg!(feature = "llvm") {
+        // An RGBA8 texel is one word whose bytes are scaled by 1/255 (as f32, printed as a
+        // double by LLVM); f32 texels are read as they are.
+        let unorm_scale = "0x3F70101020000000";
+        let rgba8 = emit("llvm", &["--texture", &unit0]);
+        assert!(rgba8.contains(unorm_scale), "{rgba8}");
+        assert!(!emit("llvm", &[]).contains(unorm_scale));
+    }
+    let bad = tgsic(
+        &[
+            "ir",
+            "--emit",
+            "clif",
+            &shader,
+            "--texture",
+            "0=/no/such.png",
+        ],
+        b"",
+    );
+    assert_eq!(bad.status.code(), Some(1), "{}", text(&bad.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -34,6 +34,12 @@ pub struct IrArgs {
     /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
     #[arg(long, default_value_t = 0, value_parser = crate::run::parse_lanes)]
     pub lanes: usize,
+    /// With --emit clif|llvm-ir|asm: the textures and samplers the code is compiled for, as
+    /// `run` compiles it with them. Lookups of units given no --texture go through the
+    /// runtime's sampler; with no --texture at all, every lookup that can is sampled in the
+    /// code as nearest, repeating and of f32 texels.
+    #[command(flatten)]
+    pub bind: crate::run::BindArgs,
 }
 
 /// `--emit`.
@@ -57,7 +63,13 @@ struct Compiled {
     lift_time: Duration,
 }
 
-fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Compiled, Failure> {
+/// The validated program and its IR, lifted and optimized.
+fn compile(
+    name: &str,
+    input: &str,
+    level: OptLevel,
+    repeat: usize,
+) -> Result<(tgsic::valid::Valid, Compiled), Failure> {
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| Failure::input(vec![read_error(name, &e)]))?;
     let program = tgsic::valid::Valid::new(src.program).map_err(|errors| {
@@ -92,7 +104,7 @@ fn compile(name: &str, input: &str, level: OptLevel, repeat: usize) -> Result<Co
             e[0]
         )]));
     }
-    Ok(c)
+    Ok((program, c))
 }
 
 fn ms(d: Duration) -> f64 {
@@ -115,7 +127,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
         } else {
             input.as_str()
         };
-        let c = compile(name, input, level, if a.stats { 3 } else { 1 })?;
+        let (program, c) = compile(name, input, level, if a.stats { 3 } else { 1 })?;
         before += c.stats.before;
         after += c.stats.after;
         times.push((c.time, name.to_string()));
@@ -146,8 +158,12 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                         threads: 1,
                         lanes: a.lanes,
                     };
-                    // Texture lookups as the code samples them where it can (nearest, level 0).
-                    let paths = tgsic::back::abi::TexPaths::ALL;
+                    let paths = if a.bind.textures.is_empty() {
+                        tgsic::back::abi::TexPaths::ALL
+                    } else {
+                        let bind = crate::run::given_bindings(&program, &a.bind, [0.0; 4])?;
+                        tgsic_runtime::jit::texture_paths(&c.f, backend, &bind)
+                    };
                     let code = tgsic_runtime::jit::compile_with_text(
                         &c.f,
                         &exec.jit_config(backend)?,

@@ -287,9 +287,35 @@ fn targets_of_unit(p: &Program, n: usize) -> Vec<TextureTarget> {
     v
 }
 
-/// Constant buffers and texture units the shader's instructions read.
 /// Builds the bindings from the options, checking that everything the shader reads is given.
 pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, Failure> {
+    let bind = given_bindings(p, a, clear)?;
+    let r = tgsic_runtime::host::Reflection::of_program(p);
+    let (buffers, units) = (&r.constant_buffers_read, &r.texture_units_read);
+    for &b in buffers {
+        let b = b as usize;
+        if bind.constants.get(b).is_none_or(Vec::is_empty)
+            && !a.constants.iter().any(|c| c.starts_with(&format!("{b}=")))
+        {
+            return Err(input_error(format!(
+                "error: the shader reads constant buffer {b}, but no --const {b}=FILE was given"
+            )));
+        }
+    }
+    for &u in units {
+        let u = u as usize;
+        if bind.textures.get(u).is_none_or(Option::is_none) {
+            return Err(input_error(format!(
+                "error: the shader samples texture unit {u}, but no --texture {u}=FILE was given"
+            )));
+        }
+    }
+    Ok(bind)
+}
+
+/// The bindings the options give, whether or not the shader reads more (read, sized and
+/// mipmapped as [`bindings`] does).
+pub fn given_bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, Failure> {
     let mut bind = Bindings {
         max_iterations: a.max_iterations,
         clear,
@@ -371,26 +397,6 @@ pub fn bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bindings, 
             // filtered with its width and height.
             let volume = targets_of_unit(p, n).contains(&TextureTarget::Tex3D);
             t.generate_mipmaps(!volume);
-        }
-    }
-    let r = tgsic_runtime::host::Reflection::of_program(p);
-    let (buffers, units) = (&r.constant_buffers_read, &r.texture_units_read);
-    for &b in buffers {
-        let b = b as usize;
-        if bind.constants.get(b).is_none_or(Vec::is_empty)
-            && !a.constants.iter().any(|c| c.starts_with(&format!("{b}=")))
-        {
-            return Err(input_error(format!(
-                "error: the shader reads constant buffer {b}, but no --const {b}=FILE was given"
-            )));
-        }
-    }
-    for &u in units {
-        let u = u as usize;
-        if bind.textures.get(u).is_none_or(Option::is_none) {
-            return Err(input_error(format!(
-                "error: the shader samples texture unit {u}, but no --texture {u}=FILE was given"
-            )));
         }
     }
     Ok(bind)
