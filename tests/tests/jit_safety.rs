@@ -285,6 +285,16 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         "TXL OUT[0], TEMP[0], SAMP[0], 2D",
         "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 2D",
         "TEX OUT[0], TEMP[0], SAMP[0], RECT",
+        // Gradients raised to the 32nd power (zeros, denormals and tiny normals) and the
+        // reciprocal of one of them (huge, or infinite): a ρ of 0, a denormal, huge or ∞.
+        "MUL TEMP[1], TEMP[1], TEMP[1]\nMUL TEMP[1], TEMP[1], TEMP[1]\n\
+         MUL TEMP[1], TEMP[1], TEMP[1]\nMUL TEMP[1], TEMP[1], TEMP[1]\n\
+         MUL TEMP[1], TEMP[1], TEMP[1]\nRCP TEMP[1].w, TEMP[1].wwww\n\
+         TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 2D",
+        // The same coordinates in every lane (a ρ of 0, a level of detail of −∞) and a bias
+        // of +∞: NaN, which magnifies.
+        "MOV TEMP[0].xy, IMM[0].xyyy\nADD TEMP[1].x, IMM[0].wwww, -IMM[0].wwww\n\
+         RCP TEMP[0].w, TEMP[1].xxxx\nTXB OUT[0], TEMP[0], SAMP[0], 2D",
     ];
     use Wrap::{Clamp, Mirror, Repeat};
     let samplers = [

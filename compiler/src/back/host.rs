@@ -99,9 +99,6 @@ pub enum HostOp {
     Pack(Pack),
     /// Unpacking (one word, four floats: `out` holds 4·n words).
     Unpack(Pack),
-    /// The C library's `log2f` under DAZ/FTZ: a texture lookup's level of detail, as the
-    /// runtime's sampler computes it.
-    Log2,
 }
 
 impl HostOp {
@@ -114,7 +111,6 @@ impl HostOp {
             HostOp::Nary(n) => 0x300 | pos(NARY.iter().position(|&x| x == n)),
             HostOp::Pack(p) => 0x400 | pos(PACK.iter().position(|&x| x == p)),
             HostOp::Unpack(p) => 0x500 | pos(PACK.iter().position(|&x| x == p)),
-            HostOp::Log2 => 0x600,
         }
     }
 
@@ -126,7 +122,6 @@ impl HostOp {
             3 => HostOp::Nary(*NARY.get(k)?),
             4 => HostOp::Pack(*PACK.get(k)?),
             5 => HostOp::Unpack(*PACK.get(k)?),
-            6 if k == 0 => HostOp::Log2,
             _ => return None,
         })
     }
@@ -185,12 +180,6 @@ pub unsafe extern "C" fn tgsic_lanes_op(
                     ];
                     unsafe { *out.add(l) = sem::pack(p, &xs[..k]) };
                 }
-                HostOp::Log2 => {
-                    // `f` flushes denormals, so `log2f` needs no change of the MXCSR.
-                    let x = crate::numerics::f(arg(a, l));
-                    let r = crate::numerics::libm::log2_of_normal(x);
-                    unsafe { *out.add(l) = crate::numerics::b(r) };
-                }
                 HostOp::Unpack(p) => {
                     let u = sem::unpack(p, arg(a, l));
                     for (k, v) in u.into_iter().enumerate() {
@@ -233,7 +222,6 @@ mod tests {
                 Some(HostOp::Unpack(p))
             );
         }
-        assert_eq!(HostOp::from_code(HostOp::Log2.code()), Some(HostOp::Log2));
-        assert_eq!(HostOp::from_code(0x601), None);
+        assert_eq!(HostOp::from_code(0x600), None);
     }
 }

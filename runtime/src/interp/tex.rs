@@ -13,7 +13,7 @@ fn rho_lod(d: [[f32; 3]; 2], size: [f32; 3], dims: usize) -> f32 {
     for k in 0..dims {
         rho = rho.max(d[0][k].abs().max(d[1][k].abs()) * size[k]);
     }
-    tgsic::numerics::libm::log2(rho)
+    tgsic::numerics::lod_log2(rho)
 }
 
 /// Texture coordinates a target's level of detail depends on, and how many of them.

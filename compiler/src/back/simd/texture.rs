@@ -14,9 +14,9 @@ use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, Scalar, Shift, SimdBuilder}
 use crate::back::abi::{
     TexDesc, TexFormat, TexMip, TexPath, TextureCall, VectorTex, vector_texture,
 };
-use crate::back::host::HostOp;
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
+use crate::numerics::{LOD_LOG2_SERIES, LOD_LOG2_SPLIT};
 use std::mem::{offset_of, size_of};
 
 /// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
@@ -402,8 +402,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// `log2(ρ)`, ρ the largest of `max(|dx|, |dy|) · side` over the axes (the side 1 for
-    /// RECT), each maximum ignoring NaN as Rust's `f32::max`; the C library's `log2f`, as the
-    /// sampler.
+    /// RECT), each maximum ignoring NaN as Rust's `f32::max`; the logarithm is the sampler's
+    /// ([`lod_log2`](crate::numerics::lod_log2)).
     fn rho_lod(&mut self, d: DescVals<B>, dx: [B::V; 2], dy: [B::V; 2], rect: bool) -> R<B::V> {
         let mut rho = self.fconst(0.0)?;
         for k in 0..2 {
@@ -416,7 +416,42 @@ impl<B: SimdBuilder> Lower<'_, B> {
             };
             rho = self.max_num(rho, m)?;
         }
-        Ok(self.host(HostOp::Log2, &[rho], 1, Kind::F32)?.remove(0))
+        self.lod_log2(rho)
+    }
+
+    /// [`lod_log2`](crate::numerics::lod_log2), the same f32 operations in every lane: `x = 2ᵉ·m` with `m` in `[√½, √2)`,
+    /// then the odd series of `s = (m − 1)/(m + 1)`; zero and denormals give −∞, infinities
+    /// and NaN themselves (a finite negative `x`, never a ρ, −∞).
+    fn lod_log2(&mut self, x: B::V) -> R<B::V> {
+        let bits = self.b.cast(x, Kind::I32)?;
+        let e = self.ik(IBin::Sub, bits, LOD_LOG2_SPLIT)?;
+        let e = self.b.shift_imm(Shift::ShrS, e, 23)?;
+        let e_bits = self.b.shift_imm(Shift::Shl, e, 23)?;
+        let m = self.b.ibin(IBin::Sub, bits, e_bits)?;
+        let m = self.b.cast(m, Kind::F32)?;
+        let one = self.fconst(1.0)?;
+        let num = self.b.fbin(FBin::Sub, m, one)?;
+        let den = self.b.fbin(FBin::Add, m, one)?;
+        let s = self.b.fbin(FBin::Div, num, den)?;
+        let z = self.b.fbin(FBin::Mul, s, s)?;
+        let mut p = self.fconst(LOD_LOG2_SERIES[0])?;
+        for &c in &LOD_LOG2_SERIES[1..] {
+            let pz = self.b.fbin(FBin::Mul, p, z)?;
+            let c = self.fconst(c)?;
+            p = self.b.fbin(FBin::Add, pz, c)?;
+        }
+        let sp = self.b.fbin(FBin::Mul, s, p)?;
+        let e = self.b.int_to_float(e, true)?;
+        let r = self.b.fbin(FBin::Add, sp, e)?;
+        // Below the smallest normal as a signed integer: zero, a denormal or negative.
+        let min_normal = self.iconst(0x0080_0000)?;
+        let tiny = self.b.icmp(ICmp::SLt, bits, min_normal)?;
+        let minus_inf = self.fconst(f32::NEG_INFINITY)?;
+        let r = self.b.select(tiny, minus_inf, r)?;
+        let exponent = self.ik(IBin::And, bits, 0x7F80_0000)?;
+        let top = self.iconst(0x7F80_0000)?;
+        let special = self.b.icmp(ICmp::Eq, exponent, top)?;
+        self.b.select(special, x, r)
     }
 
     /// Rust's `f32::max`: the other operand where one is NaN.
