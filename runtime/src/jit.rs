@@ -378,20 +378,7 @@ impl JitShader {
                 code
             }
         };
-        let ops = tgsic::back::abi::texture_ops(&function);
-        let tex_groups = TexGroups::new(ops.iter());
-        let paths = match bind {
-            // The paths do not depend on how lanes are arranged, only descriptors do.
-            Some(bind) => tex_paths(
-                config.backend,
-                bind,
-                |k| &ops[k],
-                &tex_groups,
-                false,
-                &mut TexDescs::default(),
-            ),
-            None => TexPaths::NONE,
-        };
+        let (tex_groups, paths) = groups_and_paths(&function, config.backend, bind);
         let (compiled, fresh) = variants.get(&function, config, paths)?;
         Ok(JitShader {
             prepared,
@@ -622,16 +609,31 @@ impl Engine for JitShader {
 /// `bind`: the paths a [`JitShader`] of `f` chooses for those textures and samplers, for
 /// [`compile_for`] or [`compile_with_text`] (what the code of a run does, to read or measure).
 pub fn texture_paths(f: &Function, backend: Backend, bind: &Bindings) -> TexPaths {
+    groups_and_paths(f, backend, Some(bind)).1
+}
+
+/// The texture operations of `f` grouped by descriptor, and their paths with `bind` (every
+/// one through the callback without bindings).
+fn groups_and_paths(
+    f: &Function,
+    backend: Backend,
+    bind: Option<&Bindings>,
+) -> (TexGroups, TexPaths) {
     let ops = tgsic::back::abi::texture_ops(f);
     let groups = TexGroups::new(ops.iter());
-    tex_paths(
-        backend,
-        bind,
-        |k| &ops[k],
-        &groups,
-        false,
-        &mut TexDescs::default(),
-    )
+    let paths = match bind {
+        // The paths do not depend on how lanes are arranged, only descriptors do.
+        Some(bind) => tex_paths(
+            backend,
+            bind,
+            |k| &ops[k],
+            &groups,
+            false,
+            &mut TexDescs::default(),
+        ),
+        None => TexPaths::NONE,
+    };
+    (groups, paths)
 }
 
 /// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may

@@ -158,6 +158,9 @@ fn emitted_code_follows_the_given_textures_and_samplers() {
     // Unit 0 not given: its lookups call the runtime's sampler.
     let other = emit("jit", &["--texture", &format!("1={png}")]);
     assert!(other.contains("call_indirect"), "{other}");
+    // A sampler alone binds no texture: the callback too.
+    let sampler_only = emit("jit", &["--sampler", "0=linear"]);
+    assert!(sampler_only.contains("call_indirect"), "{sampler_only}");
     if cfg!(feature = "llvm") {
         // An RGBA8 texel is one word whose bytes are scaled by 1/255 (as f32, printed as a
         // double by LLVM); f32 texels are read as they are.

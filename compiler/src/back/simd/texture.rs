@@ -419,9 +419,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.lod_log2(rho)
     }
 
-    /// [`lod_log2`](crate::numerics::lod_log2), the same f32 operations in every lane: `x = 2ᵉ·m` with `m` in `[√½, √2)`,
-    /// then the odd series of `s = (m − 1)/(m + 1)`; zero and denormals give −∞, infinities
-    /// and NaN themselves (a finite negative `x`, never a ρ, −∞).
+    /// [`lod_log2`](crate::numerics::lod_log2), the same f32 operations in every lane:
+    /// `x = 2ᵉ·m` with `m` in `[√½, √2)`, then the odd series of `s = (m − 1)/(m + 1)`; zero
+    /// and denormals give −∞, infinities and NaN themselves (a finite negative `x`, never a
+    /// ρ, −∞). No lookup can tell ∞ from the series' value for it (either selects the last
+    /// level); it is passed through all the same, so that this is `lod_log2` exactly.
     fn lod_log2(&mut self, x: B::V) -> R<B::V> {
         let bits = self.b.cast(x, Kind::I32)?;
         let e = self.ik(IBin::Sub, bits, LOD_LOG2_SPLIT)?;

@@ -36,8 +36,8 @@ pub struct IrArgs {
     pub lanes: usize,
     /// With --emit clif|llvm-ir|asm: the textures and samplers the code is compiled for, as
     /// `run` compiles it with them. Lookups of units given no --texture go through the
-    /// runtime's sampler; with no --texture at all, every lookup that can is sampled in the
-    /// code as nearest, repeating and of f32 texels.
+    /// runtime's sampler; with neither --texture nor --sampler, every lookup that can is
+    /// sampled in the code as nearest, repeating and of f32 texels.
     #[command(flatten)]
     pub bind: crate::run::BindArgs,
 }
@@ -158,7 +158,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
                         threads: 1,
                         lanes: a.lanes,
                     };
-                    let paths = if a.bind.textures.is_empty() {
+                    let paths = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
                         tgsic::back::abi::TexPaths::ALL
                     } else {
                         let bind = crate::run::given_bindings(&program, &a.bind, [0.0; 4])?;
