@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TexDesc, TexFormat, TexMip, TexPath, TexPaths, TextureCall, VectorTex,
+    TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexOp};
@@ -412,7 +412,7 @@ impl JitShader {
             return Ok(self.compiled.clone());
         }
         if let Some((p, code)) = &scratch.variant
-            && *p == paths
+            && **p == paths
         {
             return Ok(code.clone());
         }
@@ -420,7 +420,7 @@ impl JitShader {
             .variants
             .get(&self.function, &self.config, paths)
             .map_err(|e| RunError::Unsupported(e.to_string()))?;
-        scratch.variant = Some((paths, code.clone()));
+        scratch.variant = Some((Box::new(paths), code.clone()));
         Ok(code)
     }
 }
@@ -453,8 +453,9 @@ pub struct JitScratch {
     out: Box<Reg>,
     /// The texture descriptors of the batch being run.
     tex_descs: TexDescs,
-    /// The last variant run that is not the shader's own, and its texture paths.
-    variant: Option<(TexPaths, Arc<CompiledShader>)>,
+    /// The last variant run that is not the shader's own, and its texture paths (boxed: a
+    /// `TexPaths` is 512 bytes).
+    variant: Option<(Box<TexPaths>, Arc<CompiledShader>)>,
 }
 
 /// [`TexDesc`]s, rewritten before every batch, and the mip chains they point into (kept alive
@@ -650,7 +651,7 @@ fn tex_paths<'a>(
     descs: &mut TexDescs,
 ) -> TexPaths {
     if descs.0.len() != groups.ops {
-        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0, [0; 2]);
+        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0);
         descs.0.resize(groups.ops, empty);
     }
     descs.1.clear();
@@ -709,17 +710,15 @@ fn tex_desc(
     };
     let level = tex.base();
     // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
-    let mut wrap = [u32::MAX; 2];
-    let mut mirror = [false; 2];
+    let mut wrap = [TexWrap::Clamp; 2];
     if op.target != TextureTarget::Rect {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
+            let pow2 = levels.iter().all(|l| side(l).is_power_of_two());
             wrap[k] = match sampler.wrap[k] {
-                Wrap::Clamp => u32::MAX,
-                Wrap::Repeat | Wrap::Mirror if levels.iter().all(|l| side(l).is_power_of_two()) => {
-                    mirror[k] = sampler.wrap[k] == Wrap::Mirror;
-                    side(level) - 1
-                }
+                Wrap::Clamp => TexWrap::Clamp,
+                Wrap::Repeat if pow2 => TexWrap::Repeat,
+                Wrap::Mirror if pow2 => TexWrap::Mirror,
                 _ => return None,
             }
         }
@@ -745,13 +744,12 @@ fn tex_desc(
         (chain.as_ptr(), format, chain.level_words())
     };
     let lod = [sampler.lod_bias, sampler.min_lod, sampler.max_lod];
-    let desc =
-        TexDesc::new(texels, level.width, level.height, wrap).with_levels(levels, lod, quads);
+    let desc = TexDesc::new(texels, level.width, level.height).with_levels(levels, lod, quads);
     let path = TexPath::Vector(VectorTex {
         format,
         linear: sampler.min == Filter::Linear,
         mag_linear: sampler.mag == Filter::Linear,
-        mirror,
+        wrap,
         mip,
     });
     Some((desc, path))

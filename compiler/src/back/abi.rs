@@ -148,21 +148,23 @@ pub struct JitArgs {
 /// [`TexPath::Vector`]: its texture in the generated code, exactly as the runtime's sampler
 /// (`texture::sample`).
 ///
-/// Per axis of a level, with `side` its width or height and `x` the texel-space coordinate
-/// (`s · side` for 2D, `s` for RECT):
-/// - nearest: the texel `i = floor(x)` (saturated as Rust's `as i32`) becomes
-///   `clamp(i & wrap, 0, side − 1)`, which repeats with `wrap = side − 1` (a power-of-two
-///   side) and clamps to the edge with `wrap = !0`;
-/// - linear: `x` is first clamped to `[lo, hi]` (`[0, side]` to clamp to the edge, the whole
-///   line to repeat) and less a half texel; its two texels `floor(x)` and `floor(x) + 1` wrap
-///   as a nearest texel does, and the weight of the second is `x − floor(x)`;
-/// - mirrored repeat ([`VectorTex::mirror`], a power-of-two side, `wrap = side − 1`): the texel
-///   `i` mirrors to `i & wrap` in even periods of `side` and to `wrap − (i & wrap)` in odd ones
-///   (linear); nearest reflects the coordinate's fraction in odd periods first.
+/// Per axis of a level, with `side` its width or height, `last = side − 1` and `x` the
+/// texel-space coordinate (`s · side` for 2D, `s` for RECT), as the path's [`TexWrap`] says:
+/// - repeat: the texel `floor(x)`, converted as F2I (NaN and values outside the i32 range
+///   give `i32::MIN`), masked by `last`;
+/// - clamp to the edge: `floor(x)` saturated as Rust's `as i32`, clamped to `[0, last]`; a
+///   linear lookup first clamps `x` to `[0, side]`;
+/// - mirrored repeat: the texel `i` mirrors to `i & last` in even periods of `side` and to
+///   `last − (i & last)` in odd ones (linear; `floor` converted as for repeat); nearest
+///   reflects the coordinate's fraction in odd periods first.
 ///
-/// The fields up to `hi` describe level 0. A lookup whose level of detail matters
+/// Linear lookups take `x − ½`; their two texels `floor(x − ½)` and the next wrap as a
+/// nearest texel does, and the weight of the second is the fraction. Repeat and mirror are
+/// exact for a power-of-two side; every index stays inside its level whatever the side.
+///
+/// The fields up to `height` describe level 0. A lookup whose level of detail matters
 /// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
-/// clamps, and whether lanes form quads; level `k`'s masks are `(side − 1) | clamp`.
+/// clamps, and whether lanes form quads.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
@@ -174,19 +176,11 @@ pub struct TexDesc {
     pub width: u32,
     /// Level 0's height in texels.
     pub height: u32,
-    /// Level 0's masks of s and t (see above).
-    pub wrap: [u32; 2],
-    /// The smallest texel-space coordinate of s and t a linear lookup uses.
-    pub lo: [f32; 2],
-    /// The largest texel-space coordinate of s and t a linear lookup of level 0 uses.
-    pub hi: [f32; 2],
     /// Three words a level, `0..=last_level`: its first texel (counted in texels from
     /// `texels`), its width and its height. Only read by lookups with mipmaps.
     pub levels: *const u32,
     /// The last level.
     pub last_level: u32,
-    /// `!0` for an axis that clamps to the edge, `0` for one that repeats or mirrors.
-    pub clamp: [u32; 2],
     /// The sampler's level-of-detail bias, smallest and largest level of detail.
     pub lod: [f32; 3],
     /// 1 when the lanes of a batch form 2×2 quads (fragments: an implicit level of detail
@@ -195,28 +189,14 @@ pub struct TexDesc {
 }
 
 impl TexDesc {
-    /// The descriptor of a single level of `width × height` texels at `texels` with the masks
-    /// `wrap`: an axis whose mask is `!0` clamps to the edge (`lo = 0`, `hi = side`), the
-    /// others do not clamp (`lo = −∞`, `hi = +∞`).
-    pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32, wrap: [u32; 2]) -> Self {
-        let side = [width, height];
-        let clamps = |k: usize| wrap[k] == u32::MAX;
+    /// The descriptor of a single level of `width × height` texels at `texels`.
+    pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32) -> Self {
         TexDesc {
             texels,
             width,
             height,
-            wrap,
-            lo: std::array::from_fn(|k| if clamps(k) { 0.0 } else { f32::NEG_INFINITY }),
-            hi: std::array::from_fn(|k| {
-                if clamps(k) {
-                    side[k] as f32
-                } else {
-                    f32::INFINITY
-                }
-            }),
             levels: std::ptr::null(),
             last_level: 0,
-            clamp: std::array::from_fn(|k| if clamps(k) { u32::MAX } else { 0 }),
             lod: [0.0, f32::NEG_INFINITY, f32::INFINITY],
             quads: 0,
         }
@@ -257,6 +237,21 @@ pub enum TexMip {
     Linear,
 }
 
+/// How one axis of a lookup wraps its coordinate ([`TexDesc`] has the arithmetic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexWrap {
+    /// Repeat (a power-of-two side).
+    Repeat,
+    /// Clamp to the edge (any side).
+    Clamp,
+    /// Mirrored repeat (a power-of-two side).
+    Mirror,
+}
+
+impl TexWrap {
+    const ALL: [TexWrap; 3] = [TexWrap::Repeat, TexWrap::Clamp, TexWrap::Mirror];
+}
+
 /// How the generated code samples a texture operation itself ([`TexDesc`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VectorTex {
@@ -267,53 +262,60 @@ pub struct VectorTex {
     pub linear: bool,
     /// Bilinear filtering when magnifying (the level of detail is 0 or less, or NaN).
     pub mag_linear: bool,
-    /// Mirrored repeat on s and t (the descriptor's wrap mask otherwise).
-    pub mirror: [bool; 2],
+    /// How s and t wrap.
+    pub wrap: [TexWrap; 2],
     /// Which levels it samples.
     pub mip: TexMip,
 }
 
 impl VectorTex {
-    /// Nearest filtering of level 0's f32 texels, wrapped by the descriptor's masks.
+    /// Nearest filtering of level 0's f32 texels, repeated.
     pub const NEAREST_F32: VectorTex = VectorTex {
         format: TexFormat::F32,
         linear: false,
         mag_linear: false,
-        mirror: [false; 2],
+        wrap: [TexWrap::Repeat; 2],
         mip: TexMip::Level0,
     };
 
-    fn code(self) -> u8 {
+    /// The path's code in a [`TexPaths`]: bit 0 set, then the format, the two filters, the
+    /// levels (two bits) and each axis's wrap (two bits each).
+    fn code(self) -> u16 {
         let mip = match self.mip {
             TexMip::Level0 => 0,
             TexMip::Single => 1,
             TexMip::Nearest => 2,
             TexMip::Linear => 3,
         };
-        1 | (u8::from(self.format == TexFormat::Unorm8) << 1)
-            | (u8::from(self.linear) << 2)
-            | (u8::from(self.mirror[0]) << 3)
-            | (u8::from(self.mirror[1]) << 4)
-            | (u8::from(self.mag_linear) << 5)
-            | (mip << 6)
+        let wrap = |w: TexWrap| TexWrap::ALL.iter().position(|&x| x == w).unwrap_or(0) as u16;
+        1 | (u16::from(self.format == TexFormat::Unorm8) << 1)
+            | (u16::from(self.linear) << 2)
+            | (u16::from(self.mag_linear) << 3)
+            | (mip << 4)
+            | (wrap(self.wrap[0]) << 6)
+            | (wrap(self.wrap[1]) << 8)
     }
 
-    fn from_code(c: u8) -> Option<VectorTex> {
-        (c & 1 != 0).then_some(VectorTex {
+    fn from_code(c: u16) -> Option<VectorTex> {
+        let wrap = |shift: u16| TexWrap::ALL.get(usize::from((c >> shift) & 3)).copied();
+        if c & 1 == 0 {
+            return None;
+        }
+        Some(VectorTex {
             format: if c & 2 != 0 {
                 TexFormat::Unorm8
             } else {
                 TexFormat::F32
             },
             linear: c & 4 != 0,
-            mirror: [c & 8 != 0, c & 16 != 0],
-            mag_linear: c & 32 != 0,
+            mag_linear: c & 8 != 0,
             mip: [
                 TexMip::Level0,
                 TexMip::Single,
                 TexMip::Nearest,
                 TexMip::Linear,
-            ][(c >> 6) as usize],
+            ][usize::from((c >> 4) & 3)],
+            wrap: [wrap(6)?, wrap(8)?],
         })
     }
 }
@@ -334,7 +336,7 @@ pub enum TexPath {
 /// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
 /// always call back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TexPaths([u64; 32]);
+pub struct TexPaths([u16; TexPaths::MAX]);
 
 impl Default for TexPaths {
     fn default() -> Self {
@@ -347,18 +349,18 @@ impl TexPaths {
     pub const MAX: usize = 256;
 
     /// Every operation through the callback.
-    pub const NONE: TexPaths = TexPaths([0; 32]);
+    pub const NONE: TexPaths = TexPaths([0; TexPaths::MAX]);
 
     /// Every operation that can ([`vector_texture`]) in the generated code, nearest, f32
-    /// texels.
-    pub const ALL: TexPaths = TexPaths([0x0101_0101_0101_0101; 32]);
+    /// texels, repeated ([`VectorTex::NEAREST_F32`]).
+    pub const ALL: TexPaths = TexPaths([1; TexPaths::MAX]);
 
     /// How operation `k` samples.
     pub fn get(&self, k: usize) -> TexPath {
         if k >= Self::MAX {
             return TexPath::Call;
         }
-        match VectorTex::from_code((self.0[k / 8] >> (8 * (k % 8))) as u8) {
+        match VectorTex::from_code(self.0[k]) {
             Some(v) => TexPath::Vector(v),
             None => TexPath::Call,
         }
@@ -372,12 +374,10 @@ impl TexPaths {
     /// Sets how operation `k` samples (ignored past [`Self::MAX`]).
     pub fn set(&mut self, k: usize, path: TexPath) {
         if k < Self::MAX {
-            let shift = 8 * (k % 8);
-            let code = match path {
+            self.0[k] = match path {
                 TexPath::Call => 0,
                 TexPath::Vector(v) => v.code(),
             };
-            self.0[k / 8] = self.0[k / 8] & !(0xFF << shift) | (code as u64) << shift;
         }
     }
 }
@@ -530,9 +530,10 @@ impl CompiledShader {
     /// entry of [`Self::textures`], which for the first operation of each group of
     /// [`Self::tex_paths`] that shares a unit, a sampler, a target and a path describes its
     /// texture: level 0's `width × height` texels in the path's format, and for a mipmapped
-    /// path a level table whose levels all lie in the same buffer; a power-of-two side on
-    /// every level where the wrap repeats or mirrors), and the callbacks must be safe to call
-    /// with `args.host` and entered through
+    /// path a level table whose levels all lie in the same buffer, every side at least 1 (a
+    /// side that is not a power of two under repeat or mirror reads wrong texels of the level,
+    /// never outside it), and the callbacks must be safe to call with `args.host` and entered
+    /// through
     /// [`default_fp_trampoline!`](crate::default_fp_trampoline). The code runs under DAZ/FTZ,
     /// set and restored around it ([`super::fpenv::call_with_ftz`]).
     ///
@@ -581,10 +582,9 @@ mod tests {
 
     #[test]
     fn every_vector_path_keeps_its_code_beside_its_neighbours() {
-        let mut paths = TexPaths::NONE;
         let mut all = Vec::new();
         for format in [TexFormat::F32, TexFormat::Unorm8] {
-            for bits in 0..16u8 {
+            for bits in 0..36u8 {
                 for mip in [
                     TexMip::Level0,
                     TexMip::Single,
@@ -595,18 +595,25 @@ mod tests {
                         format,
                         linear: bits & 1 != 0,
                         mag_linear: bits & 2 != 0,
-                        mirror: [bits & 4 != 0, bits & 8 != 0],
+                        wrap: [
+                            TexWrap::ALL[usize::from(bits / 4 % 3)],
+                            TexWrap::ALL[usize::from(bits / 12)],
+                        ],
                         mip,
                     }));
                 }
             }
         }
         all.push(TexPath::Call);
-        for (k, &p) in all.iter().enumerate() {
-            paths.set(k, p);
-        }
-        for (k, &p) in all.iter().enumerate() {
-            assert_eq!(paths.get(k), p, "operation {k}");
+        assert!(all.len() > TexPaths::MAX);
+        for chunk in all.chunks(TexPaths::MAX) {
+            let mut paths = TexPaths::NONE;
+            for (k, &p) in chunk.iter().enumerate() {
+                paths.set(k, p);
+            }
+            for (k, &p) in chunk.iter().enumerate() {
+                assert_eq!(paths.get(k), p, "operation {k}");
+            }
         }
         assert_eq!(
             TexPaths::ALL.get(3),

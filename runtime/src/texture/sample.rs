@@ -125,8 +125,19 @@ impl Default for Sampler {
     }
 }
 
+/// `floor(f)` as an integer, saturated (NaN gives 0): where the wrap clamps, a coordinate
+/// beyond the texture's edge reads the edge.
 fn ifloor(f: f32) -> i32 {
     tgsic::numerics::floor(f) as i32
+}
+
+/// `floor(f)` as an integer where the wrap repeats or mirrors: converted as F2I does, so that
+/// NaN and values outside the i32 range give `i32::MIN`. A float beyond ±2³¹ is a multiple of
+/// 2⁸, so this puts it where its true period does for every power-of-two side up to 256
+/// (texel 0, an even period), as x86's conversion (llvmpipe's, and the generated code's)
+/// does; saturation would give the period's last texel.
+fn ifloor_periodic(f: f32) -> i32 {
+    tgsic::numerics::f2i(tgsic::numerics::floor(f)) as i32
 }
 
 fn frac(f: f32) -> f32 {
@@ -157,7 +168,7 @@ fn repeat(i: i32, n: i32) -> i32 {
 fn wrap_nearest(wrap: Wrap, s: f32, size: u32) -> u32 {
     let n = size as i32;
     match wrap {
-        Wrap::Repeat => repeat(ifloor(s * size as f32), n) as u32,
+        Wrap::Repeat => repeat(ifloor_periodic(s * size as f32), n) as u32,
         Wrap::Clamp => {
             let u = s * size as f32;
             if u < 0.5 {
@@ -171,7 +182,7 @@ fn wrap_nearest(wrap: Wrap, s: f32, size: u32) -> u32 {
         Wrap::Mirror => {
             let min = 1.0 / (2.0 * size as f32);
             let max = 1.0 - min;
-            let flr = ifloor(s);
+            let flr = ifloor_periodic(s);
             let mut u = frac(s);
             if flr & 1 != 0 {
                 u = 1.0 - u;
@@ -194,8 +205,7 @@ fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
     match wrap {
         Wrap::Repeat => {
             let u = s * size as f32 - 0.5;
-            let i0 = repeat(ifloor(u), n);
-            // i64: the neighbour of i32::MAX (a huge coordinate) must not overflow.
+            let i0 = repeat(ifloor_periodic(u), n);
             (
                 i0 as u32,
                 ((i0 as i64 + 1).rem_euclid(n as i64)) as u32,
@@ -213,7 +223,7 @@ fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
         }
         Wrap::Mirror => {
             let u = s * size as f32 - 0.5;
-            let i0 = ifloor(u);
+            let i0 = ifloor_periodic(u);
             let n = n as i64;
             let mirror = |i: i64| {
                 let m = i.rem_euclid(2 * n);
@@ -660,6 +670,41 @@ mod tests {
         assert_eq!(at(-5.0, -5.0, Wrap::Clamp), 0.0);
         assert_eq!(at(1.1, 0.1, Wrap::Mirror), 3.0, "1.1 mirrors to 0.9");
         assert_eq!(at(-0.1, 0.1, Wrap::Mirror), 0.0, "-0.1 mirrors to 0.1");
+    }
+
+    #[test]
+    fn coordinates_past_two_to_the_31_texels_wrap_into_their_period_and_clamp_to_the_edge() {
+        // The checker is 4 texels wide: s = 2³¹/4 is texel 2³¹, a multiple of every
+        // power-of-two side up to 2⁸, so texel 0 of an even period; saturating to i32::MAX
+        // would read texel 3. A coordinate past the edge clamps to the last texel.
+        let t = checker();
+        let at = |u: f32, w: Wrap, filter: Filter| {
+            let s = Sampler {
+                wrap: [w; 3],
+                min: filter,
+                mag: filter,
+                ..Sampler::default()
+            };
+            sample(&t, &s, TextureTarget::Tex2D, [u, 0.1, 0.0, 0.0], 0.0, None)[0]
+        };
+        let huge = [536_870_912.0, 3.0e9, 1.0e20, 1.0e37];
+        for u in huge {
+            for filter in [Filter::Nearest, Filter::Linear] {
+                assert_eq!(at(u, Wrap::Repeat, filter), 0.0, "repeat {u} {filter:?}");
+                assert_eq!(at(-u, Wrap::Repeat, filter), 0.0, "repeat -{u} {filter:?}");
+                assert_eq!(at(u, Wrap::Mirror, filter), 0.0, "mirror {u} {filter:?}");
+                assert_eq!(at(u, Wrap::Clamp, filter), 3.0, "clamp {u} {filter:?}");
+                assert_eq!(at(-u, Wrap::Clamp, filter), 0.0, "clamp -{u} {filter:?}");
+            }
+        }
+        // The texel just below the period's end still reads its own texel.
+        assert_eq!(at(536_870_880.0, Wrap::Repeat, Filter::Nearest), 0.0);
+        assert_eq!(at(0.99, Wrap::Repeat, Filter::Nearest), 3.0);
+        assert_eq!(ifloor_periodic(f32::NAN), i32::MIN);
+        assert_eq!(ifloor_periodic(2_147_483_520.0), 2_147_483_520);
+        assert_eq!(ifloor_periodic(-2_147_483_648.0), i32::MIN);
+        assert_eq!(ifloor_periodic(2_147_483_648.0), i32::MIN);
+        assert_eq!(ifloor(2_147_483_648.0), i32::MAX);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, R, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
-    TexDesc, TexFormat, TexMip, TexPath, TextureCall, VectorTex, vector_texture,
+    TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex, vector_texture,
 };
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
@@ -37,8 +37,6 @@ struct MipVals<B: SimdBuilder> {
     levels: B::S,
     /// The last level (I32).
     last: B::V,
-    /// Per axis `!0` where it clamps to the edge (I32), and the same as a mask.
-    clamp: [(B::V, B::V); 2],
     /// The sampler's bias, smallest and largest level of detail.
     lod: [B::V; 3],
     /// Whether lanes form quads (a mask).
@@ -59,12 +57,11 @@ struct Axis<B: SimdBuilder> {
     side: B::V,
     /// The side as a float, which scales a normalized coordinate (none for RECT).
     scale: Option<B::V>,
-    /// The wrap mask.
-    wrap: B::V,
-    /// The last texel, `side − 1`.
+    /// The side as a float where a linear lookup reads it (the top of its clamp).
+    fside: Option<B::V>,
+    /// The last texel, `side − 1`: the clamp's top, and the period's mask of repeat and
+    /// mirror (a power-of-two side), which keeps any side's texel inside it.
     last: B::V,
-    /// Where a linear lookup clamps the texel-space coordinate (linear lookups only).
-    bounds: Option<(B::V, B::V)>,
 }
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
@@ -158,26 +155,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let mut axes = Vec::with_capacity(2);
         for axis in 0..2 {
             let side = field(self, Scalar::I32, offset_of!(TexDesc, width), axis)?;
-            let scale = if rect {
-                None
-            } else {
+            let fside = if linear || !rect {
                 Some(self.b.int_to_float(side, true)?)
-            };
-            let wrap = field(self, Scalar::I32, offset_of!(TexDesc, wrap), axis)?;
-            let last = self.ik(IBin::Sub, side, 1)?;
-            let bounds = if linear {
-                let lo = field(self, Scalar::F32, offset_of!(TexDesc, lo), axis)?;
-                let hi = field(self, Scalar::F32, offset_of!(TexDesc, hi), axis)?;
-                Some((lo, hi))
             } else {
                 None
             };
+            let last = self.ik(IBin::Sub, side, 1)?;
             axes.push(Axis {
                 side,
-                scale,
-                wrap,
+                scale: fside.filter(|_| !rect),
+                fside: fside.filter(|_| linear),
                 last,
-                bounds,
             });
         }
         let mip = if v.mip == TexMip::Level0 {
@@ -187,12 +175,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 .b
                 .load(Scalar::Ptr, desc, offset_of!(TexDesc, levels) as i32)?;
             let last = field(self, Scalar::I32, offset_of!(TexDesc, last_level), 0)?;
-            let mut clamp = Vec::with_capacity(2);
-            for axis in 0..2 {
-                let bits = field(self, Scalar::I32, offset_of!(TexDesc, clamp), axis)?;
-                let zero = self.iconst(0)?;
-                clamp.push((bits, self.b.icmp(ICmp::Ne, bits, zero)?));
-            }
             let mut lod = Vec::with_capacity(3);
             for k in 0..3 {
                 lod.push(field(self, Scalar::F32, offset_of!(TexDesc, lod), k)?);
@@ -202,7 +184,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
             Some(MipVals {
                 levels,
                 last,
-                clamp: [clamp[0], clamp[1]],
                 lod: [lod[0], lod[1], lod[2]],
                 quads: self.b.icmp(ICmp::Ne, quads, zero)?,
             })
@@ -229,21 +210,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         for (axis, a) in axes.iter_mut().enumerate() {
             let side = sides[axis];
             let size = self.b.int_to_float(side, true)?;
-            let last = self.ik(IBin::Sub, side, 1)?;
-            let (bits, clamps) = m.clamp[axis];
-            let bounds = match a.bounds {
-                Some((lo, _)) => {
-                    let inf = self.fconst(f32::INFINITY)?;
-                    Some((lo, self.b.select(clamps, size, inf)?))
-                }
-                None => None,
-            };
             *a = Axis {
                 side,
                 scale: if rect { None } else { Some(size) },
-                wrap: self.b.ibin(IBin::Or, last, bits)?,
-                last,
-                bounds,
+                fside: a.fside.map(|_| size),
+                last: self.ik(IBin::Sub, side, 1)?,
             };
         }
         Ok(DescVals {
@@ -331,12 +302,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
     fn filter(&mut self, d: DescVals<B>, s: [B::V; 2], linear: bool, v: VectorTex) -> R<Vec<B::V>> {
         if !linear {
-            let x = self.nearest(s[0], d.axes[0], v.mirror[0])?;
-            let y = self.nearest(s[1], d.axes[1], v.mirror[1])?;
+            let x = self.nearest(s[0], d.axes[0], v.wrap[0])?;
+            let y = self.nearest(s[1], d.axes[1], v.wrap[1])?;
             return Ok(self.texel(d, x, y, v.format)?.to_vec());
         }
-        let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.mirror[0])?;
-        let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.mirror[1])?;
+        let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0])?;
+        let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1])?;
         let t00 = self.texel(d, x0, y0, v.format)?;
         let t10 = self.texel(d, x1, y0, v.format)?;
         let t01 = self.texel(d, x0, y1, v.format)?;
@@ -472,75 +443,93 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// Texel `i` wrapped by the axis's mask and clamped into the texture.
-    fn wrap(&mut self, i: B::V, a: Axis<B>) -> R<B::V> {
-        let i = self.b.ibin(IBin::And, i, a.wrap)?;
-        self.clamp_to(i, a.last)
-    }
-
     /// `clamp(i, 0, last)`: a texel inside its row or column, a level inside the table.
     fn clamp_to(&mut self, i: B::V, last: B::V) -> R<B::V> {
         let i = self.ik(IBin::SMax, i, 0)?;
         self.b.ibin(IBin::SMin, i, last)
     }
 
-    /// Texel `i` under mirrored repeat of a power-of-two side: `i & wrap` in even periods,
-    /// `wrap − (i & wrap)` (its complement in the mask) in odd ones.
+    /// `(floor(x), floor(x) as i32)` for a wrap that repeats or mirrors: the integer as F2I
+    /// converts (NaN and values outside the i32 range give `i32::MIN`, texel 0 of a
+    /// power-of-two period, an even one), as the sampler's `ifloor_periodic`.
+    fn floor_periodic(&mut self, x: B::V) -> R<(B::V, B::V)> {
+        let fl = self.b.fun(FUn::Floor, x)?;
+        Ok((fl, self.b.float_to_int(fl)?))
+    }
+
+    /// Texel `i` under mirrored repeat of a power-of-two side: `i & last` in even periods,
+    /// `last − (i & last)` (the same as its complement in the mask, and inside any side) in
+    /// odd ones.
     fn mirror(&mut self, i: B::V, a: Axis<B>) -> R<B::V> {
-        let r = self.b.ibin(IBin::And, i, a.wrap)?;
-        let flipped = self.b.ibin(IBin::Xor, r, a.wrap)?;
+        let r = self.b.ibin(IBin::And, i, a.last)?;
+        let flipped = self.b.ibin(IBin::Sub, a.last, r)?;
         let period = self.b.ibin(IBin::And, i, a.side)?;
         let zero = self.iconst(0)?;
         let odd = self.b.icmp(ICmp::Ne, period, zero)?;
         self.b.select(odd, flipped, r)
     }
 
-    /// The texel of a nearest lookup at `s` on axis `a`. NaN's integer `i32::MIN` wraps and
-    /// clamps as the sampler's 0 does.
-    fn nearest(&mut self, s: B::V, a: Axis<B>, mirror: bool) -> R<B::V> {
-        if !mirror {
-            let x = self.texel_space(s, a)?;
-            let i = self.floor_to_int(x)?;
-            return self.wrap(i, a);
+    /// The texel of a nearest lookup at `s` on axis `a`, wrapped by `wrap`.
+    fn nearest(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap) -> R<B::V> {
+        match wrap {
+            TexWrap::Repeat => {
+                let x = self.texel_space(s, a)?;
+                let (_, i) = self.floor_periodic(x)?;
+                self.b.ibin(IBin::And, i, a.last)
+            }
+            TexWrap::Clamp => {
+                // Saturated: a coordinate past 2³¹ texels reads the last one.
+                let x = self.texel_space(s, a)?;
+                let i = self.floor_to_int(x)?;
+                self.clamp_to(i, a.last)
+            }
+            TexWrap::Mirror => {
+                // The fraction of `s`, reflected in odd periods, then the texel under it,
+                // clamped.
+                let (fl, period) = self.floor_periodic(s)?;
+                let u = self.b.fbin(FBin::Sub, s, fl)?;
+                let one = self.fconst(1.0)?;
+                let reflected = self.b.fbin(FBin::Sub, one, u)?;
+                let odd = self.ik(IBin::And, period, 1)?;
+                let zero = self.iconst(0)?;
+                let odd = self.b.icmp(ICmp::Ne, odd, zero)?;
+                let u = self.b.select(odd, reflected, u)?;
+                let x = self.texel_space(u, a)?;
+                let i = self.floor_to_int(x)?;
+                self.clamp_to(i, a.last)
+            }
         }
-        // The fraction of `s`, reflected in odd periods (a saturated period count: odd for
-        // `s ≥ 2³¹`, even for NaN, as the sampler's), then the texel under it, clamped.
-        let (fl, period) = self.floor_split(s)?;
-        let u = self.b.fbin(FBin::Sub, s, fl)?;
-        let one = self.fconst(1.0)?;
-        let reflected = self.b.fbin(FBin::Sub, one, u)?;
-        let odd = self.ik(IBin::And, period, 1)?;
-        let zero = self.iconst(0)?;
-        let odd = self.b.icmp(ICmp::Ne, odd, zero)?;
-        let u = self.b.select(odd, reflected, u)?;
-        let x = self.texel_space(u, a)?;
-        let i = self.floor_to_int(x)?;
-        self.clamp_to(i, a.last)
     }
 
-    /// The two texels of a linear lookup at `s` on axis `a` and the weight of the second.
-    fn linear(&mut self, s: B::V, a: Axis<B>, mirror: bool) -> R<(B::V, B::V, B::V)> {
+    /// The two texels of a linear lookup at `s` on axis `a`, wrapped by `wrap`, and the
+    /// weight of the second.
+    fn linear(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap) -> R<(B::V, B::V, B::V)> {
         let mut x = self.texel_space(s, a)?;
-        if let (Some((lo, hi)), false) = (a.bounds, mirror) {
-            // Compare and select, so that NaN stays NaN as in `f32::clamp`.
-            let below = self.b.fcmp(FCmp::Lt, x, lo)?;
-            x = self.b.select(below, lo, x)?;
-            let above = self.b.fcmp(FCmp::Gt, x, hi)?;
-            x = self.b.select(above, hi, x)?;
+        if let (TexWrap::Clamp, Some(side)) = (wrap, a.fside) {
+            // To `[0, side]`, compare and select, so that NaN stays NaN as in `f32::clamp`.
+            let zero = self.fconst(0.0)?;
+            let below = self.b.fcmp(FCmp::Lt, x, zero)?;
+            x = self.b.select(below, zero, x)?;
+            let above = self.b.fcmp(FCmp::Gt, x, side)?;
+            x = self.b.select(above, side, x)?;
         }
         let half = self.fconst(0.5)?;
         let x = self.b.fbin(FBin::Sub, x, half)?;
-        let (fl, i) = self.floor_split(x)?;
+        // Clamped, `x` is NaN or inside `[−½, side − ½]`, where the conversions agree.
+        let (fl, i) = self.floor_periodic(x)?;
         let weight = self.b.fbin(FBin::Sub, x, fl)?;
-        // `i + 1` wraps past i32::MAX to i32::MIN, which a power-of-two period maps where the
-        // sampler's 2³¹ goes (0); clamping needs no care there, the weight is NaN or 0.
+        // No float below 2³¹ floors to i32::MAX, so `i + 1` does not wrap; NaN and values
+        // out of range make `i` i32::MIN, the sampler's too, and a weight of NaN or 0.
         let j = self.ik(IBin::Add, i, 1)?;
-        let (i, j) = if mirror {
-            (self.mirror(i, a)?, self.mirror(j, a)?)
-        } else {
-            (self.wrap(i, a)?, self.wrap(j, a)?)
-        };
-        Ok((i, j, weight))
+        Ok(match wrap {
+            TexWrap::Repeat => (
+                self.b.ibin(IBin::And, i, a.last)?,
+                self.b.ibin(IBin::And, j, a.last)?,
+                weight,
+            ),
+            TexWrap::Clamp => (self.clamp_to(i, a.last)?, self.clamp_to(j, a.last)?, weight),
+            TexWrap::Mirror => (self.mirror(i, a)?, self.mirror(j, a)?, weight),
+        })
     }
 
     /// `v0 + a·(v1 − v0)`, each step rounded, as the sampler interpolates.
