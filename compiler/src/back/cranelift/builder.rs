@@ -195,23 +195,6 @@ impl<'f> ClBuilder<'f> {
     fn lane(&self, v: Vx, lane: usize) -> (Value, u8) {
         (v.0[lane / 4], (lane % 4) as u8)
     }
-
-    /// The four word indices of `words` (an I32X4), zero-extended to I64 for addresses: two
-    /// lanes a 64-bit move and a shift, where x64 would spend two `pextrd` (two µops each) and
-    /// a zero-extension; lane pair 0 through an F64 lane, a plain `movq` (gltr_linearblur
-    /// 62.9 → 58.8 ms, three_triangle_blur 31.3 → 29.7 ms at 1024²).
-    fn lane_words(&mut self, words: Value) -> [Value; 4] {
-        let pairs = self.bitcast(words, types::F64X2);
-        let mut out = [words; 4];
-        for i in 0..2u8 {
-            let pair = self.b.ins().extractlane(pairs, i);
-            let pair = self.bitcast(pair, types::I64);
-            let lo = self.b.ins().ireduce(types::I32, pair);
-            out[2 * usize::from(i)] = self.b.ins().uextend(types::I64, lo);
-            out[2 * usize::from(i) + 1] = self.b.ins().ushr_imm_u(pair, 32);
-        }
-        out
-    }
 }
 
 impl SimdBuilder for ClBuilder<'_> {
@@ -572,22 +555,18 @@ impl SimdBuilder for ClBuilder<'_> {
         Ok(())
     }
 
-    fn gather(&mut self, kind: Kind, base: Value, words: Vx) -> R<Vx> {
-        let (scalar, vector) = if kind == Kind::F32 {
-            (types::F32, types::F32X4)
-        } else {
-            (types::I32, types::I32X4)
-        };
-        let mut out = words;
+    fn lane_words(&mut self, words: Vx) -> R<Vec<Value>> {
+        // Lane pair 0 through an F64 lane is a plain `movq`, pair 1 a `pshufd` and a `movq`.
+        let mut out = Vec::with_capacity(self.lanes());
         for j in 0..self.k {
-            let w = self.bitcast(words.0[j], types::I32X4);
-            let mut acc = self.vconst(vector, [0; 4]);
-            for (i, x) in self.lane_words(w).into_iter().enumerate() {
-                let a = self.word_addr(base, x)?;
-                let x = self.b.ins().load(scalar, flags(), a, 0);
-                acc = self.b.ins().insertlane(acc, x, i as u8);
+            let pairs = self.bitcast(words.0[j], types::F64X2);
+            for i in 0..2u8 {
+                let pair = self.b.ins().extractlane(pairs, i);
+                let pair = self.bitcast(pair, types::I64);
+                let lo = self.b.ins().ireduce(types::I32, pair);
+                out.push(self.b.ins().uextend(types::I64, lo));
+                out.push(self.b.ins().ushr_imm_u(pair, 32));
             }
-            out.0[j] = acc;
         }
         Ok(out)
     }
@@ -605,10 +584,10 @@ impl SimdBuilder for ClBuilder<'_> {
             s.bitcast(r, types::F32X4)
         };
         let mut out = [words; 4];
+        let lanes = self.lane_words(words)?;
         for j in 0..self.k {
-            let w = self.bitcast(words.0[j], types::I32X4);
             let mut t = Vec::with_capacity(4);
-            for x in self.lane_words(w) {
+            for &x in &lanes[4 * j..4 * j + 4] {
                 let a = self.word_addr(base, x)?;
                 t.push(self.b.ins().load(types::F32X4, flags(), a, 0));
             }

@@ -719,6 +719,26 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         self.align4(Some(st))
     }
 
+    fn lane_words(&mut self, words: V<'ctx>) -> R<Vec<Self::S>> {
+        let words = self.ints(words)?;
+        let n = self.lanes() as u32;
+        let pairs = self
+            .b
+            .build_bit_cast(words, self.cx.i64_type().vec_type(n / 2), "")?
+            .into_vector_value();
+        let mut out = Vec::with_capacity(n as usize);
+        for p in 0..n / 2 {
+            let pair = self
+                .b
+                .build_extract_element(pairs, self.i32c(p), "")?
+                .into_int_value();
+            let lo = self.b.build_and(pair, self.i64c(0xFFFF_FFFF), "")?;
+            let hi = self.b.build_right_shift(pair, self.i64c(32), false, "")?;
+            out.extend::<[Self::S; 2]>([lo.into(), hi.into()]);
+        }
+        Ok(out)
+    }
+
     fn gather(&mut self, kind: Kind, base: Self::S, words: V<'ctx>) -> R<V<'ctx>> {
         if self.hardware_gather {
             self.masked_gather(kind, base, words)

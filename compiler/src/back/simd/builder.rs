@@ -312,6 +312,19 @@ pub trait SimdBuilder {
     fn load_vector(&mut self, kind: Kind, addr: Self::S) -> R<Self::V>;
     /// Stores `v`'s lanes as consecutive words at `addr` (a mask as words).
     fn store_vector(&mut self, addr: Self::S, v: Self::V) -> R<()>;
+    /// The word indices of `words` (an I32 vector), lane by lane, zero-extended to I64 for
+    /// [`Self::word_addr`]. By default an extraction per lane; x64 targets move two lanes at
+    /// once through a 64-bit register and split them with a shift, as `pextrd` costs two
+    /// µops a lane (gltr_linearblur: 63.5 → 58.4 ms on Cranelift, 40.7 → 38.5 ms on AVX2
+    /// LLVM at 1024²).
+    fn lane_words(&mut self, words: Self::V) -> R<Vec<Self::S>> {
+        (0..self.lanes())
+            .map(|l| {
+                let w = self.extract(words, l)?;
+                self.sconvert(w, Scalar::I64, false)
+            })
+            .collect()
+    }
     /// Lane `l` reads the word `words[l]` (an I32) after `base` (every one a valid address);
     /// by default one lane at a time ([`gather_lanes`]).
     fn gather(&mut self, kind: Kind, base: Self::S, words: Self::V) -> R<Self::V> {
@@ -340,9 +353,7 @@ pub trait SimdBuilder {
         spare: Self::S,
     ) -> R<()> {
         let v = self.cast(v, Kind::I32)?;
-        for l in 0..self.lanes() {
-            let w = self.extract(words, l)?;
-            let w = self.sconvert(w, Scalar::I64, false)?;
+        for (l, w) in self.lane_words(words)?.into_iter().enumerate() {
             let a = self.word_addr(base, w)?;
             let m = self.extract(mask, l)?;
             let a = self.sselect(m, a, spare)?;
@@ -386,7 +397,8 @@ pub trait SimdBuilder {
     fn ret(&mut self) -> R<()>;
 }
 
-/// [`SimdBuilder::gather`] one lane at a time: extract the word index, load, insert.
+/// [`SimdBuilder::gather`] one lane at a time: the word index ([`SimdBuilder::lane_words`]),
+/// a load, an insertion.
 pub fn gather_lanes<B: SimdBuilder + ?Sized>(
     b: &mut B,
     kind: Kind,
@@ -399,9 +411,7 @@ pub fn gather_lanes<B: SimdBuilder + ?Sized>(
         Scalar::I32
     };
     let mut acc = b.splat_const(kind, 0)?;
-    for l in 0..b.lanes() {
-        let w = b.extract(words, l)?;
-        let w = b.sconvert(w, Scalar::I64, false)?;
+    for (l, w) in b.lane_words(words)?.into_iter().enumerate() {
         let a = b.word_addr(base, w)?;
         let x = b.load(ty, a, 0)?;
         acc = b.insert(acc, l, x)?;
