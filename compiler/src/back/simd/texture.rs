@@ -505,8 +505,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// weight of the second.
     fn linear(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap) -> R<(B::V, B::V, B::V)> {
         let mut x = self.texel_space(s, a)?;
-        if let (TexWrap::Clamp, Some(side)) = (wrap, a.fside) {
+        if wrap == TexWrap::Clamp {
             // To `[0, side]`, compare and select, so that NaN stays NaN as in `f32::clamp`.
+            let side = a.fside.ok_or_else(|| {
+                crate::back::abi::JitError::Codegen("a linear lookup without its side".into())
+            })?;
             let zero = self.fconst(0.0)?;
             let below = self.b.fcmp(FCmp::Lt, x, zero)?;
             x = self.b.select(below, zero, x)?;
