@@ -249,6 +249,7 @@ pub enum TexWrap {
 }
 
 impl TexWrap {
+    /// Every wrap, in the order of their codes in a [`TexPaths`] ([`VectorTex::code`]).
     const ALL: [TexWrap; 3] = [TexWrap::Repeat, TexWrap::Clamp, TexWrap::Mirror];
 }
 
@@ -287,7 +288,11 @@ impl VectorTex {
             TexMip::Nearest => 2,
             TexMip::Linear => 3,
         };
-        let wrap = |w: TexWrap| TexWrap::ALL.iter().position(|&x| x == w).unwrap_or(0) as u16;
+        let wrap = |w: TexWrap| match w {
+            TexWrap::Repeat => 0u16,
+            TexWrap::Clamp => 1,
+            TexWrap::Mirror => 2,
+        };
         1 | (u16::from(self.format == TexFormat::Unorm8) << 1)
             | (u16::from(self.linear) << 2)
             | (u16::from(self.mag_linear) << 3)
