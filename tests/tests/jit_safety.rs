@@ -396,9 +396,10 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
 
 #[test]
 fn one_shader_follows_its_bindings_from_variant_to_variant() {
-    // Compiled for nearest repeat, then run with bindings that need the sampler (linear, a
-    // repeat over 5 texels, no texture) and back: every batch runs the variant its bindings
-    // call for, and every result is the interpreter's.
+    // Compiled for nearest repeat, then run with bindings that need other code (linear, other
+    // wraps on the same texture, whose code differs since a variant's axes each have their
+    // own) or the sampler (a repeat over 5 texels, no texture), and back: every batch runs
+    // the variant its bindings call for, and every result is the interpreter's.
     let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
                 TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
     let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
@@ -423,6 +424,20 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
         bound(
             Some(texture(8, 4, 1)),
             sampler(Filter::Linear, Filter::Linear),
+        ),
+        bound(
+            Some(texture(8, 4, 1)),
+            Sampler {
+                wrap: [Wrap::Clamp, Wrap::Mirror, Wrap::Repeat],
+                ..sampler(Filter::Nearest, Filter::Nearest)
+            },
+        ),
+        bound(
+            Some(texture(8, 4, 1)),
+            Sampler {
+                wrap: [Wrap::Mirror, Wrap::Clamp, Wrap::Repeat],
+                ..sampler(Filter::Linear, Filter::Linear)
+            },
         ),
         bound(
             Some(texture(5, 3, 1)),
