@@ -205,12 +205,9 @@ fn wrap_linear(wrap: Wrap, s: f32, size: u32) -> (u32, u32, f32) {
     match wrap {
         Wrap::Repeat => {
             let u = s * size as f32 - 0.5;
+            // Already inside the period, `i0 + 1` cannot overflow.
             let i0 = repeat(ifloor_periodic(u), n);
-            (
-                i0 as u32,
-                ((i0 as i64 + 1).rem_euclid(n as i64)) as u32,
-                frac(u),
-            )
+            (i0 as u32, repeat(i0 + 1, n) as u32, frac(u))
         }
         Wrap::Clamp => {
             let u = (s * size as f32).clamp(0.0, size as f32) - 0.5;

@@ -55,10 +55,11 @@ impl<B: SimdBuilder> Copy for MipVals<B> {}
 struct Axis<B: SimdBuilder> {
     /// The side in texels (I32).
     side: B::V,
-    /// The side as a float, which scales a normalized coordinate (none for RECT).
-    scale: Option<B::V>,
-    /// The side as a float where a linear lookup reads it (the top of its clamp).
-    fside: Option<B::V>,
+    /// The side as a float: it scales a normalized coordinate (not RECT's) and tops a linear
+    /// lookup's clamp (made always; back ends drop it where nothing reads it).
+    fside: B::V,
+    /// Whether coordinates are texel coordinates already (RECT).
+    rect: bool,
     /// The last texel, `side − 1`: the clamp's top, and the period's mask of repeat and
     /// mirror (a power-of-two side), which keeps any side's texel inside it.
     last: B::V,
@@ -141,7 +142,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     fn derive_desc_vals(&mut self, slot: usize, rect: bool, v: VectorTex) -> R<DescVals<B>> {
-        let linear = v.linear || v.mag_linear;
         let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
         let desc = self.b.word_addr(self.p.tex_descs, d)?;
         let texels = self
@@ -155,17 +155,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let mut axes = Vec::with_capacity(2);
         for axis in 0..2 {
             let side = field(self, Scalar::I32, offset_of!(TexDesc, width), axis)?;
-            let fside = if linear || !rect {
-                Some(self.b.int_to_float(side, true)?)
-            } else {
-                None
-            };
-            let last = self.ik(IBin::Sub, side, 1)?;
             axes.push(Axis {
                 side,
-                scale: fside.filter(|_| !rect),
-                fside: fside.filter(|_| linear),
-                last,
+                fside: self.b.int_to_float(side, true)?,
+                rect,
+                last: self.ik(IBin::Sub, side, 1)?,
             });
         }
         let mip = if v.mip == TexMip::Level0 {
@@ -212,8 +206,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let size = self.b.int_to_float(side, true)?;
             *a = Axis {
                 side,
-                scale: if rect { None } else { Some(size) },
-                fside: a.fside.map(|_| size),
+                fside: size,
+                rect,
                 last: self.ik(IBin::Sub, side, 1)?,
             };
         }
@@ -381,9 +375,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let a = self.b.fun(FUn::Abs, dx[k])?;
             let b = self.b.fun(FUn::Abs, dy[k])?;
             let m = self.max_num(a, b)?;
-            let m = match (rect, d.axes[k].scale) {
-                (false, Some(size)) => self.b.fbin(FBin::Mul, m, size)?,
-                _ => m,
+            let m = if rect {
+                m
+            } else {
+                self.b.fbin(FBin::Mul, m, d.axes[k].fside)?
             };
             rho = self.max_num(rho, m)?;
         }
@@ -437,9 +432,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     /// `s` in texel space: scaled by the side unless RECT.
     fn texel_space(&mut self, s: B::V, a: Axis<B>) -> R<B::V> {
-        match a.scale {
-            Some(k) => self.b.fbin(FBin::Mul, s, k),
-            None => Ok(s),
+        if a.rect {
+            Ok(s)
+        } else {
+            self.b.fbin(FBin::Mul, s, a.fside)
         }
     }
 
@@ -507,9 +503,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let mut x = self.texel_space(s, a)?;
         if wrap == TexWrap::Clamp {
             // To `[0, side]`, compare and select, so that NaN stays NaN as in `f32::clamp`.
-            let side = a.fside.ok_or_else(|| {
-                crate::back::abi::JitError::Codegen("a linear lookup without its side".into())
-            })?;
+            let side = a.fside;
             let zero = self.fconst(0.0)?;
             let below = self.b.fcmp(FCmp::Lt, x, zero)?;
             x = self.b.select(below, zero, x)?;
@@ -518,7 +512,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
         let half = self.fconst(0.5)?;
         let x = self.b.fbin(FBin::Sub, x, half)?;
-        // Clamped, `x` is NaN or inside `[−½, side − ½]`, where the conversions agree.
+        // A clamped axis's `x` is NaN or inside `[−½, side − ½]`, where the saturating
+        // conversion and F2I's agree, so every wrap takes F2I's.
         let (fl, i) = self.floor_periodic(x)?;
         let weight = self.b.fbin(FBin::Sub, x, fl)?;
         // No float below 2³¹ floors to i32::MAX, so `i + 1` does not wrap; NaN and values
