@@ -9,6 +9,9 @@ use crate::interp::{
     ALL, Arrangement, BatchReport, Bindings, LANES, Mask, Prepared, Reg, RunError,
 };
 use tgsic::tgsi::*;
+use tile::{Pixels, SEGMENT_TILES, Segment, TILE_POS, segments, tile_lanes, write_tile};
+
+mod tile;
 
 /// One batch's inputs and outputs, in structure-of-arrays form.
 #[derive(Debug, Clone)]
@@ -147,18 +150,6 @@ impl FragInput {
     }
 }
 
-/// The lane of each pixel of a tile, by row and column ([`TILE_POS`] inverted).
-const TILE_LANES: [[usize; 8]; 8] = {
-    let mut t = [[0; 8]; 8];
-    let mut l = 0;
-    while l < LANES {
-        let (dx, dy) = TILE_POS[l];
-        t[dy as usize][dx as usize] = l;
-        l += 1;
-    }
-    t
-};
-
 /// The input or system-value registers of a batch.
 fn registers(io: &mut BatchIo, file: File) -> &mut Vec<Reg> {
     if file == File::Input {
@@ -195,12 +186,14 @@ impl InputTable {
     /// Fills the components of `reg` that follow the row, z and w, for the tiles of row `ty`
     /// (they stay for every tile of the row: engines leave their inputs as they were).
     fn fill_row(&self, ty: u32, reg: &mut Reg) {
-        // The tables cover every tile's 8 columns and rows; as arrays, the reads below need
-        // no bounds checks.
-        let ty = ty as usize;
-        let ys: &[u32; 8] = self.y[ty..ty + 8].try_into().expect("8 rows");
-        for (l, &(_, dy)) in TILE_POS.iter().enumerate() {
-            reg[1][l] = ys[dy as usize];
+        // Every row of quads holds its two pixel rows, the upper one first in each quad
+        // ([`TILE_POS`]); the table covers every tile's 8 rows.
+        let ys = &self.y[ty as usize..ty as usize + 8];
+        for (qr, lanes) in reg[1].chunks_exact_mut(16).enumerate() {
+            let (lower, upper) = (ys[2 * qr], ys[2 * qr + 1]);
+            for quad in lanes.chunks_exact_mut(4) {
+                quad.copy_from_slice(&[upper, upper, lower, lower]);
+            }
         }
         reg[2] = [self.zw[0]; LANES];
         reg[3] = [self.zw[1]; LANES];
@@ -208,29 +201,17 @@ impl InputTable {
 
     /// Fills component x of `reg` for the tile at column `tx`.
     fn fill_column(&self, tx: u32, reg: &mut Reg) {
-        let tx = tx as usize;
-        let xs: &[u32; 8] = self.x[tx..tx + 8].try_into().expect("8 columns");
-        for (l, &(dx, _)) in TILE_POS.iter().enumerate() {
-            reg[0][l] = xs[dx as usize];
+        // Every row of quads holds the tile's 8 columns, two to a quad ([`TILE_POS`]).
+        let xs = &self.x[tx as usize..tx as usize + 8];
+        let mut row = [0u32; 16];
+        for (q, lanes) in row.chunks_exact_mut(4).enumerate() {
+            lanes.copy_from_slice(&[xs[2 * q], xs[2 * q + 1], xs[2 * q], xs[2 * q + 1]]);
+        }
+        for lanes in reg[0].chunks_exact_mut(16) {
+            lanes.copy_from_slice(&row);
         }
     }
 }
-
-/// Where lane `l` of a fragment batch sits in its 8 × 8 tile ([`Arrangement::Quads`]): lanes
-/// 4q..4q+3 are quad q, four quads to a row of quads, the upper row of a quad first.
-const TILE_POS: [(u32, u32); LANES] = {
-    let mut t = [(0, 0); LANES];
-    let mut l = 0;
-    while l < LANES {
-        let (q, k) = (l / 4, l % 4);
-        t[l] = (
-            2 * (q as u32 % 4) + (k as u32 & 1),
-            2 * (q as u32 / 4) + if k < 2 { 1 } else { 0 },
-        );
-        l += 1;
-    }
-    t
-};
 
 /// Zeroed batch storage for `p`.
 /// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
@@ -350,70 +331,15 @@ where
     })
 }
 
-/// Tiles per [`Segment`] at most: rows of tiles are cut so that narrow bands of wide images
-/// still give every thread work.
-const SEGMENT_TILES: u32 = 32;
-
-/// A run of tiles of one row of tiles, with the pixels they write: the work of one thread at a
-/// time.
-struct Segment<'a> {
-    /// The tiles' bottom row (in the image) and first column.
-    ty: u32,
-    tx0: u32,
-    /// The 8 pixel rows of the segment, bottom first (those beyond the band are absent).
-    rows: Vec<&'a mut [[f32; 4]]>,
-}
-
-/// `pixels` (a band of `width`-pixel rows from image row `y0`) cut into segments.
-fn segments(pixels: &mut [[f32; 4]], width: u32, y0: u32) -> Vec<Segment<'_>> {
-    let seg_px = (8 * SEGMENT_TILES) as usize;
-    let mut out = Vec::new();
-    for (k, tile_row) in pixels.chunks_mut(8 * width as usize).enumerate() {
-        let first = out.len();
-        for (dy, row) in tile_row.chunks_mut(width as usize).enumerate() {
-            for (s, piece) in row.chunks_mut(seg_px).enumerate() {
-                if dy == 0 {
-                    out.push(Segment {
-                        ty: y0 + 8 * k as u32,
-                        tx0: s as u32 * 8 * SEGMENT_TILES,
-                        rows: Vec::with_capacity(8),
-                    });
-                }
-                out[first + s].rows.push(piece);
-            }
-        }
-    }
-    out
-}
-
 /// What one segment of tiles counted.
 #[derive(Default)]
 struct SegmentReport {
     discarded: u64,
     exhausted: u64,
+    /// Pixels written.
+    written: usize,
     /// Pixels (indices in the band) whose values are unspecified.
     unspecified: Vec<usize>,
-}
-
-/// The lanes of the tile at (tx, ty) that hold a pixel of the `width` × `height` grid or share
-/// a quad with one, and of those the helpers (outside the grid, computed for derivatives).
-fn tile_lanes(tx: u32, ty: u32, width: u32, height: u32) -> (Mask, Mask) {
-    let inside = |l: usize| {
-        let (dx, dy) = TILE_POS[l];
-        tx + dx < width && ty + dy < height
-    };
-    let (mut alive, mut helpers): (Mask, Mask) = (0, 0);
-    for q in 0..LANES / 4 {
-        if (0..4).any(|k| inside(4 * q + k)) {
-            for k in 0..4 {
-                alive |= 1 << (4 * q + k);
-                if !inside(4 * q + k) {
-                    helpers |= 1 << (4 * q + k);
-                }
-            }
-        }
-    }
-    (alive, helpers)
 }
 
 /// Renders a fragment shader over a W × H grid on one thread; returns OUT with semantic
@@ -631,14 +557,8 @@ where
             if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(RunError::TimeLimit);
             }
-            let (alive, helpers) = if tx + 8 <= width && ty + 8 <= height {
-                (ALL, 0)
-            } else {
-                tile_lanes(tx, ty, width, height)
-            };
-            if alive == 0 {
-                continue;
-            }
+            // Every tile of a segment holds a pixel of the grid, so `alive` is never 0.
+            let (alive, helpers) = tile_lanes(tx, ty, width, height);
             io.alive = alive;
             io.helpers = helpers;
             for (file, regs, table) in &decls {
@@ -655,23 +575,10 @@ where
             let shown = alive & !helpers;
             rep.discarded += (report.killed & shown).count_ones() as u64;
             rep.exhausted += (report.exhausted & shown).count_ones() as u64;
-            // The tile's pixels, row by row (its last rows and columns may lie outside).
+            // The tile's pixels (its last rows and columns may lie outside).
             let out = out_reg.map(|o| &io.outputs[o]);
             let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
-            for (row, lanes) in rows.iter_mut().zip(&TILE_LANES) {
-                for (px, &l) in row[at..at + cols].iter_mut().zip(lanes) {
-                    *px = match out {
-                        _ if report.killed & (1 << l) != 0 => bind.clear,
-                        Some(o) => [
-                            f32::from_bits(o[0][l]),
-                            f32::from_bits(o[1][l]),
-                            f32::from_bits(o[2][l]),
-                            f32::from_bits(o[3][l]),
-                        ],
-                        None => [0.0; 4],
-                    };
-                }
-            }
+            rep.written += write_tile(&mut rows, (at, cols), out, report.killed, bind.clear);
             if report.unspecified & shown != 0 {
                 for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
                     if report.unspecified & shown & (1 << l) != 0 {
@@ -705,24 +612,9 @@ where
         let y0 = band * band_rows;
         let rows = band_rows.min(height - y0);
         let len = (width * rows) as usize;
-        let mut pixels = Vec::with_capacity(len);
-        match workers {
-            // The band's memory is set by every thread (one thread alone takes a tenth of a
-            // short frame to clear 16 MiB), then the segments overwrite it.
-            Some(p) => p.install(|| {
-                use rayon::prelude::*;
-                pixels.par_extend(rayon::iter::repeat_n([0.0f32; 4], len))
-            }),
-            None => pixels.resize(len, [0.0; 4]),
-        }
-        let mut out = Band {
-            y0,
-            rows,
-            width,
-            pixels,
-            unspecified: Vec::new(),
-        };
-        let segs = segments(&mut out.pixels, width, y0);
+        // Not cleared: the segments write every pixel once (`Pixels`).
+        let mut pixels = Pixels::new(len);
+        let segs = segments(pixels.slots(), width, y0);
         let reports = parallel(
             engine,
             Arrangement::Quads,
@@ -730,6 +622,19 @@ where
             opts,
             |io, scratch, seg| segment(io, scratch, y0, seg),
         )?;
+        let written = reports.iter().map(|r| r.written).sum();
+        let pixels = pixels.finish(written).ok_or_else(|| {
+            RunError::Unsupported(format!(
+                "internal error: the tiles wrote {written} of the band's {len} pixels"
+            ))
+        })?;
+        let mut out = Band {
+            y0,
+            rows,
+            width,
+            pixels,
+            unspecified: Vec::new(),
+        };
         for rep in reports {
             discarded += rep.discarded;
             exhausted += rep.exhausted;

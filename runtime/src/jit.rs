@@ -391,14 +391,20 @@ impl JitShader {
         })
     }
 
-    /// The code for a batch with `bind`: the variant its textures and samplers call for, its
-    /// descriptors written to `scratch`.
-    fn code(
+    /// Which code runs a batch with `bind`: the shader's own (`false`) or `scratch`'s variant
+    /// (`true`), which this sets to the one its textures and samplers call for; their
+    /// descriptors are written to `scratch`. (A flag rather than the code, so that a batch
+    /// clones no `Arc`: its atomic operations wait for the tile's stores to drain.)
+    fn choose_code(
         &self,
         bind: &Bindings,
         quads: bool,
         scratch: &mut JitScratch,
-    ) -> Result<Arc<CompiledShader>, RunError> {
+    ) -> Result<bool, RunError> {
+        if self.tex_groups.ops == 0 {
+            // Nothing to choose: the one variant.
+            return Ok(false);
+        }
         let textures = &self.compiled.textures;
         let paths = tex_paths(
             self.config.backend,
@@ -409,19 +415,19 @@ impl JitShader {
             &mut scratch.tex_descs,
         );
         if paths == self.compiled.tex_paths {
-            return Ok(self.compiled.clone());
+            return Ok(false);
         }
-        if let Some((p, code)) = &scratch.variant
+        if let Some((p, _)) = &scratch.variant
             && **p == paths
         {
-            return Ok(code.clone());
+            return Ok(true);
         }
         let (code, _) = self
             .variants
             .get(&self.function, &self.config, paths)
             .map_err(|e| RunError::Unsupported(e.to_string()))?;
-        scratch.variant = Some((Box::new(paths), code.clone()));
-        Ok(code)
+        scratch.variant = Some((Box::new(paths), code));
+        Ok(true)
     }
 }
 
@@ -509,8 +515,18 @@ impl Engine for JitShader {
         io: &mut BatchIo,
         scratch: &mut JitScratch,
     ) -> Result<BatchReport, RunError> {
-        let code = self.code(bind, io.arrangement == Arrangement::Quads, scratch)?;
-        let c = &*code;
+        let c: &CompiledShader =
+            match self.choose_code(bind, io.arrangement == Arrangement::Quads, scratch)? {
+                false => &self.compiled,
+                true => match &scratch.variant {
+                    Some((_, code)) => code,
+                    None => {
+                        return Err(RunError::Unsupported(
+                            "internal error: the chosen variant is missing".into(),
+                        ));
+                    }
+                },
+            };
         for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
             scratch.uniforms[slot] = bind
                 .constants
@@ -530,20 +546,29 @@ impl Engine for JitShader {
                 bind.constants[b].len()
             )));
         }
-        let mut buffers: Vec<ConstBuffer> = bind
-            .constants
-            .iter()
-            .map(|b| ConstBuffer {
-                ptr: b.as_ptr() as *const u32,
-                len: b.len() as u64,
-            })
-            .collect();
-        let num_constants = buffers.len() as u64;
-        // The generated code always reads one descriptor, even when no buffer is bound.
-        buffers.push(ConstBuffer {
+        // The buffers' descriptors and, after them, the one the generated code reads when no
+        // buffer is bound: on the stack for the usual few buffers, not allocated per batch.
+        let none = ConstBuffer {
             ptr: ZEROS.as_ptr(),
             len: 0,
-        });
+        };
+        let describe = |b: &Vec<[u32; 4]>| ConstBuffer {
+            ptr: b.as_ptr() as *const u32,
+            len: b.len() as u64,
+        };
+        let num_constants = bind.constants.len();
+        let mut on_stack = [none; 16];
+        let heap: Vec<ConstBuffer>;
+        let buffers: &[ConstBuffer] = if num_constants < on_stack.len() {
+            for (d, b) in on_stack.iter_mut().zip(&bind.constants) {
+                *d = describe(b);
+            }
+            &on_stack[..=num_constants]
+        } else {
+            heap = bind.constants.iter().map(describe).chain([none]).collect();
+            &heap
+        };
+        let num_constants = num_constants as u64;
         for o in io.outputs.iter_mut() {
             *o = [[0; LANES]; 4];
         }
