@@ -44,10 +44,13 @@ pub trait Engine {
     /// Runs one batch: reads `io.inputs` and `io.sv` and leaves them as they were (the
     /// dispatcher fills only what changes between batches), writes every register of
     /// `io.outputs`.
-    /// The result does not depend on what earlier batches left in `scratch`.
+    /// The result does not depend on what earlier batches left in `scratch`. `io` should hold the registers the
+    /// program declares (for every vertex of a geometry shader's primitive); with fewer, an
+    /// engine refuses the batch or reads the missing ones as 0, never memory outside them.
     ///
     /// # Errors
-    /// [`RunError`] when a resource is missing or something cannot be executed.
+    /// [`RunError`] when a resource is missing, `io` is refused, or something cannot be
+    /// executed.
     fn run_batch(
         &self,
         bind: &Bindings,
@@ -231,6 +234,19 @@ pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
         helpers: 0,
         arrangement,
     }
+}
+
+/// Whether `io` holds at least the registers [`new_io`] makes for `p`: what engines whose code
+/// addresses them without bounds checks (the JIT) verify before a batch.
+pub(crate) fn io_fits(p: &Prepared, io: &BatchIo) -> bool {
+    let per_vertex = if p.program.processor == Processor::Geometry {
+        p.gs_vertices as usize
+    } else {
+        1
+    };
+    io.inputs.len() >= p.size(File::Input) * per_vertex
+        && io.sv.len() >= p.size(File::SystemValue)
+        && io.outputs.len() >= p.size(File::Output)
 }
 
 fn clear(regs: &mut [Reg]) {

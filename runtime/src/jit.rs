@@ -243,6 +243,8 @@ pub struct JitShader {
     variants: Arc<Variants>,
     /// The texture operations of the code, grouped by descriptor.
     tex_groups: TexGroups,
+    /// This shader among all made in the process: the scratches it makes carry it.
+    id: u64,
 }
 
 /// Texture operations that may sample in generated code ([`vector_texture`]), grouped by what
@@ -388,6 +390,10 @@ impl JitShader {
             config: *config,
             variants,
             tex_groups,
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
         })
     }
 
@@ -414,11 +420,13 @@ impl JitShader {
             quads,
             &mut scratch.tex_descs,
         );
-        if paths == self.compiled.tex_paths {
+        // Past the shader's operations, every `TexPaths` of it says nothing.
+        let ops = self.tex_groups.ops;
+        if paths.same_first(&self.compiled.tex_paths, ops) {
             return Ok(false);
         }
         if let Some((p, _)) = &scratch.variant
-            && **p == paths
+            && p.same_first(&paths, ops)
         {
             return Ok(true);
         }
@@ -449,7 +457,8 @@ impl Variants {
     }
 }
 
-/// Working memory of one thread.
+/// Working memory of one thread, sized for the shader that made it; another shader's batch
+/// remakes it for itself.
 #[derive(Debug)]
 pub struct JitScratch {
     arrays: Vec<u32>,
@@ -462,6 +471,8 @@ pub struct JitScratch {
     /// The last variant run that is not the shader's own, and its texture paths (boxed: a
     /// `TexPaths` is 512 bytes).
     variant: Option<(Box<TexPaths>, Arc<CompiledShader>)>,
+    /// The shader that made this scratch ([`JitShader::id`]): another one remakes it.
+    shader: u64,
 }
 
 /// [`TexDesc`]s, rewritten before every batch, and the mip chains they point into (kept alive
@@ -506,6 +517,7 @@ impl Engine for JitShader {
             out: Box::new([[0; LANES]; 4]),
             tex_descs: TexDescs::default(),
             variant: None,
+            shader: self.id,
         }
     }
 
@@ -515,6 +527,16 @@ impl Engine for JitShader {
         io: &mut BatchIo,
         scratch: &mut JitScratch,
     ) -> Result<BatchReport, RunError> {
+        // The code addresses the batch's registers and the scratch's memory as this shader
+        // sized them: a batch or a scratch made for another shader must not reach it.
+        if !crate::dispatch::io_fits(&self.prepared, io) {
+            return Err(RunError::Unsupported(
+                "the batch's registers were made for another shader (dispatch::new_io)".into(),
+            ));
+        }
+        if scratch.shader != self.id {
+            *scratch = self.scratch();
+        }
         let c: &CompiledShader =
             match self.choose_code(bind, io.arrangement == Arrangement::Quads, scratch)? {
                 false => &self.compiled,
@@ -684,9 +706,7 @@ fn tex_paths<'a>(
     for g in &groups.groups {
         if let Some((desc, path)) = tex_desc(backend, bind, op(g[0]), quads, &mut descs.1) {
             descs.0[g[0]] = desc;
-            for &k in g {
-                paths.set(k, path);
-            }
+            paths.set_each(g, path);
         }
     }
     paths
@@ -894,6 +914,7 @@ tgsic::default_fp_trampoline!(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interp::ALL;
 
     #[test]
     fn the_cache_tells_programs_apart_by_every_token_and_keeps_at_most_its_bound() {
@@ -920,5 +941,52 @@ mod tests {
         assert_eq!(c.get(&(vec![0], config)), None);
         let last = 2 * CACHE_ENTRIES as u32 - 1;
         assert_eq!(c.get(&(vec![last], config)), Some(last as usize));
+    }
+
+    #[test]
+    fn a_batch_refuses_registers_and_remakes_scratch_made_for_another_shader() {
+        let shader = |src: &str| {
+            let p = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+            JitShader::new(p, &JitConfig::default()).unwrap()
+        };
+        // `wide` reads IN[3] and a constant and indexes an array; `narrow` reads IN[0] alone.
+        let wide = shader(
+            "FRAG\nDCL IN[0..3], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL CONST[0][0]\n\
+             DCL TEMP[0..7], ARRAY(1)\nDCL ADDR[0]\nIMM[0] FLT32 { 2.0, 0.0, 0.0, 0.0 }\n\
+             MOV TEMP[5], IN[3]\nARL ADDR[0].x, IMM[0].xxxx\n\
+             MAD OUT[0], TEMP[ADDR[0].x+3], CONST[0][0].xxxx, IN[0]\nEND\n",
+        );
+        let narrow = shader(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n",
+        );
+        let bind = Bindings {
+            constants: vec![vec![[3.0f32.to_bits(), 0, 0, 0]]],
+            ..Bindings::default()
+        };
+        let mut io = crate::dispatch::new_io(&wide.prepared, Arrangement::Quads);
+        io.alive = ALL;
+        for (r, reg) in io.inputs.iter_mut().enumerate() {
+            for (c, chan) in reg.iter_mut().enumerate() {
+                *chan = [(10.0 * r as f32 + c as f32).to_bits(); LANES];
+            }
+        }
+        let mut own = wide.scratch();
+        wide.run_batch(&bind, &mut io, &mut own).unwrap();
+        let want = io.outputs[0];
+        assert_eq!(
+            f32::from_bits(want[1][0]),
+            31.0 * 3.0 + 1.0,
+            "IN[3].y · 3 + IN[0].y"
+        );
+        // Another shader's scratch is remade for this one: the same pixels.
+        let mut other = narrow.scratch();
+        io.outputs[0] = [[0; LANES]; 4];
+        wide.run_batch(&bind, &mut io, &mut other).unwrap();
+        assert_eq!(io.outputs[0], want);
+        // Another shader's registers (one input where four are read) are refused.
+        let mut small = crate::dispatch::new_io(&narrow.prepared, Arrangement::Quads);
+        small.alive = ALL;
+        let e = wide.run_batch(&bind, &mut small, &mut own).unwrap_err();
+        assert!(e.to_string().contains("another shader"), "{e}");
     }
 }

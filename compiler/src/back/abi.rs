@@ -376,13 +376,32 @@ impl TexPaths {
         self.get(k) != TexPath::Call
     }
 
+    /// Whether the first `ops` operations sample as in `other` (all of them where both say
+    /// nothing of the rest, as the paths of one shader's `ops` operations: a shorter
+    /// comparison than `==` before every batch).
+    #[inline]
+    pub fn same_first(&self, other: &TexPaths, ops: usize) -> bool {
+        let n = ops.min(Self::MAX);
+        self.0[..n] == other.0[..n]
+    }
+
     /// Sets how operation `k` samples (ignored past [`Self::MAX`]).
     pub fn set(&mut self, k: usize, path: TexPath) {
-        if k < Self::MAX {
-            self.0[k] = match path {
-                TexPath::Call => 0,
-                TexPath::Vector(v) => v.code(),
-            };
+        self.set_each(&[k], path);
+    }
+
+    /// Sets how each operation of `ks` samples (those past [`Self::MAX`] are ignored): the
+    /// runtime's choice for a group of operations before every batch.
+    #[inline]
+    pub fn set_each(&mut self, ks: &[usize], path: TexPath) {
+        let code = match path {
+            TexPath::Call => 0,
+            TexPath::Vector(v) => v.code(),
+        };
+        for &k in ks {
+            if let Some(c) = self.0.get_mut(k) {
+                *c = code;
+            }
         }
     }
 }
