@@ -216,20 +216,30 @@ impl InputTable {
     }
 }
 
-/// Zeroed batch storage for `p`.
-/// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
-/// primitive, vertex-major).
-pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
-    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+/// The registers a batch of `p` holds: inputs (for every vertex of a geometry shader's
+/// primitive), system values and outputs.
+fn io_sizes(p: &Prepared) -> [usize; 3] {
     let per_vertex = if p.program.processor == Processor::Geometry {
         p.gs_vertices as usize
     } else {
         1
     };
+    [
+        p.size(File::Input) * per_vertex,
+        p.size(File::SystemValue),
+        p.size(File::Output),
+    ]
+}
+
+/// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
+/// primitive, vertex-major).
+pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
+    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+    let [inputs, sv, outputs] = io_sizes(p);
     BatchIo {
-        inputs: z(p.size(File::Input) * per_vertex),
-        sv: z(p.size(File::SystemValue)),
-        outputs: z(p.size(File::Output)),
+        inputs: z(inputs),
+        sv: z(sv),
+        outputs: z(outputs),
         alive: 0,
         helpers: 0,
         arrangement,
@@ -239,14 +249,8 @@ pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
 /// Whether `io` holds at least the registers [`new_io`] makes for `p`: what engines whose code
 /// addresses them without bounds checks (the JIT) verify before a batch.
 pub(crate) fn io_fits(p: &Prepared, io: &BatchIo) -> bool {
-    let per_vertex = if p.program.processor == Processor::Geometry {
-        p.gs_vertices as usize
-    } else {
-        1
-    };
-    io.inputs.len() >= p.size(File::Input) * per_vertex
-        && io.sv.len() >= p.size(File::SystemValue)
-        && io.outputs.len() >= p.size(File::Output)
+    let [inputs, sv, outputs] = io_sizes(p);
+    io.inputs.len() >= inputs && io.sv.len() >= sv && io.outputs.len() >= outputs
 }
 
 fn clear(regs: &mut [Reg]) {
