@@ -698,7 +698,7 @@ fn tex_paths<'a>(
     descs: &mut TexDescs,
 ) -> TexPaths {
     if descs.0.len() != groups.ops {
-        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, 0, 0);
+        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, ZEROS.len(), 0, 0);
         descs.0.resize(groups.ops, empty);
     }
     descs.1.clear();
@@ -772,24 +772,30 @@ fn tex_desc(
     // (and a transpose) beat a word per lane and the unpacking of its bytes (gltr_linearblur:
     // 127 against 141 ms a 1024² frame). LLVM gathers: one word a texel halves the time.
     let unorm8 = backend == Backend::Llvm;
-    let (texels, format, levels): (_, _, &[u32]) = if matches!(mip, TexMip::Level0 | TexMip::Single)
-    {
-        let (texels, format) = match level.storage() {
-            Storage::Unorm8(t) if unorm8 => (t.as_ptr() as *const c_void, TexFormat::Unorm8),
-            _ => (level.f32_texels().as_ptr() as *const c_void, TexFormat::F32),
+    let (texels, words, format, levels): (_, _, _, &[u32]) =
+        if matches!(mip, TexMip::Level0 | TexMip::Single) {
+            let (texels, words, format) = match level.storage() {
+                Storage::Unorm8(t) if unorm8 => {
+                    (t.as_ptr() as *const c_void, t.len(), TexFormat::Unorm8)
+                }
+                _ => {
+                    let t = level.f32_texels();
+                    (t.as_ptr() as *const c_void, 4 * t.len(), TexFormat::F32)
+                }
+            };
+            (texels, words, format, &LEVEL0)
+        } else {
+            chains.push(tex.mip_chain(unorm8));
+            let chain = chains.last().expect("just pushed");
+            let (words, format) = match &chain.texels {
+                ChainTexels::Unorm8(t) => (t.len(), TexFormat::Unorm8),
+                ChainTexels::F32(t) => (4 * t.len(), TexFormat::F32),
+            };
+            (chain.as_ptr(), words, format, chain.level_words())
         };
-        (texels, format, &LEVEL0)
-    } else {
-        chains.push(tex.mip_chain(unorm8));
-        let chain = chains.last().expect("just pushed");
-        let format = match chain.texels {
-            ChainTexels::Unorm8(_) => TexFormat::Unorm8,
-            ChainTexels::F32(_) => TexFormat::F32,
-        };
-        (chain.as_ptr(), format, chain.level_words())
-    };
     let lod = [sampler.lod_bias, sampler.min_lod, sampler.max_lod];
-    let desc = TexDesc::new(texels, level.width, level.height).with_levels(levels, lod, quads);
+    let desc =
+        TexDesc::new(texels, words, level.width, level.height).with_levels(levels, lod, quads);
     let path = TexPath::Vector(VectorTex {
         format,
         linear: sampler.min == Filter::Linear,

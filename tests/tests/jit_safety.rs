@@ -481,6 +481,93 @@ fn vector_lookups_give_the_interpreters_results(shader: &Prepared, bind: &Bindin
     });
 }
 
+/// Vertices in runs of 16 whose lanes read texels near the run's first (its lane 0 in every
+/// step of 4, 8 or 16 lanes): all one texel, a spread that fits the window a step loads
+/// whole (LLVM's RGBA8 lookups) or one that does not, around texels at both ends of
+/// `level`'s `w × h` texels (where a window would start before the first texel or end after
+/// the last). `w` and `h` are powers of two; IN[0] holds the coordinates and, in w, `level`.
+fn coherent_vertices(w: u32, h: u32, level: u32) -> Vec<Vec<[u32; 4]>> {
+    let (w, h) = (w >> level, h >> level);
+    let texels = (w * h) as i64;
+    let mut seed = 0x9E37_79B9u32;
+    let mut next = |m: u32| {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        seed % m
+    };
+    let mut verts = Vec::new();
+    // Lanes 5 and 13 just inside or just outside an 8-lane window ([−3, 4] around lane 0's
+    // texel) and a 16-lane one ([−7, 8]), the other lanes on lane 0's texel; then random runs.
+    let edges = [4, 5, -3, -4, 8, 9, -7, -8];
+    for run in 0..edges.len() + 96 {
+        let (base, spread) = match edges.get(run) {
+            Some(_) => (texels / 2, 0),
+            None => (
+                match run % 4 {
+                    0 => next(10) as i64,
+                    1 => texels - 1 - next(10) as i64,
+                    _ => next(texels as u32) as i64,
+                },
+                [0, 3, 4, 7, 8, 9][run % 6],
+            ),
+        };
+        for lane in 0..16 {
+            let off = match edges.get(run) {
+                Some(&edge) if lane % 8 == 5 => edge,
+                _ if lane == 0 || spread == 0 => 0,
+                _ => next(2 * spread + 1) as i64 - spread as i64,
+            };
+            let i = (base + off).clamp(0, texels - 1) as u32;
+            let (x, y) = (i % w, i / w);
+            let s = (x as f32 + 0.5) / w as f32;
+            let t = (y as f32 + 0.5) / h as f32;
+            let input = [s, t, 0.0, level as f32].map(f32::to_bits);
+            verts.push(vec![input, [0; 4]]);
+        }
+    }
+    verts
+}
+
+#[test]
+fn coherent_rgba8_lookups_at_the_window_edges() {
+    // LLVM loads the texels of a step whose lanes read neighbouring RGBA8 texels as one
+    // window and permutes it into the lanes (AVX2 at 8 lanes, AVX-512 at 16; other widths and
+    // Cranelift gather): each step must read what the interpreter reads, whether it takes the
+    // window or a gather, at the first and last texels too, of level 0 alone or of a level
+    // inside a mip chain.
+    let nearest = |mip| Sampler {
+        min: Filter::Nearest,
+        mag: Filter::Nearest,
+        mip,
+        ..Sampler::default()
+    };
+    let (w, h) = (32, 8);
+    let mut level0 = texture(w, h, 1);
+    level0.levels.truncate(1);
+    for (text, tex, mip, levels) in [
+        ("TEX", level0, MipFilter::None, 0..1),
+        ("TXL", texture(w, h, 1), MipFilter::Nearest, 0..4),
+    ] {
+        let shader = format!(
+            "VERT\nDCL IN[0..1]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
+             {text} OUT[0], IN[0], SAMP[0], 2D\nEND\n"
+        );
+        let shader = Prepared::new(tgsic::front::text::parse(&shader).unwrap()).unwrap();
+        let bind = Bindings {
+            textures: vec![Some(tex)],
+            samplers: vec![nearest(mip)],
+            ..Bindings::default()
+        };
+        for level in levels {
+            let verts = coherent_vertices(w, h, level);
+            matches_the_interpreter(&shader, &bind, &verts, Make::ForBindingsEveryWidth, |jit| {
+                assert!(jit.compiled.tex_paths.vector(0));
+            });
+        }
+    }
+}
+
 #[test]
 fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
     // One texture through two samplers (repeat and clamp) and as RECT: operations that share

@@ -172,6 +172,10 @@ pub struct TexDesc {
     /// canonical (no denormal, no NaN but the canonical one), for [`TexFormat::F32`]; one word
     /// of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
     pub texels: *const core::ffi::c_void,
+    /// The words readable at `texels` (every level's texels, at most 2³¹): the code may load
+    /// any run of them whole (a window of neighbouring texels, permuted into the lanes that
+    /// read them), never a word past them.
+    pub words: u32,
     /// Level 0's width in texels.
     pub width: u32,
     /// Level 0's height in texels.
@@ -189,10 +193,12 @@ pub struct TexDesc {
 }
 
 impl TexDesc {
-    /// The descriptor of a single level of `width × height` texels at `texels`.
-    pub fn new(texels: *const core::ffi::c_void, width: u32, height: u32) -> Self {
+    /// The descriptor of a single level of `width × height` texels at `texels`, where `words`
+    /// words are readable (at most 2³¹; more count as 2³¹).
+    pub fn new(texels: *const core::ffi::c_void, words: usize, width: u32, height: u32) -> Self {
         TexDesc {
             texels,
+            words: words.min(1 << 31) as u32,
             width,
             height,
             levels: std::ptr::null(),

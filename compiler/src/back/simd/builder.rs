@@ -139,6 +139,9 @@ pub enum Optional {
     F2U,
     /// Fused multiply-add.
     Fma,
+    /// Lane `l` takes lane `b[l] mod lanes()` of `a` (I32 vectors). Only where the target has
+    /// it in one instruction: the lowering has no call for it and gathers instead.
+    Permute,
 }
 
 /// Scalar integer operations (on [`Scalar::I32`] or [`Scalar::I64`] operands of one type;
