@@ -218,7 +218,7 @@ impl InputTable {
 
 /// The registers a batch of `p` holds: inputs (for every vertex of a geometry shader's
 /// primitive), system values and outputs.
-fn io_sizes(p: &Prepared) -> [usize; 3] {
+pub(crate) fn io_sizes(p: &Prepared) -> [usize; 3] {
     let per_vertex = if p.program.processor == Processor::Geometry {
         p.gs_vertices as usize
     } else {
@@ -246,10 +246,11 @@ pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
     }
 }
 
-/// Whether `io` holds at least the registers [`new_io`] makes for `p`: what engines whose code
-/// addresses them without bounds checks (the JIT) verify before a batch.
-pub(crate) fn io_fits(p: &Prepared, io: &BatchIo) -> bool {
-    let [inputs, sv, outputs] = io_sizes(p);
+/// Whether `io` holds at least the registers `sizes` ([`io_sizes`]) counts: what engines whose
+/// code addresses them without bounds checks (the JIT) verify before a batch, with the sizes
+/// found once.
+pub(crate) fn io_fits(sizes: [usize; 3], io: &BatchIo) -> bool {
+    let [inputs, sv, outputs] = sizes;
     io.inputs.len() >= inputs && io.sv.len() >= sv && io.outputs.len() >= outputs
 }
 

@@ -245,6 +245,9 @@ pub struct JitShader {
     tex_groups: TexGroups,
     /// This shader among all made in the process: the scratches it makes carry it.
     id: u64,
+    /// The registers its batches hold ([`crate::dispatch::io_sizes`]), as the code addresses
+    /// them.
+    io: [usize; 3],
 }
 
 /// Texture operations that may sample in generated code ([`vector_texture`]), grouped by what
@@ -383,6 +386,7 @@ impl JitShader {
         let (tex_groups, paths) = groups_and_paths(&function, config.backend, bind);
         let (compiled, fresh) = variants.get(&function, config, paths)?;
         Ok(JitShader {
+            io: crate::dispatch::io_sizes(&prepared),
             prepared,
             function,
             compiled,
@@ -529,7 +533,7 @@ impl Engine for JitShader {
     ) -> Result<BatchReport, RunError> {
         // The code addresses the batch's registers and the scratch's memory as this shader
         // sized them: a batch or a scratch made for another shader must not reach it.
-        if !crate::dispatch::io_fits(&self.prepared, io) {
+        if !crate::dispatch::io_fits(self.io, io) {
             return Err(RunError::Unsupported(
                 "the batch's registers were made for another shader (dispatch::new_io)".into(),
             ));
