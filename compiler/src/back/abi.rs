@@ -104,7 +104,9 @@ pub struct JitArgs {
     pub inputs: *const u32,
     /// SV.
     pub sv: *const u32,
-    /// OUT (written for the active lanes).
+    /// OUT. The components of [`CompiledShader::stored_outputs`] are written in every lane (0
+    /// in lanes that do not run); the others only where the code stores them, so the caller
+    /// zeroes them first.
     pub outputs: *mut u32,
     /// Every array of the function, in order, zeroed by the caller: `len` registers each.
     pub arrays: *mut u32,
@@ -461,6 +463,9 @@ pub struct CompiledShader {
     pub textures: Vec<TextureCall>,
     /// The texture operations the code samples itself, reading their [`JitArgs::tex_descs`].
     pub tex_paths: TexPaths,
+    /// By OUT component (`register·4 + component`; past the end, false): whether the code
+    /// writes it in every lane of a batch ([`JitArgs::outputs`]).
+    pub stored_outputs: Vec<bool>,
     /// The immediates [`JitArgs::immediates`] must point to.
     pub immediates: Vec<u32>,
     /// Words of the arrays buffer [`JitArgs::arrays`] must point to (zeroed): every array,
@@ -508,6 +513,8 @@ pub struct CodeInfo {
     pub textures: Vec<TextureCall>,
     /// See [`CompiledShader::tex_paths`].
     pub tex_paths: TexPaths,
+    /// See [`CompiledShader::stored_outputs`].
+    pub stored_outputs: Vec<bool>,
     /// See [`CompiledShader::code_size`].
     pub code_size: usize,
     /// See [`CompiledShader::stack_bytes`].
@@ -538,6 +545,7 @@ impl CompiledShader {
             uniforms: info.uniforms,
             textures: info.textures,
             tex_paths: info.tex_paths,
+            stored_outputs: info.stored_outputs,
             immediates: f.immediates.iter().flatten().copied().collect(),
             array_words: (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1)
                 * 4
@@ -559,7 +567,8 @@ impl CompiledShader {
     /// `constants` with `num_constants` valid buffers; `tex_descs` with one [`TexDesc`] per
     /// entry of [`Self::textures`], which for the first operation of each group of
     /// [`Self::tex_paths`] that shares a unit, a sampler, a target and a path describes its
-    /// texture: level 0's `width × height` texels in the path's format, and for a mipmapped
+    /// texture: level 0's `width × height` texels in the path's format, `words` readable words
+    /// at `texels` (every level's texels among them), and for a mipmapped
     /// path a level table whose levels all lie in the same buffer, every side at least 1 (a
     /// side that is not a power of two under repeat or mirror reads wrong texels of the level,
     /// never outside it), and the callbacks must be safe to call with `args.host` and entered

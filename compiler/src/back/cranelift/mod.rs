@@ -232,6 +232,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         uniforms: lowered.uniforms,
         textures: lowered.textures,
         tex_paths: lowered.tex_paths,
+        stored_outputs: lowered.stored_outputs,
         code_size,
         stack_bytes,
         lanes_per_step: opts.lanes,

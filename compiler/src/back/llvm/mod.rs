@@ -321,6 +321,7 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
         uniforms: lowered.uniforms,
         textures: lowered.textures,
         tex_paths: lowered.tex_paths,
+        stored_outputs: lowered.stored_outputs,
         code_size,
         stack_bytes: 0,
         lanes_per_step: lanes,

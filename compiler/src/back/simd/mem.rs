@@ -332,14 +332,46 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.select(ok, x, z)
     }
 
-    /// OUT[reg].comp for the active lanes.
+    /// OUT[reg].comp for the active lanes. The component's first store, when no branch or
+    /// loop holds it (the lifted IR stores every output once, at the end), writes 0 in the
+    /// other lanes rather than keeping what the memory held: the caller then need not zero
+    /// it for every batch, and lanes that do not run read 0 as before. A geometry shader's
+    /// EMIT reads the outputs before their stores, so it keeps the zeroed memory.
     pub(super) fn store_output(&mut self, reg: u32, comp: u8, v: B::V) -> R<()> {
+        let k = reg as usize * 4 + comp as usize;
+        if self.stores.len() <= k {
+            self.stores.resize(k + 1, None);
+        }
+        let whole = self.stores[k].is_none()
+            && self.ifs.is_empty()
+            && self.loops.is_empty()
+            && self.f.processor != crate::tgsi::Processor::Geometry;
+        if self.stores[k].is_none() {
+            self.stores[k] = Some(whole);
+        }
         let a = self.soa(self.p.outputs, (reg as i64 * 4 + comp as i64) * LANES)?;
-        let old = self.b.load_vector(Kind::I32, a)?;
+        let old = if whole {
+            self.b.splat_const(Kind::I32, 0)?
+        } else {
+            self.b.load_vector(Kind::I32, a)?
+        };
         let exec = self.exec()?;
         let v = self.b.cast(v, Kind::I32)?;
         let new = self.b.select(exec, v, old)?;
         self.b.store_vector(a, new)
+    }
+
+    /// 0 in this step's lanes of every output component the body stores whole: the body
+    /// did not run them.
+    pub(super) fn zero_stored_outputs(&mut self) -> R<()> {
+        let zero = self.b.splat_const(Kind::I32, 0)?;
+        for k in 0..self.stores.len() {
+            if self.stores[k] == Some(true) {
+                let a = self.soa(self.p.outputs, k as i64 * LANES)?;
+                self.b.store_vector(a, zero)?;
+            }
+        }
+        Ok(())
     }
 
     /// An array store: lanes whose register lands in `lo..=hi` (and are active) write.

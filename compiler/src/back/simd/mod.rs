@@ -58,6 +58,9 @@ pub struct Lowered {
     /// The texture operations sampled in the code: those of the `paths` [`lower`] was given
     /// that [`vector_texture`](super::abi::vector_texture) accepts.
     pub tex_paths: TexPaths,
+    /// The OUT components the code writes in every lane
+    /// ([`CompiledShader::stored_outputs`](super::abi::CompiledShader::stored_outputs)).
+    pub stored_outputs: Vec<bool>,
 }
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; with fast math, `f`
@@ -229,6 +232,9 @@ struct Lower<'a, B: SimdBuilder> {
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.
     trash: u64,
+    /// By OUT component: whether the code has stored it yet (in program order), and whether
+    /// its first store wrote every lane ([`Self::store_output`]).
+    stores: Vec<Option<bool>>,
 }
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
@@ -286,6 +292,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         desc_vals: vec![HashMap::new()],
         array_base,
         trash: total,
+        stores: Vec::new(),
     };
     lw.steps()?;
     Ok((
@@ -294,6 +301,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
             uniforms: lw.uniforms,
             textures: lw.textures,
             tex_paths: lw.tex_done,
+            stored_outputs: lw.stores.iter().map(|s| *s == Some(true)).collect(),
         },
     ))
 }
@@ -308,6 +316,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.def_scalar(step, zero)?;
         let header = self.b.block()?;
         let body = self.b.block()?;
+        let idle = self.b.block()?;
         let next = self.b.block()?;
         let exit = self.b.block()?;
         self.b.end_entry(header)?;
@@ -328,13 +337,19 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
         let zero = self.b.sconst(Scalar::I64, 0)?;
         let any = self.b.scmp(false, alive, zero)?;
-        self.b.branch(any, body, next)?;
+        self.b.branch(any, body, idle)?;
 
         self.b.switch_to(body)?;
         let mask = self.b.mask_from_bits(alive)?;
         self.set_exec(mask)?;
         let f = self.f;
         self.block(&f.body)?;
+        self.b.jump(next)?;
+
+        // A step without a live lane skips the body; the outputs the body writes whole are 0
+        // in its lanes ([`Self::store_output`]).
+        self.b.switch_to(idle)?;
+        self.zero_stored_outputs()?;
         self.b.jump(next)?;
 
         self.b.switch_to(next)?;
