@@ -14,7 +14,6 @@
 //! input NaN) keep their payload.
 
 use crate::ir::*;
-use std::collections::HashMap;
 
 /// What is known of a value's NaN bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,11 +54,12 @@ fn arithmetic(op: &Op) -> bool {
 pub fn classes(f: &Function) -> Vec<Class> {
     let mut cls = vec![Class::Exact; f.values.len()];
     // Merges start optimistic (the class of their first input) and settle to a fixpoint; sign
-    // operations follow their operand.
-    let mut merges: HashMap<Value, Vec<Value>> = HashMap::new();
+    // operations follow their operand. Each merge is visited in program order, so that the
+    // fixpoint reached (and the code) is the same from run to run.
+    let mut merges: Vec<(Value, Vec<Value>)> = Vec::new();
     let mut signs: Vec<(Value, Unary, Value)> = Vec::new();
     collect(f, &f.body, &mut cls, &mut merges, &mut signs);
-    for &v in merges.keys() {
+    for &(v, _) in &merges {
         cls[v.index()] = if f.ty(v) == Type::F32 {
             Class::Arith
         } else {
@@ -80,7 +80,8 @@ pub fn classes(f: &Function) -> Vec<Class> {
                 changed = true;
             }
         }
-        for (&v, inputs) in &merges {
+        for (v, inputs) in &merges {
+            let v = *v;
             // A constant that is neither NaN nor denormal has the same bits in every class.
             let neutral = |i: &&Value| {
                 f.const_value(**i).is_some_and(|c| {
@@ -127,7 +128,7 @@ fn collect(
     f: &Function,
     b: &Block,
     cls: &mut [Class],
-    merges: &mut HashMap<Value, Vec<Value>>,
+    merges: &mut Vec<(Value, Vec<Value>)>,
     signs: &mut Vec<(Value, Unary, Value)>,
 ) {
     for s in &b.0 {
@@ -136,7 +137,7 @@ fn collect(
                 let d = &f.insts[*i];
                 match &d.op {
                     Op::Select => {
-                        merges.insert(d.results[0], vec![d.args[1], d.args[2]]);
+                        merges.push((d.results[0], vec![d.args[1], d.args[2]]));
                     }
                     Op::Unary(u @ (Unary::FNeg | Unary::FAbs)) => {
                         signs.push((d.results[0], *u, d.args[0]))
@@ -162,7 +163,7 @@ fn collect(
                             _ => None,
                         })
                         .collect();
-                    merges.insert(r, ys);
+                    merges.push((r, ys));
                 }
             }
             Stmt::Loop(l) => {
@@ -172,10 +173,10 @@ fn collect(
                 for (k, &p) in l.params.iter().enumerate() {
                     let mut v = vec![l.inits[k]];
                     v.extend(conts.iter().map(|c| c[k]));
-                    merges.insert(p, v);
+                    merges.push((p, v));
                 }
                 for (k, &r) in l.results.iter().enumerate() {
-                    merges.insert(r, breaks.iter().map(|c| c[k]).collect());
+                    merges.push((r, breaks.iter().map(|c| c[k]).collect()));
                 }
             }
             _ => {}

@@ -209,8 +209,21 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             return Ok(None);
         }
         let i32t = self.cx.i32_type();
+        let lanes = |r: std::ops::Range<u32>| {
+            VectorType::const_vector(
+                &r.map(|l| i32t.const_int(l as u64, false))
+                    .collect::<Vec<_>>(),
+            )
+        };
         let mut parts = Vec::new();
-        for piece in self.split(a, n)? {
+        for k in 0..self.lanes / n {
+            let piece = if n == self.lanes {
+                a
+            } else {
+                let poison = a.get_type().get_poison();
+                self.b
+                    .build_shuffle_vector(a, poison, lanes(k * n..(k + 1) * n), "")?
+            };
             let mut args: Vec<BasicMetadataValueEnum> = vec![piece.into()];
             if n == 16 {
                 // Pass-through, every lane written, the current rounding (truncation anyway).
@@ -223,52 +236,18 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
                 .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
             parts.push(vector(r)?);
         }
-        self.join(parts).map(Some)
-    }
-
-    /// `a` in pieces of `n` lanes, in order (`a` itself when it has `n`).
-    fn split(&self, a: V<'ctx>, n: u32) -> R<Vec<V<'ctx>>> {
-        let m = a.get_type().get_size();
-        if m == n {
-            return Ok(vec![a]);
-        }
-        let poison = a.get_type().get_poison();
-        (0..m / n)
-            .map(|k| {
-                Ok(self
-                    .b
-                    .build_shuffle_vector(a, poison, self.iota(k * n..(k + 1) * n), "")?)
-            })
-            .collect()
-    }
-
-    /// The pieces of [`Self::split`] joined back.
-    fn join(&self, mut parts: Vec<V<'ctx>>) -> R<V<'ctx>> {
         while parts.len() > 1 {
             let m = parts[0].get_type().get_size();
             let mut joined = Vec::new();
             for pair in parts.chunks(2) {
-                joined.push(self.b.build_shuffle_vector(
-                    pair[0],
-                    pair[1],
-                    self.iota(0..2 * m),
-                    "",
-                )?);
+                joined.push(
+                    self.b
+                        .build_shuffle_vector(pair[0], pair[1], lanes(0..2 * m), "")?,
+                );
             }
             parts = joined;
         }
-        parts
-            .pop()
-            .ok_or_else(|| JitError::Codegen("nothing to join".into()))
-    }
-
-    /// The constant vector of the lane numbers `r`, a shuffle's mask.
-    fn iota(&self, r: std::ops::Range<u32>) -> V<'ctx> {
-        let i32t = self.cx.i32_type();
-        VectorType::const_vector(
-            &r.map(|l| i32t.const_int(l as u64, false))
-                .collect::<Vec<_>>(),
-        )
+        Ok(parts.pop())
     }
 
     /// Calls intrinsic `name`, overloaded on `overload`.
