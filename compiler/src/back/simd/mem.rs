@@ -342,11 +342,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
         if self.stores.len() <= k {
             self.stores.resize(k + 1, None);
         }
-        let whole = self.stores[k].is_none()
+        let first = self.stores[k].is_none();
+        let whole = first
             && self.ifs.is_empty()
             && self.loops.is_empty()
             && self.f.processor != crate::tgsi::Processor::Geometry;
-        if self.stores[k].is_none() {
+        if first {
             self.stores[k] = Some(whole);
         }
         let a = self.soa(self.p.outputs, (reg as i64 * 4 + comp as i64) * LANES)?;

@@ -609,8 +609,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         // takes the gather.
         let at = self.b.splat(start)?;
         let place = self.b.ibin(IBin::Sub, texels, at)?;
-        let width = self.iconst(n as u32)?;
-        let outside = self.b.icmp(ICmp::UGe, place, width)?;
+        let span = self.iconst(n as u32)?;
+        let outside = self.b.icmp(ICmp::UGe, place, span)?;
         let outside = self.b.mask_bits(outside)?;
         let one = self.b.sconst(Scalar::I64, 1)?;
         let inside = self.b.scmp(true, outside, one)?;
