@@ -57,7 +57,36 @@ pub trait Engine {
         io: &mut BatchIo,
         scratch: &mut Self::Scratch,
     ) -> Result<BatchReport, RunError>;
+
+    /// Runs batches one after the other in `io`, as many calls of [`Self::run_batch`] would:
+    /// `feed(io, None)` fills the first batch, and after each batch `feed(io, Some(report))`
+    /// takes its results (`io.outputs` and the report) and fills the next; it returns whether
+    /// `io` holds a batch to run. `bind` is the same for them all, so an engine may do what
+    /// depends only on it once (a JIT chooses its code, and describes constant buffers and
+    /// textures, once instead of per batch).
+    ///
+    /// # Errors
+    /// As [`Self::run_batch`], and what `feed` returns; the batches after an error do not
+    /// run.
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Self::Scratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError> {
+        let mut report = None;
+        while feed(io, report.take())? {
+            report = Some(self.run_batch(bind, io, scratch)?);
+        }
+        Ok(())
+    }
 }
+
+/// What [`Engine::run_batches`] calls around its batches: given the report of the batch just
+/// run (`None` before the first), it fills `io` with the next batch and says whether there is
+/// one.
+pub type Feed<'a> = dyn FnMut(&mut BatchIo, Option<BatchReport>) -> Result<bool, RunError> + 'a;
 
 /// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]
@@ -574,10 +603,35 @@ where
                 table.fill_row(ty, &mut registers(io, *file)[first as usize]);
             }
         }
-        for tx in (0..tiles).map(|t| tx0 + 8 * t) {
+        // The tiles' batches in one run: the engine does what depends on `bind` alone once.
+        let mut filled = 0;
+        engine.run_batches(bind, io, scratch, &mut |io, report| {
+            if let Some(report) = report {
+                let tx = tx0 + 8 * (filled - 1);
+                let shown = io.alive & !io.helpers;
+                rep.discarded += (report.killed & shown).count_ones() as u64;
+                rep.exhausted += (report.exhausted & shown).count_ones() as u64;
+                // The tile's pixels (its last rows and columns may lie outside).
+                let out = out_reg.map(|o| &io.outputs[o]);
+                let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
+                rep.written += write_tile(&mut rows, (at, cols), out, report.killed, bind.clear);
+                if report.unspecified & shown != 0 {
+                    for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
+                        if report.unspecified & shown & (1 << l) != 0 {
+                            rep.unspecified
+                                .push(((ty - y0 + dy) * width + tx + dx) as usize);
+                        }
+                    }
+                }
+            }
+            if filled == tiles {
+                return Ok(false);
+            }
             if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(RunError::TimeLimit);
             }
+            let tx = tx0 + 8 * filled;
+            filled += 1;
             // Every tile of a segment holds a pixel of the grid, so `alive` is never 0.
             let (alive, helpers) = tile_lanes(tx, ty, width, height);
             io.alive = alive;
@@ -592,23 +646,8 @@ where
                     store[r as usize] = store[first as usize];
                 }
             }
-            let report = engine.run_batch(bind, io, scratch)?;
-            let shown = alive & !helpers;
-            rep.discarded += (report.killed & shown).count_ones() as u64;
-            rep.exhausted += (report.exhausted & shown).count_ones() as u64;
-            // The tile's pixels (its last rows and columns may lie outside).
-            let out = out_reg.map(|o| &io.outputs[o]);
-            let (at, cols) = ((tx - tx0) as usize, (width - tx).min(8) as usize);
-            rep.written += write_tile(&mut rows, (at, cols), out, report.killed, bind.clear);
-            if report.unspecified & shown != 0 {
-                for (l, &(dx, dy)) in TILE_POS.iter().enumerate() {
-                    if report.unspecified & shown & (1 << l) != 0 {
-                        rep.unspecified
-                            .push(((ty - y0 + dy) * width + tx + dx) as usize);
-                    }
-                }
-            }
-        }
+            Ok(true)
+        })?;
         if let Some(p) = opts.progress {
             let n = u64::from(tiles * (ty + 8).min(height).saturating_sub(ty).div_ceil(8));
             let d = tiles_done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);

@@ -20,7 +20,7 @@
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use crate::dispatch::{BatchIo, Engine};
+use crate::dispatch::{BatchIo, Engine, Feed};
 use crate::interp::tex::{TexRequest, sample_into};
 use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
 use crate::texture::{ChainTexels, MipChain};
@@ -531,36 +531,28 @@ impl Engine for JitShader {
         io: &mut BatchIo,
         scratch: &mut JitScratch,
     ) -> Result<BatchReport, RunError> {
-        // The code addresses the batch's registers and the scratch's memory as this shader
-        // sized them: a batch or a scratch made for another shader must not reach it.
-        if !crate::dispatch::io_fits(self.io, io) {
-            return Err(RunError::Unsupported(
-                "the batch's registers were made for another shader (dispatch::new_io)".into(),
-            ));
+        let mut report = None;
+        self.run_batches(bind, io, scratch, &mut |_, r| {
+            let first = r.is_none();
+            report = r;
+            Ok(first)
+        })?;
+        report.ok_or_else(|| RunError::Unsupported("internal error: the batch did not run".into()))
+    }
+
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut JitScratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError> {
+        if !feed(io, None)? {
+            return Ok(());
         }
         if scratch.shader != self.id {
             *scratch = self.scratch();
         }
-        let c: &CompiledShader =
-            match self.choose_code(bind, io.arrangement == Arrangement::Quads, scratch)? {
-                false => &self.compiled,
-                true => match &scratch.variant {
-                    Some((_, code)) => code,
-                    None => {
-                        return Err(RunError::Unsupported(
-                            "internal error: the chosen variant is missing".into(),
-                        ));
-                    }
-                },
-            };
-        for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
-            scratch.uniforms[slot] = bind
-                .constants
-                .get(b as usize)
-                .and_then(|buf| buf.get(r as usize))
-                .map_or(0, |v| v[comp as usize]);
-        }
-        scratch.arrays.fill(0);
         if let Some(b) = bind
             .constants
             .iter()
@@ -573,7 +565,7 @@ impl Engine for JitShader {
             )));
         }
         // The buffers' descriptors and, after them, the one the generated code reads when no
-        // buffer is bound: on the stack for the usual few buffers, not allocated per batch.
+        // buffer is bound: on the stack for the usual few buffers.
         let none = ConstBuffer {
             ptr: ZEROS.as_ptr(),
             len: 0,
@@ -594,72 +586,112 @@ impl Engine for JitShader {
             heap = bind.constants.iter().map(describe).chain([none]).collect();
             &heap
         };
-        let num_constants = num_constants as u64;
-        // The components the code writes in every lane need no zeroing (a frame's memset of
-        // its outputs was 17% of a trivial shader's frame).
-        for (r, o) in io.outputs.iter_mut().enumerate() {
-            for (k, comp) in o.iter_mut().enumerate() {
-                if !c.stored_outputs.get(4 * r + k).copied().unwrap_or(false) {
-                    *comp = [0; LANES];
+        // The code (and the texture descriptors) follow from the bindings and the lanes'
+        // arrangement: chosen again only when a batch comes in another arrangement.
+        loop {
+            let quads = io.arrangement == Arrangement::Quads;
+            let c: &CompiledShader = match self.choose_code(bind, quads, scratch)? {
+                false => &self.compiled,
+                true => match &scratch.variant {
+                    Some((_, code)) => code,
+                    None => {
+                        return Err(RunError::Unsupported(
+                            "internal error: the chosen variant is missing".into(),
+                        ));
+                    }
+                },
+            };
+            for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
+                scratch.uniforms[slot] = bind
+                    .constants
+                    .get(b as usize)
+                    .and_then(|buf| buf.get(r as usize))
+                    .map_or(0, |v| v[comp as usize]);
+            }
+            let mut host = Host {
+                bind,
+                textures: &c.textures,
+                quads,
+                args: &mut scratch.args,
+                out: &mut scratch.out,
+                emitted: Vec::new(),
+                error: None,
+            };
+            loop {
+                // The code addresses the batch's registers as this shader sized them: a batch
+                // made for another shader must not reach it.
+                if !crate::dispatch::io_fits(self.io, io) {
+                    return Err(RunError::Unsupported(
+                        "the batch's registers were made for another shader (dispatch::new_io)"
+                            .into(),
+                    ));
+                }
+                scratch.arrays.fill(0);
+                // The components the code writes in every lane need no zeroing (a frame's
+                // memset of its outputs was 17% of a trivial shader's frame).
+                for (r, o) in io.outputs.iter_mut().enumerate() {
+                    for (k, comp) in o.iter_mut().enumerate() {
+                        if !c.stored_outputs.get(4 * r + k).copied().unwrap_or(false) {
+                            *comp = [0; LANES];
+                        }
+                    }
+                }
+                let mut args = JitArgs {
+                    inputs: io.inputs.as_ptr() as *const u32,
+                    sv: io.sv.as_ptr() as *const u32,
+                    outputs: io.outputs.as_mut_ptr() as *mut u32,
+                    arrays: scratch.arrays.as_mut_ptr(),
+                    uniforms: if scratch.uniforms.is_empty() {
+                        ZEROS.as_ptr()
+                    } else {
+                        scratch.uniforms.as_ptr()
+                    },
+                    constants: buffers.as_ptr(),
+                    num_constants: num_constants as u64,
+                    immediates: if c.immediates.is_empty() {
+                        ZEROS.as_ptr()
+                    } else {
+                        c.immediates.as_ptr()
+                    },
+                    zeros: ZEROS.as_ptr(),
+                    alive: io.alive,
+                    helpers: io.helpers,
+                    killed: 0,
+                    exhausted: 0,
+                    max_iterations: bind.max_iterations as u64,
+                    inputs_per_vertex: self.function.input_regs as u64,
+                    clear: bind.clear.map(f32::to_bits),
+                    host: &mut host as *mut Host as *mut c_void,
+                    texture: texture_callback_entered,
+                    emit: emit_callback_entered,
+                    tex_descs: scratch.tex_descs.0.as_ptr(),
+                };
+                // SAFETY: every buffer is sized as the function needs: inputs, system values
+                // and outputs as the prepared program declares (`io_fits`; the IR reads
+                // nothing beyond, `Function::input_regs`), arrays as `array_words`, uniforms
+                // as `uniforms`; the texture descriptors were written for this code and these
+                // bindings by `choose_code`; the callbacks get `host`, alive for the call, and
+                // are entered through trampolines that give them Rust's floating-point
+                // environment.
+                let called = unsafe { c.call(&mut args) };
+                called.map_err(|e| RunError::Unsupported(e.to_string()))?;
+                if let Some(e) = host.error.take() {
+                    return Err(e);
+                }
+                let report = BatchReport {
+                    killed: args.killed,
+                    exhausted: args.exhausted,
+                    emitted: std::mem::take(&mut host.emitted),
+                    unspecified: 0,
+                };
+                if !feed(io, Some(report))? {
+                    return Ok(());
+                }
+                if (io.arrangement == Arrangement::Quads) != quads {
+                    break;
                 }
             }
         }
-        let mut host = Host {
-            bind,
-            textures: &c.textures,
-            quads: io.arrangement == Arrangement::Quads,
-            args: &mut scratch.args,
-            out: &mut scratch.out,
-            emitted: Vec::new(),
-            error: None,
-        };
-        let mut args = JitArgs {
-            inputs: io.inputs.as_ptr() as *const u32,
-            sv: io.sv.as_ptr() as *const u32,
-            outputs: io.outputs.as_mut_ptr() as *mut u32,
-            arrays: scratch.arrays.as_mut_ptr(),
-            uniforms: if scratch.uniforms.is_empty() {
-                ZEROS.as_ptr()
-            } else {
-                scratch.uniforms.as_ptr()
-            },
-            constants: buffers.as_ptr(),
-            num_constants,
-            immediates: if c.immediates.is_empty() {
-                ZEROS.as_ptr()
-            } else {
-                c.immediates.as_ptr()
-            },
-            zeros: ZEROS.as_ptr(),
-            alive: io.alive,
-            helpers: io.helpers,
-            killed: 0,
-            exhausted: 0,
-            max_iterations: bind.max_iterations as u64,
-            inputs_per_vertex: self.function.input_regs as u64,
-            clear: bind.clear.map(f32::to_bits),
-            host: &mut host as *mut Host as *mut c_void,
-            texture: texture_callback_entered,
-            emit: emit_callback_entered,
-            tex_descs: scratch.tex_descs.0.as_ptr(),
-        };
-        // SAFETY: every buffer is sized as the function needs: inputs, system values and
-        // outputs as the prepared program declares (the IR reads nothing beyond,
-        // `Function::input_regs`), arrays as `array_words`, uniforms as `uniforms`; the
-        // callbacks get `host`, alive for the call, and are entered through trampolines that
-        // give them Rust's floating-point environment.
-        let called = unsafe { c.call(&mut args) };
-        called.map_err(|e| RunError::Unsupported(e.to_string()))?;
-        let (killed, exhausted) = (args.killed, args.exhausted);
-        if let Some(e) = host.error {
-            return Err(e);
-        }
-        Ok(BatchReport {
-            killed,
-            exhausted,
-            emitted: host.emitted,
-            unspecified: 0,
-        })
     }
 }
 
@@ -1028,6 +1060,115 @@ mod tests {
                 });
                 assert_eq!(got, want, "{backend:?}, {lanes} lanes");
             }
+        }
+    }
+
+    #[test]
+    fn a_run_of_batches_computes_what_each_batch_alone_does() {
+        // A mipmapped lookup (its level from derivatives: the descriptors depend on how lanes
+        // are arranged) plus a constant, over batches whose inputs, lanes and arrangement
+        // change: run_batches must give each batch's outputs and report as run_batch does
+        // alone, choosing its code again when the arrangement changes, on both back ends.
+        use crate::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+        let p = Prepared::new(
+            tgsic::front::text::parse(
+                "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+                 DCL SVIEW[0], 2D, FLOAT\nDCL CONST[0][0]\nDCL TEMP[0]\n\
+                 IMM[0] FLT32 { 0.9, 0.0, 0.0, 0.0 }\n\
+                 TEX TEMP[0], IN[0], SAMP[0], 2D\nADD OUT[0], TEMP[0], CONST[0][0]\n\
+                 SLT TEMP[0].x, IMM[0].xxxx, IN[0].xxxx\nKILL_IF -TEMP[0].xxxx\nEND\n",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let bytes: Vec<u8> = (0..16 * 8 * 4).map(|k| (k * 37 % 251) as u8).collect();
+        let mut tex = Texture::from_rgba8(16, 8, 1, &bytes).unwrap();
+        tex.generate_mipmaps(false);
+        let bind = Bindings {
+            constants: vec![vec![[0.25f32.to_bits(), 0, 1.0f32.to_bits(), 0]]],
+            textures: vec![Some(tex)],
+            samplers: vec![Sampler {
+                min: Filter::Linear,
+                mag: Filter::Nearest,
+                mip: MipFilter::Linear,
+                wrap: [Wrap::Repeat; 3],
+                ..Sampler::default()
+            }],
+            ..Bindings::default()
+        };
+        let arrangements = [
+            Arrangement::Quads,
+            Arrangement::Quads,
+            Arrangement::Independent,
+            Arrangement::Quads,
+        ];
+        // Batch k: its lanes, then its coordinates (spread more in later batches, so that
+        // their levels differ, and past 0.9 in x for some lanes, which are discarded).
+        let fill = |k: usize, io: &mut BatchIo| {
+            io.arrangement = arrangements[k];
+            io.alive = if k == 1 { 0xF0F0_0000_FFFF_000F } else { ALL };
+            io.helpers = 0;
+            for (c, chan) in io.inputs[0].iter_mut().enumerate() {
+                for (l, x) in chan.iter_mut().enumerate() {
+                    let v = (l as f32 * (k + 1) as f32 / 61.0 + 0.1 * c as f32) % 1.0;
+                    *x = v.to_bits();
+                }
+            }
+        };
+        let mut engines: Vec<Box<dyn Fn() -> JitShader>> = Vec::new();
+        for backend in [Backend::Cranelift, Backend::Llvm] {
+            if backend.available() {
+                let p = p.clone();
+                engines.push(Box::new(move || {
+                    let config = JitConfig {
+                        backend,
+                        ..JitConfig::default()
+                    };
+                    JitShader::new(p.clone(), &config).unwrap()
+                }));
+            }
+        }
+        for make in engines {
+            let jit = make();
+            let mut want = Vec::new();
+            for k in 0..arrangements.len() {
+                let mut io = crate::dispatch::new_io(&p, arrangements[k]);
+                fill(k, &mut io);
+                let report = jit.run_batch(&bind, &mut io, &mut jit.scratch()).unwrap();
+                want.push((io.outputs.clone(), report.killed));
+            }
+            assert_ne!(want[0].0, want[2].0, "the batches differ");
+            assert!(want.iter().any(|w| w.1 != 0), "some lanes are discarded");
+            let mut got = Vec::new();
+            let mut io = crate::dispatch::new_io(&p, Arrangement::Quads);
+            let mut scratch = jit.scratch();
+            let mut k = 0;
+            jit.run_batches(&bind, &mut io, &mut scratch, &mut |io, report| {
+                if let Some(r) = report {
+                    got.push((io.outputs.clone(), r.killed));
+                }
+                if k == arrangements.len() {
+                    return Ok(false);
+                }
+                fill(k, io);
+                k += 1;
+                Ok(true)
+            })
+            .unwrap();
+            assert_eq!(got, want, "{:?}", jit.config.backend);
+            // An error from the feed stops the run: the batch it would have filled never runs.
+            let mut runs = 0;
+            let e = jit
+                .run_batches(&bind, &mut io, &mut scratch, &mut |io, report| {
+                    if report.is_some() {
+                        runs += 1;
+                        return Err(RunError::TimeLimit);
+                    }
+                    fill(0, io);
+                    Ok(true)
+                })
+                .unwrap_err();
+            assert!(matches!(e, RunError::TimeLimit) && runs == 1);
         }
     }
 

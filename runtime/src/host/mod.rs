@@ -231,6 +231,22 @@ impl Engine for Compiled {
             )),
         }
     }
+
+    fn run_batches(
+        &self,
+        bind: &crate::interp::Bindings,
+        io: &mut crate::dispatch::BatchIo,
+        scratch: &mut CompiledScratch,
+        feed: &mut crate::dispatch::Feed<'_>,
+    ) -> Result<(), RunError> {
+        match (&self.engine, scratch) {
+            (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batches(bind, io, x, feed),
+            (Inner::Jit(j, _), CompiledScratch::Jit(x)) => j.run_batches(bind, io, x, feed),
+            _ => Err(RunError::Unsupported(
+                "working memory made for another engine".into(),
+            )),
+        }
+    }
 }
 
 impl Compiled {
