@@ -626,7 +626,10 @@ impl Engine for JitShader {
                             .into(),
                     ));
                 }
-                scratch.arrays.fill(0);
+                // Arrays read 0 until written; the register after them only takes the stores
+                // that are dropped, and nothing reads it.
+                let read = scratch.arrays.len().saturating_sub(4 * LANES);
+                scratch.arrays[..read].fill(0);
                 // The components the code writes in every lane need no zeroing (a frame's
                 // memset of its outputs was 17% of a trivial shader's frame).
                 for (r, o) in io.outputs.iter_mut().enumerate() {

@@ -468,8 +468,9 @@ pub struct CompiledShader {
     pub stored_outputs: Vec<bool>,
     /// The immediates [`JitArgs::immediates`] must point to.
     pub immediates: Vec<u32>,
-    /// Words of the arrays buffer [`JitArgs::arrays`] must point to (zeroed): every array,
-    /// then one register where dropped stores go.
+    /// Words of the arrays buffer [`JitArgs::arrays`] must point to: every array (zeroed
+    /// before each batch, as arrays read 0 until written), then one register of
+    /// `4 · BATCH_LANES` words where dropped stores go, which the code never reads.
     pub array_words: usize,
     /// Bytes of machine code.
     pub code_size: usize,
