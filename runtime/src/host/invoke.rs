@@ -2,7 +2,7 @@
 
 use super::{Compiled, HostError, Runtime};
 use crate::dispatch::{BatchIo, Engine, new_io};
-use crate::interp::{Arrangement, Bindings, LANES, Mask};
+use crate::interp::{Arrangement, BatchReport, Bindings, LANES, Mask};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tgsic::tgsi::Processor;
@@ -196,22 +196,38 @@ where
 {
     let batches = job.count.div_ceil(LANES);
     let (discarded, exhausted) = (AtomicU64::new(0), AtomicU64::new(0));
-    let batch = |b: usize| -> Result<(), HostError> {
+    // Runs of consecutive batches (`Engine::run_batches`: the engine does what depends on the
+    // bindings once a run), at most RUN_BATCHES, four runs a thread at least.
+    let threads = rt.pool.as_ref().map_or(1, |p| p.current_num_threads());
+    let per_run = batches.div_ceil(4 * threads).clamp(1, RUN_BATCHES);
+    let runs = batches.div_ceil(per_run);
+    let run = |k: usize| -> Result<(), HostError> {
         let (mut io, mut scratch) =
             slots.take(|| (new_io(engine.shader(), job.arrangement), engine.scratch()));
-        let result = run_batch(engine, job, out, b, &mut io, &mut scratch);
+        let (first, end) = (k * per_run, ((k + 1) * per_run).min(batches));
+        let mut next = first;
+        let result = engine.run_batches(job.bind, &mut io, &mut scratch, &mut |io, report| {
+            if let Some(report) = report {
+                let (killed, ex) = take_batch(job, out, next - 1, io, report);
+                discarded.fetch_add(killed.count_ones() as u64, Ordering::Relaxed);
+                exhausted.fetch_add(ex.count_ones() as u64, Ordering::Relaxed);
+            }
+            if next == end {
+                return Ok(false);
+            }
+            fill_batch(job, next, io);
+            next += 1;
+            Ok(true)
+        });
         slots.give((io, scratch));
-        let (killed, ex) = result?;
-        discarded.fetch_add(killed.count_ones() as u64, Ordering::Relaxed);
-        exhausted.fetch_add(ex.count_ones() as u64, Ordering::Relaxed);
-        Ok(())
+        Ok(result?)
     };
     match &rt.pool {
-        Some(pool) if batches > 1 => {
+        Some(pool) if runs > 1 => {
             use rayon::prelude::*;
-            pool.install(|| (0..batches).into_par_iter().try_for_each(batch))?
+            pool.install(|| (0..runs).into_par_iter().try_for_each(run))?
         }
-        _ => (0..batches).try_for_each(batch)?,
+        _ => (0..runs).try_for_each(run)?,
     }
     Ok(RunReport {
         invocations: job.count as u64,
@@ -220,14 +236,12 @@ where
     })
 }
 
-fn run_batch<E: Engine>(
-    engine: &E,
-    job: &Job<'_>,
-    out: &Shared<'_>,
-    b: usize,
-    io: &mut BatchIo,
-    scratch: &mut E::Scratch,
-) -> Result<(Mask, Mask), HostError> {
+/// Batches per run of [`Engine::run_batches`] at most.
+const RUN_BATCHES: usize = 32;
+
+/// Fills `io` with batch `b`'s invocations: their inputs and system values, 0 in the lanes
+/// past the last.
+fn fill_batch(job: &Job<'_>, b: usize, io: &mut BatchIo) {
     let start = b * LANES;
     let n = (job.count - start).min(LANES);
     io.alive = if n == LANES { !0 } else { (1u64 << n) - 1 };
@@ -249,7 +263,19 @@ fn run_batch<E: Engine>(
             }
         }
     }
-    let report = engine.run_batch(job.bind, io, scratch)?;
+}
+
+/// Writes the results of batch `b` (its outputs in `io`, or its emitted vertices) to the
+/// host's buffers; returns its discarded and exhausted invocations.
+fn take_batch(
+    job: &Job<'_>,
+    out: &Shared<'_>,
+    b: usize,
+    io: &BatchIo,
+    report: BatchReport,
+) -> (Mask, Mask) {
+    let start = b * LANES;
+    let n = (job.count - start).min(LANES);
     if let Some(max) = job.max_emit {
         for l in 0..n {
             let prim = start + l;
@@ -272,7 +298,7 @@ fn run_batch<E: Engine>(
             }
             out.count(prim, k as u32);
         }
-        return Ok((0, report.exhausted & io.alive));
+        return (0, report.exhausted & io.alive);
     }
     for (r, reg) in io.outputs.iter().enumerate().take(job.out_regs) {
         for (c, chan) in reg.iter().enumerate() {
@@ -287,7 +313,7 @@ fn run_batch<E: Engine>(
     for l in 0..n {
         out.discard(start + l, report.killed & (1 << l) != 0);
     }
-    Ok((report.killed & io.alive, report.exhausted & io.alive))
+    (report.killed & io.alive, report.exhausted & io.alive)
 }
 
 /// A buffer of `got` values where `want` are needed is [`HostError::Buffer`].
