@@ -617,6 +617,42 @@ impl Engine for JitShader {
                 emitted: Vec::new(),
                 error: None,
             };
+            // The output components a batch zeroes: those the code does not write in every
+            // lane (a frame's memset of every output was 17% of a trivial shader's frame).
+            let to_zero: Vec<usize> = (0..4 * io.outputs.len())
+                .filter(|&k| !c.stored_outputs.get(k).copied().unwrap_or(false))
+                .collect();
+            // What the run's batches share; each batch sets its own registers and lanes.
+            let mut args = JitArgs {
+                inputs: std::ptr::null(),
+                sv: std::ptr::null(),
+                outputs: std::ptr::null_mut(),
+                arrays: std::ptr::null_mut(),
+                uniforms: if scratch.uniforms.is_empty() {
+                    ZEROS.as_ptr()
+                } else {
+                    scratch.uniforms.as_ptr()
+                },
+                constants: buffers.as_ptr(),
+                num_constants: num_constants as u64,
+                immediates: if c.immediates.is_empty() {
+                    ZEROS.as_ptr()
+                } else {
+                    c.immediates.as_ptr()
+                },
+                zeros: ZEROS.as_ptr(),
+                alive: 0,
+                helpers: 0,
+                killed: 0,
+                exhausted: 0,
+                max_iterations: bind.max_iterations as u64,
+                inputs_per_vertex: self.function.input_regs as u64,
+                clear: bind.clear.map(f32::to_bits),
+                host: &mut host as *mut Host as *mut c_void,
+                texture: texture_callback_entered,
+                emit: emit_callback_entered,
+                tex_descs: scratch.tex_descs.0.as_ptr(),
+            };
             loop {
                 // The code addresses the batch's registers as this shader sized them: a batch
                 // made for another shader must not reach it.
@@ -630,45 +666,15 @@ impl Engine for JitShader {
                 // that are dropped, and nothing reads it.
                 let read = scratch.arrays.len().saturating_sub(4 * LANES);
                 scratch.arrays[..read].fill(0);
-                // The components the code writes in every lane need no zeroing (a frame's
-                // memset of its outputs was 17% of a trivial shader's frame).
-                for (r, o) in io.outputs.iter_mut().enumerate() {
-                    for (k, comp) in o.iter_mut().enumerate() {
-                        if !c.stored_outputs.get(4 * r + k).copied().unwrap_or(false) {
-                            *comp = [0; LANES];
-                        }
-                    }
+                for &k in &to_zero {
+                    io.outputs[k / 4][k % 4] = [0; LANES];
                 }
-                let mut args = JitArgs {
-                    inputs: io.inputs.as_ptr() as *const u32,
-                    sv: io.sv.as_ptr() as *const u32,
-                    outputs: io.outputs.as_mut_ptr() as *mut u32,
-                    arrays: scratch.arrays.as_mut_ptr(),
-                    uniforms: if scratch.uniforms.is_empty() {
-                        ZEROS.as_ptr()
-                    } else {
-                        scratch.uniforms.as_ptr()
-                    },
-                    constants: buffers.as_ptr(),
-                    num_constants: num_constants as u64,
-                    immediates: if c.immediates.is_empty() {
-                        ZEROS.as_ptr()
-                    } else {
-                        c.immediates.as_ptr()
-                    },
-                    zeros: ZEROS.as_ptr(),
-                    alive: io.alive,
-                    helpers: io.helpers,
-                    killed: 0,
-                    exhausted: 0,
-                    max_iterations: bind.max_iterations as u64,
-                    inputs_per_vertex: self.function.input_regs as u64,
-                    clear: bind.clear.map(f32::to_bits),
-                    host: &mut host as *mut Host as *mut c_void,
-                    texture: texture_callback_entered,
-                    emit: emit_callback_entered,
-                    tex_descs: scratch.tex_descs.0.as_ptr(),
-                };
+                args.inputs = io.inputs.as_ptr() as *const u32;
+                args.sv = io.sv.as_ptr() as *const u32;
+                args.outputs = io.outputs.as_mut_ptr() as *mut u32;
+                args.arrays = scratch.arrays.as_mut_ptr();
+                (args.alive, args.helpers) = (io.alive, io.helpers);
+                (args.killed, args.exhausted) = (0, 0);
                 // SAFETY: every buffer is sized as the function needs: inputs, system values
                 // and outputs as the prepared program declares (`io_fits`; the IR reads
                 // nothing beyond, `Function::input_regs`), arrays as `array_words`, uniforms

@@ -220,7 +220,7 @@ where
             Ok(true)
         });
         slots.give((io, scratch));
-        Ok(result?)
+        result.map_err(HostError::from)
     };
     match &rt.pool {
         Some(pool) if runs > 1 => {
