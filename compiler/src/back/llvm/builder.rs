@@ -636,6 +636,28 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         self.floats(r)
     }
 
+    /// Without AVX-512 masks live as words (`masks.rs`), and whether any is set is whether
+    /// their bits are not all zero (`vpor` of the halves and `vptest`), not a `movmsk` of
+    /// each half combined; AVX-512 tests its mask register.
+    fn any(&mut self, m: V<'ctx>) -> R<Self::S> {
+        if self.width >= 16 {
+            let bits = self.mask_bits(m)?;
+            let zero = self.i64c(0).into();
+            return self.scmp(false, bits, zero);
+        }
+        let m = self.cast(m, Kind::Mask)?;
+        let words = self.b.build_int_s_extend(m, self.vi, "")?;
+        let all = std::num::NonZeroU32::new(32 * self.lanes)
+            .ok_or("no lanes")
+            .and_then(|n| self.cx.custom_width_int_type(n))
+            .map_err(|e| JitError::Codegen(e.into()))?;
+        let bits = self.b.build_bit_cast(words, all, "")?.into_int_value();
+        Ok(self
+            .b
+            .build_int_compare(IP::NE, bits, all.const_zero(), "")?
+            .into())
+    }
+
     fn mask_bits(&mut self, m: V<'ctx>) -> R<Self::S> {
         let m = self.cast(m, Kind::Mask)?;
         let bits = self.b.build_bit_cast(m, self.bits, "")?.into_int_value();

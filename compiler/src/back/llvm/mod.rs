@@ -28,6 +28,7 @@
 //! when the [`CompiledShader`] is dropped.
 
 mod builder;
+mod masks;
 
 pub use super::abi::{
     BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
@@ -147,9 +148,11 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
         if !cpu.has("sse4.1") {
             return Err(JitError::Host("the CPU lacks SSE4.1".into()));
         }
-        cpu.width = if cpu.has("avx512f") {
+        // A feature counts only with those it builds on (`-avx` turns AVX2 off in LLVM too).
+        let avx2 = cpu.has("avx") && cpu.has("avx2");
+        cpu.width = if avx2 && cpu.has("avx512f") {
             16
-        } else if cpu.has("avx2") {
+        } else if avx2 {
             8
         } else {
             4
@@ -298,6 +301,15 @@ fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<Compile
     module
         .run_passes("default<O2>", &tm, pb)
         .map_err(|e| JitError::Codegen(format!("LLVM passes: {}", e.to_string_lossy())))?;
+    if cpu.width < 16 {
+        // No mask registers: masks cross blocks as words (`masks.rs`).
+        masks::masks_as_words(cx, &module, cpu.width as u32)?;
+        if opts.verify {
+            module.verify().map_err(|e| {
+                JitError::Codegen(format!("LLVM verifier: {}", e.to_string_lossy()))
+            })?;
+        }
+    }
     let (ir_text, asm, code_size) = if text {
         let ir = module.print_to_string().to_string();
         let asm = tm
