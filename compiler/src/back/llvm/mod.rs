@@ -379,6 +379,14 @@ fn lower<'ctx>(
         func.add_attribute(AttributeLoc::Function, cx.create_string_attribute(k, v));
     }
     func.add_attribute(AttributeLoc::Function, enum_attr(cx, "nounwind"));
+    // Spill slots aligned to their vectors: without it LLVM keeps the caller's 16-byte
+    // alignment and spills 32- and 64-byte vectors unaligned, some across a cache line
+    // (AVX2 code 1% faster in geometric mean over the Mesa comparison shaders, curl noise,
+    // film grain and gltr_linearblur 2-3%; AVX-512 code unchanged).
+    func.add_attribute(
+        AttributeLoc::Function,
+        cx.create_string_attribute("stackrealign", ""),
+    );
     func.add_attribute(AttributeLoc::Param(0), enum_attr(cx, "noalias"));
     let fn_type = |callee: simd::Callee<()>| {
         let params: Vec<inkwell::types::BasicMetadataTypeEnum> = callee
