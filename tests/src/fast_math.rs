@@ -15,11 +15,23 @@ pub enum Func {
     Cos,
     /// `POW` (of `x` and `y`).
     Pow,
+    /// `x / 10` (a product with the rounded reciprocal of 10, [`tgsic::opt::reciprocal`]).
+    DivConst,
+    /// `x / y`, where `z / y` is computed too (one reciprocal of `y`, two products).
+    DivShared,
 }
 
 impl Func {
     /// Every one.
-    pub const ALL: [Func; 5] = [Func::Ex2, Func::Lg2, Func::Sin, Func::Cos, Func::Pow];
+    pub const ALL: [Func; 7] = [
+        Func::Ex2,
+        Func::Lg2,
+        Func::Sin,
+        Func::Cos,
+        Func::Pow,
+        Func::DivConst,
+        Func::DivShared,
+    ];
 
     /// A vertex shader writing `OUT[0].x = op(IN[0].x[, IN[0].y])`.
     pub fn shader(self) -> String {
@@ -29,6 +41,10 @@ impl Func {
             Func::Sin => "SIN OUT[0].x, IN[0].xxxx",
             Func::Cos => "COS OUT[0].x, IN[0].xxxx",
             Func::Pow => "POW OUT[0].x, IN[0].xxxx, IN[0].yyyy",
+            Func::DivConst => {
+                "IMM[0] FLT32 {10.0, 0.0, 0.0, 0.0}\nDIV OUT[0].x, IN[0].xxxx, IMM[0].xxxx"
+            }
+            Func::DivShared => "DIV OUT[0].xy, IN[0].xzzz, IN[0].yyyy",
         };
         format!("VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\n{inst}\nEND\n")
     }
@@ -180,6 +196,60 @@ pub fn pow_within_its_bound(run: Runner) -> f64 {
     assert_eq!(special[0], -8.0);
     assert!(special[1].is_nan());
     assert_eq!(special[2..], [0.0, f32::INFINITY, 1.0, 1.0]);
+    worst
+}
+
+/// Division by a constant and by a shared divisor within 2 ulp of the correctly rounded
+/// quotient (or both at most the smallest normal float, where FTZ may flush one); what
+/// division gives for zeros, infinities and NaN. Returns the worst error in ulp.
+pub fn div_within_2_ulp(run: Runner) -> u64 {
+    let n = points(1 << 20);
+    let mut seed = 99u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u32
+    };
+    // Numerators and divisors over most of the normal range, either sign.
+    let mut float = move || {
+        let b = next();
+        f32::from_bits((b & 0x8000_0000) | (0x0100_0000 + (b & 0x7FFF_FFFF) % 0x7D00_0000))
+    };
+    let pairs: Vec<(f32, f32)> = (0..n).map(|_| (float(), float())).collect();
+    let mut worst = 0;
+    for func in [Func::DivConst, Func::DivShared] {
+        let got = run(func, &pairs);
+        for (&(x, y), &g) in pairs.iter().zip(&got) {
+            let y = if func == Func::DivConst { 10.0 } else { y };
+            let want = x / y;
+            let want = if want.is_subnormal() {
+                0.0 * want
+            } else {
+                want
+            };
+            let tiny = want.abs() <= f32::MIN_POSITIVE && g.abs() <= f32::MIN_POSITIVE;
+            let u = ulp_diff(g, want);
+            assert!(
+                u <= 2 || tiny,
+                "{func:?}: {x:e} / {y:e} = {g:e}, want {want:e} ({u} ulp)"
+            );
+            if !tiny {
+                worst = worst.max(u);
+            }
+        }
+        let special = [
+            (0.0, 3.0),
+            (-0.0, 3.0),
+            (f32::INFINITY, 3.0),
+            (f32::NAN, 3.0),
+        ];
+        let got = run(func, &special);
+        assert_eq!(got[0].to_bits(), 0.0f32.to_bits(), "{func:?}");
+        assert_eq!(got[1].to_bits(), (-0.0f32).to_bits(), "{func:?}");
+        assert_eq!(got[2], f32::INFINITY, "{func:?}");
+        assert!(got[3].is_nan(), "{func:?}");
+    }
     worst
 }
 

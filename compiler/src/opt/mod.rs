@@ -16,6 +16,7 @@ pub mod fast_math;
 pub mod gvn;
 pub mod if_convert;
 pub mod licm;
+pub mod reciprocal;
 pub mod retype;
 pub mod simplify;
 pub mod util;

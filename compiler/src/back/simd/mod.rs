@@ -65,8 +65,9 @@ pub struct Lowered {
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; with fast math, `f`
 /// with its transcendental functions expanded into the approximations of
-/// [`crate::opt::fast_math`], then, when the host has fused multiply-add ([`host_fma`]), its
-/// multiply-adds fused ([`crate::opt::contract`]). Every engine that runs fast math runs this
+/// [`crate::opt::fast_math`], its divisions by constants and shared divisors made products
+/// with reciprocals ([`crate::opt::reciprocal`]), then, when the host has fused multiply-add
+/// ([`host_fma`]), its multiply-adds fused ([`crate::opt::contract`]). Every engine that runs fast math runs this
 /// function, so they compute the same bits.
 pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
     match math {
@@ -74,7 +75,9 @@ pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
         MathMode::Fast => {
             let mut g = f.clone();
             crate::opt::fast_math::run(&mut g);
-            if host_fma() && crate::opt::contract::run(&mut g) {
+            let mut dead = crate::opt::reciprocal::run(&mut g);
+            dead |= host_fma() && crate::opt::contract::run(&mut g);
+            if dead {
                 crate::opt::dce::run(&mut g);
             }
             Cow::Owned(g)
