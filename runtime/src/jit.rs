@@ -1073,6 +1073,84 @@ mod tests {
     }
 
     #[test]
+    fn uniform_values_computed_once_a_call_are_what_each_step_computes() {
+        // The code computes uniform values before its steps (`simd` hoisting): the product and
+        // SIN of a constant, a uniform IF and its merge; not the loop, nor the product of its
+        // result after it (a uniform value that only the step computes), which reads the loop
+        // variable. Both back ends at three widths, both IF branches, against the interpreter.
+        let p = Prepared::new(
+            tgsic::front::text::parse(
+                "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+                 DCL CONST[0][0]\nDCL TEMP[0..3]\nIMM[0] FLT32 { 1.0, 0.5, 3.0, 0.0 }\n\
+                 MUL TEMP[0].x, CONST[0][0].xxxx, IMM[0].zzzz\n\
+                 SIN TEMP[0].y, TEMP[0].xxxx\n\
+                 MOV TEMP[1].xy, IMM[0].wwww\n\
+                 BGNLOOP\n\
+                 SGE TEMP[2].x, TEMP[1].yyyy, CONST[0][0].yyyy\n\
+                 IF TEMP[2].xxxx\nBRK\nENDIF\n\
+                 ADD TEMP[1].x, TEMP[1].xxxx, TEMP[0].yyyy\n\
+                 ADD TEMP[1].y, TEMP[1].yyyy, IMM[0].xxxx\n\
+                 ENDLOOP\n\
+                 MUL TEMP[3].x, TEMP[1].xxxx, IMM[0].yyyy\n\
+                 SLT TEMP[3].y, CONST[0][0].xxxx, IMM[0].yyyy\n\
+                 IF TEMP[3].yyyy\nMUL TEMP[3].z, TEMP[0].xxxx, TEMP[0].xxxx\n\
+                 ELSE\nADD TEMP[3].z, TEMP[0].xxxx, IMM[0].xxxx\nENDIF\n\
+                 ADD OUT[0].x, TEMP[3].xxxx, IN[0].xxxx\n\
+                 MAD OUT[0].y, TEMP[3].zzzz, IN[0].yyyy, TEMP[0].yyyy\n\
+                 MOV OUT[0].zw, TEMP[3].zzzx\nEND\n",
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let mut backends = vec![Backend::Cranelift];
+        if Backend::Llvm.available() {
+            backends.push(Backend::Llvm);
+        }
+        for (c, n) in [(0.25f32, 5.0f32), (0.75, 3.0)] {
+            let bind = Bindings {
+                constants: vec![vec![[c.to_bits(), n.to_bits(), 0, 0]]],
+                ..Bindings::default()
+            };
+            let batch = |engine: &dyn Fn(&mut BatchIo)| {
+                let mut io = crate::dispatch::new_io(&p, Arrangement::Quads);
+                for (c, chan) in io.inputs[0].iter_mut().enumerate() {
+                    for (l, x) in chan.iter_mut().enumerate() {
+                        *x = (l as f32 / 64.0 + c as f32).to_bits();
+                    }
+                }
+                io.alive = ALL;
+                engine(&mut io);
+                io.outputs
+            };
+            let want = batch(&|io| {
+                let mut s = p.scratch();
+                p.run_batch(&bind, io, &mut s).unwrap();
+            });
+            let sum = (0..n as usize).fold(0.0f32, |a, _| a + (3.0 * c).sin());
+            assert_eq!(
+                f32::from_bits(want[0][0][0]),
+                sum * 0.5,
+                "OUT[0].x of lane 0"
+            );
+            for backend in &backends {
+                for lanes in [0, 4, 16] {
+                    let config = JitConfig {
+                        backend: *backend,
+                        lanes,
+                        ..JitConfig::default()
+                    };
+                    let jit = JitShader::new(p.clone(), &config).unwrap();
+                    let got = batch(&|io| {
+                        let mut s = jit.scratch();
+                        jit.run_batch(&bind, io, &mut s).unwrap();
+                    });
+                    assert_eq!(got, want, "{backend:?}, {lanes} lanes, CONST {c}, {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_run_of_batches_computes_what_each_batch_alone_does() {
         // A mipmapped lookup (its level from derivatives: the descriptors depend on how lanes
         // are arranged) plus a constant, over batches whose inputs, lanes and arrangement

@@ -6,6 +6,9 @@
 //!   loops over them a *step* of [`SimdBuilder::lanes`] lanes at a time, every IR value one
 //!   vector of the step's lanes (a target may split it into several registers). Lanes without
 //!   an invocation (`JitArgs::alive`) start inactive; a step with none is skipped.
+//! - **Uniform values** (`ir::uniform`: computed from constants and constant buffers alone)
+//!   that top-level statements compute are computed once per call, before the steps
+//!   ([`Lower::hoist`]), not in every step.
 //! - **Control flow** runs under an execution mask: an `If` whose condition is uniform is a
 //!   real branch; otherwise each branch runs under its mask, skipped when no lane takes it (a
 //!   branch that only moves lanes, such as a loop's exit test, runs without a branch). A loop
@@ -161,6 +164,25 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
         words = words.max(n * lanes);
     });
     words
+}
+
+/// Calls `read` for every value statement `s` reads (operands, conditions and yields, at any
+/// depth), constants' results aside.
+fn operands(f: &ir::Function, s: &Stmt, read: &mut impl FnMut(ir::Value)) {
+    match s {
+        Stmt::Inst(i) => f.insts[*i].args.iter().for_each(|&a| read(a)),
+        Stmt::If(x) => {
+            read(x.cond);
+            for b in [&x.then_, &x.else_] {
+                b.0.iter().for_each(|s| operands(f, s, read));
+            }
+        }
+        Stmt::Yield(v) | Stmt::Break(v) | Stmt::Continue(v) => v.iter().for_each(|&a| read(a)),
+        Stmt::Loop(l) => {
+            l.inits.iter().for_each(|&a| read(a));
+            l.body.0.iter().for_each(|s| operands(f, s, read));
+        }
+    }
 }
 
 /// Pointers and scalars read from [`JitArgs`] once per call, and the step's first lane.
@@ -322,7 +344,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let idle = self.b.block()?;
         let next = self.b.block()?;
         let exit = self.b.block()?;
-        self.b.end_entry(header)?;
+        let prologue = self.b.block()?;
+        self.b.end_entry(prologue)?;
+
+        // What every step would compute alike, once per call.
+        self.b.switch_to(prologue)?;
+        let hoisted = self.hoist()?;
+        self.b.jump(header)?;
 
         self.b.switch_to(header)?;
         let s = self.b.use_scalar(step)?;
@@ -346,7 +374,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let mask = self.b.mask_from_bits(alive)?;
         self.set_exec(mask)?;
         let f = self.f;
-        self.block(&f.body)?;
+        for (s, _) in f.body.0.iter().zip(&hoisted).filter(|(_, h)| !**h) {
+            self.stmt(s)?;
+        }
         self.b.jump(next)?;
 
         // A step without a live lane skips the body; the outputs the body writes whole are 0
@@ -364,6 +394,105 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.branch(more, header, exit)?;
         self.b.switch_to(exit)?;
         self.b.ret()
+    }
+
+    /// Lowers, before the step loop, the top-level statements that compute only uniform
+    /// values from constants and values computed before ([`Self::hoistable`]): every step of
+    /// a batch would compute them alike (4 to 16 steps a call), so a call computes them once;
+    /// uniform functions of the uniforms (a motion blur's Newton iterations, `sin(time)`)
+    /// then cost nothing per step. Returns which top-level statements it lowered.
+    fn hoist(&mut self) -> R<Vec<bool>> {
+        let f = self.f;
+        let mut ready = vec![false; f.values.len()];
+        let mut marked = Vec::new();
+        let mut hoisted: Vec<bool> = f
+            .body
+            .0
+            .iter()
+            .map(|s| {
+                marked.clear();
+                let h = self.hoistable(s, &mut ready, &mut marked);
+                // What a statement that stays in the steps defines is not ready.
+                if !h {
+                    marked.iter().for_each(|v| ready[v.index()] = false);
+                }
+                h
+            })
+            .collect();
+        // A constant moves only where a hoisted statement reads it (the others stay where
+        // the steps read them: moving them all changed Cranelift's register allocation and
+        // slowed curl noise by 4%).
+        let mut read = vec![false; f.values.len()];
+        for (s, _) in f.body.0.iter().zip(&hoisted).filter(|(_, h)| **h) {
+            operands(f, s, &mut |v| read[v.index()] = true);
+        }
+        for (s, h) in f.body.0.iter().zip(hoisted.iter_mut()) {
+            if let Stmt::Inst(i) = s
+                && matches!(f.insts[*i].op, ir::Op::Const(_))
+            {
+                *h = read[f.insts[*i].results[0].index()];
+            }
+        }
+        if hoisted.contains(&true) {
+            // No step yet: every lane computes (uniform operations read no lane's state).
+            let all = self.mask_const(true)?;
+            self.set_exec(all)?;
+            self.p.lane0 = self.sconst(0)?;
+            for (s, _) in f.body.0.iter().zip(&hoisted).filter(|(_, h)| **h) {
+                self.stmt(s)?;
+            }
+        }
+        Ok(hoisted)
+    }
+
+    /// Whether `s` computes uniform values and nothing else, from values `ready` or made
+    /// inside it: a pure instruction (no effect, no array read, no texture or derivative:
+    /// those depend on the step) whose results are uniform, or an `If` on a uniform condition
+    /// whose branches hold only such statements. Marks the values it defines ready (and
+    /// lists them in `marked`), as far as it got.
+    fn hoistable(&self, s: &Stmt, ready: &mut [bool], marked: &mut Vec<ir::Value>) -> bool {
+        let f = self.f;
+        let ok = |v: ir::Value, ready: &[bool]| {
+            ready[v.index()]
+                || matches!(f.values[v].def,
+                    Def::Inst(i, _) if matches!(f.insts[i].op, ir::Op::Const(_)))
+        };
+        let mut mark = |v: ir::Value, ready: &mut [bool]| {
+            ready[v.index()] = true;
+            marked.push(v);
+        };
+        match s {
+            Stmt::Inst(i) => {
+                let d = &f.insts[*i];
+                let h = crate::opt::util::is_pure(&d.op)
+                    && !d.op.is_cross_lane()
+                    && d.args.iter().all(|&a| ok(a, ready))
+                    && d.results.iter().all(|&r| self.is_uniform(r));
+                if h {
+                    d.results.iter().for_each(|&r| mark(r, ready));
+                }
+                h
+            }
+            Stmt::If(x) => {
+                let h = self.is_uniform(x.cond)
+                    && ok(x.cond, ready)
+                    && x.results.iter().all(|&r| self.is_uniform(r))
+                    && [&x.then_, &x.else_].iter().all(|b| {
+                        b.0.iter().all(|s| match s {
+                            Stmt::Yield(v) => v.iter().all(|&a| ok(a, ready)),
+                            s => self.hoistable(s, ready, marked),
+                        })
+                    });
+                if h {
+                    x.results.iter().for_each(|&r| {
+                        ready[r.index()] = true;
+                        marked.push(r);
+                    });
+                }
+                h
+            }
+            _ => false,
+        }
     }
 
     // ------------------------------------------------------------------ values
@@ -482,37 +611,42 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     fn block(&mut self, blk: &ir::Block) -> R<()> {
         for s in &blk.0 {
-            match s {
-                Stmt::Inst(i) => self.inst(*i)?,
-                Stmt::If(x) => self.if_(x)?,
-                Stmt::Loop(l) => self.loop_(l)?,
-                Stmt::Break(v) => {
-                    let l = self.loops.last().expect("break inside a loop");
-                    let (vars, tos, lanes) = (l.results.clone(), l.result_values.clone(), l.brk);
-                    self.leave(&vars, v, &tos, lanes, false)?;
-                }
-                Stmt::Continue(v) => {
-                    let l = self.loops.last().expect("continue inside a loop");
-                    let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
-                    let every_lane = l.sole_continue;
-                    self.leave(&vars, v, &tos, lanes, every_lane)?;
-                }
-                Stmt::Yield(v) => {
-                    let i = self.ifs.last().expect("yield inside an if");
-                    let (vars, tos) = (i.results.clone(), i.values.clone());
-                    let exec = if i.divergent && i.in_else {
-                        Some(self.exec()?)
-                    } else {
-                        None
-                    };
-                    for ((&var, &val), &to) in vars.iter().zip(v).zip(&tos) {
-                        let mut x = self.get_for(val, to)?;
-                        if let Some(m) = exec {
-                            let old = self.b.use_vector(var)?;
-                            x = self.b.select(m, x, old)?;
-                        }
-                        self.b.def_vector(var, x)?;
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        match s {
+            Stmt::Inst(i) => self.inst(*i)?,
+            Stmt::If(x) => self.if_(x)?,
+            Stmt::Loop(l) => self.loop_(l)?,
+            Stmt::Break(v) => {
+                let l = self.loops.last().expect("break inside a loop");
+                let (vars, tos, lanes) = (l.results.clone(), l.result_values.clone(), l.brk);
+                self.leave(&vars, v, &tos, lanes, false)?;
+            }
+            Stmt::Continue(v) => {
+                let l = self.loops.last().expect("continue inside a loop");
+                let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
+                let every_lane = l.sole_continue;
+                self.leave(&vars, v, &tos, lanes, every_lane)?;
+            }
+            Stmt::Yield(v) => {
+                let i = self.ifs.last().expect("yield inside an if");
+                let (vars, tos) = (i.results.clone(), i.values.clone());
+                let exec = if i.divergent && i.in_else {
+                    Some(self.exec()?)
+                } else {
+                    None
+                };
+                for ((&var, &val), &to) in vars.iter().zip(v).zip(&tos) {
+                    let mut x = self.get_for(val, to)?;
+                    if let Some(m) = exec {
+                        let old = self.b.use_vector(var)?;
+                        x = self.b.select(m, x, old)?;
                     }
+                    self.b.def_vector(var, x)?;
                 }
             }
         }
