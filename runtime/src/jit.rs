@@ -973,6 +973,36 @@ mod tests {
     use super::*;
     use crate::interp::ALL;
 
+    /// The back ends of this build.
+    fn backends() -> Vec<Backend> {
+        [Backend::Cranelift, Backend::Llvm]
+            .into_iter()
+            .filter(|b| b.available())
+            .collect()
+    }
+
+    /// The outputs of `engine` on a batch of every lane whose IN[0] component c of lane l is
+    /// l/64 + c, then (with `then`) on the same batch with only the lanes of `then` alive.
+    fn ramp_outputs(
+        p: &Prepared,
+        engine: &dyn Fn(&mut BatchIo),
+        then: Option<u64>,
+    ) -> Vec<crate::interp::Reg> {
+        let mut io = crate::dispatch::new_io(p, Arrangement::Quads);
+        for (c, chan) in io.inputs[0].iter_mut().enumerate() {
+            for (l, x) in chan.iter_mut().enumerate() {
+                *x = (l as f32 / 64.0 + c as f32).to_bits();
+            }
+        }
+        io.alive = ALL;
+        engine(&mut io);
+        if let Some(alive) = then {
+            io.alive = alive;
+            engine(&mut io);
+        }
+        io.outputs
+    }
+
     #[test]
     fn the_cache_tells_programs_apart_by_every_token_and_keeps_at_most_its_bound() {
         let mut c: Cache<usize> = Cache::new();
@@ -1017,19 +1047,7 @@ mod tests {
         )
         .unwrap();
         let bind = Bindings::default();
-        let batches = |engine: &dyn Fn(&mut BatchIo)| {
-            let mut io = crate::dispatch::new_io(&p, Arrangement::Quads);
-            for (c, chan) in io.inputs[0].iter_mut().enumerate() {
-                for (l, x) in chan.iter_mut().enumerate() {
-                    *x = (l as f32 / 64.0 + c as f32).to_bits();
-                }
-            }
-            io.alive = ALL;
-            engine(&mut io);
-            io.alive = 0b101;
-            engine(&mut io);
-            io.outputs
-        };
+        let batches = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, Some(0b101));
         let want = batches(&|io| {
             let mut s = p.scratch();
             p.run_batch(&bind, io, &mut s).unwrap();
@@ -1048,11 +1066,7 @@ mod tests {
                 }
             }
         }
-        let mut backends = vec![Backend::Cranelift];
-        if Backend::Llvm.available() {
-            backends.push(Backend::Llvm);
-        }
-        for backend in backends {
+        for backend in backends() {
             for lanes in [0, 4, 16] {
                 let jit = JitShader::new(
                     p.clone(),
@@ -1102,26 +1116,12 @@ mod tests {
             .unwrap(),
         )
         .unwrap();
-        let mut backends = vec![Backend::Cranelift];
-        if Backend::Llvm.available() {
-            backends.push(Backend::Llvm);
-        }
         for (c, n) in [(0.25f32, 5.0f32), (0.75, 3.0)] {
             let bind = Bindings {
                 constants: vec![vec![[c.to_bits(), n.to_bits(), 0, 0]]],
                 ..Bindings::default()
             };
-            let batch = |engine: &dyn Fn(&mut BatchIo)| {
-                let mut io = crate::dispatch::new_io(&p, Arrangement::Quads);
-                for (c, chan) in io.inputs[0].iter_mut().enumerate() {
-                    for (l, x) in chan.iter_mut().enumerate() {
-                        *x = (l as f32 / 64.0 + c as f32).to_bits();
-                    }
-                }
-                io.alive = ALL;
-                engine(&mut io);
-                io.outputs
-            };
+            let batch = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, None);
             let want = batch(&|io| {
                 let mut s = p.scratch();
                 p.run_batch(&bind, io, &mut s).unwrap();
@@ -1132,10 +1132,10 @@ mod tests {
                 sum * 0.5,
                 "OUT[0].x of lane 0"
             );
-            for backend in &backends {
+            for backend in backends() {
                 for lanes in [0, 4, 16] {
                     let config = JitConfig {
-                        backend: *backend,
+                        backend,
                         lanes,
                         ..JitConfig::default()
                     };

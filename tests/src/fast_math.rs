@@ -203,17 +203,12 @@ pub fn pow_within_its_bound(run: Runner) -> f64 {
 /// quotient (or both at most the smallest normal float, where FTZ may flush one); what
 /// division gives for zeros, infinities and NaN. Returns the worst error in ulp.
 pub fn div_within_2_ulp(run: Runner) -> u64 {
+    use crate::random::{Rng, Source};
     let n = points(1 << 20);
-    let mut seed = 99u64;
-    let mut next = move || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 33) as u32
-    };
+    let mut rng = Rng(99);
     // Numerators and divisors over most of the normal range, either sign.
     let mut float = move || {
-        let b = next();
+        let b = rng.bits() as u32;
         f32::from_bits((b & 0x8000_0000) | (0x0100_0000 + (b & 0x7FFF_FFFF) % 0x7D00_0000))
     };
     let pairs: Vec<(f32, f32)> = (0..n).map(|_| (float(), float())).collect();
