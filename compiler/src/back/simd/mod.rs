@@ -8,7 +8,7 @@
 //!   an invocation (`JitArgs::alive`) start inactive; a step with none is skipped.
 //! - **Uniform values** (`ir::uniform`: computed from constants and constant buffers alone)
 //!   that top-level statements compute are computed once per call, before the steps
-//!   ([`Lower::hoist`]), not in every step.
+//!   (`hoist.rs`), not in every step.
 //! - **Control flow** runs under an execution mask: an `If` whose condition is uniform is a
 //!   real branch; otherwise each branch runs under its mask, skipped when no lane takes it (a
 //!   branch that only moves lanes, such as a loop's exit test, runs without a branch). A loop
@@ -38,6 +38,7 @@
 //! runs them by adding one line per test.
 
 mod builder;
+mod hoist;
 mod mem;
 mod ops;
 mod texture;
@@ -70,8 +71,8 @@ pub struct Lowered {
 /// with its transcendental functions expanded into the approximations of
 /// [`crate::opt::fast_math`], its divisions by constants and shared divisors made products
 /// with reciprocals ([`crate::opt::reciprocal`]), then, when the host has fused multiply-add
-/// ([`host_fma`]), its multiply-adds fused ([`crate::opt::contract`]). Every engine that runs fast math runs this
-/// function, so they compute the same bits.
+/// ([`host_fma`]), its multiply-adds fused ([`crate::opt::contract`]). Every engine that runs
+/// fast math runs this function, so they compute the same bits.
 pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
     match math {
         MathMode::Exact => Cow::Borrowed(f),
@@ -164,25 +165,6 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
         words = words.max(n * lanes);
     });
     words
-}
-
-/// Calls `read` for every value statement `s` reads (operands, conditions and yields, at any
-/// depth), constants' results aside.
-fn operands(f: &ir::Function, s: &Stmt, read: &mut impl FnMut(ir::Value)) {
-    match s {
-        Stmt::Inst(i) => f.insts[*i].args.iter().for_each(|&a| read(a)),
-        Stmt::If(x) => {
-            read(x.cond);
-            for b in [&x.then_, &x.else_] {
-                b.0.iter().for_each(|s| operands(f, s, read));
-            }
-        }
-        Stmt::Yield(v) | Stmt::Break(v) | Stmt::Continue(v) => v.iter().for_each(|&a| read(a)),
-        Stmt::Loop(l) => {
-            l.inits.iter().for_each(|&a| read(a));
-            l.body.0.iter().for_each(|s| operands(f, s, read));
-        }
-    }
 }
 
 /// Pointers and scalars read from [`JitArgs`] once per call, and the step's first lane.
@@ -394,115 +376,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.branch(more, header, exit)?;
         self.b.switch_to(exit)?;
         self.b.ret()
-    }
-
-    /// Lowers, before the step loop, the top-level statements that compute only uniform
-    /// values from constants and values computed before ([`Self::hoistable`]): every step of
-    /// a batch would compute them alike (4 to 16 steps a call), so a call computes them once;
-    /// uniform functions of the uniforms (a motion blur's Newton iterations, `sin(time)`)
-    /// then cost nothing per step. Returns which top-level statements it lowered.
-    fn hoist(&mut self) -> R<Vec<bool>> {
-        let f = self.f;
-        let mut ready = vec![false; f.values.len()];
-        let mut marked = Vec::new();
-        let mut hoisted: Vec<bool> = f
-            .body
-            .0
-            .iter()
-            .map(|s| {
-                marked.clear();
-                let h = self.hoistable(s, &mut ready, &mut marked);
-                // What a statement that stays in the steps defines is not ready.
-                if !h {
-                    marked.iter().for_each(|v| ready[v.index()] = false);
-                }
-                h
-            })
-            .collect();
-        // A read without operands (a constant, a uniform, the loop budget) moves only where a
-        // hoisted computation reads it; the others stay where the steps read them. Moved
-        // alone it saves nothing (a load or a constant either way) and lives across the steps:
-        // the etnaviv corpus's shaders, which read their matrices as uniforms, spilled every
-        // one (Cranelift's median code 928 -> 1584 bytes), and moving every constant changed
-        // Cranelift's register allocation enough to slow curl noise by 4%.
-        let leaf = |s: &Stmt| matches!(s, Stmt::Inst(i) if f.insts[*i].args.is_empty());
-        let mut read = vec![false; f.values.len()];
-        for (s, _) in f
-            .body
-            .0
-            .iter()
-            .zip(&hoisted)
-            .filter(|(s, h)| **h && !leaf(s))
-        {
-            operands(f, s, &mut |v| read[v.index()] = true);
-        }
-        for (s, h) in f.body.0.iter().zip(hoisted.iter_mut()) {
-            if let Stmt::Inst(i) = s
-                && leaf(s)
-            {
-                *h = *h && f.insts[*i].results.iter().any(|r| read[r.index()]);
-            }
-        }
-        if hoisted.contains(&true) {
-            // No step yet: every lane computes (uniform operations read no lane's state).
-            let all = self.mask_const(true)?;
-            self.set_exec(all)?;
-            self.p.lane0 = self.sconst(0)?;
-            for (s, _) in f.body.0.iter().zip(&hoisted).filter(|(_, h)| **h) {
-                self.stmt(s)?;
-            }
-        }
-        Ok(hoisted)
-    }
-
-    /// Whether `s` computes uniform values and nothing else, from values `ready` or made
-    /// inside it: a pure instruction (no effect, no array read, no texture or derivative:
-    /// those depend on the step) whose results are uniform, or an `If` on a uniform condition
-    /// whose branches hold only such statements. Marks the values it defines ready (and
-    /// lists them in `marked`), as far as it got.
-    fn hoistable(&self, s: &Stmt, ready: &mut [bool], marked: &mut Vec<ir::Value>) -> bool {
-        let f = self.f;
-        let ok = |v: ir::Value, ready: &[bool]| {
-            ready[v.index()]
-                || matches!(f.values[v].def,
-                    Def::Inst(i, _) if matches!(f.insts[i].op, ir::Op::Const(_)))
-        };
-        let mut mark = |v: ir::Value, ready: &mut [bool]| {
-            ready[v.index()] = true;
-            marked.push(v);
-        };
-        match s {
-            Stmt::Inst(i) => {
-                let d = &f.insts[*i];
-                let h = crate::opt::util::is_pure(&d.op)
-                    && !d.op.is_cross_lane()
-                    && d.args.iter().all(|&a| ok(a, ready))
-                    && d.results.iter().all(|&r| self.is_uniform(r));
-                if h {
-                    d.results.iter().for_each(|&r| mark(r, ready));
-                }
-                h
-            }
-            Stmt::If(x) => {
-                let h = self.is_uniform(x.cond)
-                    && ok(x.cond, ready)
-                    && x.results.iter().all(|&r| self.is_uniform(r))
-                    && [&x.then_, &x.else_].iter().all(|b| {
-                        b.0.iter().all(|s| match s {
-                            Stmt::Yield(v) => v.iter().all(|&a| ok(a, ready)),
-                            s => self.hoistable(s, ready, marked),
-                        })
-                    });
-                if h {
-                    x.results.iter().for_each(|&r| {
-                        ready[r.index()] = true;
-                        marked.push(r);
-                    });
-                }
-                h
-            }
-            _ => false,
-        }
     }
 
     // ------------------------------------------------------------------ values
