@@ -206,7 +206,8 @@ fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bo
 }
 
 /// Lookups the generated code samples itself (level 0 of a 2D or RECT texture, nearest or
-/// bilinear, each axis repeat, clamp or mirror over a power-of-two side, or clamp over any):
+/// bilinear, each axis repeat, clamp or mirror over a power-of-two side, or clamp over any;
+/// projected or not, with a texel offset or not):
 /// extreme coordinates, NaN and infinite texels included, give the interpreter's bits; a
 /// repeat or mirror over a side that is not a power of two goes through the callback.
 #[test]
@@ -251,11 +252,17 @@ fn vector_texture_lookups_at_extreme_coordinates() {
             for target in ["2D", "RECT"] {
                 let vector = target == "RECT"
                     || (0..2).all(|k| wraps[k] == Clamp || side[k].is_power_of_two());
+                // Projected (q the other input's extremes), and moved by a texel offset: an
+                // immediate one, and one of each lane's own bits (huge offsets included).
                 lookups_give_the_interpreters_results(
                     &format!(
-                        "VERT\nDCL IN[0..1]\nDCL OUT[0..1], GENERIC[0]\nDCL SAMP[0]\n\
+                        "VERT\nDCL IN[0..1]\nDCL OUT[0..4], GENERIC[0]\nDCL SAMP[0]\n\
+                         IMM[0] INT32 {{-1, 2, 0, 0}}\n\
                          TEX OUT[0], IN[0], SAMP[0], {target}\n\
-                         TEX OUT[1], IN[1].yxzw, SAMP[0], {target}\nEND\n"
+                         TEX OUT[1], IN[1].yxzw, SAMP[0], {target}\n\
+                         TXP OUT[2], IN[0], SAMP[0], {target}\n\
+                         TEX OUT[3], IN[1], SAMP[0], {target}, IMM[0].xyz\n\
+                         TXP OUT[4], IN[1], SAMP[0], {target}, IN[0].wzy\nEND\n"
                     ),
                     &bind,
                     vector,
@@ -266,9 +273,9 @@ fn vector_texture_lookups_at_extreme_coordinates() {
 }
 
 /// Mipmapped lookups the generated code samples itself: a level per lane from the quad's
-/// differences (TEX), plus a bias (TXB), explicit (TXL) or from gradients (TXD), with every
-/// mipmap filter, minifying and magnifying filters alike or not, the sampler's bias and
-/// clamps, and each wrap; fragments whose coordinates stretch from magnified to past the last
+/// differences (TEX, TXP, with offsets or not), plus a bias (TXB), explicit (TXL) or from
+/// gradients (TXD), with every mipmap filter, minifying and magnifying filters alike or not,
+/// the sampler's bias and clamps, and each wrap; fragments whose coordinates stretch from magnified to past the last
 /// level give the interpreter's bits on every back end.
 #[test]
 fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
@@ -285,6 +292,11 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         "TXL OUT[0], TEMP[0], SAMP[0], 2D",
         "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 2D",
         "TEX OUT[0], TEMP[0], SAMP[0], RECT",
+        // Projected (q from −2 to 6), and moved by offsets that differ within quads.
+        "TXP OUT[0], TEMP[0], SAMP[0], 2D",
+        "TXP OUT[0], TEMP[0], SAMP[0], RECT",
+        "F2I TEMP[1], IN[0].yxyx\nTEX OUT[0], TEMP[0], SAMP[0], 2D, TEMP[1].xyz",
+        "F2I TEMP[1], IN[0].yxyx\nTXB OUT[0], TEMP[0], SAMP[0], RECT, TEMP[1].yxz",
         // Gradients raised to the 32nd power (zeros, denormals and tiny normals) and the
         // reciprocal of one of them (huge, or infinite): a ρ of 0, a denormal, huge or ∞.
         "MUL TEMP[1], TEMP[1], TEMP[1]\nMUL TEMP[1], TEMP[1], TEMP[1]\n\

@@ -428,14 +428,10 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
-/// offsets or projection.
+/// projective (TXP) or with a texel offset, its level of detail of any kind.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
-    op.kind == crate::ir::TexKind::Sample
-        && matches!(op.target, T::Tex2D | T::Rect)
-        && !op.compare
-        && !op.projective
-        && op.offsets == 0
+    op.kind == crate::ir::TexKind::Sample && matches!(op.target, T::Tex2D | T::Rect) && !op.compare
 }
 
 /// A texture operation of the code: what the callback index stands for.

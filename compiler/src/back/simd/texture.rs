@@ -68,6 +68,15 @@ struct Axis<B: SimdBuilder> {
     last: B::V,
 }
 
+/// How a lookup's coordinates are adjusted before it samples ([`Lower::coordinates`]).
+#[derive(Clone, Copy)]
+struct Coords {
+    /// Divided by q (TXP).
+    projective: bool,
+    /// The first of the texel offset's arguments, if it has one.
+    offset: Option<usize>,
+}
+
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
 #[derive(Clone, Copy)]
 struct Lod<'a> {
@@ -109,6 +118,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
         let key = (op.unit, op.sampler, rect, path);
         let (level, first) = (op.level, op.layout().level);
+        let coords = Coords {
+            projective: op.projective,
+            offset: op.layout().offset,
+        };
         self.textures.push(TextureCall {
             op,
             args: args.len(),
@@ -121,7 +134,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     level,
                     args: &args[first..],
                 };
-                self.sample(slot, rect, v, args, lod)?
+                self.sample(slot, rect, v, args, coords, lod)?
             }
             TexPath::Call => self.texture_call(index, args)?,
         };
@@ -241,10 +254,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         rect: bool,
         v: VectorTex,
         args: &[ir::Value],
+        coords: Coords,
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
         let d = self.desc_vals(slot, rect, v)?;
-        let s = [self.float_operand(args[0])?, self.float_operand(args[1])?];
+        let s = self.coordinates(d, args, coords)?;
         let Some(m) = d.mip else {
             return self.filter(d, s, v.linear, v);
         };
@@ -304,6 +318,34 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .zip(magnified)
             .map(|(a, b)| self.b.select(minify, a, b))
             .collect()
+    }
+
+    /// The (s, t) a lookup samples at, as the sampler computes them: divided by q for TXP
+    /// (DAZ/FTZ division, as the sampler's `numerics::div` of flushed coordinates), then moved
+    /// by the texel offset, which is added as is to RECT's texel coordinates and as
+    /// `offset / side` (of level 0) to normalized ones.
+    fn coordinates(&mut self, d: DescVals<B>, args: &[ir::Value], c: Coords) -> R<[B::V; 2]> {
+        let mut s = [self.float_operand(args[0])?, self.float_operand(args[1])?];
+        if c.projective {
+            let q = self.float_operand(args[3])?;
+            for x in &mut s {
+                *x = self.b.fbin(FBin::Div, *x, q)?;
+            }
+        }
+        if let Some(first) = c.offset {
+            for (k, x) in s.iter_mut().enumerate() {
+                let o = self.get(args[first + k])?;
+                let o = self.b.cast(o, Kind::I32)?;
+                let mut o = self.b.int_to_float(o, true)?;
+                if !d.axes[k].rect {
+                    // Both integers, so the quotient is never denormal unless zero: as exact
+                    // under DAZ/FTZ as the sampler's IEEE division.
+                    o = self.b.fbin(FBin::Div, o, d.axes[k].fside)?;
+                }
+                *x = self.b.fbin(FBin::Add, *x, o)?;
+            }
+        }
+        Ok(s)
     }
 
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
