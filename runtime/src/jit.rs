@@ -33,7 +33,7 @@ use tgsic::back::abi::{
     TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
-use tgsic::ir::{Function, LiftError, TexOp};
+use tgsic::ir::{Function, LiftError, TexKind, TexOp};
 use tgsic::opt::{OptLevel, optimize};
 use tgsic::tgsi::TextureTarget;
 use thiserror::Error;
@@ -265,7 +265,7 @@ struct TexGroups {
 
 impl TexGroups {
     fn new<'a>(ops: impl Iterator<Item = &'a TexOp>) -> TexGroups {
-        let mut by_key: HashMap<(u32, Option<u32>, bool), usize> = HashMap::new();
+        let mut by_key: HashMap<(u32, Option<u32>, bool, bool), usize> = HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut count = 0;
         for (k, op) in ops.enumerate() {
@@ -273,7 +273,8 @@ impl TexGroups {
             if !tgsic::back::abi::vector_texture(op) {
                 continue;
             }
-            let key = (op.unit, op.sampler, op.target == TextureTarget::Rect);
+            let fetch = op.kind == TexKind::Fetch;
+            let key = (op.unit, op.sampler, op.target == TextureTarget::Rect, fetch);
             let g = *by_key.entry(key).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
@@ -765,10 +766,11 @@ fn tex_paths<'a>(
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
 /// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
-/// repeating or mirrored axes have power-of-two sides on every level it may read. Level 0
-/// alone when the level of detail does not matter; otherwise the levels in one buffer
-/// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
-/// sampler and RECT-ness, the path and `quads` alone: the generated code reads one
+/// repeating or mirrored axes have power-of-two sides on every level it may read, or a 2D or
+/// RECT fetch from a texture of one level. Level 0 alone when the level of detail does not
+/// matter (and for fetches); otherwise the levels in one buffer ([`Texture::mip_chain`],
+/// pushed on `chains`). The descriptor follows from `op`'s unit, sampler, RECT-ness and
+/// kind (fetch or sample), the path and `quads` alone: the generated code reads one
 /// operation's descriptor for every operation that shares them.
 ///
 /// [`vector_texture`]: tgsic::back::abi::vector_texture
@@ -789,7 +791,12 @@ fn tex_desc(
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
         .unwrap_or_default();
-    let mip = if !lod_matters(tex, &sampler) {
+    let fetch = op.kind == TexKind::Fetch;
+    if fetch && tex.levels.len() > 1 {
+        // The code fetches from level 0 alone.
+        return None;
+    }
+    let mip = if fetch || !lod_matters(tex, &sampler) {
         TexMip::Level0
     } else {
         match sampler.mip {
@@ -807,7 +814,7 @@ fn tex_desc(
     let level = tex.base();
     // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
     let mut wrap = [TexWrap::Clamp; 2];
-    if op.target != TextureTarget::Rect {
+    if op.target != TextureTarget::Rect && !fetch {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());

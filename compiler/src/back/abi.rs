@@ -2,7 +2,7 @@
 //! LLVM behind the `llvm` feature): what the code reads and writes ([`JitArgs`]), the callbacks
 //! it makes, and the compiled object the runtime runs ([`CompiledShader`]).
 
-use crate::ir::TexOp;
+use crate::ir::{TexKind, TexOp};
 use std::ffi::c_void;
 use thiserror::Error;
 
@@ -428,10 +428,13 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
-/// projective (TXP) or with a texel offset, its level of detail of any kind.
+/// projective (TXP) or with a texel offset, its level of detail of any kind, or a texel
+/// fetch (TXF) from a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
-    op.kind == crate::ir::TexKind::Sample && matches!(op.target, T::Tex2D | T::Rect) && !op.compare
+    matches!(op.kind, TexKind::Sample | TexKind::Fetch)
+        && matches!(op.target, T::Tex2D | T::Rect)
+        && !op.compare
 }
 
 /// A texture operation of the code: what the callback index stands for.

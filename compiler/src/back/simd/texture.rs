@@ -116,7 +116,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             TexPath::Call
         };
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
-        let key = (op.unit, op.sampler, rect, path);
+        let fetch = op.kind == ir::TexKind::Fetch;
+        let key = (op.unit, op.sampler, rect, fetch, path);
         let (level, first) = (op.level, op.layout().level);
         let coords = Coords {
             projective: op.projective,
@@ -134,7 +135,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     level,
                     args: &args[first..],
                 };
-                self.sample(slot, rect, v, args, coords, lod)?
+                if fetch {
+                    self.fetch(slot, rect, v, args, coords.offset, lod)?
+                } else {
+                    self.sample(slot, rect, v, args, coords, lod)?
+                }
             }
             TexPath::Call => self.texture_call(index, args)?,
         };
@@ -346,6 +351,54 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
         }
         Ok(s)
+    }
+
+    /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel at integer
+    /// coordinates (plus the offset, wrapping), zero where they or the level fall outside
+    /// the texture. The runtime samples fetches in the code only from textures of one level
+    /// (a level other than 0 reads zero).
+    fn fetch(
+        &mut self,
+        slot: usize,
+        rect: bool,
+        v: VectorTex,
+        args: &[ir::Value],
+        offset: Option<usize>,
+        lod: Lod<'_>,
+    ) -> R<Vec<B::V>> {
+        let d = self.desc_vals(slot, rect, v)?;
+        let mut inside = match lod.level {
+            ir::Level::Zero => self.mask_const(true)?,
+            _ => {
+                let level = self.get(lod.args[0])?;
+                let level = self.b.cast(level, Kind::I32)?;
+                let zero = self.iconst(0)?;
+                self.b.icmp(ICmp::Eq, level, zero)?
+            }
+        };
+        let mut at = [d.width; 2];
+        for (k, c) in at.iter_mut().enumerate() {
+            let x = self.get(args[k])?;
+            let mut x = self.b.cast(x, Kind::I32)?;
+            if let Some(first) = offset {
+                let o = self.get(args[first + k])?;
+                let o = self.b.cast(o, Kind::I32)?;
+                x = self.b.ibin(IBin::Add, x, o)?;
+            }
+            // Unsigned, so that a negative coordinate is past the side too.
+            let ok = self.b.icmp(ICmp::ULt, x, d.axes[k].side)?;
+            inside = self.b.ibin(IBin::And, inside, ok)?;
+            *c = x;
+        }
+        let zero = self.iconst(0)?;
+        let x = self.b.select(inside, at[0], zero)?;
+        let y = self.b.select(inside, at[1], zero)?;
+        let texel = self.texel(d, x, y, v.format)?;
+        let zero = self.fconst(0.0)?;
+        texel
+            .into_iter()
+            .map(|t| self.b.select(inside, t, zero))
+            .collect()
     }
 
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
