@@ -273,8 +273,13 @@ impl TexGroups {
             if !tgsic::back::abi::vector_texture(op) {
                 continue;
             }
-            let fetch = op.kind == TexKind::Fetch;
-            let key = (op.unit, op.sampler, op.target == TextureTarget::Rect, fetch);
+            let sample = op.kind == TexKind::Sample;
+            let key = (
+                op.unit,
+                op.sampler,
+                op.target == TextureTarget::Rect,
+                sample,
+            );
             let g = *by_key.entry(key).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
@@ -767,11 +772,11 @@ fn tex_paths<'a>(
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
 /// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
 /// repeating or mirrored axes have power-of-two sides on every level it may read, or a 2D or
-/// RECT fetch from a texture of one level. Level 0 alone when the level of detail does not
-/// matter (and for fetches); otherwise the levels in one buffer ([`Texture::mip_chain`],
-/// pushed on `chains`). The descriptor follows from `op`'s unit, sampler, RECT-ness and
-/// kind (fetch or sample), the path and `quads` alone: the generated code reads one
-/// operation's descriptor for every operation that shares them.
+/// RECT fetch or size query of a texture of one level. Level 0 alone when the level of
+/// detail does not matter (and for fetches and queries); otherwise the levels in one buffer
+/// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
+/// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
+/// code reads one operation's descriptor for every operation that shares them.
 ///
 /// [`vector_texture`]: tgsic::back::abi::vector_texture
 /// [`Texture::mip_chain`]: crate::texture::Texture::mip_chain
@@ -791,9 +796,9 @@ fn tex_desc(
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
         .unwrap_or_default();
-    let fetch = op.kind == TexKind::Fetch;
+    // Fetches and size queries read level 0 alone.
+    let fetch = op.kind != TexKind::Sample;
     if fetch && tex.levels.len() > 1 {
-        // The code fetches from level 0 alone.
         return None;
     }
     let mip = if fetch || !lod_matters(tex, &sampler) {

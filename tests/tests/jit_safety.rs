@@ -272,12 +272,12 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     }
 }
 
-/// Texel fetches (TXF) from a texture of one level, RGBA8 or f32 with NaN and infinite texels,
-/// 2D and RECT, are sampled in the code: coordinates inside, outside and negative, offsets,
-/// levels 0 and others, and the raw bits of floats as coordinates give the interpreter's
-/// bits; from a mipmapped texture they go through the callback.
+/// Texel fetches (TXF) and size queries (TXQ) of a texture of one level, RGBA8 or f32 with NaN
+/// and infinite texels, 2D and RECT, are answered in the code: coordinates inside, outside and
+/// negative, offsets, levels 0 and others, and the raw bits of floats as coordinates give the
+/// interpreter's bits; of a mipmapped texture they go through the callback.
 #[test]
-fn vector_texel_fetches_read_the_interpreters_texels() {
+fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
     floats[5] = f32::NAN;
     floats[40] = f32::INFINITY;
@@ -302,14 +302,16 @@ fn vector_texel_fetches_read_the_interpreters_texels() {
         for target in ["2D", "RECT"] {
             lookups_give_the_interpreters_results(
                 &format!(
-                    "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL SAMP[0]\nDCL TEMP[0..1]\n\
+                    "VERT\nDCL IN[0..1]\nDCL OUT[0..5], GENERIC[0]\nDCL SAMP[0]\nDCL TEMP[0..1]\n\
                      IMM[0] INT32 {{-1, 2, 0, 0}}\n\
                      F2I TEMP[0], IN[0]\nF2I TEMP[1], IN[1]\n\
                      TXF OUT[0], TEMP[0], SAMP[0], {target}\n\
                      MOV TEMP[0].w, IMM[0].zzzz\n\
                      TXF OUT[1], TEMP[0], SAMP[0], {target}\n\
                      TXF OUT[2], TEMP[1], SAMP[0], {target}, IMM[0].xyz\n\
-                     TXF OUT[3], IN[1], SAMP[0], {target}, TEMP[1].wzy\nEND\n"
+                     TXF OUT[3], IN[1], SAMP[0], {target}, TEMP[1].wzy\n\
+                     TXQ OUT[4], TEMP[0].wzyx, SAMP[0], {target}\n\
+                     TXQ OUT[5], TEMP[1], SAMP[0], {target}\nEND\n"
                 ),
                 &bind,
                 one_level,

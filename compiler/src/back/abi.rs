@@ -429,10 +429,10 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
 /// projective (TXP) or with a texel offset, its level of detail of any kind, or a texel
-/// fetch (TXF) from a 2D or RECT texture.
+/// fetch (TXF) or size query (TXQ) of a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
-    matches!(op.kind, TexKind::Sample | TexKind::Fetch)
+    matches!(op.kind, TexKind::Sample | TexKind::Fetch | TexKind::Size)
         && matches!(op.target, T::Tex2D | T::Rect)
         && !op.compare
 }

@@ -116,8 +116,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             TexPath::Call
         };
         let rect = op.target == crate::tgsi::TextureTarget::Rect;
-        let fetch = op.kind == ir::TexKind::Fetch;
-        let key = (op.unit, op.sampler, rect, fetch, path);
+        let kind = op.kind;
+        let key = (op.unit, op.sampler, rect, kind != ir::TexKind::Sample, path);
         let (level, first) = (op.level, op.layout().level);
         let coords = Coords {
             projective: op.projective,
@@ -135,10 +135,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     level,
                     args: &args[first..],
                 };
-                if fetch {
-                    self.fetch(slot, rect, v, args, coords.offset, lod)?
-                } else {
-                    self.sample(slot, rect, v, args, coords, lod)?
+                match kind {
+                    ir::TexKind::Fetch => self.fetch(slot, rect, v, args, coords.offset, lod)?,
+                    ir::TexKind::Size => self.size(slot, rect, v, lod)?,
+                    _ => self.sample(slot, rect, v, args, coords, lod)?,
                 }
             }
             TexPath::Call => self.texture_call(index, args)?,
@@ -355,8 +355,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel at integer
     /// coordinates (plus the offset, wrapping), zero where they or the level fall outside
-    /// the texture. The runtime samples fetches in the code only from textures of one level
-    /// (a level other than 0 reads zero).
+    /// the texture. The runtime fetches in the code only from textures of one level (a
+    /// level other than 0 reads zero).
     fn fetch(
         &mut self,
         slot: usize,
@@ -399,6 +399,21 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .into_iter()
             .map(|t| self.b.select(inside, t, zero))
             .collect()
+    }
+
+    /// A size query as the sampler answers it for a 2D or RECT texture of one level (the
+    /// only ones the runtime answers in the code): (width, height, 0, 1) at level 0, (0, 0,
+    /// 0, 1) at any other.
+    fn size(&mut self, slot: usize, rect: bool, v: VectorTex, lod: Lod<'_>) -> R<Vec<B::V>> {
+        let d = self.desc_vals(slot, rect, v)?;
+        let level = self.get(lod.args[0])?;
+        let level = self.b.cast(level, Kind::I32)?;
+        let zero = self.iconst(0)?;
+        let level0 = self.b.icmp(ICmp::Eq, level, zero)?;
+        let w = self.b.select(level0, d.axes[0].side, zero)?;
+        let h = self.b.select(level0, d.axes[1].side, zero)?;
+        let one = self.iconst(1)?;
+        Ok(vec![w, h, zero, one])
     }
 
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
