@@ -7,8 +7,9 @@
 //! otherwise the mask is rebuilt from its sign bits first (`bitselect` on an arbitrary mask is
 //! three instructions); negation is an xor with the sign mask (Cranelift's own `fneg` builds
 //! the mask in two instructions), except that a negated operand of an FMA is handed over as
-//! `fneg`, which Cranelift folds into `vfnmadd`/`vfmsub`; x86 has no vector instruction for integer division, 64-bit products,
-//! bit counts or per-lane shifts at 128 bits, so those are computed on the host.
+//! `fneg`, which Cranelift folds into `vfnmadd`/`vfmsub`; SSE has no vector instruction for
+//! integer division, high products, bit counts, F2U or per-lane shifts, so those are
+//! computed lane by lane inline ([`ClBuilder::per_lane`]), not by a call to the host.
 
 use crate::back::abi::JitError;
 use crate::back::simd::{
@@ -190,6 +191,31 @@ impl<'f> ClBuilder<'f> {
             }) if m == mask => Some(self.bitcast(x, types::F32X4)),
             _ => None,
         }
+    }
+
+    /// `f` of each lane's scalars of `args` (as vectors of `ty`), an I32 a lane: lanes moved
+    /// out and back with `extractlane` and `insertlane`.
+    fn per_lane(
+        &mut self,
+        args: &[Vx],
+        ty: cl::Type,
+        mut f: impl FnMut(&mut Self, &[Value]) -> Value,
+    ) -> Vx {
+        let mut out = args[0];
+        for j in 0..self.k {
+            let vs: Vec<Value> = args.iter().map(|a| self.bitcast(a.0[j], ty)).collect();
+            let mut acc = self.bitcast(args[0].0[j], types::I32X4);
+            for lane in 0..4u8 {
+                let xs: Vec<Value> = vs
+                    .iter()
+                    .map(|&v| self.b.ins().extractlane(v, lane))
+                    .collect();
+                let r = f(self, &xs);
+                acc = self.b.ins().insertlane(acc, r, lane);
+            }
+            out.0[j] = acc;
+        }
+        out
     }
 
     fn lane(&self, v: Vx, lane: usize) -> (Value, u8) {
@@ -404,8 +430,11 @@ impl SimdBuilder for ClBuilder<'_> {
     }
 
     fn supports(&self, op: Optional) -> bool {
-        // Cranelift lowers a vector FMA to `vfmadd` or, without FMA, to `fmaf` per lane.
-        op == Optional::Fma
+        // Cranelift lowers a vector FMA to `vfmadd` or, without FMA, to `fmaf` per lane; the
+        // operations SSE has no vector instruction for are computed lane by lane inline
+        // ([`Self::per_lane`]), a few instructions a lane against a call to the host a step.
+        // A permute has no instruction at 128 bits: the lowering gathers instead.
+        op != Optional::Permute
     }
 
     fn optional(&mut self, op: Optional, args: &[Vx]) -> R<Vx> {
@@ -431,7 +460,41 @@ impl SimdBuilder for ClBuilder<'_> {
                 }
                 Ok(out)
             }
-            _ => Err(JitError::Codegen(format!("Cranelift: no vector {op:?}"))),
+            (Optional::F2U, &[a]) => Ok(self.per_lane(&[a], types::F32X4, |s, x| {
+                // Through i64, saturating: NaN gives 0, x ≤ −2⁶³ gives i64::MIN, whose low
+                // bits are 0, and x ≥ 2⁶³ gives i64::MAX (no float below 2⁶³ converts to
+                // it), which must give 0 too.
+                let i = s.b.ins();
+                let r = i.fcvt_to_sint_sat(types::I64, x[0]);
+                let max = s.b.ins().icmp_imm_s(IntCC::Equal, r, i64::MAX);
+                let zero = s.b.ins().iconst(types::I64, 0);
+                let r = s.b.ins().select(max, zero, r);
+                s.b.ins().ireduce(types::I32, r)
+            })),
+            (Optional::Fma | Optional::F2U | Optional::Permute, _) => {
+                Err(JitError::Codegen(format!("Cranelift: no vector {op:?}")))
+            }
+            (op, args) => Ok(self.per_lane(args, types::I32X4, |s, x| {
+                let i = s.b.ins();
+                match op {
+                    Optional::Shift(Shift::Shl) => i.ishl(x[0], x[1]),
+                    Optional::Shift(Shift::ShrS) => i.sshr(x[0], x[1]),
+                    Optional::Shift(Shift::ShrU) => i.ushr(x[0], x[1]),
+                    // The lowering never divides by 0, nor INT_MIN by −1.
+                    Optional::Div { signed, rem } => match (signed, rem) {
+                        (true, false) => i.sdiv(x[0], x[1]),
+                        (true, true) => i.srem(x[0], x[1]),
+                        (false, false) => i.udiv(x[0], x[1]),
+                        (false, true) => i.urem(x[0], x[1]),
+                    },
+                    Optional::MulHigh { signed: true } => i.smulhi(x[0], x[1]),
+                    Optional::MulHigh { signed: false } => i.umulhi(x[0], x[1]),
+                    Optional::Ctlz => i.clz(x[0]),
+                    Optional::Cttz => i.ctz(x[0]),
+                    Optional::Popcount => i.popcnt(x[0]),
+                    _ => i.bitrev(x[0]),
+                }
+            })),
         }
     }
 
