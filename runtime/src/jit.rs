@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
     BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
+    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexKind, TexOp};
@@ -265,7 +265,7 @@ struct TexGroups {
 
 impl TexGroups {
     fn new<'a>(ops: impl Iterator<Item = &'a TexOp>) -> TexGroups {
-        let mut by_key: HashMap<(u32, Option<u32>, bool, bool), usize> = HashMap::new();
+        let mut by_key: HashMap<(u32, Option<u32>, bool, u8), usize> = HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut count = 0;
         for (k, op) in ops.enumerate() {
@@ -273,13 +273,15 @@ impl TexGroups {
             if !tgsic::back::abi::vector_texture(op) {
                 continue;
             }
-            let sample = op.kind == TexKind::Sample;
-            let key = (
-                op.unit,
-                op.sampler,
-                op.target == TextureTarget::Rect,
-                sample,
-            );
+            // Samples, shadow samples, and fetches with size queries read different
+            // descriptors.
+            let kind = match op.kind {
+                TexKind::Sample if op.target.is_shadow() => 2u8,
+                TexKind::Sample => 1,
+                _ => 0,
+            };
+            let rect = matches!(op.target, TextureTarget::Rect | TextureTarget::ShadowRect);
+            let key = (op.unit, op.sampler, rect, kind);
             let g = *by_key.entry(key).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
@@ -819,7 +821,8 @@ fn tex_desc(
     let level = tex.base();
     // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
     let mut wrap = [TexWrap::Clamp; 2];
-    if op.target != TextureTarget::Rect && !fetch {
+    let rect = matches!(op.target, TextureTarget::Rect | TextureTarget::ShadowRect);
+    if !rect && !fetch {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());
@@ -865,6 +868,19 @@ fn tex_desc(
         mag_linear: sampler.mag == Filter::Linear,
         wrap,
         mip,
+        compare: op.target.is_shadow().then(|| {
+            use crate::texture::Compare as C;
+            match sampler.compare.unwrap_or(C::LEqual) {
+                C::Never => TexCompare::Never,
+                C::Less => TexCompare::Less,
+                C::Equal => TexCompare::Equal,
+                C::LEqual => TexCompare::LEqual,
+                C::Greater => TexCompare::Greater,
+                C::NotEqual => TexCompare::NotEqual,
+                C::GEqual => TexCompare::GEqual,
+                C::Always => TexCompare::Always,
+            }
+        }),
     });
     Some((desc, path))
 }

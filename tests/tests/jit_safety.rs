@@ -6,7 +6,7 @@
 use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
 use tgsic_runtime::interp::{Bindings, Prepared};
 use tgsic_runtime::jit::{JitConfig, JitShader};
-use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;
 
 /// Floats that make bad addresses and coordinates.
@@ -205,9 +205,22 @@ fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bo
     });
 }
 
+/// Every shadow comparison function.
+const COMPARES: [Compare; 8] = [
+    Compare::Never,
+    Compare::Less,
+    Compare::Equal,
+    Compare::LEqual,
+    Compare::Greater,
+    Compare::NotEqual,
+    Compare::GEqual,
+    Compare::Always,
+];
+
 /// Lookups the generated code samples itself (level 0 of a 2D or RECT texture, nearest or
 /// bilinear, each axis repeat, clamp or mirror over a power-of-two side, or clamp over any;
-/// projected or not, with a texel offset or not):
+/// projected or not, with a texel offset or not; SHADOW2D and SHADOWRECT with each compare
+/// function, their reference z projected and offset too):
 /// extreme coordinates, NaN and infinite texels included, give the interpreter's bits; a
 /// repeat or mirror over a side that is not a power of two goes through the callback.
 #[test]
@@ -238,19 +251,22 @@ fn vector_texture_lookups_at_extreme_coordinates() {
         let mut tex = tex;
         tex.levels.truncate(1);
         let side = [tex.base().width, tex.base().height];
-        for filter in [Filter::Nearest, Filter::Linear] {
+        for (f, filter) in [Filter::Nearest, Filter::Linear].into_iter().enumerate() {
+            // Shadow lookups compare with each function in turn.
+            let compare = COMPARES[(f + 2 * side[0] as usize) % COMPARES.len()];
             let bind = Bindings {
                 textures: vec![Some(tex.clone())],
                 samplers: vec![Sampler {
                     min: filter,
                     mag: filter,
                     wrap: [wraps[0], wraps[1], Wrap::Repeat],
+                    compare: Some(compare),
                     ..Sampler::default()
                 }],
                 ..Bindings::default()
             };
-            for target in ["2D", "RECT"] {
-                let vector = target == "RECT"
+            for target in ["2D", "RECT", "SHADOW2D", "SHADOWRECT"] {
+                let vector = target.ends_with("RECT")
                     || (0..2).all(|k| wraps[k] == Clamp || side[k].is_power_of_two());
                 // Projected (q the other input's extremes), and moved by a texel offset: an
                 // immediate one, and one of each lane's own bits (huge offsets included).
@@ -343,6 +359,9 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         // Projected (q from −2 to 6), and moved by offsets that differ within quads.
         "TXP OUT[0], TEMP[0], SAMP[0], 2D",
         "TXP OUT[0], TEMP[0], SAMP[0], RECT",
+        // Shadow lookups (the reference z from 0 to 6), plain and projected.
+        "TEX OUT[0], TEMP[0], SAMP[0], SHADOW2D",
+        "TXP OUT[0], TEMP[0], SAMP[0], SHADOWRECT",
         "F2I TEMP[1], IN[0].yxyx\nTEX OUT[0], TEMP[0], SAMP[0], 2D, TEMP[1].xyz",
         "F2I TEMP[1], IN[0].yxyx\nTXB OUT[0], TEMP[0], SAMP[0], RECT, TEMP[1].yxz",
         // Gradients raised to the 32nd power (zeros, denormals and tiny normals) and the

@@ -261,6 +261,42 @@ impl TexWrap {
     const ALL: [TexWrap; 3] = [TexWrap::Repeat, TexWrap::Clamp, TexWrap::Mirror];
 }
 
+/// A shadow lookup's comparison of its reference `r` with a texel's red `t` (the sampler's
+/// compare function), which passes as 1.0 and fails as 0.0 before filtering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TexCompare {
+    /// Never passes.
+    Never,
+    /// `r < t`.
+    Less,
+    /// `r == t`.
+    Equal,
+    /// `r <= t`.
+    LEqual,
+    /// `r > t`.
+    Greater,
+    /// `r != t` (NaN passes).
+    NotEqual,
+    /// `r >= t`.
+    GEqual,
+    /// Always passes.
+    Always,
+}
+
+impl TexCompare {
+    /// Every function, in the order of their codes in a [`TexPaths`] ([`VectorTex::code`]).
+    pub const ALL: [TexCompare; 8] = [
+        TexCompare::Never,
+        TexCompare::Less,
+        TexCompare::Equal,
+        TexCompare::LEqual,
+        TexCompare::Greater,
+        TexCompare::NotEqual,
+        TexCompare::GEqual,
+        TexCompare::Always,
+    ];
+}
+
 /// How the generated code samples a texture operation itself ([`TexDesc`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VectorTex {
@@ -275,6 +311,8 @@ pub struct VectorTex {
     pub wrap: [TexWrap; 2],
     /// Which levels it samples.
     pub mip: TexMip,
+    /// A shadow lookup's comparison (shadow targets only).
+    pub compare: Option<TexCompare>,
 }
 
 impl VectorTex {
@@ -285,10 +323,12 @@ impl VectorTex {
         mag_linear: false,
         wrap: [TexWrap::Repeat; 2],
         mip: TexMip::Level0,
+        compare: None,
     };
 
     /// The path's code in a [`TexPaths`]: bit 0 set, then the format, the two filters, the
-    /// levels (two bits) and each axis's wrap (two bits each).
+    /// levels (two bits), each axis's wrap (two bits each), whether it compares and how
+    /// (three bits).
     fn code(self) -> u16 {
         let mip = match self.mip {
             TexMip::Level0 => 0,
@@ -307,6 +347,10 @@ impl VectorTex {
             | (mip << 4)
             | (wrap(self.wrap[0]) << 6)
             | (wrap(self.wrap[1]) << 8)
+            | self.compare.map_or(0, |c| {
+                let k = TexCompare::ALL.iter().position(|&x| x == c).unwrap_or(0) as u16;
+                (1 << 10) | (k << 11)
+            })
     }
 
     fn from_code(c: u16) -> Option<VectorTex> {
@@ -329,6 +373,7 @@ impl VectorTex {
                 TexMip::Linear,
             ][usize::from((c >> 4) & 3)],
             wrap: [wrap(6)?, wrap(8)?],
+            compare: (c & (1 << 10) != 0).then(|| TexCompare::ALL[usize::from((c >> 11) & 7)]),
         })
     }
 }
@@ -428,13 +473,19 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
-/// projective (TXP) or with a texel offset, its level of detail of any kind, or a texel
-/// fetch (TXF) or size query (TXQ) of a 2D or RECT texture.
+/// projective (TXP) or with a texel offset, its level of detail of any kind, a SHADOW2D or
+/// SHADOWRECT sample that compares the coordinates' z, or a texel fetch (TXF) or size query
+/// (TXQ) of a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
-    matches!(op.kind, TexKind::Sample | TexKind::Fetch | TexKind::Size)
-        && matches!(op.target, T::Tex2D | T::Rect)
-        && !op.compare
+    match op.target {
+        T::Tex2D | T::Rect => {
+            matches!(op.kind, TexKind::Sample | TexKind::Fetch | TexKind::Size) && !op.compare
+        }
+        // The reference in the coordinates' z (not a source of its own).
+        T::Shadow2D | T::ShadowRect => op.kind == TexKind::Sample && !op.compare,
+        _ => false,
+    }
 }
 
 /// A texture operation of the code: what the callback index stands for.
@@ -639,6 +690,7 @@ mod tests {
                             TexWrap::ALL[usize::from(bits / 12)],
                         ],
                         mip,
+                        compare: (bits % 9 != 8).then(|| TexCompare::ALL[usize::from(bits % 9)]),
                     }));
                 }
             }

@@ -12,7 +12,8 @@
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
-    TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex, vector_texture,
+    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex,
+    vector_texture,
 };
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
@@ -75,6 +76,8 @@ struct Coords {
     projective: bool,
     /// The first of the texel offset's arguments, if it has one.
     offset: Option<usize>,
+    /// Whether the coordinates' z is a shadow reference, adjusted as s and t are.
+    reference: bool,
 }
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
@@ -115,13 +118,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
         } else {
             TexPath::Call
         };
-        let rect = op.target == crate::tgsi::TextureTarget::Rect;
+        let rect = matches!(
+            op.target,
+            crate::tgsi::TextureTarget::Rect | crate::tgsi::TextureTarget::ShadowRect
+        );
         let kind = op.kind;
         let key = (op.unit, op.sampler, rect, kind != ir::TexKind::Sample, path);
         let (level, first) = (op.level, op.layout().level);
         let coords = Coords {
             projective: op.projective,
             offset: op.layout().offset,
+            reference: op.target.is_shadow(),
         };
         self.textures.push(TextureCall {
             op,
@@ -267,7 +274,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let Some(m) = d.mip else {
             return self.filter(d, s, v.linear, v);
         };
-        let lod = self.level_of_detail(d, m, s, rect, lod)?;
+        let lod = self.level_of_detail(d, m, [s[0], s[1]], rect, lod)?;
         let zero = self.fconst(0.0)?;
         // NaN magnifies.
         let minify = self.b.fcmp(FCmp::Gt, lod, zero)?;
@@ -325,24 +332,34 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// The (s, t) a lookup samples at, as the sampler computes them: divided by q for TXP
+    /// The (s, t) a lookup samples at, and a shadow lookup's reference r (else a placeholder),
+    /// as the sampler computes them: divided by q for TXP
     /// (DAZ/FTZ division, as the sampler's `numerics::div` of flushed coordinates), then moved
     /// by the texel offset, which is added as is to RECT's texel coordinates and as
     /// `offset / side` (of level 0) to normalized ones.
-    fn coordinates(&mut self, d: DescVals<B>, args: &[ir::Value], c: Coords) -> R<[B::V; 2]> {
-        let mut s = [self.float_operand(args[0])?, self.float_operand(args[1])?];
+    fn coordinates(&mut self, d: DescVals<B>, args: &[ir::Value], c: Coords) -> R<[B::V; 3]> {
+        let axes = if c.reference { 3 } else { 2 };
+        let mut s = [
+            self.float_operand(args[0])?,
+            self.float_operand(args[1])?,
+            d.width,
+        ];
+        if c.reference {
+            s[2] = self.float_operand(args[2])?;
+        }
         if c.projective {
             let q = self.float_operand(args[3])?;
-            for x in &mut s {
+            for x in &mut s[..axes] {
                 *x = self.b.fbin(FBin::Div, *x, q)?;
             }
         }
         if let Some(first) = c.offset {
-            for (k, x) in s.iter_mut().enumerate() {
+            for (k, x) in s[..axes].iter_mut().enumerate() {
                 let o = self.get(args[first + k])?;
                 let o = self.b.cast(o, Kind::I32)?;
                 let mut o = self.b.int_to_float(o, true)?;
-                if !d.axes[k].rect {
+                // The reference's "side" is a 2D texture's depth, 1.
+                if k < 2 && !d.axes[k].rect {
                     // Both integers, so the quotient is never denormal unless zero: as exact
                     // under DAZ/FTZ as the sampler's IEEE division.
                     o = self.b.fbin(FBin::Div, o, d.axes[k].fside)?;
@@ -416,19 +433,49 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok(vec![w, h, zero, one])
     }
 
+    /// The texel at (x, y) of `d`; for a shadow lookup, its red compared with the reference
+    /// `r` as (v, v, v, 1), v 1.0 where the comparison passes and 0.0 where it fails (texels
+    /// are stored flushed, so the comparison reads them as the sampler's DAZ one does).
+    fn compared_texel(
+        &mut self,
+        d: DescVals<B>,
+        x: B::V,
+        y: B::V,
+        v: VectorTex,
+        r: B::V,
+    ) -> R<[B::V; 4]> {
+        let t = self.texel(d, x, y, v.format)?;
+        let Some(cmp) = v.compare else {
+            return Ok(t);
+        };
+        let (one, zero) = (self.fconst(1.0)?, self.fconst(0.0)?);
+        let pass = match cmp {
+            TexCompare::Never => return Ok([zero, zero, zero, one]),
+            TexCompare::Always => return Ok([one, one, one, one]),
+            TexCompare::Less => self.b.fcmp(FCmp::Lt, r, t[0])?,
+            TexCompare::Equal => self.b.fcmp(FCmp::Eq, r, t[0])?,
+            TexCompare::LEqual => self.b.fcmp(FCmp::Le, r, t[0])?,
+            TexCompare::Greater => self.b.fcmp(FCmp::Gt, r, t[0])?,
+            TexCompare::NotEqual => self.b.fcmp(FCmp::Ne, r, t[0])?,
+            TexCompare::GEqual => self.b.fcmp(FCmp::Ge, r, t[0])?,
+        };
+        let v = self.b.select(pass, one, zero)?;
+        Ok([v, v, v, one])
+    }
+
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
-    fn filter(&mut self, d: DescVals<B>, s: [B::V; 2], linear: bool, v: VectorTex) -> R<Vec<B::V>> {
+    fn filter(&mut self, d: DescVals<B>, s: [B::V; 3], linear: bool, v: VectorTex) -> R<Vec<B::V>> {
         if !linear {
             let x = self.nearest(s[0], d.axes[0], v.wrap[0])?;
             let y = self.nearest(s[1], d.axes[1], v.wrap[1])?;
-            return Ok(self.texel(d, x, y, v.format)?.to_vec());
+            return Ok(self.compared_texel(d, x, y, v, s[2])?.to_vec());
         }
         let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0])?;
         let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1])?;
-        let t00 = self.texel(d, x0, y0, v.format)?;
-        let t10 = self.texel(d, x1, y0, v.format)?;
-        let t01 = self.texel(d, x0, y1, v.format)?;
-        let t11 = self.texel(d, x1, y1, v.format)?;
+        let t00 = self.compared_texel(d, x0, y0, v, s[2])?;
+        let t10 = self.compared_texel(d, x1, y0, v, s[2])?;
+        let t01 = self.compared_texel(d, x0, y1, v, s[2])?;
+        let t11 = self.compared_texel(d, x1, y1, v, s[2])?;
         (0..4)
             .map(|c| {
                 let top = self.lerp(wx, t00[c], t10[c])?;
