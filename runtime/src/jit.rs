@@ -868,19 +868,10 @@ fn tex_desc(
         mag_linear: sampler.mag == Filter::Linear,
         wrap,
         mip,
-        compare: op.target.is_shadow().then(|| {
-            use crate::texture::Compare as C;
-            match sampler.compare.unwrap_or(C::LEqual) {
-                C::Never => TexCompare::Never,
-                C::Less => TexCompare::Less,
-                C::Equal => TexCompare::Equal,
-                C::LEqual => TexCompare::LEqual,
-                C::Greater => TexCompare::Greater,
-                C::NotEqual => TexCompare::NotEqual,
-                C::GEqual => TexCompare::GEqual,
-                C::Always => TexCompare::Always,
-            }
-        }),
+        compare: op
+            .target
+            .is_shadow()
+            .then(|| sampler.compare.unwrap_or(TexCompare::LEqual)),
     });
     Some((desc, path))
 }

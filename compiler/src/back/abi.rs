@@ -262,7 +262,8 @@ impl TexWrap {
 }
 
 /// A shadow lookup's comparison of its reference `r` with a texel's red `t` (the sampler's
-/// compare function), which passes as 1.0 and fails as 0.0 before filtering.
+/// compare function, the runtime's `texture::Compare`), which passes as 1.0 and fails as 0.0
+/// before filtering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexCompare {
     /// Never passes.
@@ -284,6 +285,28 @@ pub enum TexCompare {
 }
 
 impl TexCompare {
+    /// Parses `never`, `less`, `equal`, `lequal`, `greater`, `notequal`, `gequal`, `always`.
+    pub fn from_name(s: &str) -> Option<TexCompare> {
+        let names = [
+            "never", "less", "equal", "lequal", "greater", "notequal", "gequal", "always",
+        ];
+        names.iter().position(|&n| n == s).map(|k| Self::ALL[k])
+    }
+
+    /// Whether reference `r` passes against texel red `t` (both read as under DAZ already).
+    pub fn test(self, r: f32, t: f32) -> bool {
+        match self {
+            TexCompare::Never => false,
+            TexCompare::Less => r < t,
+            TexCompare::Equal => r == t,
+            TexCompare::LEqual => r <= t,
+            TexCompare::Greater => r > t,
+            TexCompare::NotEqual => r != t,
+            TexCompare::GEqual => r >= t,
+            TexCompare::Always => true,
+        }
+    }
+
     /// Every function, in the order of their codes in a [`TexPaths`] ([`VectorTex::code`]).
     pub const ALL: [TexCompare; 8] = [
         TexCompare::Never,

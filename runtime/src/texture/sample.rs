@@ -37,56 +37,9 @@ pub enum Wrap {
     Mirror,
 }
 
-/// Depth comparison for shadow targets: the test applied as `reference OP texel.r`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compare {
-    /// Never passes.
-    Never,
-    /// ref < texel.
-    Less,
-    /// ref == texel.
-    Equal,
-    /// ref <= texel.
-    LEqual,
-    /// ref > texel.
-    Greater,
-    /// ref != texel.
-    NotEqual,
-    /// ref >= texel.
-    GEqual,
-    /// Always passes.
-    Always,
-}
-
-impl Compare {
-    /// Parses `never`, `less`, `equal`, `lequal`, `greater`, `notequal`, `gequal`, `always`.
-    pub fn from_name(s: &str) -> Option<Compare> {
-        Some(match s {
-            "never" => Compare::Never,
-            "less" => Compare::Less,
-            "equal" => Compare::Equal,
-            "lequal" => Compare::LEqual,
-            "greater" => Compare::Greater,
-            "notequal" => Compare::NotEqual,
-            "gequal" => Compare::GEqual,
-            "always" => Compare::Always,
-            _ => return None,
-        })
-    }
-
-    fn test(self, r: f32, t: f32) -> bool {
-        match self {
-            Compare::Never => false,
-            Compare::Less => r < t,
-            Compare::Equal => r == t,
-            Compare::LEqual => r <= t,
-            Compare::Greater => r > t,
-            Compare::NotEqual => r != t,
-            Compare::GEqual => r >= t,
-            Compare::Always => true,
-        }
-    }
-}
+/// Depth comparison for shadow targets, `reference OP texel.r`: the compiler's
+/// [`TexCompare`](tgsic::back::abi::TexCompare), which the generated code applies too.
+pub use tgsic::back::abi::TexCompare as Compare;
 
 /// Sampler state.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,5 +1,5 @@
 //! Memory and call-outs: register files in structure-of-arrays form, arrays, constants,
-//! immediates and EMIT (texture lookups are in `texture.rs`). Every address is computed from a
+//! immediates and EMIT (texture lookups are in `texture/`). Every address is computed from a
 //! clamped index (or a checked one, with a harmless fallback), so generated code never touches
 //! memory outside its buffers. An index every lane shares is one vector access; per-lane
 //! indices gather.
