@@ -29,13 +29,13 @@ use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
-    BATCH_LANES, CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
-    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
+    BATCH_LANES, CompiledShader, ConstBuffer, DescGroup, JitArgs, JitError, MAX_CONST_REGISTERS,
+    MathMode, TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall,
+    VectorTex, desc_group,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexKind, TexOp};
 use tgsic::opt::{OptLevel, optimize};
-use tgsic::tgsi::TextureTarget;
 use thiserror::Error;
 
 const _: () = assert!(
@@ -265,7 +265,7 @@ struct TexGroups {
 
 impl TexGroups {
     fn new<'a>(ops: impl Iterator<Item = &'a TexOp>) -> TexGroups {
-        let mut by_key: HashMap<(u32, Option<u32>, bool, u8), usize> = HashMap::new();
+        let mut by_key: HashMap<DescGroup, usize> = HashMap::new();
         let mut groups: Vec<Vec<usize>> = Vec::new();
         let mut count = 0;
         for (k, op) in ops.enumerate() {
@@ -273,16 +273,7 @@ impl TexGroups {
             if !tgsic::back::abi::vector_texture(op) {
                 continue;
             }
-            // Samples, shadow samples, and fetches with size queries read different
-            // descriptors.
-            let kind = match op.kind {
-                TexKind::Sample if op.target.is_shadow() => 2u8,
-                TexKind::Sample => 1,
-                _ => 0,
-            };
-            let rect = matches!(op.target, TextureTarget::Rect | TextureTarget::ShadowRect);
-            let key = (op.unit, op.sampler, rect, kind);
-            let g = *by_key.entry(key).or_insert_with(|| {
+            let g = *by_key.entry(desc_group(op)).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1
             });
@@ -821,8 +812,7 @@ fn tex_desc(
     let level = tex.base();
     // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
     let mut wrap = [TexWrap::Clamp; 2];
-    let rect = matches!(op.target, TextureTarget::Rect | TextureTarget::ShadowRect);
-    if !rect && !fetch {
+    if !op.target.is_rect() && !fetch {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());

@@ -307,7 +307,8 @@ impl TexCompare {
         }
     }
 
-    /// Every function, in the order of their codes in a [`TexPaths`] ([`VectorTex::code`]).
+    /// Every function, in declaration order, which is their code in a [`TexPaths`]
+    /// ([`VectorTex::code`]).
     pub const ALL: [TexCompare; 8] = [
         TexCompare::Never,
         TexCompare::Less,
@@ -370,10 +371,7 @@ impl VectorTex {
             | (mip << 4)
             | (wrap(self.wrap[0]) << 6)
             | (wrap(self.wrap[1]) << 8)
-            | self.compare.map_or(0, |c| {
-                let k = TexCompare::ALL.iter().position(|&x| x == c).unwrap_or(0) as u16;
-                (1 << 10) | (k << 11)
-            })
+            | self.compare.map_or(0, |c| (1 << 10) | ((c as u16) << 11))
     }
 
     fn from_code(c: u16) -> Option<VectorTex> {
@@ -509,6 +507,23 @@ pub fn vector_texture(op: &TexOp) -> bool {
         T::Shadow2D | T::ShadowRect => op.kind == TexKind::Sample && !op.compare,
         _ => false,
     }
+}
+
+/// A descriptor group ([`desc_group`]): unit, sampler, RECT-ness, and 0 for fetches and size
+/// queries, 1 for samples, 2 for shadow samples.
+pub type DescGroup = (u32, Option<u32>, bool, u8);
+
+/// Which descriptor a texture operation the code samples ([`vector_texture`]) reads: its
+/// unit, sampler, RECT-ness and whether it samples, samples with a shadow comparison, or
+/// fetches or queries. Operations of one group read one descriptor, which the runtime writes
+/// at the group's first and the generated code loads from there, so both group by this.
+pub fn desc_group(op: &TexOp) -> DescGroup {
+    let kind = match op.kind {
+        TexKind::Sample if op.target.is_shadow() => 2,
+        TexKind::Sample => 1,
+        _ => 0,
+    };
+    (op.unit, op.sampler, op.target.is_rect(), kind)
 }
 
 /// A texture operation of the code: what the callback index stands for.

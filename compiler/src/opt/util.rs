@@ -8,19 +8,24 @@ use std::collections::HashMap;
 /// initial values, terminator values), recursively.
 pub fn for_each_use(func: &Function, b: &Block, f: &mut impl FnMut(Value)) {
     for s in &b.0 {
-        match s {
-            Stmt::Inst(i) => func.insts[*i].args.iter().for_each(|&a| f(a)),
-            Stmt::If(x) => {
-                f(x.cond);
-                for_each_use(func, &x.then_, f);
-                for_each_use(func, &x.else_, f);
-            }
-            Stmt::Loop(l) => {
-                l.inits.iter().for_each(|&a| f(a));
-                for_each_use(func, &l.body, f);
-            }
-            Stmt::Break(v) | Stmt::Continue(v) | Stmt::Yield(v) => v.iter().for_each(|&a| f(a)),
+        for_each_stmt_use(func, s, f);
+    }
+}
+
+/// [`for_each_use`] of one statement.
+pub fn for_each_stmt_use(func: &Function, s: &Stmt, f: &mut impl FnMut(Value)) {
+    match s {
+        Stmt::Inst(i) => func.insts[*i].args.iter().for_each(|&a| f(a)),
+        Stmt::If(x) => {
+            f(x.cond);
+            for_each_use(func, &x.then_, f);
+            for_each_use(func, &x.else_, f);
         }
+        Stmt::Loop(l) => {
+            l.inits.iter().for_each(|&a| f(a));
+            for_each_use(func, &l.body, f);
+        }
+        Stmt::Break(v) | Stmt::Continue(v) | Stmt::Yield(v) => v.iter().for_each(|&a| f(a)),
     }
 }
 

@@ -233,6 +233,11 @@ tgsi_enum! {
 }
 
 impl TextureTarget {
+    /// Whether coordinates address texels rather than [0, 1] (RECT and SHADOWRECT).
+    pub fn is_rect(self) -> bool {
+        matches!(self, TextureTarget::Rect | TextureTarget::ShadowRect)
+    }
+
     /// Whether the target compares against a reference value (shadow sampling).
     pub fn is_shadow(self) -> bool {
         matches!(

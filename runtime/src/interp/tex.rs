@@ -243,7 +243,7 @@ pub(crate) fn sample_into(
             }
         }
     }
-    let rect = matches!(target, TextureTarget::Rect | TextureTarget::ShadowRect);
+    let rect = target.is_rect();
     let sz_level0 = size(0);
     let coord_of = |l: usize| {
         let mut c = [

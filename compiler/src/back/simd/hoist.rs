@@ -46,7 +46,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .zip(&hoisted)
             .filter(|(s, h)| **h && !leaf(s))
         {
-            operands(f, s, &mut |v| read[v.index()] = true);
+            crate::opt::util::for_each_stmt_use(f, s, &mut |v| read[v.index()] = true);
         }
         for (s, h) in f.body.0.iter().zip(hoisted.iter_mut()) {
             if let Stmt::Inst(i) = s
@@ -113,25 +113,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 h
             }
             _ => false,
-        }
-    }
-}
-
-/// Calls `read` for every value statement `s` reads (operands, conditions and yields, at any
-/// depth), constants' results aside.
-fn operands(f: &ir::Function, s: &Stmt, read: &mut impl FnMut(ir::Value)) {
-    match s {
-        Stmt::Inst(i) => f.insts[*i].args.iter().for_each(|&a| read(a)),
-        Stmt::If(x) => {
-            read(x.cond);
-            for b in [&x.then_, &x.else_] {
-                b.0.iter().for_each(|s| operands(f, s, read));
-            }
-        }
-        Stmt::Yield(v) | Stmt::Break(v) | Stmt::Continue(v) => v.iter().for_each(|&a| read(a)),
-        Stmt::Loop(l) => {
-            l.inits.iter().for_each(|&a| read(a));
-            l.body.0.iter().for_each(|s| operands(f, s, read));
         }
     }
 }

@@ -227,11 +227,11 @@ struct Lower<'a, B: SimdBuilder> {
     /// Which texture operations to sample in the code (asked), and which are (done).
     tex_paths: TexPaths,
     tex_done: TexPaths,
-    /// Per texture, sampler, RECT-ness, sample or not (fetch, size query), and path: the
-    /// first operation sampled with them, whose descriptor every later one reads too (the
-    /// runtime writes the same descriptor for all: it follows from these alone), so that a
-    /// step loads each once.
-    tex_descs: HashMap<(u32, Option<u32>, bool, bool, super::abi::TexPath), usize>,
+    /// Per descriptor group ([`desc_group`](super::abi::desc_group)) and path: the first
+    /// operation sampled with them, whose descriptor every later one reads too (the runtime
+    /// writes the same descriptor for all: it follows from these alone), so that a step loads
+    /// each once.
+    tex_descs: HashMap<(super::abi::DescGroup, super::abi::TexPath), usize>,
     /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor, in
     /// scopes that follow the structured control flow: a value made before an `If` or a loop
     /// serves inside it; one made inside is dropped when it ends (it would not dominate).

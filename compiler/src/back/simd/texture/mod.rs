@@ -3,16 +3,19 @@
 //! ([`vector_texture`]); through the host's callback otherwise.
 //!
 //! The code samples a 2D or RECT texture exactly as the runtime's sampler does
-//! (`texture::sample`): nearest or bilinear, repeat, clamp to edge or mirrored repeat per
-//! axis ([`TexDesc`] has the arithmetic), f32 or RGBA8 texels, level 0 alone or a level per
-//! lane chosen by the level of detail (explicit, from gradients, or from the quad's
-//! differences, with the sampler's bias and clamps), nearest or interpolated between two
-//! levels. Every texel address comes from indices clamped into their level and every level
-//! from one clamped into the level table, so no coordinate reads outside the texture.
+//! (`texture::sample`): coordinates projected (TXP) and offset as it does, nearest or
+//! bilinear, repeat, clamp to edge or mirrored repeat per axis ([`TexDesc`] has the
+//! arithmetic), f32 or RGBA8 texels, level 0 alone or a level per lane chosen by the level of
+//! detail (`lod.rs`: explicit, from gradients, or from the quad's differences, with the
+//! sampler's bias and clamps), nearest or interpolated between two levels, and for SHADOW2D
+//! and SHADOWRECT each texel compared with the reference before filtering. It also fetches
+//! texels (TXF) and answers size queries (TXQ) of one-level textures. Every texel address
+//! comes from indices clamped into their level and every level from one clamped into the
+//! level table, so no coordinate reads outside the texture.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
-    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex,
+    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex, desc_group,
     vector_texture,
 };
 use crate::back::nan::Class;
@@ -81,6 +84,9 @@ struct Coords {
     reference: bool,
 }
 
+/// A lookup's (s, t) and, for a shadow lookup, its reference ([`Lower::coordinates`]).
+type Coordinates<V> = ([V; 2], Option<V>);
+
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
 #[derive(Clone, Copy)]
 struct Lod<'a> {
@@ -119,12 +125,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         } else {
             TexPath::Call
         };
-        let rect = matches!(
-            op.target,
-            crate::tgsi::TextureTarget::Rect | crate::tgsi::TextureTarget::ShadowRect
-        );
-        let kind = op.kind;
-        let key = (op.unit, op.sampler, rect, kind != ir::TexKind::Sample, path);
+        let (rect, kind) = (op.target.is_rect(), op.kind);
+        let key = (desc_group(&op), path);
         let (level, first) = (op.level, op.layout().level);
         let coords = Coords {
             projective: op.projective,
@@ -271,11 +273,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
         let d = self.desc_vals(slot, rect, v)?;
-        let s = self.coordinates(d, args, coords)?;
+        let (s, r) = self.coordinates(d, args, coords)?;
         let Some(m) = d.mip else {
-            return self.filter(d, s, v.linear, v);
+            return self.filter(d, s, r, v.linear, v);
         };
-        let lod = self.level_of_detail(d, m, [s[0], s[1]], rect, lod)?;
+        let lod = self.level_of_detail(d, m, s, rect, lod)?;
         let zero = self.fconst(0.0)?;
         // NaN magnifies.
         let minify = self.b.fcmp(FCmp::Gt, lod, zero)?;
@@ -291,14 +293,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
         };
         let minified = match v.mip {
-            TexMip::Level0 | TexMip::Single => self.filter(d, s, v.linear, v)?,
+            TexMip::Level0 | TexMip::Single => self.filter(d, s, r, v.linear, v)?,
             TexMip::Nearest => {
                 let half = self.fconst(0.5)?;
                 let x = self.b.fbin(FBin::Add, lod, half)?;
                 let k = self.floor_to_int(x)?;
                 let k = level(self, k)?;
                 let l = self.level_vals(d, m, k, rect)?;
-                self.filter(l, s, v.linear, v)?
+                self.filter(l, s, r, v.linear, v)?
             }
             TexMip::Linear => {
                 let (fl, k) = self.floor_split(lod)?;
@@ -308,8 +310,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let k1 = level(self, k1)?;
                 let l0 = self.level_vals(d, m, k0, rect)?;
                 let l1 = self.level_vals(d, m, k1, rect)?;
-                let v0 = self.filter(l0, s, v.linear, v)?;
-                let v1 = self.filter(l1, s, v.linear, v)?;
+                let v0 = self.filter(l0, s, r, v.linear, v)?;
+                let v1 = self.filter(l1, s, r, v.linear, v)?;
                 // The last level (or level 0 when magnified) alone, not interpolated with
                 // itself (infinite texels would give NaN).
                 let same = self.b.icmp(ICmp::Eq, k0, k1)?;
@@ -325,7 +327,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         if one_filter {
             return Ok(minified);
         }
-        let magnified = self.filter(d, s, v.mag_linear, v)?;
+        let magnified = self.filter(d, s, r, v.mag_linear, v)?;
         minified
             .into_iter()
             .zip(magnified)
@@ -333,12 +335,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// The (s, t) a lookup samples at, and a shadow lookup's reference r (else a placeholder),
-    /// as the sampler computes them: divided by q for TXP
+    /// The (s, t) a lookup samples at, and a shadow lookup's reference r, as the sampler
+    /// computes them: divided by q for TXP
     /// (DAZ/FTZ division, as the sampler's `numerics::div` of flushed coordinates), then moved
     /// by the texel offset, which is added as is to RECT's texel coordinates and as
     /// `offset / side` (of level 0) to normalized ones.
-    fn coordinates(&mut self, d: DescVals<B>, args: &[ir::Value], c: Coords) -> R<[B::V; 3]> {
+    fn coordinates(
+        &mut self,
+        d: DescVals<B>,
+        args: &[ir::Value],
+        c: Coords,
+    ) -> R<Coordinates<B::V>> {
         let axes = if c.reference { 3 } else { 2 };
         let mut s = [
             self.float_operand(args[0])?,
@@ -368,7 +375,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 *x = self.b.fbin(FBin::Add, *x, o)?;
             }
         }
-        Ok(s)
+        Ok(([s[0], s[1]], c.reference.then_some(s[2])))
     }
 
     /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel at integer
@@ -434,8 +441,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok(vec![w, h, zero, one])
     }
 
-    /// The texel at (x, y) of `d`; for a shadow lookup, its red compared with the reference
-    /// `r` as (v, v, v, 1), v 1.0 where the comparison passes and 0.0 where it fails (texels
+    /// The texel at (x, y) of `d`; for a shadow lookup (`r` its reference), its red compared
+    /// with `r` as (v, v, v, 1), v 1.0 where the comparison passes and 0.0 where it fails (texels
     /// are stored flushed, so the comparison reads them as the sampler's DAZ one does).
     fn compared_texel(
         &mut self,
@@ -443,10 +450,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         x: B::V,
         y: B::V,
         v: VectorTex,
-        r: B::V,
+        r: Option<B::V>,
     ) -> R<[B::V; 4]> {
         let t = self.texel(d, x, y, v.format)?;
-        let Some(cmp) = v.compare else {
+        let (Some(cmp), Some(r)) = (v.compare, r) else {
             return Ok(t);
         };
         let (one, zero) = (self.fconst(1.0)?, self.fconst(0.0)?);
@@ -465,18 +472,25 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Level `d` sampled at `s` with one filter (`linear` or nearest).
-    fn filter(&mut self, d: DescVals<B>, s: [B::V; 3], linear: bool, v: VectorTex) -> R<Vec<B::V>> {
+    fn filter(
+        &mut self,
+        d: DescVals<B>,
+        s: [B::V; 2],
+        r: Option<B::V>,
+        linear: bool,
+        v: VectorTex,
+    ) -> R<Vec<B::V>> {
         if !linear {
             let x = self.nearest(s[0], d.axes[0], v.wrap[0])?;
             let y = self.nearest(s[1], d.axes[1], v.wrap[1])?;
-            return Ok(self.compared_texel(d, x, y, v, s[2])?.to_vec());
+            return Ok(self.compared_texel(d, x, y, v, r)?.to_vec());
         }
         let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0])?;
         let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1])?;
-        let t00 = self.compared_texel(d, x0, y0, v, s[2])?;
-        let t10 = self.compared_texel(d, x1, y0, v, s[2])?;
-        let t01 = self.compared_texel(d, x0, y1, v, s[2])?;
-        let t11 = self.compared_texel(d, x1, y1, v, s[2])?;
+        let t00 = self.compared_texel(d, x0, y0, v, r)?;
+        let t10 = self.compared_texel(d, x1, y0, v, r)?;
+        let t01 = self.compared_texel(d, x0, y1, v, r)?;
+        let t11 = self.compared_texel(d, x1, y1, v, r)?;
         (0..4)
             .map(|c| {
                 let top = self.lerp(wx, t00[c], t10[c])?;
