@@ -764,8 +764,9 @@ fn tex_paths<'a>(
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
 /// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
-/// repeating or mirrored axes have power-of-two sides on every level it may read, or a 2D or
-/// RECT fetch or size query of a texture of one level. Level 0 alone when the level of
+/// repeating or mirrored axes have power-of-two sides on every level it may read, a CUBE or
+/// SHADOWCUBE sample of a texture with six faces (layers) on every level it may read, or a 2D
+/// or RECT fetch or size query of a texture of one level. Level 0 alone when the level of
 /// detail does not matter (and for fetches and queries); otherwise the levels in one buffer
 /// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
 /// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
@@ -810,9 +811,14 @@ fn tex_desc(
         &tex.levels[..]
     };
     let level = tex.base();
-    // RECT clamps whatever the sampler says; repeat and mirror need a power-of-two side.
+    let cube = op.target.is_cube();
+    if cube && levels.iter().any(|l| l.depth < 6) {
+        return None;
+    }
+    // RECT and cube faces clamp whatever the sampler says; repeat and mirror need a
+    // power-of-two side.
     let mut wrap = [TexWrap::Clamp; 2];
-    if !op.target.is_rect() && !fetch {
+    if !op.target.is_rect() && !fetch && !cube {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());

@@ -288,6 +288,70 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     }
 }
 
+/// CUBE and SHADOWCUBE lookups the generated code samples itself (level 0, nearest or
+/// bilinear, projected or not, RGBA8 or f32 with NaN and infinite texels, each compare
+/// function): directions of extreme components (NaN, infinities, denormals, −0, ties between
+/// axes) pick the interpreter's face and texels, whatever wraps the sampler asks for (faces
+/// clamp, and 2D lookups of the same unit and sampler still wrap); a texture of fewer than six
+/// layers goes through the callback.
+#[test]
+fn vector_cube_lookups_at_extreme_directions() {
+    let mut floats: Vec<f32> = (0..4 * 4 * 6 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
+    floats[5] = f32::NAN;
+    floats[40] = f32::INFINITY;
+    floats[301] = f32::NEG_INFINITY;
+    let float_cube = Texture::from_rgba32f(4, 4, 6, &floats).unwrap();
+    for (t, (tex, vector)) in [
+        (texture(8, 8, 6), true),
+        (texture(4, 2, 7), true),
+        (float_cube, true),
+        (texture(8, 8, 1), false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut tex = tex;
+        tex.levels.truncate(1);
+        for (f, filter) in [Filter::Nearest, Filter::Linear].into_iter().enumerate() {
+            let bind = Bindings {
+                textures: vec![Some(tex.clone())],
+                samplers: vec![Sampler {
+                    min: filter,
+                    mag: filter,
+                    wrap: [[Wrap::Mirror, Wrap::Repeat][f], Wrap::Repeat, Wrap::Repeat],
+                    compare: Some(COMPARES[(2 * t + f) % COMPARES.len()]),
+                    ..Sampler::default()
+                }],
+                ..Bindings::default()
+            };
+            for target in ["CUBE", "SHADOWCUBE"] {
+                lookups_give_the_interpreters_results(
+                    &format!(
+                        "VERT\nDCL IN[0..1]\nDCL OUT[0..3], GENERIC[0]\nDCL SAMP[0]\n\
+                         TEX OUT[0], IN[0], SAMP[0], {target}\n\
+                         TEX OUT[1], IN[1].yxzw, SAMP[0], {target}\n\
+                         TEX OUT[2], IN[1].zzxw, SAMP[0], {target}\n\
+                         TXP OUT[3], IN[0], SAMP[0], {target}\nEND\n"
+                    ),
+                    &bind,
+                    vector,
+                );
+            }
+            if vector {
+                // 2D, cube and shadow cube lookups of one unit and sampler each read their
+                // own descriptor and wrap as their target says.
+                lookups_give_the_interpreters_results(
+                    "VERT\nDCL IN[0..1]\nDCL OUT[0..2], GENERIC[0]\nDCL SAMP[0]\n\
+                     TEX OUT[0], IN[1], SAMP[0], 2D\nTEX OUT[1], IN[1], SAMP[0], CUBE\n\
+                     TEX OUT[2], IN[1], SAMP[0], SHADOWCUBE\nEND\n",
+                    &bind,
+                    true,
+                );
+            }
+        }
+    }
+}
+
 /// Texel fetches (TXF) and size queries (TXQ) of a texture of one level, RGBA8 or f32 with NaN
 /// and infinite texels, 2D and RECT, are answered in the code: coordinates inside, outside and
 /// negative, offsets, levels 0 and others, and the raw bits of floats as coordinates give the
@@ -375,6 +439,20 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         "MOV TEMP[0].xy, IMM[0].xyyy\nADD TEMP[1].x, IMM[0].wwww, -IMM[0].wwww\n\
          RCP TEMP[0].w, TEMP[1].xxxx\nTXB OUT[0], TEMP[0], SAMP[0], 2D",
     ];
+    // Cube lookups, on a cube map's levels: directions whose x and y cross 0 and whose z stays
+    // small, so that neighbouring fragments look at different faces (which the level of
+    // detail's differences of face coordinates see).
+    let to_cube = "MUL TEMP[0].z, TEMP[0].zzzz, IMM[0].xxxx\nADD TEMP[0].xy, TEMP[0], IMM[0].wwww";
+    let cube_lookups = [
+        "TEX OUT[0], TEMP[0], SAMP[0], CUBE",
+        "TXB OUT[0], TEMP[0], SAMP[0], CUBE",
+        "TXL OUT[0], TEMP[0], SAMP[0], CUBE",
+        "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], CUBE",
+        "TXP OUT[0], TEMP[0], SAMP[0], CUBE",
+        "TEX OUT[0], TEMP[0], SAMP[0], SHADOWCUBE",
+        "TXB OUT[0], TEMP[0], SAMP[0], SHADOWCUBE",
+    ]
+    .map(|l| format!("{to_cube}\n{l}"));
     use Wrap::{Clamp, Mirror, Repeat};
     let samplers = [
         (
@@ -417,7 +495,13 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         threads: 1,
         ..Default::default()
     };
-    for (t, tex) in [texture(32, 16, 1), float_texture].into_iter().enumerate() {
+    let textures = [texture(32, 16, 1), float_texture, texture(16, 16, 6)];
+    for (t, tex) in textures.into_iter().enumerate() {
+        let lookups: Vec<&str> = if t == 2 {
+            cube_lookups.iter().map(String::as_str).collect()
+        } else {
+            lookups.to_vec()
+        };
         for (k, &(min, mag, mip, wrap, lod_bias)) in samplers.iter().enumerate() {
             let bind = Bindings {
                 textures: vec![Some(tex.clone())],
@@ -440,7 +524,7 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
                 &bind,
                 true,
             );
-            for lookup in lookups {
+            for &lookup in &lookups {
                 // s and t grow with the square of x and y (a level of detail rising across
                 // the image), w is a bias or level from −2 to 6, the gradients vary.
                 let text = format!(

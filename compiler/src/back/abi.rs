@@ -164,13 +164,18 @@ pub struct JitArgs {
 /// nearest texel does, and the weight of the second is the fraction. Repeat and mirror are
 /// exact for a power-of-two side; every index stays inside its level whatever the side.
 ///
+/// A cube lookup picks a face per lane from its direction as the sampler's `cube_face` does,
+/// samples the face at the face's (s, t) clamped to its edges, and finds face `f` of a level
+/// `f · height` rows below the level's first texel: the texels hold every level's six faces
+/// (at least six layers), one after the other.
+///
 /// The fields up to `height` describe level 0. A lookup whose level of detail matters
 /// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
 /// clamps, and whether lanes form quads.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
-    /// The texels, level 0 first, each level row after row: RGBA f32 words, every component
+    /// The texels, level 0 first, each level row after row and layer after layer: RGBA f32 words, every component
     /// canonical (no denormal, no NaN but the canonical one), for [`TexFormat::F32`]; one word
     /// of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
     pub texels: *const core::ffi::c_void,
@@ -495,8 +500,9 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
 /// projective (TXP) or with a texel offset, its level of detail of any kind, a SHADOW2D or
-/// SHADOWRECT sample that compares the coordinates' z, or a texel fetch (TXF) or size query
-/// (TXQ) of a 2D or RECT texture.
+/// SHADOWRECT sample that compares the coordinates' z, a CUBE sample or a SHADOWCUBE one that
+/// compares the coordinates' w (projective or not, without offsets, which cube maps do not
+/// take), or a texel fetch (TXF) or size query (TXQ) of a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
     match op.target {
@@ -505,22 +511,24 @@ pub fn vector_texture(op: &TexOp) -> bool {
         }
         // The reference in the coordinates' z (not a source of its own).
         T::Shadow2D | T::ShadowRect => op.kind == TexKind::Sample && !op.compare,
+        T::Cube | T::ShadowCube => op.kind == TexKind::Sample && !op.compare && op.offsets == 0,
         _ => false,
     }
 }
 
 /// A descriptor group ([`desc_group`]): unit, sampler, RECT-ness, and 0 for fetches and size
-/// queries, 1 for samples, 2 for shadow samples.
+/// queries, 1 for samples, 2 for shadow samples, 3 for cube samples, 4 for shadow cube
+/// samples.
 pub type DescGroup = (u32, Option<u32>, bool, u8);
 
 /// Which descriptor a texture operation the code samples ([`vector_texture`]) reads: its
-/// unit, sampler, RECT-ness and whether it samples, samples with a shadow comparison, or
-/// fetches or queries. Operations of one group read one descriptor, which the runtime writes
-/// at the group's first and the generated code loads from there, so both group by this.
+/// unit, sampler, RECT-ness and whether it samples (a cube or not, with a shadow comparison or
+/// not), or fetches or queries. Operations of one group read one descriptor, which the
+/// runtime writes at the group's first and the generated code loads from there, so both group
+/// by this.
 pub fn desc_group(op: &TexOp) -> DescGroup {
     let kind = match op.kind {
-        TexKind::Sample if op.target.is_shadow() => 2,
-        TexKind::Sample => 1,
+        TexKind::Sample => 1 + op.target.is_shadow() as u8 + 2 * op.target.is_cube() as u8,
         _ => 0,
     };
     (op.unit, op.sampler, op.target.is_rect(), kind)

@@ -238,6 +238,17 @@ impl TextureTarget {
         matches!(self, TextureTarget::Rect | TextureTarget::ShadowRect)
     }
 
+    /// Whether the target is a cube map or an array of them.
+    pub fn is_cube(self) -> bool {
+        matches!(
+            self,
+            TextureTarget::Cube
+                | TextureTarget::ShadowCube
+                | TextureTarget::CubeArray
+                | TextureTarget::ShadowCubeArray
+        )
+    }
+
     /// Whether the target compares against a reference value (shadow sampling).
     pub fn is_shadow(self) -> bool {
         matches!(

@@ -2,7 +2,7 @@
 //!
 //! Generated code addresses texels from one base pointer with 32-bit indices, so a lookup
 //! whose level differs from lane to lane needs every level in one allocation, as llvmpipe
-//! keeps them. [`Texture::mip_chain`] makes that copy of the levels' first layers once and
+//! keeps them. [`Texture::mip_chain`] makes that copy of the levels once and
 //! keeps it while the levels stay the same (each level's texels carry an identity that changes
 //! whenever they do).
 
@@ -31,7 +31,8 @@ pub enum ChainTexels {
     F32(Vec<[f32; 4]>),
 }
 
-/// Every level's first layer (row-major), level 0 first, in one buffer.
+/// Every level (row-major, layer after layer: a cube map's six faces), level 0 first, in one
+/// buffer.
 #[derive(Debug)]
 pub struct MipChain {
     /// The identities of the levels it was made from, and whether it holds RGBA8 words.
@@ -49,15 +50,15 @@ impl MipChain {
         let mut offset = 0u32;
         for l in levels {
             words.extend([offset, l.width, l.height]);
-            offset += l.width * l.height;
+            offset += l.width * l.height * l.depth;
         }
-        let layer = |l: &Level| (l.width * l.height) as usize;
+        let texels = |l: &Level| (l.width * l.height * l.depth) as usize;
         let texels = if key.1 {
             ChainTexels::Unorm8(
                 levels
                     .iter()
                     .flat_map(|l| match l.storage() {
-                        Storage::Unorm8(t) => &t[..layer(l)],
+                        Storage::Unorm8(t) => &t[..texels(l)],
                         Storage::F32(_) => unreachable!("an RGBA8 chain has RGBA8 levels"),
                     })
                     .copied()
@@ -67,7 +68,7 @@ impl MipChain {
             ChainTexels::F32(
                 levels
                     .iter()
-                    .flat_map(|l| &l.f32_texels()[..layer(l)])
+                    .flat_map(|l| &l.f32_texels()[..texels(l)])
                     .copied()
                     .collect(),
             )
@@ -122,7 +123,7 @@ impl std::fmt::Debug for ChainCache {
 }
 
 impl Texture {
-    /// Every level's first layer in one buffer ([`MipChain`]), RGBA8 words when `unorm8` and
+    /// Every level, all its layers, in one buffer ([`MipChain`]), RGBA8 words when `unorm8` and
     /// every level stores them, f32 otherwise. Made once and kept while the levels are the
     /// same ones with the same texels.
     pub fn mip_chain(&self, unorm8: bool) -> Arc<MipChain> {

@@ -8,10 +8,12 @@
 //! arithmetic), f32 or RGBA8 texels, level 0 alone or a level per lane chosen by the level of
 //! detail (`lod.rs`: explicit, from gradients, or from the quad's differences, with the
 //! sampler's bias and clamps), nearest or interpolated between two levels, and for SHADOW2D
-//! and SHADOWRECT each texel compared with the reference before filtering. It also fetches
-//! texels (TXF) and answers size queries (TXQ) of one-level textures. Every texel address
-//! comes from indices clamped into their level and every level from one clamped into the
-//! level table, so no coordinate reads outside the texture.
+//! and SHADOWRECT each texel compared with the reference before filtering. A CUBE lookup
+//! samples the face its direction picks ([`Lower::cube_face`]) in the same way, clamped to the
+//! face's edges. It also fetches texels (TXF) and answers size queries (TXQ) of one-level
+//! textures (`fetch.rs`). Every texel address comes from indices clamped into their level (a face inside
+//! the six a cube map's levels hold) and every level from one clamped into the level table,
+//! so no coordinate reads outside the texture.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
@@ -22,6 +24,7 @@ use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
 use std::mem::{offset_of, size_of};
 
+mod fetch;
 mod lod;
 
 /// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
@@ -80,12 +83,23 @@ struct Coords {
     projective: bool,
     /// The first of the texel offset's arguments, if it has one.
     offset: Option<usize>,
-    /// Whether the coordinates' z is a shadow reference, adjusted as s and t are.
+    /// Whether the lookup compares with a shadow reference: the coordinates' z, adjusted as s
+    /// and t are, or a cube lookup's w, as it is.
     reference: bool,
+    /// Whether (x, y, z) is a cube map's direction (projected, never offset).
+    cube: bool,
 }
 
-/// A lookup's (s, t) and, for a shadow lookup, its reference ([`Lower::coordinates`]).
-type Coordinates<V> = ([V; 2], Option<V>);
+/// Where a lookup samples ([`Lower::coordinates`]).
+#[derive(Clone, Copy)]
+struct Coordinates<V> {
+    /// (s, t): of the texture, or of the cube face.
+    st: [V; 2],
+    /// A shadow lookup's reference.
+    reference: Option<V>,
+    /// A cube lookup's face (I32, 0 to 5).
+    face: Option<V>,
+}
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
 #[derive(Clone, Copy)]
@@ -132,6 +146,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             projective: op.projective,
             offset: op.layout().offset,
             reference: op.target.is_shadow(),
+            cube: op.target.is_cube(),
         };
         self.textures.push(TextureCall {
             op,
@@ -273,11 +288,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
         let d = self.desc_vals(slot, rect, v)?;
-        let (s, r) = self.coordinates(d, args, coords)?;
+        let c = self.coordinates(d, args, coords)?;
         let Some(m) = d.mip else {
-            return self.filter(d, s, r, v.linear, v);
+            return self.filter(d, c, v.linear, v);
         };
-        let lod = self.level_of_detail(d, m, s, rect, lod)?;
+        let lod = self.level_of_detail(d, m, c.st, rect, lod)?;
         let zero = self.fconst(0.0)?;
         // NaN magnifies.
         let minify = self.b.fcmp(FCmp::Gt, lod, zero)?;
@@ -293,14 +308,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
         };
         let minified = match v.mip {
-            TexMip::Level0 | TexMip::Single => self.filter(d, s, r, v.linear, v)?,
+            TexMip::Level0 | TexMip::Single => self.filter(d, c, v.linear, v)?,
             TexMip::Nearest => {
                 let half = self.fconst(0.5)?;
                 let x = self.b.fbin(FBin::Add, lod, half)?;
                 let k = self.floor_to_int(x)?;
                 let k = level(self, k)?;
                 let l = self.level_vals(d, m, k, rect)?;
-                self.filter(l, s, r, v.linear, v)?
+                self.filter(l, c, v.linear, v)?
             }
             TexMip::Linear => {
                 let (fl, k) = self.floor_split(lod)?;
@@ -310,8 +325,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let k1 = level(self, k1)?;
                 let l0 = self.level_vals(d, m, k0, rect)?;
                 let l1 = self.level_vals(d, m, k1, rect)?;
-                let v0 = self.filter(l0, s, r, v.linear, v)?;
-                let v1 = self.filter(l1, s, r, v.linear, v)?;
+                let v0 = self.filter(l0, c, v.linear, v)?;
+                let v1 = self.filter(l1, c, v.linear, v)?;
                 // The last level (or level 0 when magnified) alone, not interpolated with
                 // itself (infinite texels would give NaN).
                 let same = self.b.icmp(ICmp::Eq, k0, k1)?;
@@ -327,7 +342,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         if one_filter {
             return Ok(minified);
         }
-        let magnified = self.filter(d, s, r, v.mag_linear, v)?;
+        let magnified = self.filter(d, c, v.mag_linear, v)?;
         minified
             .into_iter()
             .zip(magnified)
@@ -335,24 +350,25 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// The (s, t) a lookup samples at, and a shadow lookup's reference r, as the sampler
-    /// computes them: divided by q for TXP
-    /// (DAZ/FTZ division, as the sampler's `numerics::div` of flushed coordinates), then moved
-    /// by the texel offset, which is added as is to RECT's texel coordinates and as
-    /// `offset / side` (of level 0) to normalized ones.
+    /// The (s, t) a lookup samples at, a shadow lookup's reference r (a cube lookup's w, as
+    /// it is) and a cube lookup's face, as the sampler computes them: divided by q for TXP (DAZ/FTZ division, as the
+    /// sampler's `numerics::div` of flushed coordinates), then moved by the texel offset,
+    /// which is added as is to RECT's texel coordinates and as `offset / side` (of level 0) to
+    /// normalized ones; a cube's direction then picks the face and its (s, t)
+    /// ([`Self::cube_face`]).
     fn coordinates(
         &mut self,
         d: DescVals<B>,
         args: &[ir::Value],
         c: Coords,
     ) -> R<Coordinates<B::V>> {
-        let axes = if c.reference { 3 } else { 2 };
+        let axes = if c.reference || c.cube { 3 } else { 2 };
         let mut s = [
             self.float_operand(args[0])?,
             self.float_operand(args[1])?,
             d.width,
         ];
-        if c.reference {
+        if axes == 3 {
             s[2] = self.float_operand(args[2])?;
         }
         if c.projective {
@@ -375,70 +391,82 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 *x = self.b.fbin(FBin::Add, *x, o)?;
             }
         }
-        Ok(([s[0], s[1]], c.reference.then_some(s[2])))
-    }
-
-    /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel at integer
-    /// coordinates (plus the offset, wrapping), zero where they or the level fall outside
-    /// the texture. The runtime fetches in the code only from textures of one level (a
-    /// level other than 0 reads zero).
-    fn fetch(
-        &mut self,
-        slot: usize,
-        rect: bool,
-        v: VectorTex,
-        args: &[ir::Value],
-        offset: Option<usize>,
-        lod: Lod<'_>,
-    ) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v)?;
-        let mut inside = match lod.level {
-            ir::Level::Zero => self.mask_const(true)?,
-            _ => {
-                let level = self.get(lod.args[0])?;
-                let level = self.b.cast(level, Kind::I32)?;
-                let zero = self.iconst(0)?;
-                self.b.icmp(ICmp::Eq, level, zero)?
-            }
-        };
-        let mut at = [d.width; 2];
-        for (k, c) in at.iter_mut().enumerate() {
-            let x = self.get(args[k])?;
-            let mut x = self.b.cast(x, Kind::I32)?;
-            if let Some(first) = offset {
-                let o = self.get(args[first + k])?;
-                let o = self.b.cast(o, Kind::I32)?;
-                x = self.b.ibin(IBin::Add, x, o)?;
-            }
-            // Unsigned, so that a negative coordinate is past the side too.
-            let ok = self.b.icmp(ICmp::ULt, x, d.axes[k].side)?;
-            inside = self.b.ibin(IBin::And, inside, ok)?;
-            *c = x;
+        if c.cube {
+            let reference = match c.reference {
+                true => Some(self.float_operand(args[3])?),
+                false => None,
+            };
+            let (face, st) = self.cube_face(s)?;
+            return Ok(Coordinates {
+                st,
+                reference,
+                face: Some(face),
+            });
         }
-        let zero = self.iconst(0)?;
-        let x = self.b.select(inside, at[0], zero)?;
-        let y = self.b.select(inside, at[1], zero)?;
-        let texel = self.texel(d, x, y, v.format)?;
-        let zero = self.fconst(0.0)?;
-        texel
-            .into_iter()
-            .map(|t| self.b.select(inside, t, zero))
-            .collect()
+        Ok(Coordinates {
+            st: [s[0], s[1]],
+            reference: c.reference.then_some(s[2]),
+            face: None,
+        })
     }
 
-    /// A size query as the sampler answers it for a 2D or RECT texture of one level (the
-    /// only ones the runtime answers in the code): (width, height, 0, 1) at level 0, (0, 0,
-    /// 0, 1) at any other.
-    fn size(&mut self, slot: usize, rect: bool, v: VectorTex, lod: Lod<'_>) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v)?;
-        let level = self.get(lod.args[0])?;
-        let level = self.b.cast(level, Kind::I32)?;
-        let zero = self.iconst(0)?;
-        let level0 = self.b.icmp(ICmp::Eq, level, zero)?;
-        let w = self.b.select(level0, d.axes[0].side, zero)?;
-        let h = self.b.select(level0, d.axes[1].side, zero)?;
-        let one = self.iconst(1)?;
-        Ok(vec![w, h, zero, one])
+    /// The face a cube lookup's direction (x, y, z) points at, and the (s, t) on it, as the
+    /// sampler's `cube_face` (the GL specification's table): the axis of the largest
+    /// magnitude, x before y before z on ties (NaN loses every comparison, so a NaN direction
+    /// takes face 4 or 5), its sign choosing between two faces; then `(sc/ma + 1) · ½` and
+    /// `(tc/ma + 1) · ½`.
+    fn cube_face(&mut self, [x, y, z]: [B::V; 3]) -> R<(B::V, [B::V; 2])> {
+        let (ax, ay, az) = (
+            self.b.fun(FUn::Abs, x)?,
+            self.b.fun(FUn::Abs, y)?,
+            self.b.fun(FUn::Abs, z)?,
+        );
+        let (nx, ny, nz) = (
+            self.b.fun(FUn::Neg, x)?,
+            self.b.fun(FUn::Neg, y)?,
+            self.b.fun(FUn::Neg, z)?,
+        );
+        let zero = self.fconst(0.0)?;
+        let (px, py, pz) = (
+            self.b.fcmp(FCmp::Ge, x, zero)?,
+            self.b.fcmp(FCmp::Ge, y, zero)?,
+            self.b.fcmp(FCmp::Ge, z, zero)?,
+        );
+        // The x faces (0, 1), else the y faces (2, 3), else the z faces (4, 5).
+        let xy = self.b.fcmp(FCmp::Ge, ax, ay)?;
+        let xz = self.b.fcmp(FCmp::Ge, ax, az)?;
+        let on_x = self.b.ibin(IBin::And, xy, xz)?;
+        let on_y = self.b.fcmp(FCmp::Ge, ay, az)?;
+        let pick = |me: &mut Self, xs: [B::V; 2], ys: [B::V; 2], zs: [B::V; 2]| {
+            let xv = me.b.select(px, xs[0], xs[1])?;
+            let yv = me.b.select(py, ys[0], ys[1])?;
+            let zv = me.b.select(pz, zs[0], zs[1])?;
+            let yz = me.b.select(on_y, yv, zv)?;
+            me.b.select(on_x, xv, yz)
+        };
+        let face = |me: &mut Self, k: u32| me.iconst(k);
+        let faces = [0, 1, 2, 3, 4, 5]
+            .into_iter()
+            .map(|k| face(self, k))
+            .collect::<R<Vec<_>>>()?;
+        let face = pick(
+            self,
+            [faces[0], faces[1]],
+            [faces[2], faces[3]],
+            [faces[4], faces[5]],
+        )?;
+        let sc = pick(self, [nz, z], [x, x], [x, nx])?;
+        let tc = pick(self, [ny, ny], [z, nz], [ny, ny])?;
+        let yz = self.b.select(on_y, ay, az)?;
+        let ma = self.b.select(on_x, ax, yz)?;
+        let (one, half) = (self.fconst(1.0)?, self.fconst(0.5)?);
+        let mut st = [sc, tc];
+        for c in &mut st {
+            let q = self.b.fbin(FBin::Div, *c, ma)?;
+            let q = self.b.fbin(FBin::Add, q, one)?;
+            *c = self.b.fbin(FBin::Mul, q, half)?;
+        }
+        Ok((face, st))
     }
 
     /// The texel at (x, y) of `d`; for a shadow lookup (`r` its reference), its red compared
@@ -471,22 +499,33 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok([v, v, v, one])
     }
 
-    /// Level `d` sampled at `s` with one filter (`linear` or nearest).
+    /// Level `d` sampled at `c` with one filter (`linear` or nearest).
     fn filter(
         &mut self,
         d: DescVals<B>,
-        s: [B::V; 2],
-        r: Option<B::V>,
+        c: Coordinates<B::V>,
         linear: bool,
         v: VectorTex,
     ) -> R<Vec<B::V>> {
+        let (s, r) = (c.st, c.reference);
+        // A cube face's rows follow the faces before it.
+        let rows = match c.face {
+            Some(f) => Some(self.b.ibin(IBin::Mul, f, d.axes[1].side)?),
+            None => None,
+        };
+        let row = |me: &mut Self, y: B::V| match rows {
+            Some(r) => me.b.ibin(IBin::Add, y, r),
+            None => Ok(y),
+        };
         if !linear {
             let x = self.nearest(s[0], d.axes[0], v.wrap[0])?;
             let y = self.nearest(s[1], d.axes[1], v.wrap[1])?;
+            let y = row(self, y)?;
             return Ok(self.compared_texel(d, x, y, v, r)?.to_vec());
         }
         let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0])?;
         let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1])?;
+        let (y0, y1) = (row(self, y0)?, row(self, y1)?);
         let t00 = self.compared_texel(d, x0, y0, v, r)?;
         let t10 = self.compared_texel(d, x1, y0, v, r)?;
         let t01 = self.compared_texel(d, x0, y1, v, r)?;
