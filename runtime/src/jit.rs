@@ -766,8 +766,8 @@ fn tex_paths<'a>(
 /// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
 /// repeating or mirrored axes have power-of-two sides on every level it may read, a CUBE or
 /// SHADOWCUBE sample of a texture with six faces (layers) on every level it may read, or a 2D
-/// or RECT fetch or size query of a texture of one level. Level 0 alone when the level of
-/// detail does not matter (and for fetches and queries); otherwise the levels in one buffer
+/// or RECT fetch or size query. Level 0 alone when the level of detail does not matter (and
+/// for fetches and queries of a texture of one level); otherwise the levels in one buffer
 /// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
 /// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
 /// code reads one operation's descriptor for every operation that shares them.
@@ -790,12 +790,12 @@ fn tex_desc(
         .sampler
         .and_then(|s| bind.samplers.get(s as usize).copied())
         .unwrap_or_default();
-    // Fetches and size queries read level 0 alone.
+    // Fetches and size queries of a texture of several levels read the level each lane
+    // names.
     let fetch = op.kind != TexKind::Sample;
-    if fetch && tex.levels.len() > 1 {
-        return None;
-    }
-    let mip = if fetch || !lod_matters(tex, &sampler) {
+    let mip = if fetch && tex.levels.len() > 1 {
+        TexMip::Nearest
+    } else if fetch || !lod_matters(tex, &sampler) {
         TexMip::Level0
     } else {
         match sampler.mip {

@@ -352,10 +352,11 @@ fn vector_cube_lookups_at_extreme_directions() {
     }
 }
 
-/// Texel fetches (TXF) and size queries (TXQ) of a texture of one level, RGBA8 or f32 with NaN
-/// and infinite texels, 2D and RECT, are answered in the code: coordinates inside, outside and
-/// negative, offsets, levels 0 and others, and the raw bits of floats as coordinates give the
-/// interpreter's bits; of a mipmapped texture they go through the callback.
+/// Texel fetches (TXF) and size queries (TXQ) of a texture of one level or of several (its
+/// layers too), RGBA8 or f32 with NaN and infinite texels, 2D and RECT, are answered in the
+/// code: coordinates inside, outside and negative, offsets, levels inside and outside the
+/// texture (negative ones too), and the raw bits of floats as coordinates give the
+/// interpreter's bits.
 #[test]
 fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
@@ -365,14 +366,16 @@ fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
     for (tex, one_level) in [
         (texture(8, 4, 1), true),
         (texture(5, 3, 1), true),
-        (float_texture, true),
+        (float_texture.clone(), true),
         (texture(8, 4, 1), false),
+        (texture(7, 5, 2), false),
+        (float_texture, false),
     ] {
         let mut tex = tex;
         if one_level {
             tex.levels.truncate(1);
         } else {
-            tex.generate_mipmaps(false);
+            tex.generate_mipmaps(true);
             assert!(tex.levels.len() > 1);
         }
         let bind = Bindings {
@@ -394,7 +397,7 @@ fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
                      TXQ OUT[5], TEMP[1], SAMP[0], {target}\nEND\n"
                 ),
                 &bind,
-                one_level,
+                true,
             );
         }
     }

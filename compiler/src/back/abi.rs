@@ -237,7 +237,9 @@ pub enum TexFormat {
     Unorm8,
 }
 
-/// Which levels a lookup samples.
+/// Which levels a lookup samples. A texel fetch or size query reads the level each lane names:
+/// of a texture of one level with `Level0`, of the levels in one buffer (with their table)
+/// with `Nearest`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexMip {
     /// Level 0 with the one filter: the level of detail does not matter.

@@ -1,17 +1,38 @@
 //! Texel fetches (TXF) and size queries (TXQ) in the generated code, as the runtime answers
-//! them (`texture::texel_fetch`, the interpreter's TXQ), for 2D and RECT textures of one
-//! level.
+//! them (`texture::texel_fetch`, the interpreter's TXQ), for 2D and RECT textures: of one
+//! level, or of their levels in one buffer with its level table
+//! ([`TexMip`](crate::back::abi::TexMip) other than `Level0`), where each lane's level
+//! argument picks its level.
 
-use super::Lod;
+use super::{DescVals, Lod};
 use crate::back::abi::VectorTex;
 use crate::back::simd::{IBin, Kind, Lower, R, SimdBuilder};
 use crate::ir::{self, ICmp};
 
 impl<B: SimdBuilder> Lower<'_, B> {
-    /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel at integer
-    /// coordinates (plus the offset, wrapping), zero where they or the level fall outside
-    /// the texture. The runtime fetches in the code only from textures of one level (a
-    /// level other than 0 reads zero).
+    /// The level a fetch or query reads, per lane, and the lanes whose level exists (a
+    /// mask): level 0 for TXF_LZ; otherwise the level argument's integer, which exists from
+    /// 0 to the last level (a lane without one reads level 0, and its results are zeros).
+    fn fetch_level(&mut self, d: DescVals<B>, rect: bool, lod: Lod<'_>) -> R<(DescVals<B>, B::V)> {
+        if lod.level == ir::Level::Zero {
+            return Ok((d, self.mask_const(true)?));
+        }
+        let k = self.get(lod.args[0])?;
+        let k = self.b.cast(k, Kind::I32)?;
+        let zero = self.iconst(0)?;
+        let Some(m) = d.mip else {
+            return Ok((d, self.b.icmp(ICmp::Eq, k, zero)?));
+        };
+        // Unsigned, so that a negative level is past the last too.
+        let last = self.ik(IBin::Add, m.last, 1)?;
+        let exists = self.b.icmp(ICmp::ULt, k, last)?;
+        let k = self.b.select(exists, k, zero)?;
+        Ok((self.level_vals(d, m, k, rect)?, exists))
+    }
+
+    /// A texel fetch as the sampler does it (`texture::texel_fetch`): the texel of the level
+    /// at integer coordinates (plus the offset, wrapping), zero where they or the level fall
+    /// outside the texture.
     pub(super) fn fetch(
         &mut self,
         slot: usize,
@@ -22,15 +43,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
         let d = self.desc_vals(slot, rect, v)?;
-        let mut inside = match lod.level {
-            ir::Level::Zero => self.mask_const(true)?,
-            _ => {
-                let level = self.get(lod.args[0])?;
-                let level = self.b.cast(level, Kind::I32)?;
-                let zero = self.iconst(0)?;
-                self.b.icmp(ICmp::Eq, level, zero)?
-            }
-        };
+        let (d, mut inside) = self.fetch_level(d, rect, lod)?;
         let mut at = [d.width; 2];
         for (k, c) in at.iter_mut().enumerate() {
             let x = self.get(args[k])?;
@@ -56,9 +69,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// A size query as the sampler answers it for a 2D or RECT texture of one level (the
-    /// only ones the runtime answers in the code): (width, height, 0, 1) at level 0, (0, 0,
-    /// 0, 1) at any other.
+    /// A size query as the sampler answers it for a 2D or RECT texture: (width, height, 0,
+    /// levels) of the level the argument names, (0, 0, 0, levels) where it names none.
     pub(super) fn size(
         &mut self,
         slot: usize,
@@ -67,13 +79,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
         let d = self.desc_vals(slot, rect, v)?;
-        let level = self.get(lod.args[0])?;
-        let level = self.b.cast(level, Kind::I32)?;
+        let (l, exists) = self.fetch_level(d, rect, lod)?;
         let zero = self.iconst(0)?;
-        let level0 = self.b.icmp(ICmp::Eq, level, zero)?;
-        let w = self.b.select(level0, d.axes[0].side, zero)?;
-        let h = self.b.select(level0, d.axes[1].side, zero)?;
-        let one = self.iconst(1)?;
-        Ok(vec![w, h, zero, one])
+        let w = self.b.select(exists, l.axes[0].side, zero)?;
+        let h = self.b.select(exists, l.axes[1].side, zero)?;
+        let levels = match d.mip {
+            Some(m) => self.ik(IBin::Add, m.last, 1)?,
+            None => self.iconst(1)?,
+        };
+        Ok(vec![w, h, zero, levels])
     }
 }

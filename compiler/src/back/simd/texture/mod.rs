@@ -10,10 +10,10 @@
 //! sampler's bias and clamps), nearest or interpolated between two levels, and for SHADOW2D
 //! and SHADOWRECT each texel compared with the reference before filtering. A CUBE lookup
 //! samples the face its direction picks ([`Lower::cube_face`]) in the same way, clamped to the
-//! face's edges. It also fetches texels (TXF) and answers size queries (TXQ) of one-level
-//! textures (`fetch.rs`). Every texel address comes from indices clamped into their level (a face inside
-//! the six a cube map's levels hold) and every level from one clamped into the level table,
-//! so no coordinate reads outside the texture.
+//! face's edges. It also fetches texels (TXF) and answers size queries (TXQ) of 2D and RECT
+//! textures, of any level (`fetch.rs`). Every texel address comes from indices clamped into
+//! their level (a face inside the six a cube map's levels hold) and every level from one
+//! clamped into the level table, so no coordinate reads outside the texture.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
