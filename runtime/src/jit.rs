@@ -36,6 +36,7 @@ use tgsic::back::abi::{
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexKind, TexOp};
 use tgsic::opt::{OptLevel, optimize};
+use tgsic::tgsi::TextureTarget;
 use thiserror::Error;
 
 const _: () = assert!(
@@ -748,7 +749,7 @@ fn tex_paths<'a>(
     descs: &mut TexDescs,
 ) -> TexPaths {
     if descs.0.len() != groups.ops {
-        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, ZEROS.len(), 0, 0);
+        let empty = TexDesc::new(ZEROS.as_ptr() as *const c_void, ZEROS.len(), [0; 3]);
         descs.0.resize(groups.ops, empty);
     }
     descs.1.clear();
@@ -764,9 +765,10 @@ fn tex_paths<'a>(
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
 /// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
-/// repeating or mirrored axes have power-of-two sides on every level it may read, a CUBE or
-/// SHADOWCUBE sample of a texture with six faces (layers) on every level it may read, or a 2D
-/// or RECT fetch or size query. Level 0 alone when the level of detail does not matter (and
+/// repeating or mirrored axes have power-of-two sides on every level it may read (of a
+/// 2D_ARRAY or SHADOW2D_ARRAY sample, layers as many as level 0's on those levels too), a
+/// CUBE or SHADOWCUBE sample of a texture with six faces (layers) on every level it may read,
+/// or a 2D or RECT fetch or size query. Level 0 alone when the level of detail does not matter (and
 /// for fetches and queries of a texture of one level); otherwise the levels in one buffer
 /// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
 /// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
@@ -815,6 +817,14 @@ fn tex_desc(
     if cube && levels.iter().any(|l| l.depth < 6) {
         return None;
     }
+    // An array's layer is clamped to level 0's: every level read must have as many.
+    let array = matches!(
+        op.target,
+        TextureTarget::Array2D | TextureTarget::Shadow2DArray
+    );
+    if array && levels.iter().any(|l| l.depth != level.depth) {
+        return None;
+    }
     // RECT and cube faces clamp whatever the sampler says; repeat and mirror need a
     // power-of-two side.
     let mut wrap = [TexWrap::Clamp; 2];
@@ -856,8 +866,8 @@ fn tex_desc(
             (chain.as_ptr(), words, format, chain.level_words())
         };
     let lod = [sampler.lod_bias, sampler.min_lod, sampler.max_lod];
-    let desc =
-        TexDesc::new(texels, words, level.width, level.height).with_levels(levels, lod, quads);
+    let desc = TexDesc::new(texels, words, [level.width, level.height, level.depth])
+        .with_levels(levels, lod, quads);
     let path = TexPath::Vector(VectorTex {
         format,
         linear: sampler.min == Filter::Linear,

@@ -217,10 +217,12 @@ const COMPARES: [Compare; 8] = [
     Compare::Always,
 ];
 
-/// Lookups the generated code samples itself (level 0 of a 2D or RECT texture, nearest or
-/// bilinear, each axis repeat, clamp or mirror over a power-of-two side, or clamp over any;
-/// projected or not, with a texel offset or not; SHADOW2D and SHADOWRECT with each compare
-/// function, their reference z projected and offset too):
+/// Lookups the generated code samples itself (level 0 of a 2D or RECT texture or a 2D array,
+/// of one layer or several, nearest or bilinear, each axis repeat, clamp or mirror over a
+/// power-of-two side, or clamp over any; projected or not, with a texel offset or not;
+/// SHADOW2D and SHADOWRECT with each compare function, their reference z projected and offset
+/// too (by the offset's z over the texture's depth), SHADOW2D_ARRAY's w as it is; an array's
+/// layer r projected and offset, rounded and clamped):
 /// extreme coordinates, NaN and infinite texels included, give the interpreter's bits; a
 /// repeat or mirror over a side that is not a power of two goes through the callback.
 #[test]
@@ -236,6 +238,8 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     floats[60] = f32::MAX;
     floats[64] = -f32::MAX;
     let float_texture = Texture::from_rgba32f(8, 4, 1, &floats).unwrap();
+    let layered: Vec<f32> = floats.iter().chain(&floats).copied().rev().collect();
+    let layered_float_texture = Texture::from_rgba32f(8, 4, 2, &layered).unwrap();
     use Wrap::{Clamp, Mirror, Repeat};
     for (tex, wraps) in [
         (texture(8, 4, 1), [Repeat, Clamp]),
@@ -247,6 +251,8 @@ fn vector_texture_lookups_at_extreme_coordinates() {
         (texture(8, 3, 1), [Clamp, Mirror]),
         (float_texture.clone(), [Repeat, Clamp]),
         (float_texture, [Mirror, Mirror]),
+        (texture(8, 4, 3), [Repeat, Mirror]),
+        (layered_float_texture, [Clamp, Repeat]),
     ] {
         let mut tex = tex;
         tex.levels.truncate(1);
@@ -265,7 +271,15 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 }],
                 ..Bindings::default()
             };
-            for target in ["2D", "RECT", "SHADOW2D", "SHADOWRECT"] {
+            let targets = [
+                "2D",
+                "RECT",
+                "SHADOW2D",
+                "SHADOWRECT",
+                "2D_ARRAY",
+                "SHADOW2D_ARRAY",
+            ];
+            for target in targets {
                 let vector = target.ends_with("RECT")
                     || (0..2).all(|k| wraps[k] == Clamp || side[k].is_power_of_two());
                 // Projected (q the other input's extremes), and moved by a texel offset: an
@@ -273,7 +287,7 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 lookups_give_the_interpreters_results(
                     &format!(
                         "VERT\nDCL IN[0..1]\nDCL OUT[0..4], GENERIC[0]\nDCL SAMP[0]\n\
-                         IMM[0] INT32 {{-1, 2, 0, 0}}\n\
+                         IMM[0] INT32 {{-1, 2, 1, 0}}\n\
                          TEX OUT[0], IN[0], SAMP[0], {target}\n\
                          TEX OUT[1], IN[1].yxzw, SAMP[0], {target}\n\
                          TXP OUT[2], IN[0], SAMP[0], {target}\n\
@@ -456,6 +470,17 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         "TXB OUT[0], TEMP[0], SAMP[0], SHADOWCUBE",
     ]
     .map(|l| format!("{to_cube}\n{l}"));
+    // Array lookups on the same texture's six layers: r from −2 to 25, rounded and clamped.
+    let to_layer = "MUL TEMP[0].z, TEMP[0].zzzz, IMM[0].zzzz\nADD TEMP[0].z, TEMP[0], IMM[0].wwww";
+    let array_lookups = [
+        "TEX OUT[0], TEMP[0], SAMP[0], 2D_ARRAY",
+        "TXL OUT[0], TEMP[0], SAMP[0], 2D_ARRAY",
+        "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 2D_ARRAY",
+        "TXP OUT[0], TEMP[0], SAMP[0], 2D_ARRAY",
+        "TEX OUT[0], TEMP[0], SAMP[0], SHADOW2D_ARRAY",
+        "F2I TEMP[1], IN[0].yxyx\nTEX OUT[0], TEMP[0], SAMP[0], 2D_ARRAY, TEMP[1].xyz",
+    ]
+    .map(|l| format!("{to_layer}\n{l}"));
     use Wrap::{Clamp, Mirror, Repeat};
     let samplers = [
         (
@@ -501,7 +526,11 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
     let textures = [texture(32, 16, 1), float_texture, texture(16, 16, 6)];
     for (t, tex) in textures.into_iter().enumerate() {
         let lookups: Vec<&str> = if t == 2 {
-            cube_lookups.iter().map(String::as_str).collect()
+            cube_lookups
+                .iter()
+                .chain(&array_lookups)
+                .map(String::as_str)
+                .collect()
         } else {
             lookups.to_vec()
         };

@@ -167,17 +167,19 @@ pub struct JitArgs {
 /// A cube lookup picks a face per lane from its direction as the sampler's `cube_face` does,
 /// samples the face at the face's (s, t) clamped to its edges, and finds face `f` of a level
 /// `f · height` rows below the level's first texel: the texels hold every level's six faces
-/// (at least six layers), one after the other.
+/// (at least six layers), one after the other. An array lookup finds its layer `l =
+/// floor(r + ½)`, clamped to `[0, depth − 1]` (0 for NaN), `l · height` rows below, the same
+/// layers on every level.
 ///
-/// The fields up to `height` describe level 0. A lookup whose level of detail matters
+/// The fields up to `depth` describe level 0. A lookup whose level of detail matters
 /// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
 /// clamps, and whether lanes form quads.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
-    /// The texels, level 0 first, each level row after row and layer after layer: RGBA f32 words, every component
-    /// canonical (no denormal, no NaN but the canonical one), for [`TexFormat::F32`]; one word
-    /// of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
+    /// The texels, level 0 first, each level row after row and layer after layer: RGBA f32
+    /// words, every component canonical (no denormal, no NaN but the canonical one), for
+    /// [`TexFormat::F32`]; one word of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
     pub texels: *const core::ffi::c_void,
     /// The words readable at `texels` (every level's texels, at most 2³¹): the code may load
     /// any run of them whole (a window of neighbouring texels, permuted into the lanes that
@@ -187,6 +189,9 @@ pub struct TexDesc {
     pub width: u32,
     /// Level 0's height in texels.
     pub height: u32,
+    /// Level 0's layers (its depth): an array's layers, a cube map's six faces, 1 for a 2D
+    /// texture. Every level the code reads has as many.
+    pub depth: u32,
     /// Three words a level, `0..=last_level`: its first texel (counted in texels from
     /// `texels`), its width and its height. Only read by lookups with mipmaps.
     pub levels: *const u32,
@@ -200,14 +205,19 @@ pub struct TexDesc {
 }
 
 impl TexDesc {
-    /// The descriptor of a single level of `width × height` texels at `texels`, where `words`
-    /// words are readable (at most 2³¹; more count as 2³¹).
-    pub fn new(texels: *const core::ffi::c_void, words: usize, width: u32, height: u32) -> Self {
+    /// The descriptor of a single level of `width × height × depth` texels at `texels`, where
+    /// `words` words are readable (at most 2³¹; more count as 2³¹).
+    pub fn new(
+        texels: *const core::ffi::c_void,
+        words: usize,
+        [width, height, depth]: [u32; 3],
+    ) -> Self {
         TexDesc {
             texels,
             words: words.min(1 << 31) as u32,
             width,
             height,
+            depth,
             levels: std::ptr::null(),
             last_level: 0,
             lod: [0.0, f32::NEG_INFINITY, f32::INFINITY],
@@ -502,35 +512,44 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// Whether the generated code may sample for texture operation `op` itself (when the bound
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
 /// projective (TXP) or with a texel offset, its level of detail of any kind, a SHADOW2D or
-/// SHADOWRECT sample that compares the coordinates' z, a CUBE sample or a SHADOWCUBE one that
-/// compares the coordinates' w (projective or not, without offsets, which cube maps do not
-/// take), or a texel fetch (TXF) or size query (TXQ) of a 2D or RECT texture.
+/// SHADOWRECT sample that compares the coordinates' z, a 2D_ARRAY sample or a SHADOW2D_ARRAY
+/// one that compares the coordinates' w (projective or not, with texel offsets or not), a
+/// CUBE sample or a SHADOWCUBE one that compares the coordinates' w (projective or not,
+/// without offsets, which cube maps do not take), or a texel fetch (TXF) or size query (TXQ)
+/// of a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
     match op.target {
         T::Tex2D | T::Rect => {
             matches!(op.kind, TexKind::Sample | TexKind::Fetch | TexKind::Size) && !op.compare
         }
-        // The reference in the coordinates' z (not a source of its own).
-        T::Shadow2D | T::ShadowRect => op.kind == TexKind::Sample && !op.compare,
+        // The reference in the coordinates (not a source of its own).
+        T::Shadow2D | T::ShadowRect | T::Array2D | T::Shadow2DArray => {
+            op.kind == TexKind::Sample && !op.compare
+        }
         T::Cube | T::ShadowCube => op.kind == TexKind::Sample && !op.compare && op.offsets == 0,
         _ => false,
     }
 }
 
 /// A descriptor group ([`desc_group`]): unit, sampler, RECT-ness, and 0 for fetches and size
-/// queries, 1 for samples, 2 for shadow samples, 3 for cube samples, 4 for shadow cube
-/// samples.
+/// queries; for samples 1, plus 1 for a shadow comparison, 2 for a cube, 4 for an array.
 pub type DescGroup = (u32, Option<u32>, bool, u8);
 
 /// Which descriptor a texture operation the code samples ([`vector_texture`]) reads: its
-/// unit, sampler, RECT-ness and whether it samples (a cube or not, with a shadow comparison or
-/// not), or fetches or queries. Operations of one group read one descriptor, which the
+/// unit, sampler, RECT-ness and whether it samples (a cube, an array or neither, with a shadow
+/// comparison or not), or fetches or queries. Operations of one group read one descriptor, which the
 /// runtime writes at the group's first and the generated code loads from there, so both group
 /// by this.
 pub fn desc_group(op: &TexOp) -> DescGroup {
     let kind = match op.kind {
-        TexKind::Sample => 1 + op.target.is_shadow() as u8 + 2 * op.target.is_cube() as u8,
+        TexKind::Sample => {
+            let array = matches!(
+                op.target,
+                crate::tgsi::TextureTarget::Array2D | crate::tgsi::TextureTarget::Shadow2DArray
+            );
+            1 + op.target.is_shadow() as u8 + 2 * op.target.is_cube() as u8 + 4 * array as u8
+        }
         _ => 0,
     };
     (op.unit, op.sampler, op.target.is_rect(), kind)

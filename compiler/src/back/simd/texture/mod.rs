@@ -8,12 +8,13 @@
 //! arithmetic), f32 or RGBA8 texels, level 0 alone or a level per lane chosen by the level of
 //! detail (`lod.rs`: explicit, from gradients, or from the quad's differences, with the
 //! sampler's bias and clamps), nearest or interpolated between two levels, and for SHADOW2D
-//! and SHADOWRECT each texel compared with the reference before filtering. A CUBE lookup
-//! samples the face its direction picks ([`Lower::cube_face`]) in the same way, clamped to the
-//! face's edges. It also fetches texels (TXF) and answers size queries (TXQ) of 2D and RECT
-//! textures, of any level (`fetch.rs`). Every texel address comes from indices clamped into
-//! their level (a face inside the six a cube map's levels hold) and every level from one
-//! clamped into the level table, so no coordinate reads outside the texture.
+//! and SHADOWRECT each texel compared with the reference before filtering. A 2D_ARRAY lookup
+//! samples the layer its r picks, a CUBE lookup the face its direction picks, in the same way
+//! (`coords.rs`; faces clamped to their edges), and their shadow forms compare with w. It
+//! also fetches texels (TXF) and answers size queries (TXQ) of 2D and RECT textures, of any
+//! level (`fetch.rs`). Every texel address comes from indices clamped into their level (a
+//! face or layer inside those its level holds) and every level from one clamped into the
+//! level table, so no coordinate reads outside the texture.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
 use crate::back::abi::{
@@ -24,6 +25,7 @@ use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
 use std::mem::{offset_of, size_of};
 
+mod coords;
 mod fetch;
 mod lod;
 
@@ -31,6 +33,8 @@ mod lod;
 /// width (texels per row) and each axis's values of level 0, and what mipmapped lookups read.
 /// The values of one level of a lookup (per lane) have the same form ([`Self::offset`]).
 pub(super) struct DescVals<B: SimdBuilder> {
+    /// The descriptor, for what few lookups read (the depth: `coords.rs`).
+    desc: B::S,
     texels: B::S,
     /// The words readable at `texels` (I64), read where lookups load a window of them whole
     /// ([`Lower::texel_words`]).
@@ -84,10 +88,12 @@ struct Coords {
     /// The first of the texel offset's arguments, if it has one.
     offset: Option<usize>,
     /// Whether the lookup compares with a shadow reference: the coordinates' z, adjusted as s
-    /// and t are, or a cube lookup's w, as it is.
+    /// and t are, or a cube or array lookup's w, as it is.
     reference: bool,
     /// Whether (x, y, z) is a cube map's direction (projected, never offset).
     cube: bool,
+    /// Whether r is an array's layer (projected and offset as s and t are).
+    array: bool,
 }
 
 /// Where a lookup samples ([`Lower::coordinates`]).
@@ -97,8 +103,9 @@ struct Coordinates<V> {
     st: [V; 2],
     /// A shadow lookup's reference.
     reference: Option<V>,
-    /// A cube lookup's face (I32, 0 to 5).
-    face: Option<V>,
+    /// A cube lookup's face (I32, 0 to 5) or an array lookup's layer (I32, inside the
+    /// texture's).
+    layer: Option<V>,
 }
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
@@ -147,6 +154,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
             offset: op.layout().offset,
             reference: op.target.is_shadow(),
             cube: op.target.is_cube(),
+            array: matches!(
+                op.target,
+                crate::tgsi::TextureTarget::Array2D | crate::tgsi::TextureTarget::Shadow2DArray
+            ),
         };
         self.textures.push(TextureCall {
             op,
@@ -237,6 +248,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             })
         };
         Ok(DescVals {
+            desc,
             texels,
             words,
             offset: None,
@@ -267,6 +279,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             };
         }
         Ok(DescVals {
+            desc: d.desc,
             texels: d.texels,
             words: d.words,
             offset: Some(offset),
@@ -350,125 +363,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// The (s, t) a lookup samples at, a shadow lookup's reference r (a cube lookup's w, as
-    /// it is) and a cube lookup's face, as the sampler computes them: divided by q for TXP (DAZ/FTZ division, as the
-    /// sampler's `numerics::div` of flushed coordinates), then moved by the texel offset,
-    /// which is added as is to RECT's texel coordinates and as `offset / side` (of level 0) to
-    /// normalized ones; a cube's direction then picks the face and its (s, t)
-    /// ([`Self::cube_face`]).
-    fn coordinates(
-        &mut self,
-        d: DescVals<B>,
-        args: &[ir::Value],
-        c: Coords,
-    ) -> R<Coordinates<B::V>> {
-        let axes = if c.reference || c.cube { 3 } else { 2 };
-        let mut s = [
-            self.float_operand(args[0])?,
-            self.float_operand(args[1])?,
-            d.width,
-        ];
-        if axes == 3 {
-            s[2] = self.float_operand(args[2])?;
-        }
-        if c.projective {
-            let q = self.float_operand(args[3])?;
-            for x in &mut s[..axes] {
-                *x = self.b.fbin(FBin::Div, *x, q)?;
-            }
-        }
-        if let Some(first) = c.offset {
-            for (k, x) in s[..axes].iter_mut().enumerate() {
-                let o = self.get(args[first + k])?;
-                let o = self.b.cast(o, Kind::I32)?;
-                let mut o = self.b.int_to_float(o, true)?;
-                // The reference's "side" is a 2D texture's depth, 1.
-                if k < 2 && !d.axes[k].rect {
-                    // Both integers, so the quotient is never denormal unless zero: as exact
-                    // under DAZ/FTZ as the sampler's IEEE division.
-                    o = self.b.fbin(FBin::Div, o, d.axes[k].fside)?;
-                }
-                *x = self.b.fbin(FBin::Add, *x, o)?;
-            }
-        }
-        if c.cube {
-            let reference = match c.reference {
-                true => Some(self.float_operand(args[3])?),
-                false => None,
-            };
-            let (face, st) = self.cube_face(s)?;
-            return Ok(Coordinates {
-                st,
-                reference,
-                face: Some(face),
-            });
-        }
-        Ok(Coordinates {
-            st: [s[0], s[1]],
-            reference: c.reference.then_some(s[2]),
-            face: None,
-        })
-    }
-
-    /// The face a cube lookup's direction (x, y, z) points at, and the (s, t) on it, as the
-    /// sampler's `cube_face` (the GL specification's table): the axis of the largest
-    /// magnitude, x before y before z on ties (NaN loses every comparison, so a NaN direction
-    /// takes face 4 or 5), its sign choosing between two faces; then `(sc/ma + 1) · ½` and
-    /// `(tc/ma + 1) · ½`.
-    fn cube_face(&mut self, [x, y, z]: [B::V; 3]) -> R<(B::V, [B::V; 2])> {
-        let (ax, ay, az) = (
-            self.b.fun(FUn::Abs, x)?,
-            self.b.fun(FUn::Abs, y)?,
-            self.b.fun(FUn::Abs, z)?,
-        );
-        let (nx, ny, nz) = (
-            self.b.fun(FUn::Neg, x)?,
-            self.b.fun(FUn::Neg, y)?,
-            self.b.fun(FUn::Neg, z)?,
-        );
-        let zero = self.fconst(0.0)?;
-        let (px, py, pz) = (
-            self.b.fcmp(FCmp::Ge, x, zero)?,
-            self.b.fcmp(FCmp::Ge, y, zero)?,
-            self.b.fcmp(FCmp::Ge, z, zero)?,
-        );
-        // The x faces (0, 1), else the y faces (2, 3), else the z faces (4, 5).
-        let xy = self.b.fcmp(FCmp::Ge, ax, ay)?;
-        let xz = self.b.fcmp(FCmp::Ge, ax, az)?;
-        let on_x = self.b.ibin(IBin::And, xy, xz)?;
-        let on_y = self.b.fcmp(FCmp::Ge, ay, az)?;
-        let pick = |me: &mut Self, xs: [B::V; 2], ys: [B::V; 2], zs: [B::V; 2]| {
-            let xv = me.b.select(px, xs[0], xs[1])?;
-            let yv = me.b.select(py, ys[0], ys[1])?;
-            let zv = me.b.select(pz, zs[0], zs[1])?;
-            let yz = me.b.select(on_y, yv, zv)?;
-            me.b.select(on_x, xv, yz)
-        };
-        let face = |me: &mut Self, k: u32| me.iconst(k);
-        let faces = [0, 1, 2, 3, 4, 5]
-            .into_iter()
-            .map(|k| face(self, k))
-            .collect::<R<Vec<_>>>()?;
-        let face = pick(
-            self,
-            [faces[0], faces[1]],
-            [faces[2], faces[3]],
-            [faces[4], faces[5]],
-        )?;
-        let sc = pick(self, [nz, z], [x, x], [x, nx])?;
-        let tc = pick(self, [ny, ny], [z, nz], [ny, ny])?;
-        let yz = self.b.select(on_y, ay, az)?;
-        let ma = self.b.select(on_x, ax, yz)?;
-        let (one, half) = (self.fconst(1.0)?, self.fconst(0.5)?);
-        let mut st = [sc, tc];
-        for c in &mut st {
-            let q = self.b.fbin(FBin::Div, *c, ma)?;
-            let q = self.b.fbin(FBin::Add, q, one)?;
-            *c = self.b.fbin(FBin::Mul, q, half)?;
-        }
-        Ok((face, st))
-    }
-
     /// The texel at (x, y) of `d`; for a shadow lookup (`r` its reference), its red compared
     /// with `r` as (v, v, v, 1), v 1.0 where the comparison passes and 0.0 where it fails (texels
     /// are stored flushed, so the comparison reads them as the sampler's DAZ one does).
@@ -508,8 +402,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         v: VectorTex,
     ) -> R<Vec<B::V>> {
         let (s, r) = (c.st, c.reference);
-        // A cube face's rows follow the faces before it.
-        let rows = match c.face {
+        // A cube face's or an array layer's rows follow those of the ones before it.
+        let rows = match c.layer {
             Some(f) => Some(self.b.ibin(IBin::Mul, f, d.axes[1].side)?),
             None => None,
         };
