@@ -764,12 +764,12 @@ fn tex_paths<'a>(
 }
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
-/// run in generated code: a 2D or RECT sample ([`vector_texture`]) of a bound texture whose
-/// repeating or mirrored axes have power-of-two sides on every level it may read (of a
-/// 2D_ARRAY or SHADOW2D_ARRAY sample, layers as many as level 0's on those levels too), a
-/// CUBE or SHADOWCUBE sample of a texture with six faces (layers) on every level it may read,
-/// or a 2D or RECT fetch or size query. Level 0 alone when the level of detail does not matter (and
-/// for fetches and queries of a texture of one level); otherwise the levels in one buffer
+/// run in generated code ([`vector_texture`]): a 2D, RECT or 2D array sample of a bound
+/// texture (an array's levels that it may read with as many layers as level 0; repeating or
+/// mirrored axes divide where such a level's side is not a power of two), a cube sample of a
+/// texture with six faces (layers) on every level it may read, or a 2D or RECT fetch or size
+/// query. Level 0 alone when the level of detail does not matter (and for fetches and
+/// queries of a texture of one level); otherwise the levels in one buffer
 /// ([`Texture::mip_chain`], pushed on `chains`). The descriptor follows from `op`'s unit,
 /// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
 /// code reads one operation's descriptor for every operation that shares them.
@@ -825,19 +825,20 @@ fn tex_desc(
     if array && levels.iter().any(|l| l.depth != level.depth) {
         return None;
     }
-    // RECT and cube faces clamp whatever the sampler says; repeat and mirror need a
-    // power-of-two side.
+    // RECT and cube faces clamp whatever the sampler says; repeat and mirror of a side that
+    // is not a power of two divide.
     let mut wrap = [TexWrap::Clamp; 2];
+    let mut any_side = false;
     if !op.target.is_rect() && !fetch && !cube {
         for k in 0..2 {
             let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());
             wrap[k] = match sampler.wrap[k] {
                 Wrap::Clamp => TexWrap::Clamp,
-                Wrap::Repeat if pow2 => TexWrap::Repeat,
-                Wrap::Mirror if pow2 => TexWrap::Mirror,
-                _ => return None,
-            }
+                Wrap::Repeat => TexWrap::Repeat,
+                Wrap::Mirror => TexWrap::Mirror,
+            };
+            any_side |= wrap[k] != TexWrap::Clamp && !pow2;
         }
     }
     // Cranelift has no gather instruction: a texel's four f32 words in one load per lane
@@ -878,6 +879,7 @@ fn tex_desc(
             .target
             .is_shadow()
             .then(|| sampler.compare.unwrap_or(TexCompare::LEqual)),
+        any_side,
     });
     Some((desc, path))
 }

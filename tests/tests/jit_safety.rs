@@ -219,12 +219,11 @@ const COMPARES: [Compare; 8] = [
 
 /// Lookups the generated code samples itself (level 0 of a 2D or RECT texture or a 2D array,
 /// of one layer or several, nearest or bilinear, each axis repeat, clamp or mirror over a
-/// power-of-two side, or clamp over any; projected or not, with a texel offset or not;
-/// SHADOW2D and SHADOWRECT with each compare function, their reference z projected and offset
-/// too (by the offset's z over the texture's depth), SHADOW2D_ARRAY's w as it is; an array's
-/// layer r projected and offset, rounded and clamped):
-/// extreme coordinates, NaN and infinite texels included, give the interpreter's bits; a
-/// repeat or mirror over a side that is not a power of two goes through the callback.
+/// side that is a power of two or not; projected or not, with a texel offset or not; SHADOW2D
+/// and SHADOWRECT with each compare function, their reference z projected and offset too (by
+/// the offset's z over the texture's depth), SHADOW2D_ARRAY's w as it is; an array's layer r
+/// projected and offset, rounded and clamped): extreme coordinates, NaN and infinite texels
+/// included, give the interpreter's bits.
 #[test]
 fn vector_texture_lookups_at_extreme_coordinates() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
@@ -249,6 +248,8 @@ fn vector_texture_lookups_at_extreme_coordinates() {
         (texture(5, 3, 1), [Clamp, Clamp]),
         (texture(5, 3, 1), [Repeat, Clamp]),
         (texture(8, 3, 1), [Clamp, Mirror]),
+        (texture(6, 3, 1), [Mirror, Repeat]),
+        (texture(7, 5, 2), [Repeat, Mirror]),
         (float_texture.clone(), [Repeat, Clamp]),
         (float_texture, [Mirror, Mirror]),
         (texture(8, 4, 3), [Repeat, Mirror]),
@@ -280,8 +281,6 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 "SHADOW2D_ARRAY",
             ];
             for target in targets {
-                let vector = target.ends_with("RECT")
-                    || (0..2).all(|k| wraps[k] == Clamp || side[k].is_power_of_two());
                 // Projected (q the other input's extremes), and moved by a texel offset: an
                 // immediate one, and one of each lane's own bits (huge offsets included).
                 lookups_give_the_interpreters_results(
@@ -295,7 +294,7 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                          TXP OUT[4], IN[1], SAMP[0], {target}, IN[0].wzy\nEND\n"
                     ),
                     &bind,
-                    vector,
+                    true,
                 );
             }
         }
@@ -420,8 +419,9 @@ fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
 /// Mipmapped lookups the generated code samples itself: a level per lane from the quad's
 /// differences (TEX, TXP, with offsets or not), plus a bias (TXB), explicit (TXL) or from
 /// gradients (TXD), with every mipmap filter, minifying and magnifying filters alike or not,
-/// the sampler's bias and clamps, and each wrap; fragments whose coordinates stretch from magnified to past the last
-/// level give the interpreter's bits on every back end.
+/// the sampler's bias and clamps, and each wrap over sides that are powers of two or not; 2D,
+/// RECT, shadow, cube and array lookups; fragments whose coordinates stretch from magnified to
+/// past the last level give the interpreter's bits on every back end.
 #[test]
 fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
     let mut floats: Vec<f32> = (0..16 * 8 * 4)
@@ -523,9 +523,15 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         threads: 1,
         ..Default::default()
     };
-    let textures = [texture(32, 16, 1), float_texture, texture(16, 16, 6)];
+    // The third's sides are not powers of two on most levels (24×10 to 1×1).
+    let textures = [
+        texture(32, 16, 1),
+        float_texture,
+        texture(24, 10, 1),
+        texture(16, 16, 6),
+    ];
     for (t, tex) in textures.into_iter().enumerate() {
-        let lookups: Vec<&str> = if t == 2 {
+        let lookups: Vec<&str> = if t == 3 {
             cube_lookups
                 .iter()
                 .chain(&array_lookups)
@@ -593,8 +599,8 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
 fn one_shader_follows_its_bindings_from_variant_to_variant() {
     // Compiled for nearest repeat, then run with bindings that need other code (linear, other
     // wraps on the same texture, whose code differs since a variant's axes each have their
-    // own) or the sampler (a repeat over 5 texels, no texture), and back: every batch runs
-    // the variant its bindings call for, and every result is the interpreter's.
+    // own, a repeat that divides over 5 texels) or the sampler (no texture), and back: every
+    // batch runs the variant its bindings call for, and every result is the interpreter's.
     let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
                 TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
     let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();

@@ -162,7 +162,10 @@ pub struct JitArgs {
 ///
 /// Linear lookups take `x − ½`; their two texels `floor(x − ½)` and the next wrap as a
 /// nearest texel does, and the weight of the second is the fraction. Repeat and mirror are
-/// exact for a power-of-two side; every index stays inside its level whatever the side.
+/// exact for a power-of-two side; every index stays inside its level whatever the side. With
+/// [`VectorTex::any_side`] they are exact for any side: repeat takes `i mod side` (the
+/// Euclidean remainder) and mirror `m = i mod 2·side`, then `m` below `side`, `2·side − 1 − m`
+/// from it (a nearest mirror reflects the fraction, exact for any side anyway).
 ///
 /// A cube lookup picks a face per lane from its direction as the sampler's `cube_face` does,
 /// samples the face at the face's (s, t) clamped to its edges, and finds face `f` of a level
@@ -354,6 +357,9 @@ pub struct VectorTex {
     pub mip: TexMip,
     /// A shadow lookup's comparison (shadow targets only).
     pub compare: Option<TexCompare>,
+    /// Whether repeat and mirror wrap any side (the remainder of a division, per lane), not
+    /// only powers of two (a mask).
+    pub any_side: bool,
 }
 
 impl VectorTex {
@@ -365,11 +371,12 @@ impl VectorTex {
         wrap: [TexWrap::Repeat; 2],
         mip: TexMip::Level0,
         compare: None,
+        any_side: false,
     };
 
     /// The path's code in a [`TexPaths`]: bit 0 set, then the format, the two filters, the
     /// levels (two bits), each axis's wrap (two bits each), whether it compares and how
-    /// (three bits).
+    /// (three bits), whether repeat and mirror wrap any side.
     fn code(self) -> u16 {
         let mip = match self.mip {
             TexMip::Level0 => 0,
@@ -389,6 +396,7 @@ impl VectorTex {
             | (wrap(self.wrap[0]) << 6)
             | (wrap(self.wrap[1]) << 8)
             | self.compare.map_or(0, |c| (1 << 10) | ((c as u16) << 11))
+            | (u16::from(self.any_side) << 14)
     }
 
     fn from_code(c: u16) -> Option<VectorTex> {
@@ -412,6 +420,7 @@ impl VectorTex {
             ][usize::from((c >> 4) & 3)],
             wrap: [wrap(6)?, wrap(8)?],
             compare: (c & (1 << 10) != 0).then(|| TexCompare::ALL[usize::from((c >> 11) & 7)]),
+            any_side: c & (1 << 14) != 0,
         })
     }
 }
@@ -758,6 +767,7 @@ mod tests {
                         ],
                         mip,
                         compare: (bits % 9 != 8).then(|| TexCompare::ALL[usize::from(bits % 9)]),
+                        any_side: bits % 5 == 0,
                     }));
                 }
             }

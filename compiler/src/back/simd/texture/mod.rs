@@ -21,6 +21,7 @@ use crate::back::abi::{
     TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex, desc_group,
     vector_texture,
 };
+use crate::back::host::HostOp;
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
 use std::mem::{offset_of, size_of};
@@ -412,13 +413,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
             None => Ok(y),
         };
         if !linear {
-            let x = self.nearest(s[0], d.axes[0], v.wrap[0])?;
-            let y = self.nearest(s[1], d.axes[1], v.wrap[1])?;
+            let x = self.nearest(s[0], d.axes[0], v.wrap[0], v.any_side)?;
+            let y = self.nearest(s[1], d.axes[1], v.wrap[1], v.any_side)?;
             let y = row(self, y)?;
             return Ok(self.compared_texel(d, x, y, v, r)?.to_vec());
         }
-        let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0])?;
-        let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1])?;
+        let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0], v.any_side)?;
+        let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1], v.any_side)?;
         let (y0, y1) = (row(self, y0)?, row(self, y1)?);
         let t00 = self.compared_texel(d, x0, y0, v, r)?;
         let t10 = self.compared_texel(d, x1, y0, v, r)?;
@@ -471,13 +472,54 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.select(odd, flipped, r)
     }
 
-    /// The texel of a nearest lookup at `s` on axis `a`, wrapped by `wrap`.
-    fn nearest(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap) -> R<B::V> {
+    /// `i mod n`, the Euclidean remainder (`n` positive), as the sampler's `rem_euclid`: a
+    /// division per lane (the host's where the target has none).
+    fn rem_euclid(&mut self, i: B::V, n: B::V) -> R<B::V> {
+        let div = Optional::Div {
+            signed: true,
+            rem: true,
+        };
+        let r = if self.b.supports(div) {
+            self.b.optional(div, &[i, n])?
+        } else {
+            let op = HostOp::Binary(ir::Binary::IRemS);
+            self.host(op, &[i, n], 1, Kind::I32)?.remove(0)
+        };
+        let zero = self.iconst(0)?;
+        let negative = self.b.icmp(ICmp::SLt, r, zero)?;
+        let up = self.b.ibin(IBin::Add, r, n)?;
+        self.b.select(negative, up, r)
+    }
+
+    /// `(m + 1) mod n` for `m` in `[0, n)`.
+    fn next_mod(&mut self, m: B::V, n: B::V) -> R<B::V> {
+        let m = self.ik(IBin::Add, m, 1)?;
+        let wraps = self.b.icmp(ICmp::Eq, m, n)?;
+        let zero = self.iconst(0)?;
+        self.b.select(wraps, zero, m)
+    }
+
+    /// Texel `m mod 2·side` under mirrored repeat of any side: `m` below `side`,
+    /// `2·side − 1 − m` from it.
+    fn mirror_any(&mut self, m: B::V, twice: B::V, a: Axis<B>) -> R<B::V> {
+        let back = self.ik(IBin::Sub, twice, 1)?;
+        let back = self.b.ibin(IBin::Sub, back, m)?;
+        let low = self.b.icmp(ICmp::SLt, m, a.side)?;
+        self.b.select(low, m, back)
+    }
+
+    /// The texel of a nearest lookup at `s` on axis `a`, wrapped by `wrap` (repeating any
+    /// side with `any_side`).
+    fn nearest(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap, any_side: bool) -> R<B::V> {
         match wrap {
             TexWrap::Repeat => {
                 let x = self.texel_space(s, a)?;
                 let (_, i) = self.floor_periodic(x)?;
-                self.b.ibin(IBin::And, i, a.last)
+                if any_side {
+                    self.rem_euclid(i, a.side)
+                } else {
+                    self.b.ibin(IBin::And, i, a.last)
+                }
             }
             TexWrap::Clamp => {
                 // Saturated: a coordinate past 2³¹ texels reads the last one.
@@ -487,7 +529,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
             TexWrap::Mirror => {
                 // The fraction of `s`, reflected in odd periods, then the texel under it,
-                // clamped.
+                // clamped (exact for any side).
                 let (fl, period) = self.floor_periodic(s)?;
                 let u = self.b.fbin(FBin::Sub, s, fl)?;
                 let one = self.fconst(1.0)?;
@@ -503,9 +545,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// The two texels of a linear lookup at `s` on axis `a`, wrapped by `wrap`, and the
-    /// weight of the second.
-    fn linear(&mut self, s: B::V, a: Axis<B>, wrap: TexWrap) -> R<(B::V, B::V, B::V)> {
+    /// The two texels of a linear lookup at `s` on axis `a`, wrapped by `wrap` (repeating or
+    /// mirroring any side with `any_side`), and the weight of the second.
+    fn linear(
+        &mut self,
+        s: B::V,
+        a: Axis<B>,
+        wrap: TexWrap,
+        any_side: bool,
+    ) -> R<(B::V, B::V, B::V)> {
         let mut x = self.texel_space(s, a)?;
         if wrap == TexWrap::Clamp {
             // To `[0, side]`, compare and select, so that NaN stays NaN as in `f32::clamp`.
@@ -524,6 +572,25 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let weight = self.b.fbin(FBin::Sub, x, fl)?;
         // No float below 2³¹ floors to i32::MAX, so `i + 1` does not wrap; NaN and values
         // out of range make `i` i32::MIN, the sampler's too, and a weight of NaN or 0.
+        if any_side && wrap != TexWrap::Clamp {
+            // One division: the second texel is the first's successor in the period.
+            let period = if wrap == TexWrap::Repeat {
+                a.side
+            } else {
+                self.b.ibin(IBin::Add, a.side, a.side)?
+            };
+            let m0 = self.rem_euclid(i, period)?;
+            let m1 = self.next_mod(m0, period)?;
+            return Ok(if wrap == TexWrap::Repeat {
+                (m0, m1, weight)
+            } else {
+                (
+                    self.mirror_any(m0, period, a)?,
+                    self.mirror_any(m1, period, a)?,
+                    weight,
+                )
+            });
+        }
         let j = self.ik(IBin::Add, i, 1)?;
         Ok(match wrap {
             TexWrap::Repeat => (
