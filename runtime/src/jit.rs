@@ -36,7 +36,6 @@ use tgsic::back::abi::{
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexKind, TexOp};
 use tgsic::opt::{OptLevel, optimize};
-use tgsic::tgsi::TextureTarget;
 use thiserror::Error;
 
 const _: () = assert!(
@@ -764,7 +763,7 @@ fn tex_paths<'a>(
 }
 
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
-/// run in generated code ([`vector_texture`]): a 2D, RECT or 2D array sample of a bound
+/// run in generated code ([`vector_texture`]): a 1D, 2D, RECT or array sample of a bound
 /// texture (an array's levels that it may read with as many layers as level 0; repeating or
 /// mirrored axes divide where such a level's side is not a power of two), a cube sample of a
 /// texture with six faces (layers) on every level it may read, or a 2D or RECT fetch or size
@@ -818,11 +817,7 @@ fn tex_desc(
         return None;
     }
     // An array's layer is clamped to level 0's: every level read must have as many.
-    let array = matches!(
-        op.target,
-        TextureTarget::Array2D | TextureTarget::Shadow2DArray
-    );
-    if array && levels.iter().any(|l| l.depth != level.depth) {
+    if op.target.is_array() && levels.iter().any(|l| l.depth != level.depth) {
         return None;
     }
     // RECT and cube faces clamp whatever the sampler says; repeat and mirror of a side that

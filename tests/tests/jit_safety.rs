@@ -217,13 +217,14 @@ const COMPARES: [Compare; 8] = [
     Compare::Always,
 ];
 
-/// Lookups the generated code samples itself (level 0 of a 2D or RECT texture or a 2D array,
-/// of one layer or several, nearest or bilinear, each axis repeat, clamp or mirror over a
+/// Lookups the generated code samples itself (level 0 of a 1D, 2D or RECT texture or an
+/// array, of one layer or several, nearest or bilinear, each axis repeat, clamp or mirror over a
 /// side that is a power of two or not; projected or not, with a texel offset or not; SHADOW2D
 /// and SHADOWRECT with each compare function, their reference z projected and offset too (by
 /// the offset's z over the texture's depth), SHADOW2D_ARRAY's w as it is; an array's layer r
-/// projected and offset, rounded and clamped): extreme coordinates, NaN and infinite texels
-/// included, give the interpreter's bits.
+/// projected and offset, rounded and clamped; 1D lookups read row 0, a 1D array's layer is
+/// t, SHADOW1D's and SHADOW1D_ARRAY's reference z): extreme coordinates, NaN and infinite
+/// texels included, give the interpreter's bits.
 #[test]
 fn vector_texture_lookups_at_extreme_coordinates() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
@@ -279,6 +280,10 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 "SHADOWRECT",
                 "2D_ARRAY",
                 "SHADOW2D_ARRAY",
+                "1D",
+                "SHADOW1D",
+                "1D_ARRAY",
+                "SHADOW1D_ARRAY",
             ];
             for target in targets {
                 // Projected (q the other input's extremes), and moved by a texel offset: an
@@ -419,8 +424,8 @@ fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
 /// Mipmapped lookups the generated code samples itself: a level per lane from the quad's
 /// differences (TEX, TXP, with offsets or not), plus a bias (TXB), explicit (TXL) or from
 /// gradients (TXD), with every mipmap filter, minifying and magnifying filters alike or not,
-/// the sampler's bias and clamps, and each wrap over sides that are powers of two or not; 2D,
-/// RECT, shadow, cube and array lookups; fragments whose coordinates stretch from magnified to
+/// the sampler's bias and clamps, and each wrap over sides that are powers of two or not; 1D,
+/// 2D, RECT, shadow, cube and array lookups; fragments whose coordinates stretch from magnified to
 /// past the last level give the interpreter's bits on every back end.
 #[test]
 fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
@@ -445,6 +450,11 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
         "TXP OUT[0], TEMP[0], SAMP[0], SHADOWRECT",
         "F2I TEMP[1], IN[0].yxyx\nTEX OUT[0], TEMP[0], SAMP[0], 2D, TEMP[1].xyz",
         "F2I TEMP[1], IN[0].yxyx\nTXB OUT[0], TEMP[0], SAMP[0], RECT, TEMP[1].yxz",
+        // 1D lookups: the level of detail from s alone.
+        "TEX OUT[0], TEMP[0], SAMP[0], 1D",
+        "TXD OUT[0], TEMP[0], TEMP[1], TEMP[1].wzyx, SAMP[0], 1D",
+        "TXB OUT[0], TEMP[0], SAMP[0], SHADOW1D",
+        "TEX OUT[0], TEMP[0], SAMP[0], 1D_ARRAY",
         // Gradients raised to the 32nd power (zeros, denormals and tiny normals) and the
         // reciprocal of one of them (huge, or infinite): a ρ of 0, a denormal, huge or ∞.
         "MUL TEMP[1], TEMP[1], TEMP[1]\nMUL TEMP[1], TEMP[1], TEMP[1]\n\

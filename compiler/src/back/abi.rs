@@ -522,7 +522,8 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// texture and sampler allow, [`TexPaths`]): a 2D or RECT sample without a depth reference,
 /// projective (TXP) or with a texel offset, its level of detail of any kind, a SHADOW2D or
 /// SHADOWRECT sample that compares the coordinates' z, a 2D_ARRAY sample or a SHADOW2D_ARRAY
-/// one that compares the coordinates' w (projective or not, with texel offsets or not), a
+/// one that compares the coordinates' w (projective or not, with texel offsets or not), a 1D,
+/// SHADOW1D, 1D_ARRAY or SHADOW1D_ARRAY sample (s, the layer t, the reference z), a
 /// CUBE sample or a SHADOWCUBE one that compares the coordinates' w (projective or not,
 /// without offsets, which cube maps do not take), or a texel fetch (TXF) or size query (TXQ)
 /// of a 2D or RECT texture.
@@ -533,9 +534,14 @@ pub fn vector_texture(op: &TexOp) -> bool {
             matches!(op.kind, TexKind::Sample | TexKind::Fetch | TexKind::Size) && !op.compare
         }
         // The reference in the coordinates (not a source of its own).
-        T::Shadow2D | T::ShadowRect | T::Array2D | T::Shadow2DArray => {
-            op.kind == TexKind::Sample && !op.compare
-        }
+        T::Shadow2D
+        | T::ShadowRect
+        | T::Array2D
+        | T::Shadow2DArray
+        | T::Tex1D
+        | T::Shadow1D
+        | T::Array1D
+        | T::Shadow1DArray => op.kind == TexKind::Sample && !op.compare,
         T::Cube | T::ShadowCube => op.kind == TexKind::Sample && !op.compare && op.offsets == 0,
         _ => false,
     }
@@ -553,11 +559,8 @@ pub type DescGroup = (u32, Option<u32>, bool, u8);
 pub fn desc_group(op: &TexOp) -> DescGroup {
     let kind = match op.kind {
         TexKind::Sample => {
-            let array = matches!(
-                op.target,
-                crate::tgsi::TextureTarget::Array2D | crate::tgsi::TextureTarget::Shadow2DArray
-            );
-            1 + op.target.is_shadow() as u8 + 2 * op.target.is_cube() as u8 + 4 * array as u8
+            let t = op.target;
+            1 + t.is_shadow() as u8 + 2 * t.is_cube() as u8 + 4 * t.is_array() as u8
         }
         _ => 0,
     };

@@ -238,6 +238,28 @@ impl TextureTarget {
         matches!(self, TextureTarget::Rect | TextureTarget::ShadowRect)
     }
 
+    /// Whether the target is one-dimensional (1D, SHADOW1D and their arrays).
+    pub fn is_1d(self) -> bool {
+        matches!(
+            self,
+            TextureTarget::Tex1D
+                | TextureTarget::Shadow1D
+                | TextureTarget::Array1D
+                | TextureTarget::Shadow1DArray
+        )
+    }
+
+    /// Whether the target is an array of 1D or 2D textures (not of cube maps).
+    pub fn is_array(self) -> bool {
+        matches!(
+            self,
+            TextureTarget::Array1D
+                | TextureTarget::Shadow1DArray
+                | TextureTarget::Array2D
+                | TextureTarget::Shadow2DArray
+        )
+    }
+
     /// Whether the target is a cube map or an array of them.
     pub fn is_cube(self) -> bool {
         matches!(

@@ -21,7 +21,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
         args: &[ir::Value],
         c: Coords,
     ) -> R<Coordinates<B::V>> {
-        let axes = if c.reference || c.cube || c.array {
+        // A 2D array's layer is r, a 1D array's t.
+        let array_2d = c.array && !c.one_d;
+        let axes = if c.reference || c.cube || array_2d {
             3
         } else {
             2
@@ -57,9 +59,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 *x = self.b.fbin(FBin::Add, *x, o)?;
             }
         }
-        // A cube's or an array's reference is w.
+        // A cube's or a 2D array's reference is w.
         let reference = match c.reference {
-            true if c.cube || c.array => Some(self.float_operand(args[3])?),
+            true if c.cube || array_2d => Some(self.float_operand(args[3])?),
             true => Some(s[2]),
             false => None,
         };
@@ -67,7 +69,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let (face, st) = self.cube_face(s)?;
             (st, Some(face))
         } else if c.array {
-            ([s[0], s[1]], Some(self.layer(d, s[2])?))
+            let r = if c.one_d { s[1] } else { s[2] };
+            ([s[0], s[1]], Some(self.layer(d, r)?))
         } else {
             ([s[0], s[1]], None)
         };
@@ -75,6 +78,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             st,
             reference,
             layer,
+            one_d: c.one_d,
         })
     }
 

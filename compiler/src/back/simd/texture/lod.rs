@@ -2,23 +2,24 @@
 //! (`texture::sample`): explicit, from gradients, or from the quad's differences, with the
 //! sampler's bias and clamps, through tgsic's own `log2` ([`crate::numerics::lod_log2`]).
 
-use super::{DescVals, Lod, MipVals};
+use super::{Coordinates, DescVals, Lod, MipVals};
 use crate::back::simd::{FBin, FUn, IBin, Kind, Lower, R, Shift, SimdBuilder};
 use crate::ir::{self, FCmp, ICmp};
 use crate::numerics::{LOD_LOG2_SERIES, LOD_LOG2_SPLIT};
 
 impl<B: SimdBuilder> Lower<'_, B> {
-    /// The level of detail of a lookup as the sampler computes it, with the sampler's bias
-    /// and clamps: explicit, from gradients, or from the quad's differences (0 where lanes
-    /// do not form quads) plus a bias argument.
+    /// The level of detail of a lookup at `c` as the sampler computes it, with the sampler's
+    /// bias and clamps: explicit, from gradients, or from the quad's differences (0 where
+    /// lanes do not form quads) plus a bias argument; of s alone for a 1D texture.
     pub(super) fn level_of_detail(
         &mut self,
         d: DescVals<B>,
         m: MipVals<B>,
-        s: [B::V; 2],
+        c: Coordinates<B::V>,
         rect: bool,
         lod: Lod<'_>,
     ) -> R<B::V> {
+        let (s, dims) = (c.st, if c.one_d { 1 } else { 2 });
         use ir::Level as L;
         let arg = |me: &mut Self, k: usize| me.float_operand(lod.args[k]);
         let base = match lod.level {
@@ -27,17 +28,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
             L::Grad => {
                 let dx = [arg(self, 0)?, arg(self, 1)?];
                 let dy = [arg(self, 3)?, arg(self, 4)?];
-                self.rho_lod(d, dx, dy, rect)?
+                self.rho_lod(d, &dx[..dims], &dy[..dims], rect)?
             }
             L::Implicit | L::Bias => {
                 // Coarse differences: right − left and top − bottom of each quad.
                 let mut dx = s;
                 let mut dy = s;
-                for k in 0..2 {
+                for k in 0..dims {
                     dx[k] = self.quad_diff(s[k], [1; 4], [0; 4])?;
                     dy[k] = self.quad_diff(s[k], [0; 4], [2; 4])?;
                 }
-                let l = self.rho_lod(d, dx, dy, rect)?;
+                let l = self.rho_lod(d, &dx[..dims], &dy[..dims], rect)?;
                 let zero = self.fconst(0.0)?;
                 let l = self.b.select(m.quads, l, zero)?;
                 if lod.level == L::Bias {
@@ -56,12 +57,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.select(above, m.lod[2], x)
     }
 
-    /// `log2(ρ)`, ρ the largest of `max(|dx|, |dy|) · side` over the axes (the side 1 for
-    /// RECT), each maximum ignoring NaN as Rust's `f32::max`; the logarithm is the sampler's
-    /// ([`lod_log2`](crate::numerics::lod_log2)).
-    fn rho_lod(&mut self, d: DescVals<B>, dx: [B::V; 2], dy: [B::V; 2], rect: bool) -> R<B::V> {
+    /// `log2(ρ)`, ρ the largest of `max(|dx|, |dy|) · side` over the axes of `dx` and `dy`
+    /// (the side 1 for RECT), each maximum ignoring NaN as Rust's `f32::max`; the logarithm
+    /// is the sampler's ([`lod_log2`](crate::numerics::lod_log2)).
+    fn rho_lod(&mut self, d: DescVals<B>, dx: &[B::V], dy: &[B::V], rect: bool) -> R<B::V> {
         let mut rho = self.fconst(0.0)?;
-        for k in 0..2 {
+        for k in 0..dx.len() {
             let a = self.b.fun(FUn::Abs, dx[k])?;
             let b = self.b.fun(FUn::Abs, dy[k])?;
             let m = self.max_num(a, b)?;

@@ -10,7 +10,8 @@
 //! sampler's bias and clamps), nearest or interpolated between two levels, and for SHADOW2D
 //! and SHADOWRECT each texel compared with the reference before filtering. A 2D_ARRAY lookup
 //! samples the layer its r picks, a CUBE lookup the face its direction picks, in the same way
-//! (`coords.rs`; faces clamped to their edges), and their shadow forms compare with w. It
+//! (`coords.rs`; faces clamped to their edges), and their shadow forms compare with w; 1D
+//! lookups (and 1D arrays, whose layer is t) read row 0, filtered along s alone. It
 //! also fetches texels (TXF) and answers size queries (TXQ) of 2D and RECT textures, of any
 //! level (`fetch.rs`). Every texel address comes from indices clamped into their level (a
 //! face or layer inside those its level holds) and every level from one clamped into the
@@ -89,12 +90,15 @@ struct Coords {
     /// The first of the texel offset's arguments, if it has one.
     offset: Option<usize>,
     /// Whether the lookup compares with a shadow reference: the coordinates' z, adjusted as s
-    /// and t are, or a cube or array lookup's w, as it is.
+    /// and t are, or a cube or 2D array lookup's w, as it is.
     reference: bool,
     /// Whether (x, y, z) is a cube map's direction (projected, never offset).
     cube: bool,
-    /// Whether r is an array's layer (projected and offset as s and t are).
+    /// Whether the lookup is an array's: its layer r (t for a 1D array), projected and offset
+    /// as s is.
     array: bool,
+    /// Whether the texture is one-dimensional (1D targets): s alone addresses a row.
+    one_d: bool,
 }
 
 /// Where a lookup samples ([`Lower::coordinates`]).
@@ -107,6 +111,8 @@ struct Coordinates<V> {
     /// A cube lookup's face (I32, 0 to 5) or an array lookup's layer (I32, inside the
     /// texture's).
     layer: Option<V>,
+    /// Whether s alone addresses the row (1D targets: t is not read).
+    one_d: bool,
 }
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
@@ -155,10 +161,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             offset: op.layout().offset,
             reference: op.target.is_shadow(),
             cube: op.target.is_cube(),
-            array: matches!(
-                op.target,
-                crate::tgsi::TextureTarget::Array2D | crate::tgsi::TextureTarget::Shadow2DArray
-            ),
+            array: op.target.is_array(),
+            one_d: op.target.is_1d(),
         };
         self.textures.push(TextureCall {
             op,
@@ -306,7 +310,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let Some(m) = d.mip else {
             return self.filter(d, c, v.linear, v);
         };
-        let lod = self.level_of_detail(d, m, c.st, rect, lod)?;
+        let lod = self.level_of_detail(d, m, c, rect, lod)?;
         let zero = self.fconst(0.0)?;
         // NaN magnifies.
         let minify = self.b.fcmp(FCmp::Gt, lod, zero)?;
@@ -414,12 +418,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         if !linear {
             let x = self.nearest(s[0], d.axes[0], v.wrap[0], v.any_side)?;
-            let y = self.nearest(s[1], d.axes[1], v.wrap[1], v.any_side)?;
+            let y = if c.one_d {
+                self.iconst(0)?
+            } else {
+                self.nearest(s[1], d.axes[1], v.wrap[1], v.any_side)?
+            };
             let y = row(self, y)?;
             return Ok(self.compared_texel(d, x, y, v, r)?.to_vec());
         }
         let (x0, x1, wx) = self.linear(s[0], d.axes[0], v.wrap[0], v.any_side)?;
-        let (y0, y1, wy) = self.linear(s[1], d.axes[1], v.wrap[1], v.any_side)?;
+        // A 1D texture's row is 0, interpolated with itself at weight 0 as the sampler does.
+        let (y0, y1, wy) = if c.one_d {
+            let (zero, fzero) = (self.iconst(0)?, self.fconst(0.0)?);
+            (zero, zero, fzero)
+        } else {
+            self.linear(s[1], d.axes[1], v.wrap[1], v.any_side)?
+        };
         let (y0, y1) = (row(self, y0)?, row(self, y1)?);
         let t00 = self.compared_texel(d, x0, y0, v, r)?;
         let t10 = self.compared_texel(d, x1, y0, v, r)?;
