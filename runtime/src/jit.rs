@@ -765,7 +765,8 @@ fn tex_paths<'a>(
 /// The descriptor of texture operation `op`, and how the code samples, when its lookups may
 /// run in generated code ([`vector_texture`]): a 1D, 2D, RECT or array sample of a bound
 /// texture (an array's levels that it may read with as many layers as level 0; repeating or
-/// mirrored axes divide where such a level's side is not a power of two), a cube sample of a
+/// mirrored axes divide where such a level's side is not a power of two), a 3D sample whose
+/// level of detail does not matter (level 0 alone, r wrapped as s and t), a cube sample of a
 /// texture with six faces (layers) on every level it may read, or a 2D or RECT fetch or size
 /// query. Level 0 alone when the level of detail does not matter (and for fetches and
 /// queries of a texture of one level); otherwise the levels in one buffer
@@ -820,13 +821,18 @@ fn tex_desc(
     if op.target.is_array() && levels.iter().any(|l| l.depth != level.depth) {
         return None;
     }
+    // A 3D texture's slices are level 0's alone: its level of detail must not matter.
+    let volume = op.target == tgsic::tgsi::TextureTarget::Tex3D;
+    if volume && mip != TexMip::Level0 {
+        return None;
+    }
     // RECT and cube faces clamp whatever the sampler says; repeat and mirror of a side that
-    // is not a power of two divide.
-    let mut wrap = [TexWrap::Clamp; 2];
+    // is not a power of two divide. r wraps in 3D textures alone.
+    let mut wrap = [TexWrap::Clamp; 3];
     let mut any_side = false;
     if !op.target.is_rect() && !fetch && !cube {
-        for k in 0..2 {
-            let side = |l: &crate::texture::Level| if k == 0 { l.width } else { l.height };
+        for k in 0..2 + usize::from(volume) {
+            let side = |l: &crate::texture::Level| [l.width, l.height, l.depth][k];
             let pow2 = levels.iter().all(|l| side(l).is_power_of_two());
             wrap[k] = match sampler.wrap[k] {
                 Wrap::Clamp => TexWrap::Clamp,

@@ -223,8 +223,9 @@ const COMPARES: [Compare; 8] = [
 /// and SHADOWRECT with each compare function, their reference z projected and offset too (by
 /// the offset's z over the texture's depth), SHADOW2D_ARRAY's w as it is; an array's layer r
 /// projected and offset, rounded and clamped; 1D lookups read row 0, a 1D array's layer is
-/// t, SHADOW1D's and SHADOW1D_ARRAY's reference z): extreme coordinates, NaN and infinite
-/// texels included, give the interpreter's bits.
+/// t, SHADOW1D's and SHADOW1D_ARRAY's reference z; 3D lookups wrap r over the depth, a power
+/// of two or not, and interpolate two slices): extreme coordinates, NaN and infinite texels
+/// included, give the interpreter's bits.
 #[test]
 fn vector_texture_lookups_at_extreme_coordinates() {
     let mut floats: Vec<f32> = (0..8 * 4 * 4).map(|k| k as f32 * 0.37 - 9.0).collect();
@@ -241,7 +242,7 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     let layered: Vec<f32> = floats.iter().chain(&floats).copied().rev().collect();
     let layered_float_texture = Texture::from_rgba32f(8, 4, 2, &layered).unwrap();
     use Wrap::{Clamp, Mirror, Repeat};
-    for (tex, wraps) in [
+    for (t, (tex, wraps)) in [
         (texture(8, 4, 1), [Repeat, Clamp]),
         (texture(8, 4, 1), [Mirror, Repeat]),
         (texture(16, 16, 1), [Clamp, Mirror]),
@@ -255,10 +256,17 @@ fn vector_texture_lookups_at_extreme_coordinates() {
         (float_texture, [Mirror, Mirror]),
         (texture(8, 4, 3), [Repeat, Mirror]),
         (layered_float_texture, [Clamp, Repeat]),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let mut tex = tex;
         tex.levels.truncate(1);
         let side = [tex.base().width, tex.base().height];
+        let third = [Repeat, Clamp, Mirror]
+            .into_iter()
+            .find(|w| !wraps.contains(w))
+            .unwrap_or(Repeat);
         for (f, filter) in [Filter::Nearest, Filter::Linear].into_iter().enumerate() {
             // Shadow lookups compare with each function in turn.
             let compare = COMPARES[(f + 2 * side[0] as usize) % COMPARES.len()];
@@ -267,7 +275,8 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 samplers: vec![Sampler {
                     min: filter,
                     mag: filter,
-                    wrap: [wraps[0], wraps[1], Wrap::Repeat],
+                    // r (3D) wraps in a third way where there is one.
+                    wrap: [wraps[0], wraps[1], third],
                     compare: Some(compare),
                     ..Sampler::default()
                 }],
@@ -284,8 +293,14 @@ fn vector_texture_lookups_at_extreme_coordinates() {
                 "SHADOW1D",
                 "1D_ARRAY",
                 "SHADOW1D_ARRAY",
+                "3D",
             ];
-            for target in targets {
+            // The 2D and RECT targets on every texture, the others on every other one (each
+            // still on textures of one and of several layers, with both filters).
+            for (i, target) in targets.into_iter().enumerate() {
+                if i >= 4 && (t + i) % 2 == 0 {
+                    continue;
+                }
                 // Projected (q the other input's extremes), and moved by a texel offset: an
                 // immediate one, and one of each lane's own bits (huge offsets included).
                 lookups_give_the_interpreters_results(

@@ -172,7 +172,9 @@ pub struct JitArgs {
 /// `f · height` rows below the level's first texel: the texels hold every level's six faces
 /// (at least six layers), one after the other. An array lookup finds its layer `l =
 /// floor(r + ½)`, clamped to `[0, depth − 1]` (0 for NaN), `l · height` rows below, the same
-/// layers on every level.
+/// layers on every level. A 3D lookup (level 0 alone) wraps r over the depth as s and t over
+/// their sides, its slice `z` being `z · height` rows in, and filters two slices' bilinear
+/// results linearly along r.
 ///
 /// The fields up to `depth` describe level 0. A lookup whose level of detail matters
 /// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
@@ -351,8 +353,8 @@ pub struct VectorTex {
     pub linear: bool,
     /// Bilinear filtering when magnifying (the level of detail is 0 or less, or NaN).
     pub mag_linear: bool,
-    /// How s and t wrap.
-    pub wrap: [TexWrap; 2],
+    /// How s, t and (3D textures) r wrap.
+    pub wrap: [TexWrap; 3],
     /// Which levels it samples.
     pub mip: TexMip,
     /// A shadow lookup's comparison (shadow targets only).
@@ -368,16 +370,16 @@ impl VectorTex {
         format: TexFormat::F32,
         linear: false,
         mag_linear: false,
-        wrap: [TexWrap::Repeat; 2],
+        wrap: [TexWrap::Repeat; 3],
         mip: TexMip::Level0,
         compare: None,
         any_side: false,
     };
 
     /// The path's code in a [`TexPaths`]: bit 0 set, then the format, the two filters, the
-    /// levels (two bits), each axis's wrap (two bits each), whether it compares and how
-    /// (three bits), whether repeat and mirror wrap any side.
-    fn code(self) -> u16 {
+    /// levels (two bits), s's and t's wrap (two bits each), whether it compares and how
+    /// (three bits), whether repeat and mirror wrap any side, r's wrap (two bits).
+    fn code(self) -> u32 {
         let mip = match self.mip {
             TexMip::Level0 => 0,
             TexMip::Single => 1,
@@ -385,22 +387,23 @@ impl VectorTex {
             TexMip::Linear => 3,
         };
         let wrap = |w: TexWrap| match w {
-            TexWrap::Repeat => 0u16,
+            TexWrap::Repeat => 0u32,
             TexWrap::Clamp => 1,
             TexWrap::Mirror => 2,
         };
-        1 | (u16::from(self.format == TexFormat::Unorm8) << 1)
-            | (u16::from(self.linear) << 2)
-            | (u16::from(self.mag_linear) << 3)
+        1 | (u32::from(self.format == TexFormat::Unorm8) << 1)
+            | (u32::from(self.linear) << 2)
+            | (u32::from(self.mag_linear) << 3)
             | (mip << 4)
             | (wrap(self.wrap[0]) << 6)
             | (wrap(self.wrap[1]) << 8)
-            | self.compare.map_or(0, |c| (1 << 10) | ((c as u16) << 11))
-            | (u16::from(self.any_side) << 14)
+            | self.compare.map_or(0, |c| (1 << 10) | ((c as u32) << 11))
+            | (u32::from(self.any_side) << 14)
+            | (wrap(self.wrap[2]) << 15)
     }
 
-    fn from_code(c: u16) -> Option<VectorTex> {
-        let wrap = |shift: u16| TexWrap::ALL.get(usize::from((c >> shift) & 3)).copied();
+    fn from_code(c: u32) -> Option<VectorTex> {
+        let wrap = |shift: u32| TexWrap::ALL.get(((c >> shift) & 3) as usize).copied();
         if c & 1 == 0 {
             return None;
         }
@@ -417,9 +420,9 @@ impl VectorTex {
                 TexMip::Single,
                 TexMip::Nearest,
                 TexMip::Linear,
-            ][usize::from((c >> 4) & 3)],
-            wrap: [wrap(6)?, wrap(8)?],
-            compare: (c & (1 << 10) != 0).then(|| TexCompare::ALL[usize::from((c >> 11) & 7)]),
+            ][((c >> 4) & 3) as usize],
+            wrap: [wrap(6)?, wrap(8)?, wrap(15)?],
+            compare: (c & (1 << 10) != 0).then(|| TexCompare::ALL[((c >> 11) & 7) as usize]),
             any_side: c & (1 << 14) != 0,
         })
     }
@@ -441,7 +444,7 @@ pub enum TexPath {
 /// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
 /// always call back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct TexPaths([u16; TexPaths::MAX]);
+pub struct TexPaths([u32; TexPaths::MAX]);
 
 impl Default for TexPaths {
     fn default() -> Self {
@@ -523,7 +526,9 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// projective (TXP) or with a texel offset, its level of detail of any kind, a SHADOW2D or
 /// SHADOWRECT sample that compares the coordinates' z, a 2D_ARRAY sample or a SHADOW2D_ARRAY
 /// one that compares the coordinates' w (projective or not, with texel offsets or not), a 1D,
-/// SHADOW1D, 1D_ARRAY or SHADOW1D_ARRAY sample (s, the layer t, the reference z), a
+/// SHADOW1D, 1D_ARRAY or SHADOW1D_ARRAY sample (s, the layer t, the reference z), a 3D sample
+/// (of level 0 alone: the runtime samples one in the code only where the level of detail
+/// does not matter), a
 /// CUBE sample or a SHADOWCUBE one that compares the coordinates' w (projective or not,
 /// without offsets, which cube maps do not take), or a texel fetch (TXF) or size query (TXQ)
 /// of a 2D or RECT texture.
@@ -541,14 +546,16 @@ pub fn vector_texture(op: &TexOp) -> bool {
         | T::Tex1D
         | T::Shadow1D
         | T::Array1D
-        | T::Shadow1DArray => op.kind == TexKind::Sample && !op.compare,
+        | T::Shadow1DArray
+        | T::Tex3D => op.kind == TexKind::Sample && !op.compare,
         T::Cube | T::ShadowCube => op.kind == TexKind::Sample && !op.compare && op.offsets == 0,
         _ => false,
     }
 }
 
 /// A descriptor group ([`desc_group`]): unit, sampler, RECT-ness, and 0 for fetches and size
-/// queries; for samples 1, plus 1 for a shadow comparison, 2 for a cube, 4 for an array.
+/// queries; for samples 1, plus 1 for a shadow comparison, 2 for a cube, 4 for an array, 8
+/// for a 3D texture.
 pub type DescGroup = (u32, Option<u32>, bool, u8);
 
 /// Which descriptor a texture operation the code samples ([`vector_texture`]) reads: its
@@ -560,7 +567,11 @@ pub fn desc_group(op: &TexOp) -> DescGroup {
     let kind = match op.kind {
         TexKind::Sample => {
             let t = op.target;
-            1 + t.is_shadow() as u8 + 2 * t.is_cube() as u8 + 4 * t.is_array() as u8
+            let volume = t == crate::tgsi::TextureTarget::Tex3D;
+            1 + t.is_shadow() as u8
+                + 2 * t.is_cube() as u8
+                + 4 * t.is_array() as u8
+                + 8 * volume as u8
         }
         _ => 0,
     };
@@ -767,6 +778,7 @@ mod tests {
                         wrap: [
                             TexWrap::ALL[usize::from(bits / 4 % 3)],
                             TexWrap::ALL[usize::from(bits / 12)],
+                            TexWrap::ALL[usize::from(bits % 3)],
                         ],
                         mip,
                         compare: (bits % 9 != 8).then(|| TexCompare::ALL[usize::from(bits % 9)]),

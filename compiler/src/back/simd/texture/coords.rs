@@ -23,7 +23,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     ) -> R<Coordinates<B::V>> {
         // A 2D array's layer is r, a 1D array's t.
         let array_2d = c.array && !c.one_d;
-        let axes = if c.reference || c.cube || array_2d {
+        let axes = if c.reference || c.cube || array_2d || c.volume {
             3
         } else {
             2
@@ -79,11 +79,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
             reference,
             layer,
             one_d: c.one_d,
+            r: c.volume.then_some(s[2]),
         })
     }
 
-    /// Level 0's layers, in every lane (I32).
-    fn depth(&mut self, d: DescVals<B>) -> R<B::V> {
+    /// Level 0's layers (a 3D texture's depth), in every lane (I32).
+    pub(super) fn depth(&mut self, d: DescVals<B>) -> R<B::V> {
         let x = self
             .b
             .load(Scalar::I32, d.desc, offset_of!(TexDesc, depth) as i32)?;

@@ -11,7 +11,8 @@
 //! and SHADOWRECT each texel compared with the reference before filtering. A 2D_ARRAY lookup
 //! samples the layer its r picks, a CUBE lookup the face its direction picks, in the same way
 //! (`coords.rs`; faces clamped to their edges), and their shadow forms compare with w; 1D
-//! lookups (and 1D arrays, whose layer is t) read row 0, filtered along s alone. It
+//! lookups (and 1D arrays, whose layer is t) read row 0, filtered along s alone; 3D lookups
+//! (level 0) interpolate two slices along r. It
 //! also fetches texels (TXF) and answers size queries (TXQ) of 2D and RECT textures, of any
 //! level (`fetch.rs`). Every texel address comes from indices clamped into their level (a
 //! face or layer inside those its level holds) and every level from one clamped into the
@@ -99,6 +100,9 @@ struct Coords {
     array: bool,
     /// Whether the texture is one-dimensional (1D targets): s alone addresses a row.
     one_d: bool,
+    /// Whether the texture is three-dimensional: r picks the slices (projected and offset as
+    /// s is).
+    volume: bool,
 }
 
 /// Where a lookup samples ([`Lower::coordinates`]).
@@ -113,6 +117,8 @@ struct Coordinates<V> {
     layer: Option<V>,
     /// Whether s alone addresses the row (1D targets: t is not read).
     one_d: bool,
+    /// A 3D lookup's r.
+    r: Option<V>,
 }
 
 /// What decides a lookup's level of detail: how, and its level arguments (from the first).
@@ -163,6 +169,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             cube: op.target.is_cube(),
             array: op.target.is_array(),
             one_d: op.target.is_1d(),
+            volume: op.target == crate::tgsi::TextureTarget::Tex3D,
         };
         self.textures.push(TextureCall {
             op,
@@ -398,7 +405,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok([v, v, v, one])
     }
 
-    /// Level `d` sampled at `c` with one filter (`linear` or nearest).
+    /// Level `d` sampled at `c` with one filter (`linear` or nearest): a 3D texture's two
+    /// slices around r interpolated along it, as the sampler's.
     fn filter(
         &mut self,
         d: DescVals<B>,
@@ -406,12 +414,51 @@ impl<B: SimdBuilder> Lower<'_, B> {
         linear: bool,
         v: VectorTex,
     ) -> R<Vec<B::V>> {
-        let (s, r) = (c.st, c.reference);
-        // A cube face's or an array layer's rows follow those of the ones before it.
-        let rows = match c.layer {
-            Some(f) => Some(self.b.ibin(IBin::Mul, f, d.axes[1].side)?),
-            None => None,
+        let Some(r) = c.r else {
+            // A cube face's or an array layer's rows follow those of the ones before it.
+            let rows = match c.layer {
+                Some(f) => Some(self.b.ibin(IBin::Mul, f, d.axes[1].side)?),
+                None => None,
+            };
+            return self.plane(d, c, linear, v, rows);
         };
+        let depth = self.depth(d)?;
+        let z = Axis {
+            side: depth,
+            fside: self.b.int_to_float(depth, true)?,
+            rect: false,
+            last: self.ik(IBin::Sub, depth, 1)?,
+        };
+        let rows = |me: &mut Self, slice: B::V| me.b.ibin(IBin::Mul, slice, d.axes[1].side);
+        if !linear {
+            let slice = self.nearest(r, z, v.wrap[2], v.any_side)?;
+            let rows = rows(self, slice)?;
+            return self.plane(d, c, false, v, Some(rows));
+        }
+        let (z0, z1, wz) = self.linear(r, z, v.wrap[2], v.any_side)?;
+        let rows0 = rows(self, z0)?;
+        let rows1 = rows(self, z1)?;
+        let p0 = self.plane(d, c, true, v, Some(rows0))?;
+        let p1 = self.plane(d, c, true, v, Some(rows1))?;
+        p0.into_iter()
+            .zip(p1)
+            .map(|(a, b)| {
+                let x = self.lerp(wz, a, b)?;
+                self.canonical(x, Class::Arith)
+            })
+            .collect()
+    }
+
+    /// One plane of level `d` (its rows from `rows` on) sampled at `c` with one filter.
+    fn plane(
+        &mut self,
+        d: DescVals<B>,
+        c: Coordinates<B::V>,
+        linear: bool,
+        v: VectorTex,
+        rows: Option<B::V>,
+    ) -> R<Vec<B::V>> {
+        let (s, r) = (c.st, c.reference);
         let row = |me: &mut Self, y: B::V| match rows {
             Some(r) => me.b.ibin(IBin::Add, y, r),
             None => Ok(y),
