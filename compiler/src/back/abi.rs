@@ -528,10 +528,9 @@ pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
 /// one that compares the coordinates' w (projective or not, with texel offsets or not), a 1D,
 /// SHADOW1D, 1D_ARRAY or SHADOW1D_ARRAY sample (s, the layer t, the reference z), a 3D sample
 /// (of level 0 alone: the runtime samples one in the code only where the level of detail
-/// does not matter), a
-/// CUBE sample or a SHADOWCUBE one that compares the coordinates' w (projective or not,
-/// without offsets, which cube maps do not take), or a texel fetch (TXF) or size query (TXQ)
-/// of a 2D or RECT texture.
+/// does not matter), a CUBE sample or a SHADOWCUBE one that compares the coordinates' w
+/// (projective or not, without offsets, which cube maps do not take), or a texel fetch (TXF)
+/// or size query (TXQ) of a 2D or RECT texture.
 pub fn vector_texture(op: &TexOp) -> bool {
     use crate::tgsi::TextureTarget as T;
     match op.target {
@@ -559,10 +558,10 @@ pub fn vector_texture(op: &TexOp) -> bool {
 pub type DescGroup = (u32, Option<u32>, bool, u8);
 
 /// Which descriptor a texture operation the code samples ([`vector_texture`]) reads: its
-/// unit, sampler, RECT-ness and whether it samples (a cube, an array or neither, with a shadow
-/// comparison or not), or fetches or queries. Operations of one group read one descriptor, which the
-/// runtime writes at the group's first and the generated code loads from there, so both group
-/// by this.
+/// unit, sampler, RECT-ness and whether it samples (a cube, an array, a 3D texture or none,
+/// with a shadow comparison or not), or fetches or queries. Operations of one group read one
+/// descriptor, which the runtime writes at the group's first and the generated code loads
+/// from there, so both group by this.
 pub fn desc_group(op: &TexOp) -> DescGroup {
     let kind = match op.kind {
         TexKind::Sample => {

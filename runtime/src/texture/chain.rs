@@ -52,13 +52,12 @@ impl MipChain {
             words.extend([offset, l.width, l.height]);
             offset += l.width * l.height * l.depth;
         }
-        let texels = |l: &Level| (l.width * l.height * l.depth) as usize;
         let texels = if key.1 {
             ChainTexels::Unorm8(
                 levels
                     .iter()
                     .flat_map(|l| match l.storage() {
-                        Storage::Unorm8(t) => &t[..texels(l)],
+                        Storage::Unorm8(t) => t,
                         Storage::F32(_) => unreachable!("an RGBA8 chain has RGBA8 levels"),
                     })
                     .copied()
@@ -68,7 +67,7 @@ impl MipChain {
             ChainTexels::F32(
                 levels
                     .iter()
-                    .flat_map(|l| &l.f32_texels()[..texels(l)])
+                    .flat_map(|l| l.f32_texels())
                     .copied()
                     .collect(),
             )

@@ -232,10 +232,10 @@ struct Lower<'a, B: SimdBuilder> {
     /// writes the same descriptor for all: it follows from these alone), so that a step loads
     /// each once.
     tex_descs: HashMap<(super::abi::DescGroup, super::abi::TexPath), usize>,
-    /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor, in
-    /// scopes that follow the structured control flow: a value made before an `If` or a loop
+    /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor and
+    /// whether they read its depth, in scopes that follow the structured control flow: a value made before an `If` or a loop
     /// serves inside it; one made inside is dropped when it ends (it would not dominate).
-    desc_vals: Vec<HashMap<usize, texture::DescVals<B>>>,
+    desc_vals: Vec<HashMap<(usize, bool), texture::DescVals<B>>>,
     /// Word offset of each array in the arrays buffer.
     array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.

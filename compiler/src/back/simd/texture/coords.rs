@@ -2,10 +2,9 @@
 //! cube map's face and an array's layer.
 
 use super::{Coordinates, Coords, DescVals};
-use crate::back::abi::TexDesc;
-use crate::back::simd::{FBin, FUn, IBin, Kind, Lower, R, Scalar, SimdBuilder};
+use crate::back::simd::{FBin, FUn, IBin, Kind, Lower, R, SimdBuilder};
 use crate::ir::{self, FCmp};
-use std::mem::offset_of;
+use crate::tgsi::TextureTarget;
 
 impl<B: SimdBuilder> Lower<'_, B> {
     /// The (s, t) a lookup samples at, a shadow lookup's reference r (a cube or array
@@ -21,9 +20,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
         args: &[ir::Value],
         c: Coords,
     ) -> R<Coordinates<B::V>> {
+        let t = c.target;
+        let (cube, array, one_d) = (t.is_cube(), t.is_array(), t.is_1d());
+        let volume = t == TextureTarget::Tex3D;
         // A 2D array's layer is r, a 1D array's t.
-        let array_2d = c.array && !c.one_d;
-        let axes = if c.reference || c.cube || array_2d || c.volume {
+        let array_2d = array && !one_d;
+        let axes = if t.is_shadow() || cube || array_2d || volume {
             3
         } else {
             2
@@ -52,24 +54,23 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 if k < 2 && !d.axes[k].rect {
                     o = self.b.fbin(FBin::Div, o, d.axes[k].fside)?;
                 } else if k == 2 && !d.axes[0].rect {
-                    let depth = self.depth(d)?;
-                    let depth = self.b.int_to_float(depth, true)?;
+                    let depth = self.b.int_to_float(d.layers()?, true)?;
                     o = self.b.fbin(FBin::Div, o, depth)?;
                 }
                 *x = self.b.fbin(FBin::Add, *x, o)?;
             }
         }
         // A cube's or a 2D array's reference is w.
-        let reference = match c.reference {
-            true if c.cube || array_2d => Some(self.float_operand(args[3])?),
+        let reference = match t.is_shadow() {
+            true if cube || array_2d => Some(self.float_operand(args[3])?),
             true => Some(s[2]),
             false => None,
         };
-        let (st, layer) = if c.cube {
+        let (st, layer) = if cube {
             let (face, st) = self.cube_face(s)?;
             (st, Some(face))
-        } else if c.array {
-            let r = if c.one_d { s[1] } else { s[2] };
+        } else if array {
+            let r = if one_d { s[1] } else { s[2] };
             ([s[0], s[1]], Some(self.layer(d, r)?))
         } else {
             ([s[0], s[1]], None)
@@ -78,17 +79,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
             st,
             reference,
             layer,
-            one_d: c.one_d,
-            r: c.volume.then_some(s[2]),
+            one_d,
+            r: volume.then_some(s[2]),
         })
-    }
-
-    /// Level 0's layers (a 3D texture's depth), in every lane (I32).
-    pub(super) fn depth(&mut self, d: DescVals<B>) -> R<B::V> {
-        let x = self
-            .b
-            .load(Scalar::I32, d.desc, offset_of!(TexDesc, depth) as i32)?;
-        self.b.splat(x)
     }
 
     /// The layer an array lookup's r reads, as the sampler's `layer_of`: `floor(r + ½)`
@@ -97,8 +90,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let half = self.fconst(0.5)?;
         let x = self.b.fbin(FBin::Add, r, half)?;
         let x = self.b.fun(FUn::Floor, x)?;
-        let depth = self.depth(d)?;
-        let last = self.ik(IBin::Sub, depth, 1)?;
+        let last = self.ik(IBin::Sub, d.layers()?, 1)?;
         let top = self.b.int_to_float(last, true)?;
         // NaN and values below 0 take 0, values above the last layer take it, and the rest
         // convert exactly.
@@ -144,11 +136,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let yz = me.b.select(on_y, yv, zv)?;
             me.b.select(on_x, xv, yz)
         };
-        let face = |me: &mut Self, k: u32| me.iconst(k);
-        let faces = [0, 1, 2, 3, 4, 5]
-            .into_iter()
-            .map(|k| face(self, k))
-            .collect::<R<Vec<_>>>()?;
+        let faces = (0..6).map(|k| self.iconst(k)).collect::<R<Vec<_>>>()?;
         let face = pick(
             self,
             [faces[0], faces[1]],

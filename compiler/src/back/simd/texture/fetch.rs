@@ -42,7 +42,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         offset: Option<usize>,
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v)?;
+        let d = self.desc_vals(slot, rect, v, false)?;
         let (d, mut inside) = self.fetch_level(d, rect, lod)?;
         let mut at = [d.width; 2];
         for (k, c) in at.iter_mut().enumerate() {
@@ -78,7 +78,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         v: VectorTex,
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v)?;
+        let d = self.desc_vals(slot, rect, v, false)?;
         let (l, exists) = self.fetch_level(d, rect, lod)?;
         let zero = self.iconst(0)?;
         let w = self.b.select(exists, l.axes[0].side, zero)?;

@@ -26,6 +26,7 @@ use crate::back::abi::{
 use crate::back::host::HostOp;
 use crate::back::nan::Class;
 use crate::ir::{self, FCmp, ICmp};
+use crate::tgsi::TextureTarget;
 use std::mem::{offset_of, size_of};
 
 mod coords;
@@ -36,9 +37,10 @@ mod lod;
 /// width (texels per row) and each axis's values of level 0, and what mipmapped lookups read.
 /// The values of one level of a lookup (per lane) have the same form ([`Self::offset`]).
 pub(super) struct DescVals<B: SimdBuilder> {
-    /// The descriptor, for what few lookups read (the depth: `coords.rs`).
-    desc: B::S,
     texels: B::S,
+    /// Level 0's layers (I32; a 3D texture's depth), for the lookups whose group reads them
+    /// ([`Coords::layered`]): arrays, 3D textures, shadow lookups whose offset moves r.
+    depth: Option<B::V>,
     /// The words readable at `texels` (I64), read where lookups load a window of them whole
     /// ([`Lower::texel_words`]).
     words: Option<B::S>,
@@ -47,6 +49,15 @@ pub(super) struct DescVals<B: SimdBuilder> {
     width: B::V,
     axes: [Axis<B>; 2],
     mip: Option<MipVals<B>>,
+}
+
+impl<B: SimdBuilder> DescVals<B> {
+    /// Level 0's layers, which a layered lookup's descriptor values hold ([`Coords::layered`]).
+    fn layers(&self) -> R<B::V> {
+        self.depth.ok_or_else(|| {
+            crate::back::abi::JitError::Codegen("a layered lookup without its depth".into())
+        })
+    }
 }
 
 /// What a mipmapped lookup reads from its descriptor besides level 0.
@@ -90,19 +101,20 @@ struct Coords {
     projective: bool,
     /// The first of the texel offset's arguments, if it has one.
     offset: Option<usize>,
-    /// Whether the lookup compares with a shadow reference: the coordinates' z, adjusted as s
-    /// and t are, or a cube or 2D array lookup's w, as it is.
-    reference: bool,
-    /// Whether (x, y, z) is a cube map's direction (projected, never offset).
-    cube: bool,
-    /// Whether the lookup is an array's: its layer r (t for a 1D array), projected and offset
-    /// as s is.
-    array: bool,
-    /// Whether the texture is one-dimensional (1D targets): s alone addresses a row.
-    one_d: bool,
-    /// Whether the texture is three-dimensional: r picks the slices (projected and offset as
-    /// s is).
-    volume: bool,
+    /// The target, which says what the coordinates are: a shadow reference (z, adjusted as s
+    /// and t are, or a cube or 2D array's w, as it is), a cube map's direction (projected,
+    /// never offset), an array's layer (r, t for a 1D array), a 3D texture's r.
+    target: TextureTarget,
+}
+
+impl Coords {
+    /// Whether the lookup reads level 0's layers: an array's layer is clamped to them, a 3D
+    /// texture's r wraps over them, and a shadow lookup's offset moves r by `offset / depth`.
+    fn layered(&self) -> bool {
+        let t = self.target;
+        let shadow_offset = t.is_shadow() && !t.is_rect() && self.offset.is_some();
+        t.is_array() || t == TextureTarget::Tex3D || shadow_offset
+    }
 }
 
 /// Where a lookup samples ([`Lower::coordinates`]).
@@ -165,11 +177,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let coords = Coords {
             projective: op.projective,
             offset: op.layout().offset,
-            reference: op.target.is_shadow(),
-            cube: op.target.is_cube(),
-            array: op.target.is_array(),
-            one_d: op.target.is_1d(),
-            volume: op.target == crate::tgsi::TextureTarget::Tex3D,
+            target: op.target,
         };
         self.textures.push(TextureCall {
             op,
@@ -197,20 +205,38 @@ impl<B: SimdBuilder> Lower<'_, B> {
         Ok(())
     }
 
-    /// The values of descriptor `slot`: those made where they dominate this lookup
-    /// ([`Self::desc_vals`]), or made here and kept for the lookups this point dominates.
-    fn desc_vals(&mut self, slot: usize, rect: bool, v: VectorTex) -> R<DescVals<B>> {
-        if let Some(&d) = self.desc_vals.iter().rev().find_map(|m| m.get(&slot)) {
+    /// The values of descriptor `slot` (with level 0's depth where `layered`, kept apart from
+    /// those without): those made where they dominate this lookup ([`Self::desc_vals`]), or
+    /// made here and kept for the lookups this point dominates.
+    fn desc_vals(
+        &mut self,
+        slot: usize,
+        rect: bool,
+        v: VectorTex,
+        layered: bool,
+    ) -> R<DescVals<B>> {
+        if let Some(&d) = self
+            .desc_vals
+            .iter()
+            .rev()
+            .find_map(|m| m.get(&(slot, layered)))
+        {
             return Ok(d);
         }
-        let d = self.derive_desc_vals(slot, rect, v)?;
+        let d = self.derive_desc_vals(slot, rect, v, layered)?;
         if let Some(m) = self.desc_vals.last_mut() {
-            m.insert(slot, d);
+            m.insert((slot, layered), d);
         }
         Ok(d)
     }
 
-    fn derive_desc_vals(&mut self, slot: usize, rect: bool, v: VectorTex) -> R<DescVals<B>> {
+    fn derive_desc_vals(
+        &mut self,
+        slot: usize,
+        rect: bool,
+        v: VectorTex,
+        layered: bool,
+    ) -> R<DescVals<B>> {
         let d = self.sconst((slot * size_of::<TexDesc>() / 4) as i64)?;
         let desc = self.b.word_addr(self.p.tex_descs, d)?;
         let texels = self
@@ -259,9 +285,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 quads: self.b.icmp(ICmp::Ne, quads, zero)?,
             })
         };
+        let depth = if layered {
+            Some(field(self, Scalar::I32, offset_of!(TexDesc, depth), 0)?)
+        } else {
+            None
+        };
         Ok(DescVals {
-            desc,
             texels,
+            depth,
             words,
             offset: None,
             width: axes[0].side,
@@ -291,8 +322,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             };
         }
         Ok(DescVals {
-            desc: d.desc,
             texels: d.texels,
+            depth: d.depth,
             words: d.words,
             offset: Some(offset),
             width: sides[0],
@@ -312,7 +343,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         coords: Coords,
         lod: Lod<'_>,
     ) -> R<Vec<B::V>> {
-        let d = self.desc_vals(slot, rect, v)?;
+        let d = self.desc_vals(slot, rect, v, coords.layered())?;
         let c = self.coordinates(d, args, coords)?;
         let Some(m) = d.mip else {
             return self.filter(d, c, v.linear, v);
@@ -420,9 +451,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 Some(f) => Some(self.b.ibin(IBin::Mul, f, d.axes[1].side)?),
                 None => None,
             };
-            return self.plane(d, c, linear, v, rows);
+            return self.plane(d, c, linear, v, rows, true);
         };
-        let depth = self.depth(d)?;
+        let depth = d.layers()?;
         let z = Axis {
             side: depth,
             fside: self.b.int_to_float(depth, true)?,
@@ -433,13 +464,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
         if !linear {
             let slice = self.nearest(r, z, v.wrap[2], v.any_side)?;
             let rows = rows(self, slice)?;
-            return self.plane(d, c, false, v, Some(rows));
+            return self.plane(d, c, false, v, Some(rows), true);
         }
         let (z0, z1, wz) = self.linear(r, z, v.wrap[2], v.any_side)?;
         let rows0 = rows(self, z0)?;
         let rows1 = rows(self, z1)?;
-        let p0 = self.plane(d, c, true, v, Some(rows0))?;
-        let p1 = self.plane(d, c, true, v, Some(rows1))?;
+        // The slices' NaNs are made canonical once, after the last interpolation.
+        let p0 = self.plane(d, c, true, v, Some(rows0), false)?;
+        let p1 = self.plane(d, c, true, v, Some(rows1), false)?;
         p0.into_iter()
             .zip(p1)
             .map(|(a, b)| {
@@ -449,7 +481,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             .collect()
     }
 
-    /// One plane of level `d` (its rows from `rows` on) sampled at `c` with one filter.
+    /// One plane of level `d` (its rows from `rows` on) sampled at `c` with one filter; a
+    /// bilinear result's NaNs made `canonical` where asked.
     fn plane(
         &mut self,
         d: DescVals<B>,
@@ -457,6 +490,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         linear: bool,
         v: VectorTex,
         rows: Option<B::V>,
+        canonical: bool,
     ) -> R<Vec<B::V>> {
         let (s, r) = (c.st, c.reference);
         let row = |me: &mut Self, y: B::V| match rows {
@@ -493,7 +527,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let r = self.lerp(wy, top, bottom)?;
                 // Infinite texels and infinite coordinates make NaNs: the sampler's are
                 // canonical.
-                self.canonical(r, Class::Arith)
+                if canonical {
+                    self.canonical(r, Class::Arith)
+                } else {
+                    Ok(r)
+                }
             })
             .collect()
     }
