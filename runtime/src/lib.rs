@@ -9,4 +9,3 @@ pub mod interp;
 pub mod ireval;
 pub mod jit;
 pub mod texture;
-pub mod theia;

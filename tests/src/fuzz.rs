@@ -16,10 +16,10 @@
 
 use crate::generate::program_from;
 use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
-use tgsic::back::theia::isa::{Layout, assemble, disassemble};
 use tgsic::front::{binary, read, text};
 use tgsic::opt::{OptLevel, optimize};
 use tgsic::tgsi::Program;
+use tgsic_theia::isa::{Layout, assemble, disassemble};
 
 /// A fuzz target: the fuzzer's bytes in, a panic when tgsic is wrong.
 pub type Target = fn(&[u8]);
@@ -134,7 +134,7 @@ pub fn theia_asm(data: &[u8]) {
 /// The THEIA compiler: any input either form reads; a program that compiles gives an image
 /// whose disassembly assembles back to it.
 pub fn theia_compile(data: &[u8]) {
-    use tgsic::back::theia::compile::{TheiaOptions, compile};
+    use tgsic_theia::compile::{TheiaOptions, compile};
     let Ok(src) = read(data) else {
         return;
     };
@@ -196,7 +196,7 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
             }
             // Compiled programs' listings: the assembler's full syntax, as tgsic writes it.
             v.extend(texts.iter().take(200).filter_map(|t| {
-                use tgsic::back::theia::compile::{TheiaOptions, compile};
+                use tgsic_theia::compile::{TheiaOptions, compile};
                 let p = text::parse(std::str::from_utf8(t).ok()?).ok()?;
                 let out = compile(&p, &TheiaOptions::default()).ok()?;
                 Some(out.assembly.into_bytes())

@@ -3,9 +3,9 @@
 //! b1.2 internal registers the pixel shader may read.
 
 use std::path::Path;
-use tgsic::back::theia::compile::{TheiaError, TheiaOptions, TheiaProgram, compile};
-use tgsic::back::theia::isa::register_address;
 use tgsic::tgsi::{File, Program, Semantic};
+use tgsic_theia::compile::{TheiaError, TheiaOptions, TheiaProgram, compile};
+use tgsic_theia::isa::register_address;
 
 /// Registers texture-coordinate and generic inputs are bound to, in order.
 pub const SPARE: &[&str] = &[

@@ -23,8 +23,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tgsic::back::theia::isa::{Image, Layout, assemble, register_address, write_mem};
-use tgsic_runtime::theia::{Entry, Machine, SimError, Source as Operand, Write};
+use tgsic_theia::isa::{Image, Layout, assemble, register_address, write_mem};
+use tgsic_theia::sim::{Entry, Machine, SimError, Source as Operand, Write};
 
 /// One register: x, y, z as raw Q15.17 words.
 pub type Vec3 = [u32; 3];
@@ -385,7 +385,7 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
             if clean {
                 v.mismatches.push(format!(
                     "{name}: the RTL writes {} in routine {slot} after the simulator's last write",
-                    tgsic_runtime::theia::address_name(addr)
+                    tgsic_theia::sim::address_name(addr)
                 ));
             }
             return v;
@@ -394,8 +394,8 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
             if clean {
                 v.mismatches.push(format!(
                     "{name}: write {k}: the RTL writes {} in routine {slot}, the simulator {} in routine {s}",
-                    tgsic_runtime::theia::address_name(addr),
-                    tgsic_runtime::theia::address_name(w.address)
+                    tgsic_theia::sim::address_name(addr),
+                    tgsic_theia::sim::address_name(w.address)
                 ));
             }
             return v;
@@ -418,7 +418,7 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
             if want != w.value {
                 v.mismatches.push(format!(
                     "{name}: write {k}: the RTL writes {} = {want:08x?} in routine {slot}, the simulator {:08x?}",
-                    tgsic_runtime::theia::address_name(addr),
+                    tgsic_theia::sim::address_name(addr),
                     w.value
                 ));
                 return v;
@@ -429,7 +429,7 @@ pub fn compare(p: &Program, rtl: &[RtlRun; 2], sim: &SimRun) -> Verdict {
                 v.first_racy = Some(format!(
                     "write {k} (step {} of routine {slot}) to {}: rtl_nba {va:08x?}, rtl_fix {vb:08x?}, simulator {:08x?}{}",
                     w.step,
-                    tgsic_runtime::theia::address_name(addr),
+                    tgsic_theia::sim::address_name(addr),
                     w.value,
                     if inputs { "" } else { " (operands undefined)" }
                 ));
@@ -1034,7 +1034,7 @@ pub fn compiled(paths: &[PathBuf], pixels: u32, limit: usize) -> Vec<Program> {
                 (d.span().first..=d.span().last).map(move |r| (r, s))
             })
             .collect();
-        let fixed = |x: f64| tgsic::back::theia::isa::f64_to_fixed(x).unwrap_or(0);
+        let fixed = |x: f64| tgsic_theia::isa::f64_to_fixed(x).unwrap_or(0);
         for i in 0..pixels {
             let u = (i as f64 + 0.5) / pixels as f64;
             let mut inputs: Vec<(u16, Vec3)> = t

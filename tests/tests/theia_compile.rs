@@ -4,14 +4,14 @@
 //! does not compile or its size and maximum error.
 
 use std::collections::BTreeMap;
-use tgsic::back::theia::compile::{TheiaOptions, TheiaProgram, compile};
-use tgsic::back::theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
 use tgsic::tgsi::{File, Program, Semantic};
 use tgsic_runtime::interp::{Bindings, Prepared, render};
 use tgsic_runtime::texture::Texture;
-use tgsic_runtime::theia::Machine;
 use tgsic_tests::theia::options_for;
 use tgsic_tests::{Corpus, corpus};
+use tgsic_theia::compile::{TheiaOptions, TheiaProgram, compile};
+use tgsic_theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
+use tgsic_theia::sim::Machine;
 
 const W: u32 = 8;
 const H: u32 = 8;
@@ -380,8 +380,7 @@ fn classic_shaders_are_as_short_as_hand_written_ones() {
         let mut opts = TheiaOptions::default();
         opts.constants.insert(0, consts.clone());
         let t = compile(&p, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let h =
-            tgsic::back::theia::isa::assemble(hand, tgsic::back::theia::isa::Layout::Mem).unwrap();
+        let h = tgsic_theia::isa::assemble(hand, tgsic_theia::isa::Layout::Mem).unwrap();
         let hand_words = hand
             .split("ENTRYPOINT_ADRR_PIXELSHADER:")
             .nth(1)

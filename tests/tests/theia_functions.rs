@@ -1,12 +1,12 @@
 //! Every operation the THEIA code generator lowers to a sequence, swept through the bit-exact
 //! b1.2 simulator and compared with the exact function of its Q15.17 input: the test prints the
 //! maximum error of each (in units of 2⁻¹⁷) and fails when a result leaves the bound documented
-//! in `tgsic::back::theia::compile::ERROR_BOUNDS`.
+//! in `tgsic_theia::compile::ERROR_BOUNDS`.
 
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2, PI, SQRT_2};
-use tgsic::back::theia::compile::{TheiaOptions, compile, error_bound};
-use tgsic::back::theia::isa::{ONE, f64_to_fixed, fixed_to_f64, register_address};
-use tgsic_runtime::theia::Machine;
+use tgsic_theia::compile::{TheiaOptions, compile, error_bound};
+use tgsic_theia::isa::{ONE, f64_to_fixed, fixed_to_f64, register_address};
+use tgsic_theia::sim::Machine;
 
 const ULP: f64 = 1.0 / ONE as f64;
 

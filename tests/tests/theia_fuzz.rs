@@ -1,8 +1,8 @@
 //! The THEIA assembler, `.mem` reader and simulator never panic, whatever their input.
 
 use proptest::prelude::*;
-use tgsic::back::theia::isa::{Image, Layout, assemble, disassemble, read_bin, read_mem};
-use tgsic_runtime::theia::{Entry, Machine};
+use tgsic_theia::isa::{Image, Layout, assemble, disassemble, read_bin, read_mem};
+use tgsic_theia::sim::{Entry, Machine};
 
 fn cases(local: u32) -> u32 {
     if std::env::var_os("CI").is_some() {

@@ -17,13 +17,13 @@
 
 use proptest::prelude::*;
 use std::fmt::Write;
-use tgsic::back::theia::compile::{TheiaError, TheiaOptions, compile};
-use tgsic::back::theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
 use tgsic::tgsi::File;
 use tgsic_runtime::dispatch::BatchIo;
 use tgsic_runtime::interp::{ALL, Arrangement, LANES, Prepared};
-use tgsic_runtime::theia::Machine;
 use tgsic_tests::random::{Rng, Source, run};
+use tgsic_theia::compile::{TheiaError, TheiaOptions, compile};
+use tgsic_theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
+use tgsic_theia::sim::Machine;
 
 fn cases() -> u32 {
     if let Some(n) = std::env::var("TGSIC_RANDOM_CASES")

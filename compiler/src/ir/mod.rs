@@ -26,7 +26,6 @@ pub mod uniform;
 pub mod verify;
 
 pub use arena::{Arena, Handle};
-pub(crate) use lift::lift_checked;
 pub use lift::{LiftError, MAX_NESTING, lift, lift_valid};
 
 use crate::tgsi::{Processor, Semantic, Swizzle};

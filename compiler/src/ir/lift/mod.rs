@@ -185,7 +185,7 @@ pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
     lift_checked(p)
 }
 
-pub(crate) fn lift_checked(p: &Program) -> Result<Function, LiftError> {
+fn lift_checked(p: &Program) -> Result<Function, LiftError> {
     if !p.revision.is_executable() {
         return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
     }

@@ -5,11 +5,11 @@ use crate::report::{Failure, read_input};
 use clap::{Args, Subcommand, ValueEnum};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tgsic::back::theia::isa::{
+use tgsic_theia::isa::{
     self, Image, ImageFormat, Layout, assemble, disassemble, f64_to_fixed, read_bin, read_mem,
     register_address,
 };
-use tgsic_runtime::theia::{Entry, Machine, Outcome, address_name, format_value};
+use tgsic_theia::sim::{Entry, Machine, Outcome, address_name, format_value};
 
 /// THEIA b1.2 toolchain commands.
 #[derive(Debug, Subcommand)]
@@ -130,7 +130,7 @@ fn parse_bind(spec: &str) -> Result<(u32, u16), Failure> {
 
 /// `tgsic theia compile`.
 pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
-    use tgsic::back::theia::compile::{TheiaOptions, compile_valid};
+    use tgsic_theia::compile::{TheiaOptions, compile_valid};
     match ImageFormat::from_path(&a.output) {
         Some(ImageFormat::Mem) => {}
         Some(ImageFormat::Bin) => {

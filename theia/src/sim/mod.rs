@@ -22,11 +22,11 @@
 pub mod alu;
 pub mod taint;
 
-use alu::Vec3;
-use std::collections::BTreeMap;
-use tgsic::back::theia::isa::{
+use crate::isa::{
     ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
 };
+use alu::Vec3;
+use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Why a simulation stopped without RETURN.
@@ -455,7 +455,7 @@ fn execute(op: Op, a: Vec3, b: Vec3, word: Word) -> Step {
             next: if taken { Next::Jump } else { Next::Continue },
         };
     }
-    let one = tgsic::back::theia::isa::ONE;
+    let one = crate::isa::ONE;
     match op {
         Op::Add => write(map(a, b, alu::add)),
         Op::Sub => write(map(a, b, alu::sub)),
@@ -505,7 +505,7 @@ fn execute(op: Op, a: Vec3, b: Vec3, word: Word) -> Step {
 /// `0x00028000 0x00000000 0xfffe0000  (1.25, 0, -1)`.
 pub fn format_value(v: Vec3) -> String {
     let f = |r: u32| {
-        let x = tgsic::back::theia::isa::fixed_to_f64(r);
+        let x = crate::isa::fixed_to_f64(r);
         format!("{x}")
     };
     format!(

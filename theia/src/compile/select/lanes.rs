@@ -1,9 +1,9 @@
 //! Vector instructions: grouping lanes, dot products, and the output.
 
 use super::{J, Loc, Reg, Sel, Src, VInst, VOp, jop};
-use crate::back::theia::compile::TheiaError;
-use crate::back::theia::isa::{ONE, Op as T};
-use crate::ir::{Binary, Inst, Op, Stmt, Unary, Value};
+use crate::compile::TheiaError;
+use crate::isa::{ONE, Op as T};
+use tgsic::ir::{Binary, Inst, Op, Stmt, Unary, Value};
 
 /// One term of the colour's sum.
 enum Term {
@@ -421,7 +421,7 @@ impl Sel<'_> {
                 .iter()
                 .rposition(|i| {
                     i.dst.iter().any(|d| {
-                        d.register.file == crate::tgsi::File::Output
+                        d.register.file == tgsic::tgsi::File::Output
                             && d.register.index.offset == color as i32
                             && d.write_mask.has(c as usize)
                     })

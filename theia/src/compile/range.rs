@@ -9,9 +9,9 @@
 //!
 //! Returns whether anything changed (the caller optimizes again to propagate it).
 
-use crate::back::theia::isa::f64_to_fixed;
-use crate::ir::{Binary, FCmp, Function, Inst, Op, Type, Value};
-use crate::opt::util::{ConstPool, Subst};
+use crate::isa::f64_to_fixed;
+use tgsic::ir::{Binary, FCmp, Function, Inst, Op, Type, Value};
+use tgsic::opt::util::{ConstPool, Subst};
 
 /// Where a constant lies against Q15.17's range.
 #[derive(Clone, Copy, PartialEq, Eq)]

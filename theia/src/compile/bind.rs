@@ -7,9 +7,9 @@
 //! needs a binding (`--bind IN[n]=REG`). The w component of every input reads 1.0.
 
 use super::TheiaError;
-use crate::back::theia::isa::{register_address, register_name};
-use crate::tgsi::{File, Location, Program, Semantic};
+use crate::isa::{register_address, register_name};
 use std::collections::{BTreeMap, BTreeSet};
+use tgsic::tgsi::{File, Location, Program, Semantic};
 
 /// The default register of each declared input that has one (`IN[n]` → address).
 pub fn default_bindings(program: &Program) -> BTreeMap<u32, u16> {

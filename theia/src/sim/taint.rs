@@ -9,7 +9,7 @@
 //! by an exact zero (a lane mask), are harmless and not reported.
 
 use super::alu::Vec3;
-use tgsic::back::theia::isa::Op;
+use crate::isa::Op;
 
 /// How far one lane is from exact Q15.17 arithmetic (ordered: the worse is greater).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]

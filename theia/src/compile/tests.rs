@@ -1,5 +1,5 @@
 use super::*;
-use crate::front::text::parse;
+use tgsic::front::text::parse;
 
 fn compile_text(src: &str, consts: &[[f32; 4]]) -> Result<TheiaProgram, TheiaError> {
     let p = parse(src).expect("test shader parses");

@@ -22,10 +22,10 @@
 
 use super::bind::Bindings;
 use super::{TheiaError, at};
-use crate::back::theia::isa::{ONE, Op as T, f64_to_fixed};
-use crate::ir::{Function, Inst, Op, Type, Value};
-use crate::tgsi::Program;
+use crate::isa::{ONE, Op as T, f64_to_fixed};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use tgsic::ir::{Function, Inst, Op, Type, Value};
+use tgsic::tgsi::Program;
 
 /// A virtual register number.
 pub(super) type V = u32;
@@ -215,7 +215,7 @@ pub(super) fn select(
         p,
         bind,
         loc: vec![None; f.values.len()],
-        uses: crate::opt::util::use_counts(f),
+        uses: tgsic::opt::util::use_counts(f),
         lines: Vec::new(),
         consts: Vec::new(),
         nv: 0,

@@ -12,9 +12,9 @@
 //! every product puts its small operand (a coefficient or a reduced argument) first.
 
 use super::{J, Reg, Sel, VInst};
-use crate::back::theia::compile::TheiaError;
-use crate::back::theia::isa::{ONE, Op as T};
-use crate::ir::Inst;
+use crate::compile::TheiaError;
+use crate::isa::{ONE, Op as T};
+use tgsic::ir::Inst;
 
 /// A lowered transcendental function.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,7 +50,7 @@ pub const LOG2_OF_NONPOSITIVE: u32 = 0x8000_0001;
 const TURN_BIAS: u32 = 1;
 
 fn w(x: f64) -> u32 {
-    crate::back::theia::isa::f64_to_fixed(x).expect("constant in range")
+    crate::isa::f64_to_fixed(x).expect("constant in range")
 }
 
 impl Sel<'_> {

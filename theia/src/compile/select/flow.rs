@@ -3,8 +3,8 @@
 //! where a `Continue` reads another parameter's register).
 
 use super::{J, Loc, LoopCtx, Merge, Reg, Sel, Src, T, VInst, jop};
-use crate::back::theia::compile::TheiaError;
-use crate::ir::{Block, IfStmt, LoopStmt, Stmt, Value};
+use crate::compile::TheiaError;
+use tgsic::ir::{Block, IfStmt, LoopStmt, Stmt, Value};
 
 impl Sel<'_> {
     pub(super) fn block(

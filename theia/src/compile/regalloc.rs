@@ -14,8 +14,8 @@
 
 use super::select::{Line, Reg, Selection, VInst};
 use super::{TheiaError, at};
-use crate::tgsi::Program;
 use std::collections::HashMap;
+use tgsic::tgsi::Program;
 
 /// The address of R1.
 const R1: u16 = 71;

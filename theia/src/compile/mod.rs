@@ -37,8 +37,8 @@ pub use bounds::{ERROR_BOUNDS, ErrorBound, error_bound};
 pub use select::LOG2_OF_NONPOSITIVE;
 
 use super::isa::Image;
-use crate::tgsi::{Location, Program};
 use std::collections::BTreeMap;
+use tgsic::tgsi::{Location, Program};
 use thiserror::Error;
 
 /// What the compiler needs besides the shader.
@@ -105,7 +105,7 @@ pub struct TheiaProgram {
 pub enum TheiaError {
     /// The shader does not lift into the IR.
     #[error(transparent)]
-    Lift(#[from] crate::ir::LiftError),
+    Lift(#[from] tgsic::ir::LiftError),
     /// Not a fragment shader.
     #[error("THEIA runs fragment shaders only; this is a {0} shader")]
     NotFragment(String),
@@ -193,9 +193,9 @@ impl TheiaError {
 /// # Errors
 /// As [`compile_valid`]; the shader does not validate.
 pub fn compile(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, TheiaError> {
-    crate::valid::validate(program)
-        .map_err(|e| TheiaError::Lift(crate::ir::LiftError::Invalid(e)))?;
-    compile_checked(program, opts)
+    let valid = tgsic::valid::Valid::new(program.clone())
+        .map_err(|e| TheiaError::Lift(tgsic::ir::LiftError::Invalid(e)))?;
+    compile_valid(&valid, opts)
 }
 
 /// Compiles a validated TGSI fragment shader into a THEIA b1.2 image.
@@ -205,25 +205,21 @@ pub fn compile(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, T
 /// not given, uses what THEIA cannot express (naming the line), has a constant outside
 /// Q15.17, or needs more registers than the hardware has.
 pub fn compile_valid(
-    program: &crate::valid::Valid,
+    program: &tgsic::valid::Valid,
     opts: &TheiaOptions,
 ) -> Result<TheiaProgram, TheiaError> {
-    compile_checked(program, opts)
-}
-
-fn compile_checked(program: &Program, opts: &TheiaOptions) -> Result<TheiaProgram, TheiaError> {
-    if program.processor != crate::tgsi::Processor::Fragment {
+    if program.processor != tgsic::tgsi::Processor::Fragment {
         return Err(TheiaError::NotFragment(
             program.processor.name().to_string(),
         ));
     }
     let bindings = bind::resolve(program, &opts.bindings)?;
-    let mut f = crate::ir::lift_checked(program)?;
+    let mut f = tgsic::ir::lift_valid(program)?;
     let mut warnings = Vec::new();
     let color = prepare::prepare(&mut f, program, opts, &mut warnings)?;
-    crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+    tgsic::opt::optimize(&mut f, tgsic::opt::OptLevel::O2);
     if range::fold(&mut f) {
-        crate::opt::optimize(&mut f, crate::opt::OptLevel::O2);
+        tgsic::opt::optimize(&mut f, tgsic::opt::OptLevel::O2);
     }
     let sel = select::select(&f, program, &bindings, color)?;
     warnings.extend(sel.notes.iter().map(|(origin, message)| Warning {

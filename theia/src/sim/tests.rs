@@ -3,7 +3,7 @@
 
 use super::alu::*;
 use super::*;
-use tgsic::back::theia::isa::{JumpCond, Layout, assemble, f64_to_fixed};
+use crate::isa::{JumpCond, Layout, assemble, f64_to_fixed};
 
 const ONE: u32 = 0x20000;
 
@@ -110,7 +110,7 @@ fn the_multipliers_doubled_operand_is_32_bits_wide() {
 }
 
 fn fixed_to(v: u32) -> f64 {
-    tgsic::back::theia::isa::fixed_to_f64(v)
+    crate::isa::fixed_to_f64(v)
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn every_executable_opcode_through_the_machine() {
         25 * 2 + 70 + 35,
         "DIV 70 and MAG 35 cycles, the rest 2"
     );
-    let reg = |n: &str| m.get(tgsic::back::theia::isa::register_address(n).unwrap());
+    let reg = |n: &str| m.get(crate::isa::register_address(n).unwrap());
     assert_eq!(reg("R4"), r1);
     assert_eq!(reg("R5"), [fx(2.0), fx(3.0), fx(-2.0)]);
     assert_eq!(reg("R6"), [0, fx(1.0), fx(-4.0)]);
@@ -414,7 +414,7 @@ fn range_faults_count_only_lanes_that_are_read() {
  RETURN RT_TRUE
 ";
     let image = assemble(src, Layout::Mem).unwrap();
-    let uv = tgsic::back::theia::isa::register_address("CREG_UV0_LAST").unwrap();
+    let uv = crate::isa::register_address("CREG_UV0_LAST").unwrap();
     let big = fx(12000.0);
     let run = |v: [u32; 3]| {
         let mut m = Machine::new(image.clone());
@@ -489,7 +489,7 @@ ENTRYPOINT_ADRR_PIXELSHADER:
 SKIP:
  RETURN RT_TRUE
 ";
-    let uv = tgsic::back::theia::isa::register_address("CREG_UV0_LAST").unwrap();
+    let uv = crate::isa::register_address("CREG_UV0_LAST").unwrap();
     let mut m = Machine::new(assemble(src, Layout::Mem).unwrap());
     let (o, regs) = m
         .run_pixels(&[vec![(uv, [fx(3.25), 0, 0])]])
@@ -600,7 +600,7 @@ fn mulp_before_a_register_reading_word_is_refused() {
 }
 
 fn reg(name: &str) -> u16 {
-    tgsic::back::theia::isa::register_address(name).expect("a register name")
+    crate::isa::register_address(name).expect("a register name")
 }
 
 #[test]

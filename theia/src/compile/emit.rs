@@ -3,12 +3,10 @@
 use super::regalloc::Allocation;
 use super::select::{Reg, Selection, VInst};
 use super::{TheiaError, TheiaStats, at};
-use crate::back::theia::isa::{
-    IMEM_BASE, Image, Layout, Op, assemble, register_name, swizzle_name,
-};
-use crate::tgsi::Program;
+use crate::isa::{IMEM_BASE, Image, Layout, Op, assemble, register_name, swizzle_name};
 use std::collections::HashMap;
 use std::fmt::Write;
+use tgsic::tgsi::Program;
 
 /// Words of b1.2's instruction memory (IMEM).
 const IMEM_WORDS: usize = 512;
@@ -86,7 +84,7 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
                 lines.push(format!("{op} {reg} 32'h{w:08X}"));
             }
         }
-        let values = c.map(|w| crate::back::theia::isa::fixed_to_f64(w.unwrap_or(0)));
+        let values = c.map(|w| crate::isa::fixed_to_f64(w.unwrap_or(0)));
         for l in lines {
             text.push(l.clone());
             notes.push(format!(
@@ -216,7 +214,7 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
 /// The printed text of each TGSI instruction (`3: MUL TEMP[0], IN[0], CONST[0]`).
 fn tgsi_lines(p: &Program) -> HashMap<u32, String> {
     let mut out = HashMap::new();
-    for line in crate::front::text::print(p).lines() {
+    for line in tgsic::front::text::print(p).lines() {
         let t = line.trim_start();
         if let Some((n, rest)) = t.split_once(": ")
             && let Ok(i) = n.parse::<u32>()

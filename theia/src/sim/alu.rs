@@ -3,7 +3,7 @@
 //! Components are 32-bit Q15.17 words (two's complement). Every function here is pure.
 
 use super::taint::{Lane, Taint};
-use tgsic::back::theia::isa::{JumpCond, ONE, Op};
+use crate::isa::{JumpCond, ONE, Op};
 
 /// A register value: x, y, z.
 pub type Vec3 = [u32; 3];

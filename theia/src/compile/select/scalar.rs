@@ -5,9 +5,9 @@
 //! signed values.
 
 use super::{J, Reg, Sel, VInst, jop};
-use crate::back::theia::compile::TheiaError;
-use crate::back::theia::isa::{ONE, Op as T};
-use crate::ir::{FCmp, ICmp, Inst, Op, Type, Value};
+use crate::compile::TheiaError;
+use crate::isa::{ONE, Op as T};
+use tgsic::ir::{FCmp, ICmp, Inst, Op, Type, Value};
 
 /// A one-lane operation.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

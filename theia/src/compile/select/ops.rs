@@ -3,10 +3,10 @@
 //! what cannot be compiled, with the reason.
 
 use super::{Loc, MAX_ITERATIONS, Math, Reg, Scalar, Sel, T, VInst, VOp};
-use crate::back::theia::compile::TheiaError;
-use crate::ir::{Binary, Function, Inst, Nary, Op, Stmt, Type, Unary, Value};
-use crate::tgsi::{Opcode, TextureTarget};
+use crate::compile::TheiaError;
 use std::collections::HashSet;
+use tgsic::ir::{Binary, Function, Inst, Nary, Op, Stmt, Type, Unary, Value};
+use tgsic::tgsi::{Opcode, TextureTarget};
 
 impl Sel<'_> {
     pub(super) fn inst(&mut self, i: Inst, rest: &[Stmt], color: u32) -> Result<(), TheiaError> {
@@ -92,7 +92,7 @@ impl Sel<'_> {
         Ok(())
     }
 
-    fn texture(&mut self, i: Inst, t: &crate::ir::TexOp) -> Result<(), TheiaError> {
+    fn texture(&mut self, i: Inst, t: &tgsic::ir::TexOp) -> Result<(), TheiaError> {
         let d = &self.f.insts[i];
         let why_not = |s: &str| {
             Err(self.unsupported(
@@ -102,8 +102,8 @@ impl Sel<'_> {
         };
         if (t.kind, t.level, t.compare)
             != (
-                crate::ir::TexKind::Sample,
-                crate::ir::Level::Implicit,
+                tgsic::ir::TexKind::Sample,
+                tgsic::ir::Level::Implicit,
                 false,
             )
         {
@@ -140,9 +140,7 @@ impl Sel<'_> {
             }
             _ => self.texture = Some((t.unit, r0)),
         }
-        let tex = Reg::Phys(
-            crate::back::theia::isa::register_address("CREG_TEXTURE_COLOR").expect("register"),
-        );
+        let tex = Reg::Phys(crate::isa::register_address("CREG_TEXTURE_COLOR").expect("register"));
         for (c, &v) in d.results.iter().enumerate() {
             self.loc[v.index()] = Some(if c < 3 {
                 Loc::Lane(tex, c as u8)
@@ -162,7 +160,7 @@ impl Sel<'_> {
         let big = |v: Value| {
             self.f.const_value(v).filter(|&bits| {
                 let c = f32::from_bits(bits);
-                c.is_finite() && crate::back::theia::isa::f64_to_fixed(c as f64).is_none()
+                c.is_finite() && crate::isa::f64_to_fixed(c as f64).is_none()
             })
         };
         let (x, c) = match (big(d.args[0]), big(d.args[1])) {

@@ -5,9 +5,9 @@
 //! - stores of alpha and of outputs other than COLOR[0] are dropped, each with a warning.
 
 use super::{TheiaError, TheiaOptions, Warning, at};
-use crate::ir::{Function, Op, Stmt};
-use crate::opt::util::{ConstPool, Subst, for_each_block_mut};
-use crate::tgsi::{Program, Semantic};
+use tgsic::ir::{Function, Op, Stmt};
+use tgsic::opt::util::{ConstPool, Subst, for_each_block_mut};
+use tgsic::tgsi::{Program, Semantic};
 
 /// Returns the output slot that reaches OREG_PIXEL_COLOR.
 pub(super) fn prepare(
@@ -28,7 +28,7 @@ pub(super) fn prepare(
     let mut subst = Subst::new(f);
     let n = f.insts.len();
     for k in 0..n {
-        let i = crate::ir::Inst::new(k);
+        let i = tgsic::ir::Inst::new(k);
         let Some(&v) = f.insts[i].results.first() else {
             continue;
         };
