@@ -1,6 +1,6 @@
 //! A small software rasterizer on tgsic's host API: a textured, lit, spinning cube.
 //!
-//! `cargo run --release -p tgsic-runtime --example raster -- cube.png [FRAMES]`
+//! `cargo run --release -p tgsic-runtime --features png --example raster -- cube.png [FRAMES]`
 //!
 //! The host does what a GPU's fixed function does, in this file: it runs the vertex shader
 //! (`examples/shaders/cube.vert.tgsi`) over the mesh through `Compiled::run_vertices`, clips

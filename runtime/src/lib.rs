@@ -1,8 +1,6 @@
-//! tgsic-runtime: execution of TGSI shaders and the `tgsic` command-line program.
+//! tgsic-runtime: execution of TGSI shaders on the CPU.
 #![warn(missing_docs)]
 
-pub mod attributes;
-pub mod compare;
 pub mod dispatch;
 pub mod host;
 pub mod interp;

@@ -398,7 +398,7 @@ pub mod mesa {
                 .max()
                 .unwrap_or(0);
             bind.textures = vec![Some(texture.clone()); units];
-            let reference = tgsic_runtime::compare::read_f32(&dir.join(format!("{name}.ref.f32")))
+            let reference = tgsic_cli::compare::read_f32(&dir.join(format!("{name}.ref.f32")))
                 .expect("reference");
             out.push(Case {
                 name,

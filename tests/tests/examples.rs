@@ -210,7 +210,7 @@ fn f(v: [u32; 4]) -> [f32; 4] {
 #[test]
 fn the_vertex_shader_rotates_projects_and_lights() {
     let shader = example("transform_lit.vert.tgsi");
-    let verts = tgsic_runtime::attributes::read_vertices(&data("cube_corner.vertices")).unwrap();
+    let verts = tgsic_cli::attributes::read_vertices(&data("cube_corner.vertices")).unwrap();
     let out = vertices_on(&shader, &verts);
     for (backend, jit) in jits(&shader) {
         let same = format!("{:?}", vertices_on(&jit, &verts)) == format!("{out:?}");
@@ -251,7 +251,7 @@ fn the_vertex_shader_rotates_projects_and_lights() {
 fn the_geometry_shader_moves_each_triangle_along_its_normal() {
     let shader = example("explode.geom.tgsi");
     let prims =
-        tgsic_runtime::attributes::read_primitives(&data("two_triangles.primitives"), 3).unwrap();
+        tgsic_cli::attributes::read_primitives(&data("two_triangles.primitives"), 3).unwrap();
     let out = primitives_on(&shader, &prims);
     for (backend, jit) in jits(&shader) {
         let same = format!("{:?}", primitives_on(&jit, &prims)) == format!("{out:?}");

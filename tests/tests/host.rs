@@ -129,7 +129,7 @@ fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
     let m = load(&rt, "explode.geom.tgsi");
     let r = m.reflection().clone();
     assert_eq!((r.vertices_per_primitive, r.max_output_vertices), (3, 3));
-    let prims = tgsic_runtime::attributes::read_primitives(
+    let prims = tgsic_cli::attributes::read_primitives(
         &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../examples/shaders/two_triangles.primitives"),
         3,

@@ -1,7 +1,7 @@
 //! Mesa's own output: every shader of `corpus/mesa` rendered by the interpreter under the
 //! folder's contract (index.json) and compared with `<name>.ref.f32`.
 
-use tgsic_runtime::compare::compare;
+use tgsic_cli::compare::compare;
 use tgsic_runtime::interp::render;
 use tgsic_tests::mesa::cases;
 

@@ -3,7 +3,7 @@
 //! is not bounded).
 
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::compare::compare;
+use tgsic_cli::compare::compare;
 use tgsic_runtime::dispatch::render;
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_tests::jit_backends;

@@ -62,7 +62,7 @@ fn main() -> ExitCode {
             "--nocapture",
         ]),
         // JIT compile time and memory against program shape (docs/jit.md, "Compile time").
-        Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-runtime"]) && scaling(),
+        Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-cli"]) && scaling(),
         _ => {
             eprintln!(
                 "usage: cargo xtask ci | corpus | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"

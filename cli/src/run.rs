@@ -3,11 +3,11 @@
 use crate::report::{Failure, read_error};
 use clap::{Args, ValueEnum};
 
+use crate::attributes;
+use crate::compare::{compare_files, f32_from_le_bytes};
 use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
-use tgsic_runtime::attributes;
-use tgsic_runtime::compare::{compare_files, f32_from_le_bytes};
 use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
 use tgsic_runtime::interp::{self, Bindings, Prepared};
 use tgsic_runtime::jit::{Backend, JitConfig};

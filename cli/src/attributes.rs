@@ -9,11 +9,11 @@
 //! decimal that reads back to the same bits, hex for NaN); geometry output lists each input
 //! primitive's emitted vertices, with `ENDPRIM` lines where the shader ended a primitive.
 
-use crate::interp::Invocation;
 use std::fmt::Write;
 use std::path::Path;
 use tgsic::front::text::format_f32;
 use tgsic::tgsi::{File, Program};
+use tgsic_runtime::interp::Invocation;
 use thiserror::Error;
 
 /// A malformed attribute file.

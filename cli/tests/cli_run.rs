@@ -254,7 +254,7 @@ fn vertex_and_geometry_shaders_run_over_attribute_files() {
         "{}",
         text(&o.stderr)
     );
-    let v = tgsic_runtime::compare::read_f32(&img).unwrap();
+    let v = tgsic_cli::compare::read_f32(&img).unwrap();
     assert_eq!(v[0], 11.0);
     let _ = std::fs::remove_dir_all(&d);
 }

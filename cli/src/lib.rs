@@ -1,10 +1,14 @@
-//! The `tgsic` command-line program.
+//! tgsic-cli: the `tgsic` command-line program, every subcommand with its arguments and
+//! reports, and the file formats only the program reads (vertex and primitive attribute files,
+//! `.f32` images and their comparison), which the tests read too.
 //!
 //! Exit codes (DECISIONS.md §4): 0 success, 1 bad input (the message names the file and the
 //! place: `PATH:LINE:COL: error: ...` for text, `PATH: token N (FIELD): ...` for binary),
 //! 2 wrong usage. Messages go to stderr.
 
+pub mod attributes;
 mod bench;
+pub mod compare;
 mod front;
 mod ir;
 mod report;
@@ -55,7 +59,8 @@ enum Command {
     },
 }
 
-fn main() -> ExitCode {
+/// Runs the program on the process's arguments and returns its exit code.
+pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
