@@ -7,10 +7,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use tgsic::tgsi::Semantic;
 use tgsic_runtime::dispatch::{RunOptions, render_with};
+use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
     CompileOptions, Invocations, Layout, Runtime, RuntimeOptions, quad_order,
 };
-use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::jit::{JitConfig, JitShader};
 
 const W: u32 = 16;

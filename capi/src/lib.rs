@@ -17,11 +17,11 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
     CompileOptions, Compiled, EngineChoice, HostError, Invocations, Layout, Module, Runtime,
     RuntimeOptions,
 };
-use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::jit::{Backend, JitConfig};
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{Runtime, RuntimeOptions};
-use tgsic_runtime::interp::Bindings;
 
 /// Where cargo put this build's libtgsic_c.so: beside the test (`target/PROFILE/deps`, where
 /// `cargo test` leaves it) or one folder up (where `cargo build` copies it).

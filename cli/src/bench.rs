@@ -44,7 +44,7 @@ struct Row {
     engine: EngineArg,
     compile: Duration,
     best: Duration,
-    image: tgsic_runtime::interp::Image,
+    image: tgsic_runtime::dispatch::Image,
 }
 
 /// `tgsic bench --compile-only`: JIT compile times over many shaders, per JIT engine (each

@@ -8,8 +8,8 @@ use crate::compare::{compare_files, f32_from_le_bytes};
 use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::*;
-use tgsic_runtime::dispatch::{self, Engine as _, RunOptions};
-use tgsic_runtime::interp::{self, Bindings, Prepared};
+use tgsic_runtime::dispatch::{self, RunOptions};
+use tgsic_runtime::engine::{self, Bindings, Engine as _, Prepared};
 use tgsic_runtime::jit::{Backend, JitConfig};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
@@ -413,7 +413,7 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
             bytes.len()
         )));
     }
-    let regs = interp::constant_registers(&bytes);
+    let regs = engine::constant_registers(&bytes);
     Ok((n, regs))
 }
 
@@ -423,7 +423,7 @@ pub fn load_shader(input: &str) -> Result<Prepared, Failure> {
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
     Prepared::new(src.program).map_err(|e| match e {
-        interp::LoadError::Invalid(errors) => Failure::input(
+        engine::LoadError::Invalid(errors) => Failure::input(
             errors
                 .iter()
                 .map(|v| crate::report::validation_error(name, v))
@@ -597,9 +597,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let name = crate::report::display_name(&a.input);
     let rt = runtime(&a.exec)?;
     let engine = make_engine(&rt, a.engine, shader, &a.exec, name)?;
-    let err = |e: interp::RunError| {
+    let err = |e: engine::RunError| {
         let detail = match (&e, a.timeout) {
-            (interp::RunError::TimeLimit, Some(t)) => {
+            (engine::RunError::TimeLimit, Some(t)) => {
                 format!("the run did not finish within --timeout {t} s")
             }
             _ => e.detail(),
@@ -628,7 +628,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             let mut write = |band: dispatch::Band| {
                 sink.write(&band).map_err(|m| {
                     write_error = Some(m);
-                    interp::RunError::Unsupported("the image could not be written".into())
+                    engine::RunError::Unsupported("the image could not be written".into())
                 })
             };
             let report = with_engine!(&engine, e => dispatch::render_rows(e, &bind, (w, h), a.output_index, &opts, bands, &mut write));

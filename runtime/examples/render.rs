@@ -3,7 +3,8 @@
 //!
 //! `cargo run -p tgsic-runtime --example render`
 
-use tgsic_runtime::interp::{Bindings, Prepared, render};
+use tgsic_runtime::dispatch::render;
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::texture::{Filter, Sampler, Texture, Wrap};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,92 +1,15 @@
 //! Running a shader over a grid of fragments, a list of vertices or a list of primitives, with
 //! any execution engine (the interpreter, the IR evaluator, the JIT): the engine runs batches of
-//! [`LANES`] invocations; this module fills their inputs and collects their results.
+//! [`BATCH_LANES`] invocations; this module fills their inputs and collects their results.
 
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use crate::interp::{
-    ALL, Arrangement, BatchReport, Bindings, LANES, Mask, Prepared, Reg, RunError,
-};
+use crate::engine::{ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, Reg, RunError};
 use tgsic::tgsi::*;
 use tile::{Pixels, SEGMENT_TILES, Segment, TILE_POS, segments, tile_lanes, write_tile};
 
 mod tile;
-
-/// One batch's inputs and outputs, in structure-of-arrays form.
-#[derive(Debug, Clone)]
-pub struct BatchIo {
-    /// IN registers; for geometry shaders vertex-major (`vertex * inputs_per_vertex + reg`).
-    pub inputs: Vec<Reg>,
-    /// SV registers.
-    pub sv: Vec<Reg>,
-    /// OUT registers, written by the engine (every register of the file, 0 if never written).
-    pub outputs: Vec<Reg>,
-    /// Lanes that hold an invocation.
-    pub alive: Mask,
-    /// Lanes computed only for derivatives (the missing pixels of an edge quad).
-    pub helpers: Mask,
-    /// How lanes are arranged.
-    pub arrangement: Arrangement,
-}
-
-/// Something that executes a shader over batches of invocations.
-pub trait Engine {
-    /// Working memory one thread reuses from batch to batch (registers, arrays).
-    type Scratch;
-
-    /// The program (its declarations decide the inputs).
-    fn shader(&self) -> &Prepared;
-
-    /// Fresh working memory.
-    fn scratch(&self) -> Self::Scratch;
-
-    /// Runs one batch: reads `io.inputs` and `io.sv` and leaves them as they were (the
-    /// dispatcher fills only what changes between batches), writes every register of
-    /// `io.outputs`.
-    /// The result does not depend on what earlier batches left in `scratch`. `io` should hold the registers the
-    /// program declares (for every vertex of a geometry shader's primitive); with fewer, an
-    /// engine refuses the batch or reads the missing ones as 0, never memory outside them.
-    ///
-    /// # Errors
-    /// [`RunError`] when a resource is missing, `io` is refused, or something cannot be
-    /// executed.
-    fn run_batch(
-        &self,
-        bind: &Bindings,
-        io: &mut BatchIo,
-        scratch: &mut Self::Scratch,
-    ) -> Result<BatchReport, RunError>;
-
-    /// Runs batches one after the other in `io`, as many calls of [`Self::run_batch`] would:
-    /// `feed(io, None)` fills the first batch, and after each batch `feed(io, Some(report))`
-    /// takes its results (`io.outputs` and the report) and fills the next; it returns whether
-    /// `io` holds a batch to run. `bind` is the same for them all, so an engine may do what
-    /// depends only on it once (a JIT chooses its code, and describes constant buffers and
-    /// textures, once instead of per batch).
-    ///
-    /// # Errors
-    /// As [`Self::run_batch`], and what `feed` returns; the batches after an error do not
-    /// run.
-    fn run_batches(
-        &self,
-        bind: &Bindings,
-        io: &mut BatchIo,
-        scratch: &mut Self::Scratch,
-        feed: &mut Feed<'_>,
-    ) -> Result<(), RunError> {
-        let mut report = None;
-        while feed(io, report.take())? {
-            report = Some(self.run_batch(bind, io, scratch)?);
-        }
-        Ok(())
-    }
-}
-
-/// What [`Engine::run_batches`] calls around its batches: given the report of the batch just
-/// run (`None` before the first), it fills `io` with the next batch and says whether there is
-/// one.
-pub type Feed<'a> = dyn FnMut(&mut BatchIo, Option<BatchReport>) -> Result<bool, RunError> + 'a;
 
 /// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]
@@ -227,8 +150,8 @@ impl InputTable {
                 quad.copy_from_slice(&[upper, upper, lower, lower]);
             }
         }
-        reg[2] = [self.zw[0]; LANES];
-        reg[3] = [self.zw[1]; LANES];
+        reg[2] = [self.zw[0]; BATCH_LANES];
+        reg[3] = [self.zw[1]; BATCH_LANES];
     }
 
     /// Fills component x of `reg` for the tile at column `tx`.
@@ -245,47 +168,9 @@ impl InputTable {
     }
 }
 
-/// The registers a batch of `p` holds: inputs (for every vertex of a geometry shader's
-/// primitive), system values and outputs.
-pub(crate) fn io_sizes(p: &Prepared) -> [usize; 3] {
-    let per_vertex = if p.program.processor == Processor::Geometry {
-        p.gs_vertices as usize
-    } else {
-        1
-    };
-    [
-        p.size(File::Input) * per_vertex,
-        p.size(File::SystemValue),
-        p.size(File::Output),
-    ]
-}
-
-/// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of the
-/// primitive, vertex-major).
-pub(crate) fn new_io(p: &Prepared, arrangement: Arrangement) -> BatchIo {
-    let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
-    let [inputs, sv, outputs] = io_sizes(p);
-    BatchIo {
-        inputs: z(inputs),
-        sv: z(sv),
-        outputs: z(outputs),
-        alive: 0,
-        helpers: 0,
-        arrangement,
-    }
-}
-
-/// Whether `io` holds at least the registers `sizes` ([`io_sizes`]) counts: what engines whose
-/// code addresses them without bounds checks (the JIT) verify before a batch, with the sizes
-/// found once.
-pub(crate) fn io_fits(sizes: [usize; 3], io: &BatchIo) -> bool {
-    let [inputs, sv, outputs] = sizes;
-    io.inputs.len() >= inputs && io.sv.len() >= sv && io.outputs.len() >= outputs
-}
-
 fn clear(regs: &mut [Reg]) {
     for r in regs {
-        *r = [[0; LANES]; 4];
+        *r = [[0; BATCH_LANES]; 4];
     }
 }
 
@@ -362,7 +247,7 @@ where
 {
     let mut started = None;
     let Some(pool) = pool(opts, items.len(), &mut started)? else {
-        let mut io = new_io(engine.shader(), arrangement);
+        let mut io = BatchIo::new(engine.shader(), arrangement);
         let mut scratch = engine.scratch();
         return items
             .into_iter()
@@ -374,7 +259,7 @@ where
         items
             .into_par_iter()
             .map_init(
-                || (new_io(engine.shader(), arrangement), engine.scratch()),
+                || (BatchIo::new(engine.shader(), arrangement), engine.scratch()),
                 |(io, scratch), k| work(io, scratch, k),
             )
             .collect()
@@ -787,7 +672,7 @@ where
     E::Scratch: Send,
 {
     let p = &engine.shader().program;
-    let batches = n.div_ceil(LANES);
+    let batches = n.div_ceil(BATCH_LANES);
     let done = std::sync::atomic::AtomicU64::new(0);
     let results = parallel(
         engine,
@@ -799,9 +684,9 @@ where
                 return Err(RunError::TimeLimit);
             }
 
-            let start = b * LANES;
-            let count = (n - start).min(LANES);
-            io.alive = if count == LANES {
+            let start = b * BATCH_LANES;
+            let count = (n - start).min(BATCH_LANES);
+            io.alive = if count == BATCH_LANES {
                 ALL
             } else {
                 (1u64 << count) - 1
@@ -863,7 +748,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::Prepared;
+    use crate::engine::Prepared;
 
     #[test]
     fn bands_in_either_order_make_the_whole_image() {

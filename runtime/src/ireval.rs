@@ -1,4 +1,4 @@
-//! The IR evaluator: executes a [`Function`] over a batch of [`LANES`] invocations with lane
+//! The IR evaluator: executes a [`Function`] over a batch of [`BATCH_LANES`] invocations with lane
 //! masks, so lifted and optimized IR can be checked against the interpreter (which stays the
 //! reference). Small on purpose: pure operations are computed for every lane (values are
 //! defined "as if active", `docs/ir.md`), effects only for the active lanes; the texture
@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::interp::{Bindings, Prepared};
+//! use tgsic_runtime::engine::{Bindings, Prepared};
 //! use tgsic_runtime::ireval::IrShader;
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
@@ -23,11 +23,11 @@
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use crate::dispatch::{BatchIo, Engine};
-use crate::interp::tex::{TexRequest, sample};
-use crate::interp::{
-    Arrangement, BatchReport, Bindings, Chan, Emitted, LANES, Mask, Prepared, Reg, RunError,
+use crate::engine::{
+    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Chan, Emitted, Engine, Mask,
+    Prepared, Reg, RunError,
 };
+use crate::lookup::{TexRequest, sample};
 use tgsic::ir::semantics as sem;
 use tgsic::ir::{Axis, Block, Def, Function, LiftError, Op, Stmt, Value, lift_valid};
 use tgsic::numerics::{b, f};
@@ -69,11 +69,11 @@ impl Engine for IrShader {
     fn scratch(&self) -> EvalScratch {
         let f = &self.function;
         EvalScratch {
-            vals: vec![[0; LANES]; f.values.len()],
+            vals: vec![[0; BATCH_LANES]; f.values.len()],
             arrays: f
                 .arrays
                 .iter()
-                .map(|a| vec![[[0; LANES]; 4]; a.len as usize])
+                .map(|a| vec![[[0; BATCH_LANES]; 4]; a.len as usize])
                 .collect(),
         }
     }
@@ -86,7 +86,7 @@ impl Engine for IrShader {
     ) -> Result<BatchReport, RunError> {
         let f = &self.function;
         for a in scratch.arrays.iter_mut() {
-            a.fill([[0; LANES]; 4]);
+            a.fill([[0; BATCH_LANES]; 4]);
         }
         let mut ev = Eval {
             f,
@@ -99,7 +99,7 @@ impl Engine for IrShader {
             io,
         };
         for o in ev.io.outputs.iter_mut() {
-            *o = [[0; LANES]; 4];
+            *o = [[0; BATCH_LANES]; 4];
         }
         let alive = ev.io.alive;
         let result = ev.block(&f.body, alive).map(|_| ());
@@ -131,12 +131,12 @@ struct Eval<'a> {
 }
 
 fn lanes(m: Mask) -> impl Iterator<Item = usize> {
-    (0..LANES).filter(move |&l| m & (1 << l) != 0)
+    (0..BATCH_LANES).filter(move |&l| m & (1 << l) != 0)
 }
 
 fn quad_partial(m: Mask, alive: Mask) -> Mask {
     let mut out = 0;
-    for q in 0..LANES / 4 {
+    for q in 0..BATCH_LANES / 4 {
         let qm: Mask = 0xF << (4 * q);
         let a = m & qm;
         if a != 0 && a != alive & qm {
@@ -173,7 +173,7 @@ impl Eval<'_> {
                 Stmt::Inst(i) => self.inst(*i, m)?,
                 Stmt::If(x) => {
                     let c = *self.v(x.cond);
-                    let t = m & (0..LANES).fold(0, |a, l| a | (((c[l] != 0) as Mask) << l));
+                    let t = m & (0..BATCH_LANES).fold(0, |a, l| a | (((c[l] != 0) as Mask) << l));
                     let e = m & !t;
                     self.yields.push(x.results.clone());
                     let mut out = 0;
@@ -257,12 +257,12 @@ impl Eval<'_> {
         let args = &d.args;
         let r0 = d.results.first().copied();
         let out: Chan = match &d.op {
-            Op::Const(c) => [*c; LANES],
+            Op::Const(c) => [*c; BATCH_LANES],
             Op::Input { reg, comp } => self
                 .io
                 .inputs
                 .get(*reg as usize)
-                .map_or([0; LANES], |r| r[*comp as usize]),
+                .map_or([0; BATCH_LANES], |r| r[*comp as usize]),
             Op::InputIndirect {
                 offset,
                 lo,
@@ -302,9 +302,9 @@ impl Eval<'_> {
                 .io
                 .sv
                 .get(*reg as usize)
-                .map_or([0; LANES], |r| r[*comp as usize]),
+                .map_or([0; BATCH_LANES], |r| r[*comp as usize]),
             Op::Uniform { buffer, reg, comp } => {
-                [self.constant(*buffer as i64, *reg as i64, *comp); LANES]
+                [self.constant(*buffer as i64, *reg as i64, *comp); BATCH_LANES]
             }
             Op::UniformIndirect {
                 buffer,
@@ -329,8 +329,8 @@ impl Eval<'_> {
                     imms.get(k).map_or(0, |v| v[*comp as usize])
                 })
             }
-            Op::MaxIterations => [self.bind.max_iterations; LANES],
-            Op::ClearColor { comp } => [self.bind.clear[*comp as usize].to_bits(); LANES],
+            Op::MaxIterations => [self.bind.max_iterations; BATCH_LANES],
+            Op::ClearColor { comp } => [self.bind.clear[*comp as usize].to_bits(); BATCH_LANES],
             Op::Helper => std::array::from_fn(|l| ((self.io.helpers >> l) & 1) as u32),
             Op::ArrayLoad {
                 array,
@@ -382,13 +382,13 @@ impl Eval<'_> {
             Op::Discard => {
                 let v = self.v(args[0]);
                 self.report.killed |=
-                    m & (0..LANES).fold(0, |a, l| a | (((v[l] != 0) as Mask) << l));
+                    m & (0..BATCH_LANES).fold(0, |a, l| a | (((v[l] != 0) as Mask) << l));
                 return Ok(());
             }
             Op::Exhausted => {
                 let v = self.v(args[0]);
                 self.report.exhausted |=
-                    m & (0..LANES).fold(0, |a, l| a | (((v[l] != 0) as Mask) << l));
+                    m & (0..BATCH_LANES).fold(0, |a, l| a | (((v[l] != 0) as Mask) << l));
                 return Ok(());
             }
             Op::Emit | Op::EndPrim => {
@@ -441,8 +441,8 @@ impl Eval<'_> {
             Op::Unpack(k) => {
                 let x = *self.v(args[0]);
                 let res = d.results.clone();
-                let mut outs = [[0u32; LANES]; 4];
-                for l in 0..LANES {
+                let mut outs = [[0u32; BATCH_LANES]; 4];
+                for l in 0..BATCH_LANES {
                     let u = sem::unpack(*k, x[l]);
                     for c in 0..4 {
                         outs[c][l] = u[c];
@@ -454,7 +454,7 @@ impl Eval<'_> {
                 return Ok(());
             }
             Op::Texture(t) => {
-                let targs: Vec<[u32; LANES]> = args.iter().map(|&a| *self.v(a)).collect();
+                let targs: Vec<[u32; BATCH_LANES]> = args.iter().map(|&a| *self.v(a)).collect();
                 let quads = self.io.arrangement == Arrangement::Quads;
                 if quads && t.implicit_lod() {
                     self.report.unspecified |= quad_partial(m, self.io.alive);
@@ -493,11 +493,11 @@ impl Eval<'_> {
 
     /// Quad derivatives as the interpreter computes them (0 outside quads).
     fn derivative(&self, v: &Chan, axis: Axis, fine: bool) -> Chan {
-        let mut out = [0u32; LANES];
+        let mut out = [0u32; BATCH_LANES];
         if self.io.arrangement != Arrangement::Quads {
             return out;
         }
-        for q in 0..LANES / 4 {
+        for q in 0..BATCH_LANES / 4 {
             let l = 4 * q;
             let (tl, tr, bl, br) = (f(v[l]), f(v[l + 1]), f(v[l + 2]), f(v[l + 3]));
             let vals = match (axis, fine) {

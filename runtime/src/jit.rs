@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::interp::{Bindings, Prepared};
+//! use tgsic_runtime::engine::{Bindings, Prepared};
 //! use tgsic_runtime::jit::{JitShader, JitConfig};
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
@@ -20,28 +20,25 @@
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use crate::dispatch::{BatchIo, Engine, Feed};
-use crate::interp::tex::{TexRequest, sample_into};
-use crate::interp::{Arrangement, BatchReport, Bindings, Emitted, LANES, Prepared, Reg, RunError};
+use crate::engine::{
+    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Emitted, Engine, Feed, Prepared, Reg,
+    RunError,
+};
+use crate::lookup::{TexRequest, sample_into};
 use crate::texture::{ChainTexels, MipChain};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tgsic::back::abi::{
-    BATCH_LANES, CompiledShader, ConstBuffer, DescGroup, JitArgs, JitError, MAX_CONST_REGISTERS,
-    MathMode, TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall,
-    VectorTex, desc_group,
+    CompiledShader, ConstBuffer, DescGroup, JitArgs, JitError, MAX_CONST_REGISTERS, MathMode,
+    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, TextureCall, VectorTex,
+    desc_group,
 };
 use tgsic::back::cranelift::{self as cl, JitOptions};
 use tgsic::ir::{Function, LiftError, TexKind, TexOp};
 use tgsic::opt::{OptLevel, optimize};
 use thiserror::Error;
-
-const _: () = assert!(
-    BATCH_LANES == LANES,
-    "the JIT and the interpreter share batches"
-);
 
 /// The code generator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -385,7 +382,7 @@ impl JitShader {
         let (tex_groups, paths) = groups_and_paths(&function, config.backend, bind);
         let (compiled, fresh) = variants.get(&function, config, paths)?;
         Ok(JitShader {
-            io: crate::dispatch::io_sizes(&prepared),
+            io: prepared.io_sizes(),
             prepared,
             function,
             compiled,
@@ -467,7 +464,7 @@ pub struct JitScratch {
     arrays: Vec<u32>,
     uniforms: Vec<u32>,
     /// Texture arguments, one channel each.
-    args: Vec<[u32; LANES]>,
+    args: Vec<[u32; BATCH_LANES]>,
     out: Box<Reg>,
     /// The texture descriptors of the batch being run.
     tex_descs: TexDescs,
@@ -493,7 +490,7 @@ struct Host<'a> {
     bind: &'a Bindings,
     textures: &'a [TextureCall],
     quads: bool,
-    args: &'a mut Vec<[u32; LANES]>,
+    args: &'a mut Vec<[u32; BATCH_LANES]>,
     out: &'a mut Reg,
     emitted: Vec<Emitted>,
     error: Option<RunError>,
@@ -517,7 +514,7 @@ impl Engine for JitShader {
             arrays: vec![0; self.compiled.array_words],
             uniforms: vec![0; self.compiled.uniforms.len()],
             args: Vec::new(),
-            out: Box::new([[0; LANES]; 4]),
+            out: Box::new([[0; BATCH_LANES]; 4]),
             tex_descs: TexDescs::default(),
             variant: None,
             shader: self.id,
@@ -655,7 +652,7 @@ impl Engine for JitShader {
             loop {
                 // The code addresses the batch's registers as this shader sized them: a batch
                 // made for another shader must not reach it.
-                if !crate::dispatch::io_fits(self.io, io) {
+                if !io.fits(self.io) {
                     return Err(RunError::Unsupported(
                         "the batch's registers were made for another shader (dispatch::new_io)"
                             .into(),
@@ -663,10 +660,10 @@ impl Engine for JitShader {
                 }
                 // Arrays read 0 until written; the register after them only takes the stores
                 // that are dropped, and nothing reads it.
-                let read = scratch.arrays.len().saturating_sub(4 * LANES);
+                let read = scratch.arrays.len().saturating_sub(4 * BATCH_LANES);
                 scratch.arrays[..read].fill(0);
                 for &k in &to_zero {
-                    io.outputs[k / 4][k % 4] = [0; LANES];
+                    io.outputs[k / 4][k % 4] = [0; BATCH_LANES];
                 }
                 args.inputs = io.inputs.as_ptr() as *const u32;
                 args.sv = io.sv.as_ptr() as *const u32;
@@ -904,7 +901,7 @@ unsafe extern "C" fn texture_callback(
         {
             let call = &h.textures[index as usize];
             if h.args.len() < call.args {
-                h.args.resize(call.args, [0; LANES]);
+                h.args.resize(call.args, [0; BATCH_LANES]);
             }
             // Only lanes 0..n are read (the mask's).
             for (a, ch) in h.args.iter_mut().take(call.args).enumerate() {
@@ -999,7 +996,7 @@ tgsic::default_fp_trampoline!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::interp::ALL;
+    use crate::engine::ALL;
 
     /// The back ends of this build.
     fn backends() -> Vec<Backend> {
@@ -1015,8 +1012,8 @@ mod tests {
         p: &Prepared,
         engine: &dyn Fn(&mut BatchIo),
         then: Option<u64>,
-    ) -> Vec<crate::interp::Reg> {
-        let mut io = crate::dispatch::new_io(p, Arrangement::Quads);
+    ) -> Vec<crate::engine::Reg> {
+        let mut io = BatchIo::new(p, Arrangement::Quads);
         for (c, chan) in io.inputs[0].iter_mut().enumerate() {
             for (l, x) in chan.iter_mut().enumerate() {
                 *x = (l as f32 / 64.0 + c as f32).to_bits();
@@ -1247,7 +1244,7 @@ mod tests {
             let jit = make();
             let mut want = Vec::new();
             for k in 0..arrangements.len() {
-                let mut io = crate::dispatch::new_io(&p, arrangements[k]);
+                let mut io = BatchIo::new(&p, arrangements[k]);
                 fill(k, &mut io);
                 let report = jit.run_batch(&bind, &mut io, &mut jit.scratch()).unwrap();
                 want.push((io.outputs.clone(), report.killed));
@@ -1255,7 +1252,7 @@ mod tests {
             assert_ne!(want[0].0, want[2].0, "the batches differ");
             assert!(want.iter().any(|w| w.1 != 0), "some lanes are discarded");
             let mut got = Vec::new();
-            let mut io = crate::dispatch::new_io(&p, Arrangement::Quads);
+            let mut io = BatchIo::new(&p, Arrangement::Quads);
             let mut scratch = jit.scratch();
             let mut k = 0;
             jit.run_batches(&bind, &mut io, &mut scratch, &mut |io, report| {
@@ -1307,11 +1304,11 @@ mod tests {
             constants: vec![vec![[3.0f32.to_bits(), 0, 0, 0]]],
             ..Bindings::default()
         };
-        let mut io = crate::dispatch::new_io(&wide.prepared, Arrangement::Quads);
+        let mut io = BatchIo::new(&wide.prepared, Arrangement::Quads);
         io.alive = ALL;
         for (r, reg) in io.inputs.iter_mut().enumerate() {
             for (c, chan) in reg.iter_mut().enumerate() {
-                *chan = [(10.0 * r as f32 + c as f32).to_bits(); LANES];
+                *chan = [(10.0 * r as f32 + c as f32).to_bits(); BATCH_LANES];
             }
         }
         let mut own = wide.scratch();
@@ -1324,11 +1321,11 @@ mod tests {
         );
         // Another shader's scratch is remade for this one: the same pixels.
         let mut other = narrow.scratch();
-        io.outputs[0] = [[0; LANES]; 4];
+        io.outputs[0] = [[0; BATCH_LANES]; 4];
         wide.run_batch(&bind, &mut io, &mut other).unwrap();
         assert_eq!(io.outputs[0], want);
         // Another shader's registers (one input where four are read) are refused.
-        let mut small = crate::dispatch::new_io(&narrow.prepared, Arrangement::Quads);
+        let mut small = BatchIo::new(&narrow.prepared, Arrangement::Quads);
         small.alive = ALL;
         let e = wide.run_batch(&bind, &mut small, &mut own).unwrap_err();
         assert!(e.to_string().contains("another shader"), "{e}");

@@ -91,7 +91,7 @@ pub fn lift_optimize(data: &[u8]) {
 /// The JIT against the interpreter on a generated valid program: the bytes give, through
 /// `arbitrary`, the seed of the inputs, the width, then one decision of the generator each.
 pub fn jit_vs_interp(data: &[u8]) {
-    use tgsic_runtime::interp::Prepared;
+    use tgsic_runtime::engine::Prepared;
     use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
     let mut u = arbitrary::Unstructured::new(data);
     let seed: u64 = u.arbitrary().unwrap_or(0);

@@ -80,10 +80,10 @@ pub fn jit_backends() -> Vec<(tgsic_runtime::jit::Backend, &'static [usize])> {
 /// batches for a program.
 pub mod random {
     use tgsic::tgsi::{File, Processor};
-    use tgsic_runtime::dispatch::{BatchIo, Engine};
-    use tgsic_runtime::interp::{
-        Arrangement, BatchReport, Bindings, Emitted, LANES, Mask, Prepared, Reg, RunError,
+    use tgsic_runtime::engine::{
+        Arrangement, BATCH_LANES, BatchReport, Bindings, Emitted, Mask, Prepared, Reg, RunError,
     };
+    use tgsic_runtime::engine::{BatchIo, Engine};
     use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
 
     /// A source of random choices: the generators draw from it through the provided methods.
@@ -248,7 +248,7 @@ pub mod random {
         BatchIo {
             inputs,
             sv,
-            outputs: vec![[[0; LANES]; 4]; p.size(File::Output)],
+            outputs: vec![[[0; BATCH_LANES]; 4]; p.size(File::Output)],
             alive,
             helpers,
             arrangement: if frag {
@@ -289,7 +289,7 @@ pub mod random {
         let keep = alive & !other.report.unspecified;
         for (r, (a, b)) in reference.outputs.iter().zip(&other.outputs).enumerate() {
             for c in 0..4 {
-                for l in 0..LANES {
+                for l in 0..BATCH_LANES {
                     if keep & (1 << l) != 0 && a[c][l] != b[c][l] {
                         return Some(format!(
                             "OUT[{r}].{} lane {l}: {:#010x} ({}) vs {:#010x} ({})",
@@ -336,7 +336,7 @@ pub mod random {
 /// sampler reading `texture32.png` with nearest/repeat.
 pub mod mesa {
     use std::path::Path;
-    use tgsic_runtime::interp::{Bindings, Prepared};
+    use tgsic_runtime::engine::{Bindings, Prepared};
     use tgsic_runtime::texture::Texture;
 
     /// One shader of the corpus, ready to render, with Mesa's output.
@@ -352,7 +352,7 @@ pub mod mesa {
     }
 
     fn words(path: &Path) -> Vec<[u32; 4]> {
-        tgsic_runtime::interp::constant_registers(&std::fs::read(path).expect("constant file"))
+        tgsic_runtime::engine::constant_registers(&std::fs::read(path).expect("constant file"))
     }
 
     /// Every case, or `None` when the shared folder is absent ([`crate::shared::require`]:

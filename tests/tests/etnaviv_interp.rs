@@ -2,7 +2,8 @@
 //! texture, without error or panic.
 
 use tgsic::tgsi::{File, Processor};
-use tgsic_runtime::interp::{self, Bindings, Prepared};
+use tgsic_runtime::dispatch::{self, RunOptions};
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
 
@@ -58,7 +59,7 @@ fn every_etnaviv_shader_runs() {
         let result = match p.processor {
             Processor::Fragment => {
                 frag += 1;
-                interp::render(&shader, &bind, 12, 10, 0).map(|_| ())
+                dispatch::render(&shader, &bind, 12, 10, 0).map(|_| ())
             }
             Processor::Vertex => {
                 vert += 1;
@@ -70,7 +71,11 @@ fn every_etnaviv_shader_runs() {
                             .collect()
                     })
                     .collect();
-                interp::run_vertices(&shader, &bind, &vertices).map(|_| ())
+                let one = RunOptions {
+                    threads: 1,
+                    ..RunOptions::default()
+                };
+                dispatch::run_vertices(&shader, &bind, &vertices, &one).map(|_| ())
             }
             other => panic!("unexpected processor {other}"),
         };

@@ -7,10 +7,9 @@
 
 use std::path::PathBuf;
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::{
-    Engine, Image, Invocation, RunOptions, render, run_geometry, run_vertices,
-};
-use tgsic_runtime::interp::{Bindings, Prepared};
+use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render, run_geometry, run_vertices};
+use tgsic_runtime::engine::Engine;
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;

@@ -3,8 +3,9 @@
 //! JITs compute the IR evaluator's bits exactly (one expansion, the same code everywhere).
 
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::{Engine, RunOptions, run_vertices};
-use tgsic_runtime::interp::{Bindings, Prepared};
+use tgsic_runtime::dispatch::{RunOptions, run_vertices};
+use tgsic_runtime::engine::Engine;
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_tests::fast_math::{self as fm, Func};

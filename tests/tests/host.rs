@@ -7,10 +7,10 @@
 use std::path::PathBuf;
 use tgsic::tgsi::Semantic;
 use tgsic_runtime::dispatch::render;
+use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
     CompileOptions, EngineChoice, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
-use tgsic_runtime::interp::Bindings;
 use tgsic_runtime::jit::JitConfig;
 use tgsic_tests::jit_backends;
 

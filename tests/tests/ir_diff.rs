@@ -4,7 +4,7 @@
 //! quads only partly active) are left out, and counted.
 
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::interp::Prepared;
+use tgsic_runtime::engine::Prepared;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_tests::all_shaders;
 use tgsic_tests::random::{Rng, Source, batch, bindings, difference, run};

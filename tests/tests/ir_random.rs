@@ -8,7 +8,7 @@
 
 use proptest::prelude::*;
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::interp::Prepared;
+use tgsic_runtime::engine::Prepared;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
 use tgsic_tests::generate::program;

@@ -3,7 +3,7 @@
 //! IR leaves unspecified (derivatives in partly active quads, found by the IR evaluator on the
 //! same batch) are left out.
 
-use tgsic_runtime::interp::Prepared;
+use tgsic_runtime::engine::Prepared;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};

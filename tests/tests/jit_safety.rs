@@ -4,7 +4,7 @@
 //! interpreter.
 
 use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
-use tgsic_runtime::interp::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::jit::{JitConfig, JitShader};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;

@@ -2,7 +2,7 @@
 //! folder's contract (index.json) and compared with `<name>.ref.f32`.
 
 use tgsic_cli::compare::compare;
-use tgsic_runtime::interp::render;
+use tgsic_runtime::dispatch::render;
 use tgsic_tests::mesa::cases;
 
 #[test]

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 use tgsic::tgsi::{File, Program, Semantic};
-use tgsic_runtime::interp::{Bindings, Prepared, render};
+use tgsic_runtime::dispatch::render;
+use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::theia::options_for;
 use tgsic_tests::{Corpus, corpus};

@@ -18,8 +18,8 @@
 use proptest::prelude::*;
 use std::fmt::Write;
 use tgsic::tgsi::File;
-use tgsic_runtime::dispatch::BatchIo;
-use tgsic_runtime::interp::{ALL, Arrangement, LANES, Prepared};
+use tgsic_runtime::engine::BatchIo;
+use tgsic_runtime::engine::{ALL, Arrangement, BATCH_LANES, Prepared};
 use tgsic_tests::random::{Rng, Source, run};
 use tgsic_theia::compile::{TheiaError, TheiaOptions, compile};
 use tgsic_theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
@@ -291,10 +291,10 @@ fn check(seed: u64) -> Result<bool, String> {
         Err(TheiaError::Registers { .. } | TheiaError::TooLarge { .. }) => return Ok(false),
         Err(e) => return Err(format!("does not compile: {e}\n{text}")),
     };
-    // The interpreter on LANES pixels.
+    // The interpreter on BATCH_LANES pixels.
     let shader = Prepared::new(p).map_err(|e| format!("{e}\n{text}"))?;
     let mut rng = Rng(seed ^ 0xA5A5);
-    let inputs: Vec<[[f32; 4]; LANES]> = (0..shader.size(File::Input))
+    let inputs: Vec<[[f32; 4]; BATCH_LANES]> = (0..shader.size(File::Input))
         .map(|_| {
             std::array::from_fn(|_| {
                 std::array::from_fn(|c| {
@@ -313,17 +313,17 @@ fn check(seed: u64) -> Result<bool, String> {
             .map(|reg| std::array::from_fn(|c| std::array::from_fn(|l| reg[l][c].to_bits())))
             .collect(),
         sv: Vec::new(),
-        outputs: vec![[[0; LANES]; 4]; shader.size(File::Output)],
+        outputs: vec![[[0; BATCH_LANES]; 4]; shader.size(File::Output)],
         alive: ALL,
         helpers: 0,
         arrangement: Arrangement::Independent,
     };
-    let mut bind = tgsic_runtime::interp::Bindings::default();
+    let mut bind = tgsic_runtime::engine::Bindings::default();
     bind.constants.push(words);
     let reference = run(&shader, &bind, &io).map_err(|e| format!("{e}\n{text}"))?;
     // The simulator, pixel by pixel.
     let fx = |v: f32| f64_to_fixed(v as f64).expect("inputs fit Q15.17");
-    let pixels: Vec<Vec<(u16, [u32; 3])>> = (0..LANES)
+    let pixels: Vec<Vec<(u16, [u32; 3])>> = (0..BATCH_LANES)
         .map(|l| {
             [(a0, &inputs[0]), (a1, &inputs[1])]
                 .iter()

@@ -5,17 +5,17 @@
 //! once ([`write_tile`] counts them), and the band becomes initialised only when the counts
 //! add up to its length ([`Pixels::finish`]).
 
-use crate::interp::{ALL, LANES, Mask, Reg};
+use crate::engine::{ALL, BATCH_LANES, Mask, Reg};
 use std::mem::MaybeUninit;
 
 /// Where lane `l` of a fragment batch sits in its 8 × 8 tile ([`Arrangement::Quads`]): lanes
 /// 4q..4q+3 are quad q, four quads to a row of quads, the upper row of a quad first.
 ///
-/// [`Arrangement::Quads`]: crate::interp::Arrangement::Quads
-pub(super) const TILE_POS: [(u32, u32); LANES] = {
-    let mut t = [(0, 0); LANES];
+/// [`Arrangement::Quads`]: crate::engine::Arrangement::Quads
+pub(super) const TILE_POS: [(u32, u32); BATCH_LANES] = {
+    let mut t = [(0, 0); BATCH_LANES];
     let mut l = 0;
-    while l < LANES {
+    while l < BATCH_LANES {
         let (q, k) = (l / 4, l % 4);
         t[l] = (
             2 * (q as u32 % 4) + (k as u32 & 1),
@@ -30,7 +30,7 @@ pub(super) const TILE_POS: [(u32, u32); LANES] = {
 const TILE_LANES: [[usize; 8]; 8] = {
     let mut t = [[0; 8]; 8];
     let mut l = 0;
-    while l < LANES {
+    while l < BATCH_LANES {
         let (dx, dy) = TILE_POS[l];
         t[dy as usize][dx as usize] = l;
         l += 1;
@@ -49,7 +49,7 @@ pub(super) fn tile_lanes(tx: u32, ty: u32, width: u32, height: u32) -> (Mask, Ma
         tx + dx < width && ty + dy < height
     };
     let (mut alive, mut helpers): (Mask, Mask) = (0, 0);
-    for q in 0..LANES / 4 {
+    for q in 0..BATCH_LANES / 4 {
         if (0..4).any(|k| inside(4 * q + k)) {
             for k in 0..4 {
                 alive |= 1 << (4 * q + k);
@@ -158,7 +158,7 @@ pub(super) fn write_tile(
                 lower[2 * qc + 1].write(p3);
             }
         }
-        return LANES;
+        return BATCH_LANES;
     }
     let mut written = 0;
     for (row, lanes) in rows.iter_mut().zip(&TILE_LANES) {
@@ -214,8 +214,8 @@ mod tests {
     #[test]
     fn whole_and_partial_tiles_write_each_lane_to_its_pixel() {
         // Lane l, component c holds 100·l + c; lanes 5 and 62 are killed in the second run.
-        let mut o: Reg = [[0; LANES]; 4];
-        for l in 0..LANES {
+        let mut o: Reg = [[0; BATCH_LANES]; 4];
+        for l in 0..BATCH_LANES {
             for c in 0..4 {
                 o[c][l] = (100.0 * l as f32 + c as f32).to_bits();
             }

@@ -1,8 +1,7 @@
 //! Running a compiled shader over invocations the host provides, into buffers the host owns.
 
 use super::{Compiled, HostError, Runtime};
-use crate::dispatch::{BatchIo, Engine, new_io};
-use crate::interp::{Arrangement, BatchReport, Bindings, LANES, Mask};
+use crate::engine::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Engine, Mask};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tgsic::tgsi::Processor;
@@ -194,7 +193,7 @@ fn run_on<E: Engine + Sync>(
 where
     E::Scratch: Send,
 {
-    let batches = job.count.div_ceil(LANES);
+    let batches = job.count.div_ceil(BATCH_LANES);
     let (discarded, exhausted) = (AtomicU64::new(0), AtomicU64::new(0));
     // Runs of consecutive batches (`Engine::run_batches`: the engine does what depends on the
     // bindings once a run), at most RUN_BATCHES, four runs a thread at least.
@@ -202,8 +201,12 @@ where
     let per_run = batches.div_ceil(4 * threads).clamp(1, RUN_BATCHES);
     let runs = batches.div_ceil(per_run);
     let run = |k: usize| -> Result<(), HostError> {
-        let (mut io, mut scratch) =
-            slots.take(|| (new_io(engine.shader(), job.arrangement), engine.scratch()));
+        let (mut io, mut scratch) = slots.take(|| {
+            (
+                BatchIo::new(engine.shader(), job.arrangement),
+                engine.scratch(),
+            )
+        });
         let (first, end) = (k * per_run, ((k + 1) * per_run).min(batches));
         let mut next = first;
         let result = engine.run_batches(job.bind, &mut io, &mut scratch, &mut |io, report| {
@@ -242,9 +245,13 @@ const RUN_BATCHES: usize = 32;
 /// Fills `io` with batch `b`'s invocations: their inputs and system values, 0 in the lanes
 /// past the last.
 fn fill_batch(job: &Job<'_>, b: usize, io: &mut BatchIo) {
-    let start = b * LANES;
-    let n = (job.count - start).min(LANES);
-    io.alive = if n == LANES { !0 } else { (1u64 << n) - 1 };
+    let start = b * BATCH_LANES;
+    let n = (job.count - start).min(BATCH_LANES);
+    io.alive = if n == BATCH_LANES {
+        !0
+    } else {
+        (1u64 << n) - 1
+    };
     io.helpers = 0;
     let at = |i: usize, r: usize, c: usize| job.layout.index(job.count, job.in_regs, i, r, c);
     for r in 0..job.in_regs {
@@ -274,8 +281,8 @@ fn take_batch(
     io: &BatchIo,
     report: BatchReport,
 ) -> (Mask, Mask) {
-    let start = b * LANES;
-    let n = (job.count - start).min(LANES);
+    let start = b * BATCH_LANES;
+    let n = (job.count - start).min(BATCH_LANES);
     if let Some(max) = job.max_emit {
         for l in 0..n {
             let prim = start + l;

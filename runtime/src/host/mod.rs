@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use tgsic_runtime::host::{CompileOptions, Invocations, Layout, Runtime, RuntimeOptions};
-//! use tgsic_runtime::interp::Bindings;
+//! use tgsic_runtime::engine::Bindings;
 //! let rt = Runtime::new(RuntimeOptions::default())?;
 //! let module = rt.load(b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n")?;
 //! let shader = rt.compile(&module, &CompileOptions::default())?;
@@ -36,8 +36,8 @@ pub mod reflect;
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
-use crate::dispatch::{Engine, MAX_THREADS};
-use crate::interp::{LoadError, Prepared, RunError};
+use crate::dispatch::MAX_THREADS;
+use crate::engine::{Engine, LoadError, Prepared, RunError};
 use crate::jit::{JitConfig, JitLoadError, JitShader};
 use invoke::Slots;
 use std::collections::VecDeque;
@@ -219,10 +219,10 @@ impl Engine for Compiled {
 
     fn run_batch(
         &self,
-        bind: &crate::interp::Bindings,
-        io: &mut crate::dispatch::BatchIo,
+        bind: &crate::engine::Bindings,
+        io: &mut crate::engine::BatchIo,
         scratch: &mut CompiledScratch,
-    ) -> Result<crate::interp::BatchReport, RunError> {
+    ) -> Result<crate::engine::BatchReport, RunError> {
         match (&self.engine, scratch) {
             (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batch(bind, io, x),
             (Inner::Jit(j, _), CompiledScratch::Jit(x)) => j.run_batch(bind, io, x),
@@ -234,10 +234,10 @@ impl Engine for Compiled {
 
     fn run_batches(
         &self,
-        bind: &crate::interp::Bindings,
-        io: &mut crate::dispatch::BatchIo,
+        bind: &crate::engine::Bindings,
+        io: &mut crate::engine::BatchIo,
         scratch: &mut CompiledScratch,
-        feed: &mut crate::dispatch::Feed<'_>,
+        feed: &mut crate::engine::Feed<'_>,
     ) -> Result<(), RunError> {
         match (&self.engine, scratch) {
             (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batches(bind, io, x, feed),

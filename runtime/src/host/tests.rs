@@ -2,7 +2,7 @@
 //! discards, and the errors a host can cause.
 
 use super::*;
-use crate::interp::Bindings;
+use crate::engine::Bindings;
 use tgsic::tgsi::{Interpolation, PropertyName, Semantic, TextureTarget};
 
 fn bits(v: &[f32]) -> Vec<u32> {

@@ -2,7 +2,8 @@
 //! (`docs/semantics.md`; numerics per DECISIONS.md §3).
 
 use super::RunError;
-use super::exec::{Chan, Exec, LANES, Mask, Reg};
+use super::exec::Exec;
+use crate::engine::{BATCH_LANES, Chan, Mask, Reg};
 use tgsic::numerics::{self as num, b, f, fmax, fmin};
 use tgsic::tgsi::*;
 
@@ -161,8 +162,8 @@ pub(super) fn execute(
             [
                 map1(&s, fl1(num::libm::cos)),
                 map1(&s, fl1(num::libm::sin)),
-                [0; LANES],
-                [ONE; LANES],
+                [0; BATCH_LANES],
+                [ONE; BATCH_LANES],
             ]
         }
         O::Exp => {
@@ -171,7 +172,7 @@ pub(super) fn execute(
                 map1(&s, fl1(|v| num::libm::exp2(v.floor()))),
                 map1(&s, fl1(|v| v - v.floor())),
                 map1(&s, fl1(num::libm::exp2)),
-                [ONE; LANES],
+                [ONE; BATCH_LANES],
             ]
         }
         O::Log => {
@@ -184,7 +185,7 @@ pub(super) fn execute(
                     b(num::div(f(v).abs(), num::ftz(num::libm::exp2(f(e)))))
                 }),
                 lg,
-                [ONE; LANES],
+                [ONE; BATCH_LANES],
             ]
         }
         O::Lit => {
@@ -200,7 +201,7 @@ pub(super) fn execute(
                     0
                 }
             });
-            [[ONE; LANES], y, z, [ONE; LANES]]
+            [[ONE; BATCH_LANES], y, z, [ONE; BATCH_LANES]]
         }
         O::Dp2 => rep(dot(&src(0, 3), &src(1, 3), 2)),
         O::Dp3 => rep(dot(&src(0, 7), &src(1, 7), 3)),
@@ -217,7 +218,7 @@ pub(super) fn execute(
         O::Dst => {
             let (s0, s1) = (all(0), all(1));
             [
-                [ONE; LANES],
+                [ONE; BATCH_LANES],
                 map2(&s0[1], &s1[1], fl2(num::mul)),
                 s0[2],
                 s1[3],
@@ -232,14 +233,14 @@ pub(super) fn execute(
                     fl2(|p, q| p - q),
                 )
             };
-            [cross(1, 2), cross(2, 0), cross(0, 1), [ONE; LANES]]
+            [cross(1, 2), cross(2, 0), cross(0, 1), [ONE; BATCH_LANES]]
         }
         O::Nrm | O::Nrm4 => {
             let n = if inst.opcode == O::Nrm { 3 } else { 4 };
             let s = all(0);
             let len = dot(&s, &s, n);
             let r = map1(&len, fl1(|v| num::div(1.0, num::ftz(v.sqrt()))));
-            let mut out = [[ONE; LANES]; 4];
+            let mut out = [[ONE; BATCH_LANES]; 4];
             for c in 0..n {
                 out[c] = map2(&s[c], &r, fl2(num::mul));
             }
@@ -252,7 +253,7 @@ pub(super) fn execute(
                 &dot(&a, &a, 3),
                 fl2(|d, l| num::div(num::mul(2.0, d), l)),
             );
-            let mut out = [[ONE; LANES]; 4];
+            let mut out = [[ONE; BATCH_LANES]; 4];
             for i in 0..3 {
                 out[i] = map3(&k, &a[i], &c[i], |kk, p, q| {
                     b(f(b(num::mul(f(kk), f(p)))) - f(q))
@@ -279,7 +280,7 @@ pub(super) fn execute(
                 _ => (3, 2),
             };
             let v = all(0);
-            let mut out = [[0u32; LANES]; 4];
+            let mut out = [[0u32; BATCH_LANES]; 4];
             for (k, o) in out.iter_mut().enumerate().take(rows) {
                 let r = ex.fetch(&row(&inst.src[1], k as i32), 0xF);
                 *o = dot(&v, &r, n);
@@ -292,8 +293,8 @@ pub(super) fn execute(
         O::Sle => cw2(&all(0), &all(1), |a, c| set(f(a) <= f(c), ONE)),
         O::Seq => cw2(&all(0), &all(1), |a, c| set(f(a) == f(c), ONE)),
         O::Sne => cw2(&all(0), &all(1), |a, c| set(f(a) != f(c), ONE)),
-        O::Sfl => [[0; LANES]; 4],
-        O::Str => [[ONE; LANES]; 4],
+        O::Sfl => [[0; BATCH_LANES]; 4],
+        O::Str => [[ONE; BATCH_LANES]; 4],
         O::Fslt => cw2(&all(0), &all(1), |a, c| set(f(a) < f(c), TRUE)),
         O::Fsge => cw2(&all(0), &all(1), |a, c| set(f(a) >= f(c), TRUE)),
         O::Fseq => cw2(&all(0), &all(1), |a, c| set(f(a) == f(c), TRUE)),
@@ -438,7 +439,7 @@ pub(super) fn execute(
         }
         O::FbFetch => {
             let clear = ex.bind.clear;
-            std::array::from_fn(|c| [clear[c].to_bits(); LANES])
+            std::array::from_fn(|c| [clear[c].to_bits(); BATCH_LANES])
         }
         other => {
             return Err(RunError::Unsupported(format!(

@@ -1,22 +1,12 @@
-//! The SIMD execution engine: a batch of up to [`LANES`] invocations in structure-of-arrays form,
+//! The SIMD execution engine: a batch of up to [`BATCH_LANES`] invocations in structure-of-arrays form,
 //! with execution masks for divergent control flow (after tgsi_exec).
 
-use super::prepare::Prepared;
-use super::{Bindings, RunError};
+use crate::engine::{
+    ALL, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Emitted, Mask, Prepared, Reg,
+    RunError,
+};
 use tgsic::numerics::{self as num, b, f};
 use tgsic::tgsi::*;
-
-/// Invocations per batch (16 quads of fragments, or 64 vertices).
-pub const LANES: usize = 64;
-/// One component of one register, across the lanes.
-pub type Chan = [u32; LANES];
-/// A register: four components across the lanes.
-pub type Reg = [Chan; 4];
-/// One bit per lane.
-pub type Mask = u64;
-
-/// All lanes.
-pub const ALL: Mask = u64::MAX;
 
 /// The per-batch register files (the interpreter's working memory).
 #[derive(Debug, Clone)]
@@ -36,7 +26,7 @@ pub struct Regs {
     /// The PUSHA/POPA address stack: levels, each a register across the lanes.
     pub addr_stack: Vec<Reg>,
     /// Each lane's PUSHA/POPA stack depth.
-    pub addr_depth: [u8; LANES],
+    pub addr_depth: [u8; BATCH_LANES],
 }
 
 /// How many entries each invocation's PUSHA/POPA stack holds (a push beyond is dropped, a pop
@@ -54,16 +44,16 @@ impl Regs {
             &mut self.cc,
         ] {
             for r in file.iter_mut() {
-                *r = [[0; LANES]; 4];
+                *r = [[0; BATCH_LANES]; 4];
             }
         }
         self.addr_stack.clear();
-        self.addr_depth = [0; LANES];
+        self.addr_depth = [0; BATCH_LANES];
     }
 
     /// Zeroed storage for `p`.
     pub fn new(p: &Prepared) -> Regs {
-        let z = |n: usize| vec![[[0u32; LANES]; 4]; n];
+        let z = |n: usize| vec![[[0u32; BATCH_LANES]; 4]; n];
         let inputs = p.size(File::Input)
             * if p.program.processor == Processor::Geometry {
                 p.gs_vertices as usize
@@ -78,44 +68,9 @@ impl Regs {
             sv: z(p.size(File::SystemValue)),
             cc: if p.uses_cc { z(16) } else { Vec::new() },
             addr_stack: Vec::new(),
-            addr_depth: [0; LANES],
+            addr_depth: [0; BATCH_LANES],
         }
     }
-}
-
-/// One vertex emitted by a geometry shader lane: its OUT registers, and the primitive it ends.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Emitted {
-    /// The lane that emitted it.
-    pub lane: usize,
-    /// OUT registers (bits) at EMIT, or `None` for an ENDPRIM marker.
-    pub outputs: Option<Vec<[u32; 4]>>,
-    /// The stream operand (0 when absent).
-    pub stream: u32,
-}
-
-/// What a batch run reports besides the registers.
-#[derive(Debug, Clone, Default)]
-pub struct BatchReport {
-    /// Lanes that were discarded (KILL, KILL_IF, DEMOTE).
-    pub killed: Mask,
-    /// Lanes that ran out of loop iterations.
-    pub exhausted: Mask,
-    /// Geometry output, in order.
-    pub emitted: Vec<Emitted>,
-    /// Lanes whose results are unspecified by the IR's semantics (only the IR evaluator sets
-    /// them: derivatives in partly active quads).
-    pub unspecified: Mask,
-}
-
-/// How lanes are arranged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arrangement {
-    /// Fragments: lanes 4q..4q+3 are quad q: (2m, 2n+1), (2m+1, 2n+1), (2m, 2n), (2m+1, 2n),
-    /// where j = 2n is the lower row.
-    Quads,
-    /// Independent vertices or primitives.
-    Independent,
 }
 
 #[derive(Debug)]
@@ -123,11 +78,11 @@ enum Frame {
     Loop {
         loop_mask: Mask,
         cont_mask: Mask,
-        counter: Option<Box<[i64; LANES]>>,
+        counter: Option<Box<[i64; BATCH_LANES]>>,
     },
     Switch {
         switch_mask: Mask,
-        value: Box<[u32; LANES]>,
+        value: Box<[u32; BATCH_LANES]>,
         matched: Mask,
         active: Mask,
     },
@@ -160,7 +115,7 @@ pub(super) struct Exec<'a> {
     cond_stack: Vec<Mask>,
     frames: Vec<Frame>,
     calls: Vec<Call>,
-    budget: Box<[u32; LANES]>,
+    budget: Box<[u32; BATCH_LANES]>,
     /// Lanes computed only for derivatives (the missing pixels of an edge quad).
     pub helpers: Mask,
     pub report: BatchReport,
@@ -171,12 +126,12 @@ fn bit(l: usize) -> Mask {
 }
 
 fn lanes(m: Mask) -> impl Iterator<Item = usize> {
-    (0..LANES).filter(move |&l| m & bit(l) != 0)
+    (0..BATCH_LANES).filter(move |&l| m & bit(l) != 0)
 }
 
 /// Lanes where `pred` holds.
 pub(super) fn mask_of(pred: impl Fn(usize) -> bool) -> Mask {
-    (0..LANES).fold(0, |m, l| if pred(l) { m | bit(l) } else { m })
+    (0..BATCH_LANES).fold(0, |m, l| if pred(l) { m | bit(l) } else { m })
 }
 
 impl<'a> Exec<'a> {
@@ -201,7 +156,7 @@ impl<'a> Exec<'a> {
             cond_stack: Vec::new(),
             frames: Vec::new(),
             calls: Vec::new(),
-            budget: Box::new([bind.max_iterations; LANES]),
+            budget: Box::new([bind.max_iterations; BATCH_LANES]),
             helpers: 0,
             report: BatchReport::default(),
         }
@@ -220,11 +175,11 @@ impl<'a> Exec<'a> {
     // ---------------------------------------------------------------- operands
 
     /// Per-lane values of an index (offset plus the indirect register component).
-    fn index_lanes(&self, idx: &Index) -> [i64; LANES] {
-        let mut out = [idx.offset as i64; LANES];
+    fn index_lanes(&self, idx: &Index) -> [i64; BATCH_LANES] {
+        let mut out = [idx.offset as i64; BATCH_LANES];
         if let Some(ind) = &idx.indirect {
             let v = self.read(&ind.register, ind.component.index());
-            for l in 0..LANES {
+            for l in 0..BATCH_LANES {
                 out[l] += v[l] as i32 as i64;
             }
         }
@@ -259,10 +214,10 @@ impl<'a> Exec<'a> {
                 let buf = r.dimensions.first();
                 if direct {
                     let bi = buf.map_or(0, |d| d.offset as i64);
-                    return [self.constant(bi, r.index.offset as i64, c); LANES];
+                    return [self.constant(bi, r.index.offset as i64, c); BATCH_LANES];
                 }
                 let idx = self.index_lanes(&r.index);
-                let bufs = buf.map_or([0; LANES], |d| self.index_lanes(d));
+                let bufs = buf.map_or([0; BATCH_LANES], |d| self.index_lanes(d));
                 std::array::from_fn(|l| self.constant(bufs[l], idx[l], c))
             }
             File::Immediate => {
@@ -278,7 +233,7 @@ impl<'a> Exec<'a> {
                         .get(i as usize)
                         .and_then(|v| v.values.get(c))
                         .copied()
-                        .unwrap_or(0); LANES];
+                        .unwrap_or(0); BATCH_LANES];
                 }
                 let idx = self.index_lanes(&r.index);
                 let last = imms.len().saturating_sub(1) as i64;
@@ -297,7 +252,7 @@ impl<'a> Exec<'a> {
                 let v = r
                     .dimensions
                     .first()
-                    .map_or([0; LANES], |d| self.index_lanes(d));
+                    .map_or([0; BATCH_LANES], |d| self.index_lanes(d));
                 let idx = self.index_lanes(&r.index);
                 std::array::from_fn(|l| {
                     let vi = v[l].clamp(0, verts - 1) as usize;
@@ -310,12 +265,12 @@ impl<'a> Exec<'a> {
             }
             file => {
                 let Some(store) = self.storage(file) else {
-                    return [0; LANES];
+                    return [0; BATCH_LANES];
                 };
                 if direct {
                     return store
                         .get(r.index.offset as usize)
-                        .map_or([0; LANES], |reg| reg[c]);
+                        .map_or([0; BATCH_LANES], |reg| reg[c]);
                 }
                 let range = self.clamp_range(r);
                 let idx = self.index_lanes(&r.index);
@@ -341,12 +296,12 @@ impl<'a> Exec<'a> {
     /// Fetches a source operand's components `comps` (bit c = component c) with all modifiers
     /// applied (`docs/semantics.md`, "Source operands").
     pub fn fetch(&self, s: &Src, comps: u8) -> Reg {
-        let mut out = [[0u32; LANES]; 4];
+        let mut out = [[0u32; BATCH_LANES]; 4];
         let sel = |x: ExtSwizzle| -> Chan {
             match x.component() {
                 Some(k) => self.read(&s.register, k.index()),
-                None if x == ExtSwizzle::Zero => [0; LANES],
-                None => [1f32.to_bits(); LANES],
+                None if x == ExtSwizzle::Zero => [0; BATCH_LANES],
+                None => [1f32.to_bits(); BATCH_LANES],
             }
         };
         let divisor = (s.divide != ExtSwizzle::One).then(|| sel(s.divide));
@@ -356,7 +311,7 @@ impl<'a> Exec<'a> {
             }
             let mut v = sel(s.swizzle[c]);
             if let Some(d) = &divisor {
-                for l in 0..LANES {
+                for l in 0..BATCH_LANES {
                     v[l] = b(tgsic::numerics::div(f(v[l]), f(d[l])));
                 }
             }
@@ -396,7 +351,7 @@ impl<'a> Exec<'a> {
         let direct = !r.is_indirect();
         let range = self.clamp_range(r);
         let idx = if direct {
-            [r.index.offset as i64; LANES]
+            [r.index.offset as i64; BATCH_LANES]
         } else {
             self.index_lanes(&r.index)
         };
@@ -598,7 +553,7 @@ impl<'a> Exec<'a> {
                     LoopKind::Loop => {}
                     LoopKind::Rep => {
                         let x = self.fetch(&inst.src[0], 1)[0];
-                        let c: Box<[i64; LANES]> = Box::new(std::array::from_fn(|l| {
+                        let c: Box<[i64; BATCH_LANES]> = Box::new(std::array::from_fn(|l| {
                             let v = f(x[l]);
                             if v.is_nan() { 0 } else { v.floor() as i64 }
                         }));
@@ -611,7 +566,7 @@ impl<'a> Exec<'a> {
                         let int = d.register.file == File::Address;
                         let floor = |x: u32| f(x).floor();
                         let conv = |v: f32| if int { (v as i32) as u32 } else { b(v) };
-                        let mut count = [0u32; LANES];
+                        let mut count = [0u32; BATCH_LANES];
                         for l in lanes(exec) {
                             count[l] = conv(floor(s[1][l]));
                         }
@@ -691,7 +646,7 @@ impl<'a> Exec<'a> {
             FlowOp::Break | FlowOp::BreakC => self.break_lanes(exec & cond),
             FlowOp::Continue => self.cont_mask &= !(exec & cond),
             FlowOp::Switch => {
-                let value: Box<[u32; LANES]> = Box::new(self.fetch(&inst.src[0], 1)[0]);
+                let value: Box<[u32; BATCH_LANES]> = Box::new(self.fetch(&inst.src[0], 1)[0]);
                 // CASE operands are read when the SWITCH starts (docs/semantics.md).
                 let mut matched = 0;
                 for &k in self.p.cases.get(&pc).map_or(&[][..], Vec::as_slice) {
@@ -832,7 +787,10 @@ impl<'a> Exec<'a> {
                 self.report.killed |= exec & mask_of(|l| (0..4).any(|c| f(s[c][l]) < 0.0));
             }
             Opcode::Emit | Opcode::EndPrim => {
-                let streams = inst.src.first().map_or([0; LANES], |s| self.fetch(s, 1)[0]);
+                let streams = inst
+                    .src
+                    .first()
+                    .map_or([0; BATCH_LANES], |s| self.fetch(s, 1)[0]);
                 for l in lanes(exec) {
                     let outputs = (inst.opcode == Opcode::Emit).then(|| {
                         self.regs
@@ -857,7 +815,7 @@ impl<'a> Exec<'a> {
                         continue;
                     }
                     if self.regs.addr_stack.len() <= d {
-                        self.regs.addr_stack.resize(d + 1, [[0; LANES]; 4]);
+                        self.regs.addr_stack.resize(d + 1, [[0; BATCH_LANES]; 4]);
                     }
                     for c in 0..4 {
                         self.regs.addr_stack[d][c][l] = s[c][l];
@@ -879,12 +837,12 @@ impl<'a> Exec<'a> {
 
     /// The value of `v` per quad for derivatives: (DDX, DDY) coarse, the same for the quad.
     pub fn derivatives(&self, v: &Chan, fine: bool) -> (Chan, Chan) {
-        let mut dx = [0u32; LANES];
-        let mut dy = [0u32; LANES];
+        let mut dx = [0u32; BATCH_LANES];
+        let mut dy = [0u32; BATCH_LANES];
         if self.arrangement != Arrangement::Quads {
-            return ([0; LANES], [0; LANES]);
+            return ([0; BATCH_LANES], [0; BATCH_LANES]);
         }
-        for q in 0..LANES / 4 {
+        for q in 0..BATCH_LANES / 4 {
             let l = 4 * q;
             let (tl, tr, bl, br) = (f(v[l]), f(v[l + 1]), f(v[l + 2]), f(v[l + 3]));
             if fine {
@@ -902,7 +860,7 @@ impl<'a> Exec<'a> {
 
     /// Pops each executing lane's PUSHA stack for POPA (an empty stack reads zeros).
     pub fn pop_addr(&mut self, exec: Mask) -> Reg {
-        let mut out = [[0; LANES]; 4];
+        let mut out = [[0; BATCH_LANES]; 4];
         for l in lanes(exec) {
             if self.regs.addr_depth[l] == 0 {
                 continue;

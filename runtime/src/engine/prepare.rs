@@ -159,4 +159,19 @@ impl Prepared {
     pub fn size(&self, file: File) -> usize {
         self.sizes.get(&file).copied().unwrap_or(0)
     }
+
+    /// The registers a batch of this program holds: inputs (for every vertex of a geometry
+    /// shader's primitive), system values and outputs.
+    pub fn io_sizes(&self) -> [usize; 3] {
+        let per_vertex = if self.program.processor == Processor::Geometry {
+            self.gs_vertices as usize
+        } else {
+            1
+        };
+        [
+            self.size(File::Input) * per_vertex,
+            self.size(File::SystemValue),
+            self.size(File::Output),
+        ]
+    }
 }

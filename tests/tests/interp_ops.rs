@@ -1,7 +1,24 @@
-//! Per-opcode tests: values worked out by hand from the specification formulas as DECISIONS.md §3
-//! settles them, edge cases included.
+//! The interpreter, opcode by opcode: values worked out by hand from the specification's
+//! formulas as `docs/semantics.md` settles them, edge cases included.
 
-use super::*;
+// Lane and component indices address several parallel arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render};
+use tgsic_runtime::engine::{Bindings, LoadError, Prepared};
+
+/// Runs a vertex shader once per vertex on the calling thread.
+fn run_vertices(
+    shader: &Prepared,
+    bind: &Bindings,
+    vertices: &[Vec<[u32; 4]>],
+) -> Result<Vec<Invocation>, tgsic_runtime::engine::RunError> {
+    let one = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    tgsic_runtime::dispatch::run_vertices(shader, bind, vertices, &one)
+}
 
 const HEAD: &str =
     "VERT\nDCL IN[0..3]\nDCL OUT[0..3]\nDCL TEMP[0..7]\nDCL ADDR[0]\nDCL CONST[0..3]\n";
@@ -907,8 +924,8 @@ fn load_time_errors_are_typed() {
 fn tex_frag(
     body: &str,
     decl: &str,
-    tex: crate::texture::Texture,
-    sampler: crate::texture::Sampler,
+    tex: tgsic_runtime::texture::Texture,
+    sampler: tgsic_runtime::texture::Sampler,
     w: u32,
     h: u32,
 ) -> Image {
@@ -926,13 +943,13 @@ fn tex_frag(
 }
 
 /// A w×h×d RGBA32F texture whose texel (x, y, z) is (x, y, z, 1 + level) per level, mipmapped.
-fn indexed(w: u32, h: u32, d: u32) -> crate::texture::Texture {
+fn indexed(w: u32, h: u32, d: u32) -> tgsic_runtime::texture::Texture {
     let v: Vec<f32> = (0..d)
         .flat_map(|z| {
             (0..h).flat_map(move |y| (0..w).flat_map(move |x| [x as f32, y as f32, z as f32, 1.0]))
         })
         .collect();
-    let mut t = crate::texture::Texture::from_rgba32f(w, h, d, &v).unwrap();
+    let mut t = tgsic_runtime::texture::Texture::from_rgba32f(w, h, d, &v).unwrap();
     t.generate_mipmaps(true);
     for (k, l) in t.levels.iter_mut().enumerate() {
         l.update(|tx| tx[3] = 1.0 + k as f32);
@@ -942,7 +959,7 @@ fn indexed(w: u32, h: u32, d: u32) -> crate::texture::Texture {
 
 #[test]
 fn texture_instructions() {
-    use crate::texture::{Filter, MipFilter, Sampler};
+    use tgsic_runtime::texture::{Filter, MipFilter, Sampler};
     let s = Sampler::default();
     // TEX 2D nearest at pixel centres of a 4x4 grid over a 4x4 texture reads texel (i, j).
     let img = tex_frag(
