@@ -11,7 +11,7 @@ use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
     CompileOptions, Invocations, Layout, Runtime, RuntimeOptions, quad_order,
 };
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::JitShader;
 
 const W: u32 = 16;
 const H: u32 = 16;
@@ -65,7 +65,8 @@ fn host(c: &mut Criterion) {
             shader.run_fragments(&rt, &bind, work).expect("runs")
         })
     });
-    let jit = JitShader::new(module.shader().clone(), &JitConfig::default()).expect("compiles");
+    let jit =
+        JitShader::new(module.shader().clone(), &CompileOptions::default()).expect("compiles");
     let two = RunOptions {
         threads: 2,
         ..RunOptions::default()

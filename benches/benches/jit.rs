@@ -1,11 +1,11 @@
 //! JIT compile time over the whole etnaviv corpus: lift, -O2 and code generation per shader
-//! (Cranelift, and LLVM when built with the feature `llvm`), every shader compiled afresh (no
-//! cache). Per-shader median and p99: `tgsic bench --compile-only`.
+//! through the compiler's one entry point (Cranelift, and LLVM when built with the feature
+//! `llvm`), every shader compiled afresh (no cache). Per-shader median and p99: `tgsic bench --compile-only`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+use tgsic::back::{Backend, CodegenOptions, compile};
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::jit::{Backend, JitConfig, compile};
 use tgsic_tests::{Corpus, corpus};
 
 fn jit(c: &mut Criterion) {
@@ -26,7 +26,7 @@ fn jit(c: &mut Criterion) {
         backends.push(("lift+O2+llvm", Backend::Llvm));
     }
     for (label, backend) in backends {
-        let config = JitConfig::with_backend(backend);
+        let opts = CodegenOptions::default();
         g.bench_function(label, |b| {
             b.iter(|| {
                 programs
@@ -34,7 +34,7 @@ fn jit(c: &mut Criterion) {
                     .map(|p| {
                         let mut f = tgsic::ir::lift(black_box(p)).expect("lifts");
                         optimize(&mut f, OptLevel::O2);
-                        compile(&f, &config).expect("compiles").code_size
+                        compile(&f, backend, &opts).expect("compiles").code_size
                     })
                     .sum::<usize>()
             })

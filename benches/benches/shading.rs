@@ -8,9 +8,11 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
+use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::engine::CompileOptions;
+use tgsic_runtime::jit::{JitShader, Lookups};
 
 const SHADERS: &[&str] = &[
     "three_technicolor",
@@ -43,10 +45,10 @@ fn shading(c: &mut Criterion) {
         for (label, backend, math) in engines {
             let jit = JitShader::new(
                 case.shader.clone(),
-                &JitConfig {
-                    backend,
+                &CompileOptions {
+                    engine: backend.into(),
                     math,
-                    ..JitConfig::default()
+                    ..CompileOptions::default()
                 },
             )
             .expect("compiles");
@@ -94,13 +96,13 @@ fn filtered(c: &mut Criterion) {
             engines.push(("llvm-fast", Backend::Llvm));
         }
         for (label, backend) in engines {
-            let config = JitConfig {
-                backend,
+            let config = CompileOptions {
+                engine: backend.into(),
                 math: MathMode::Fast,
-                ..JitConfig::default()
+                ..CompileOptions::default()
             };
-            let jit =
-                JitShader::for_bindings(case.shader.clone(), &config, &bind).expect("compiles");
+            let jit = JitShader::with_lookups(case.shader.clone(), &config, Lookups::For(&bind))
+                .expect("compiles");
             g.bench_function(format!("{label}/{filter}"), |b| {
                 b.iter(|| render(black_box(&jit), &bind, 256, 256, 0).expect("renders"))
             });

@@ -19,10 +19,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
-    CompileOptions, Compiled, EngineChoice, HostError, Invocations, Layout, Module, Runtime,
+    CompileOptions, Compiled, EngineKind, HostError, Invocations, Layout, Module, Runtime,
     RuntimeOptions,
 };
-use tgsic_runtime::jit::{Backend, JitConfig};
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 
 /// The outcome of a call.
@@ -92,9 +91,10 @@ fn host_error(e: HostError) -> TgsicStatus {
         HostError::Load(_) => TgsicStatus::Invalid,
         HostError::Compile(_) => TgsicStatus::Compile,
         HostError::Run(_) | HostError::Threads(_) | HostError::Unbound { .. } => TgsicStatus::Run,
-        HostError::Buffer { .. } | HostError::Quads(_) | HostError::Processor(_) => {
-            TgsicStatus::Argument
-        }
+        HostError::Buffer { .. }
+        | HostError::Quads(_)
+        | HostError::Processor(_)
+        | HostError::NoCode => TgsicStatus::Argument,
     };
     fail(status, e.to_string())
 }
@@ -305,18 +305,12 @@ pub unsafe extern "C" fn tgsic_shader_compile(
         need!(out, "out");
         // SAFETY: the caller's contract.
         let (rt, m) = unsafe { (&*rt, &*m) };
-        let jit = |backend| {
-            EngineChoice::Jit(JitConfig {
-                backend,
-                ..JitConfig::default()
-            })
-        };
         let engine = match engine {
-            TgsicEngine::Interpreter => EngineChoice::Interpreter,
-            TgsicEngine::Cranelift => jit(Backend::Cranelift),
-            TgsicEngine::Llvm => jit(Backend::Llvm),
+            TgsicEngine::Interpreter => EngineKind::Interpreter,
+            TgsicEngine::Cranelift => EngineKind::Cranelift,
+            TgsicEngine::Llvm => EngineKind::Llvm,
         };
-        let compiled = rt.0.compile(&m.0, &CompileOptions { engine });
+        let compiled = rt.0.compile(&m.0, &CompileOptions::with_engine(engine));
         // SAFETY: `out` is valid.
         unsafe { hand_out(out, compiled.map(TgsicShader)) }
     })

@@ -1,15 +1,14 @@
 //! `tgsic bench`: compile time and shading throughput per engine, and their ratio.
 
+use crate::args::{BindArgs, EngineArg, ExecArgs, input_error, parse_engine, parse_size, usage};
+use crate::bindings::bindings;
+use crate::image::progress_bar;
 use crate::report::Failure;
-use crate::run::{
-    AnyEngine, BindArgs, EngineArg, ExecArgs, bindings, input_error, load_shader, make_engine,
-    parse_size, progress_bar, usage, with_engine,
-};
+use crate::run::{compile, host_failure, load_shader, runtime};
 use clap::Args;
 use std::time::{Duration, Instant};
-use tgsic::back::abi::TexPaths;
 use tgsic::tgsi::Processor;
-use tgsic_runtime::dispatch::{self, RunOptions};
+use tgsic_runtime::host::{EngineKind, Frame, Lookups, RunControl};
 
 /// Arguments of `tgsic bench`.
 #[derive(Debug, Args)]
@@ -22,8 +21,9 @@ pub struct BenchArgs {
     /// --engines and print the compile time median, p99 and maximum, and the machine code size.
     #[arg(long)]
     pub compile_only: bool,
-    /// Engines to compare, the first is the reference of the ratios.
-    #[arg(long, value_delimiter = ',', default_value = "interp,jit")]
+    /// Engines to compare (interp, cranelift or jit, llvm), the first is the reference of the
+    /// ratios; the table names them as given.
+    #[arg(long, value_delimiter = ',', default_value = "interp,cranelift", value_parser = parse_engine)]
     pub engines: Vec<EngineArg>,
     /// Image size.
     #[arg(long, default_value = "1024x1024", value_parser = parse_size)]
@@ -32,7 +32,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
     /// Colour that discarded pixels keep.
-    #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = crate::run::parse_clear, allow_hyphen_values = true)]
+    #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = crate::args::parse_clear, allow_hyphen_values = true)]
     pub clear: [f32; 4],
     #[command(flatten)]
     pub bind: BindArgs,
@@ -48,56 +48,43 @@ struct Row {
 }
 
 /// `tgsic bench --compile-only`: JIT compile times over many shaders, per JIT engine (each
-/// shader compiled fresh, fastest of three).
+/// shader compiled fresh through the host API, the fastest of three; every texture lookup
+/// that can is sampled in the code, the most code there is to compile).
 fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
-    let shaders = a
+    // No cache: every compile compiles.
+    let rt = runtime(&a.exec, 0)?;
+    let modules = a
         .inputs
         .iter()
-        .map(|i| load_shader(i).map(|s| (i, s)))
-        .collect::<Result<Vec<_>, _>>()?;
-    for &engine in &a.engines {
-        let Some(backend) = engine.backend() else {
+        .map(|i| {
+            let shader = load_shader(i)?;
+            let module = rt.prepared(shader).map_err(host_failure(i))?;
+            Ok((i, module))
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
+    for engine in &a.engines {
+        if engine.kind == EngineKind::Interpreter {
             continue;
-        };
-        if !backend.available() {
-            return Err(usage(
-                "the llvm engine needs tgsic built with the cargo feature `llvm` \
-                 (cargo build --release --features llvm)"
-                    .into(),
-            ));
         }
-        let config = a.exec.jit_config(backend)?;
         let mut times = Vec::new();
         let mut bytes = Vec::new();
-        let pb = progress_bar(&format!("compiling ({engine:?})").to_lowercase());
-        pb.set_length(shaders.len() as u64);
-        for (input, shader) in &shaders {
+        let pb = progress_bar(&format!("compiling ({})", engine.name));
+        pb.set_length(modules.len() as u64);
+        for (input, module) in &modules {
             // Lifting and optimizing are part of what is timed.
-            let lifted = || {
-                let mut f = tgsic::ir::lift_valid(&shader.program).map_err(|e| {
-                    input_error(crate::report::located_error(
-                        input,
-                        e.location(),
-                        &e.detail(),
-                    ))
-                })?;
-                tgsic::opt::optimize(&mut f, config.opt);
-                Ok::<_, Failure>(f)
-            };
             let mut best = Duration::MAX;
+            let mut compiled = None;
             for _ in 0..3 {
                 let t = Instant::now();
-                let f = lifted()?;
-                // The variant that samples in the code where it can: what runs with nearest
-                // textures, and the most to compile.
-                tgsic_runtime::jit::compile_for(&f, &config, TexPaths::ALL)
-                    .map_err(|e| input_error(format!("{input}: error: {e}")))?;
+                let c = compile(&rt, module, engine, &a.exec, Lookups::Every, input)?;
                 best = best.min(t.elapsed());
+                compiled = Some(c);
             }
             // The code size, measured apart (LLVM reports it only with the text).
-            let f = lifted()?;
-            let size = tgsic_runtime::jit::compile_with_text(&f, &config, TexPaths::ALL)
-                .map_err(|e| input_error(format!("{input}: error: {e}")))?
+            let size = compiled
+                .expect("compiled three times")
+                .code_text(Lookups::Every)
+                .map_err(host_failure(input))?
                 .code_size;
             times.push((best, input.to_string()));
             bytes.push(size);
@@ -118,7 +105,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
         let total: f64 = times.iter().map(|t| t.0.as_secs_f64()).sum::<f64>() * 1e3;
         println!(
             "{}: {} shaders, lift + -O2 + code generation per shader: median {:.3} ms, p99 {:.3} ms, max {:.3} ms ({}); total {:.1} ms",
-            format!("{engine:?}").to_lowercase(),
+            engine.name,
             times.len(),
             at(0.5),
             at(0.99),
@@ -128,7 +115,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
         );
         println!(
             "{}: machine code per shader: median {} bytes, max {} bytes, total {} bytes",
-            format!("{engine:?}").to_lowercase(),
+            engine.name,
             bytes[bytes.len() / 2],
             bytes.last().copied().unwrap_or(0),
             bytes.iter().sum::<usize>()
@@ -162,28 +149,15 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let bind = bindings(&p, &a.bind, a.clear)?;
     let (w, h) = a.size;
     let mut rows: Vec<Row> = Vec::new();
-    let rt = crate::run::runtime(&a.exec)?;
-    for &engine in &a.engines {
+    // No cache: each engine's row compiles.
+    let rt = runtime(&a.exec, 0)?;
+    let module = rt.prepared(shader).map_err(host_failure(input))?;
+    for engine in &a.engines {
+        // The code the bindings call for (textures sampled in the code) is compiled up front.
         let t = Instant::now();
-        let e: AnyEngine = make_engine(&rt, engine, shader.clone(), &a.exec, input)?;
-        let mut compile = match engine {
-            EngineArg::Interp => t.elapsed(),
-            _ => e.compile_time().max(t.elapsed().min(e.compile_time())),
-        };
-        if engine != EngineArg::Interp {
-            // The code variant the bindings call for (textures sampled in the code) compiles
-            // at the first batch: an 8×8 render counts it as compiling, not rendering.
-            let t = Instant::now();
-            let opts = RunOptions {
-                threads: 1,
-                pool: rt.pool(),
-                ..RunOptions::default()
-            };
-            with_engine!(&e, x => dispatch::render_with(x, &bind, 8, 8, 0, &opts))
-                .map_err(|err| input_error(format!("{}: error: {err}", input)))?;
-            compile += t.elapsed();
-        }
-        let pb = progress_bar(&format!("{engine:?}").to_lowercase());
+        let e = compile(&rt, &module, engine, &a.exec, Lookups::For(&bind), input)?;
+        let compile = t.elapsed();
+        let pb = progress_bar(&engine.name);
         let mut best = Duration::MAX;
         let mut image = None;
         let start = Instant::now();
@@ -192,21 +166,25 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
                 pb.set_length(all);
                 pb.set_position(done);
             };
-            let opts = RunOptions {
-                threads: a.exec.threads,
+            let control = RunControl {
                 progress: Some(&tick),
                 deadline: None,
-                pool: rt.pool(),
+            };
+            let frame = Frame {
+                width: w,
+                height: h,
+                output: 0,
             };
             let t = Instant::now();
-            let img = with_engine!(&e, x => dispatch::render_with(x, &bind, w, h, 0, &opts))
-                .map_err(|err| input_error(format!("{}: error: {err}", input)))?;
+            let img = e
+                .render(&rt, &bind, frame, &control)
+                .map_err(host_failure(input))?;
             best = best.min(t.elapsed());
             image = Some(img);
         }
         pb.finish_and_clear();
         rows.push(Row {
-            engine,
+            engine: engine.clone(),
             compile,
             best,
             image: image.expect("rendered once"),
@@ -224,7 +202,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     );
     println!(
         "| engine | compile | render (best) | Mpixels/s | speed vs {} | image |",
-        format!("{:?}", rows[0].engine).to_lowercase()
+        rows[0].engine.name
     );
     println!("|---|---|---|---|---|---|");
     for r in &rows {
@@ -250,7 +228,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         };
         println!(
             "| {} | {:.3} ms | {:.2} ms | {:.2} | {:.1}x | {same} |",
-            format!("{:?}", r.engine).to_lowercase(),
+            r.engine.name,
             r.compile.as_secs_f64() * 1e3,
             r.best.as_secs_f64() * 1e3,
             mpix(r.best),

@@ -20,26 +20,27 @@ pub struct IrArgs {
     /// maximum lift + optimization time.
     #[arg(long)]
     pub stats: bool,
-    /// What to print: the IR, the Cranelift IR the jit engine generates, the optimized LLVM
-    /// IR the llvm engine generates (cargo feature `llvm`), or the machine code of --engine.
+    /// What to print: the IR, the Cranelift IR the cranelift engine generates, the optimized
+    /// LLVM IR the llvm engine generates (cargo feature `llvm`), or the machine code of
+    /// --engine.
     #[arg(long, value_enum, default_value_t = Emit::Ir)]
     pub emit: Emit,
-    /// Whose machine code --emit asm prints: jit (Cranelift) or llvm.
-    #[arg(long, value_enum, default_value_t = crate::run::EngineArg::Jit)]
-    pub engine: crate::run::EngineArg,
+    /// Whose machine code --emit asm prints: cranelift (also spelled jit) or llvm.
+    #[arg(long, default_value = "cranelift", value_parser = crate::args::parse_engine)]
+    pub engine: crate::args::EngineArg,
     /// Float math in generated code (with --emit clif|llvm-ir|asm), as `run` compiles it by
     /// default: fast.
-    #[arg(long, value_enum, default_value_t = crate::run::MathArg::Fast)]
-    pub math: crate::run::MathArg,
+    #[arg(long, value_enum, default_value_t = crate::args::MathArg::Fast)]
+    pub math: crate::args::MathArg,
     /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
-    #[arg(long, default_value_t = 0, value_parser = crate::run::parse_lanes)]
+    #[arg(long, default_value_t = 0, value_parser = crate::args::parse_lanes)]
     pub lanes: usize,
     /// With --emit clif|llvm-ir|asm: the textures and samplers the code is compiled for, as
     /// `run` compiles it with them. Lookups of units given no --texture go through the
     /// runtime's sampler; with neither --texture nor --sampler, every lookup that can is
     /// sampled in the code as nearest, repeating and of f32 texels.
     #[command(flatten)]
-    pub bind: crate::run::BindArgs,
+    pub bind: crate::args::BindArgs,
 }
 
 /// `--emit`.
@@ -111,13 +112,73 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Prints the code a run of `program` executes: the Cranelift IR, the optimized LLVM IR or
+/// the machine code, compiled through the host API for the textures and samplers of the
+/// arguments (every lookup that can sampled in the code without them).
+fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(), Failure> {
+    use crate::args::{EngineArg, ExecArgs, parse_engine};
+    use tgsic_runtime::host::Lookups;
+    let engine = match a.emit {
+        Emit::Clif => parse_engine("cranelift").map_err(crate::args::usage)?,
+        Emit::LlvmIr => parse_engine("llvm").map_err(crate::args::usage)?,
+        _ => a.engine.clone(),
+    };
+    let EngineArg { kind, .. } = engine;
+    if kind.backend().is_none() {
+        return Err(crate::args::usage(
+            "--emit asm needs a JIT engine (cranelift or llvm)".into(),
+        ));
+    }
+    let exec = ExecArgs {
+        math: a.math,
+        threads: 1,
+        lanes: a.lanes,
+    };
+    let rt = crate::run::runtime(&exec, 1)?;
+    let fail = crate::run::host_failure(name);
+    let shader = tgsic_runtime::engine::Prepared::from_valid(program)
+        .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
+    let bind = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
+        None
+    } else {
+        Some(crate::bindings::given_bindings(
+            &shader.program,
+            &a.bind,
+            [0.0; 4],
+        )?)
+    };
+    let lookups = bind.as_ref().map_or(Lookups::Every, Lookups::For);
+    let module = rt.prepared(shader).map_err(&fail)?;
+    let mut opts = exec.compile_options(kind)?;
+    opts.opt = a.level();
+    let compiled = rt.compile(&module, &opts).map_err(&fail)?;
+    let code = compiled.code_text(lookups).map_err(&fail)?;
+    let text = if a.emit == Emit::Asm {
+        code.asm.as_deref()
+    } else {
+        code.ir_text.as_deref()
+    };
+    print!("{}", text.unwrap_or(""));
+    if a.emit == Emit::Asm {
+        println!("; {} bytes of machine code", code.code_size);
+    }
+    Ok(())
+}
+
+impl IrArgs {
+    /// `-O`.
+    fn level(&self) -> OptLevel {
+        match self.opt {
+            0 => OptLevel::O0,
+            1 => OptLevel::O1,
+            _ => OptLevel::O2,
+        }
+    }
+}
+
 /// `tgsic ir`.
 pub fn ir(a: &IrArgs) -> Result<(), Failure> {
-    let level = match a.opt {
-        0 => OptLevel::O0,
-        1 => OptLevel::O1,
-        _ => OptLevel::O2,
-    };
+    let level = a.level();
     let many = a.inputs.len() > 1;
     let (mut before, mut after) = (0usize, 0usize);
     let mut times = Vec::new();
@@ -137,49 +198,7 @@ pub fn ir(a: &IrArgs) -> Result<(), Failure> {
             }
             match a.emit {
                 Emit::Ir => print!("{}", print(&c.f)),
-                Emit::Clif | Emit::LlvmIr | Emit::Asm => {
-                    use tgsic_runtime::jit::Backend;
-                    let backend = match a.emit {
-                        Emit::Clif => Backend::Cranelift,
-                        Emit::LlvmIr => Backend::Llvm,
-                        _ => a.engine.backend().ok_or_else(|| {
-                            crate::run::usage("--emit asm needs a JIT engine (jit or llvm)".into())
-                        })?,
-                    };
-                    if !backend.available() {
-                        return Err(crate::run::usage(
-                            "LLVM output needs tgsic built with the cargo feature `llvm` \
-                             (cargo build --release --features llvm)"
-                                .into(),
-                        ));
-                    }
-                    let exec = crate::run::ExecArgs {
-                        math: a.math,
-                        threads: 1,
-                        lanes: a.lanes,
-                    };
-                    let paths = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
-                        tgsic::back::abi::TexPaths::ALL
-                    } else {
-                        let bind = crate::run::given_bindings(&program, &a.bind, [0.0; 4])?;
-                        tgsic_runtime::jit::texture_paths(&c.f, backend, &bind)
-                    };
-                    let code = tgsic_runtime::jit::compile_with_text(
-                        &c.f,
-                        &exec.jit_config(backend)?,
-                        paths,
-                    )
-                    .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
-                    let text = if a.emit == Emit::Asm {
-                        code.asm.as_deref()
-                    } else {
-                        code.ir_text.as_deref()
-                    };
-                    print!("{}", text.unwrap_or(""));
-                    if a.emit == Emit::Asm {
-                        println!("; {} bytes of machine code", code.code_size);
-                    }
-                }
+                Emit::Clif | Emit::LlvmIr | Emit::Asm => emit_code(a, name, program)?,
             }
             continue;
         }

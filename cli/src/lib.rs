@@ -6,10 +6,13 @@
 //! place: `PATH:LINE:COL: error: ...` for text, `PATH: token N (FIELD): ...` for binary),
 //! 2 wrong usage. Messages go to stderr.
 
+mod args;
 pub mod attributes;
 mod bench;
+mod bindings;
 pub mod compare;
 mod front;
+mod image;
 mod ir;
 mod report;
 mod run;

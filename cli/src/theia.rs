@@ -149,7 +149,7 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     }
     let mut opts = TheiaOptions::default();
     for spec in &a.constants {
-        let (n, regs) = crate::run::read_constants(spec)?;
+        let (n, regs) = crate::bindings::read_constants(spec)?;
         opts.constants.insert(n as u32, regs);
     }
     for spec in &a.bind {

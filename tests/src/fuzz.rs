@@ -91,8 +91,10 @@ pub fn lift_optimize(data: &[u8]) {
 /// The JIT against the interpreter on a generated valid program: the bytes give, through
 /// `arbitrary`, the seed of the inputs, the width, then one decision of the generator each.
 pub fn jit_vs_interp(data: &[u8]) {
+    use tgsic::back::Backend;
+    use tgsic_runtime::engine::CompileOptions;
     use tgsic_runtime::engine::Prepared;
-    use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+    use tgsic_runtime::jit::JitShader;
     let mut u = arbitrary::Unstructured::new(data);
     let seed: u64 = u.arbitrary().unwrap_or(0);
     let lanes = *u.choose(&[4usize, 8, 16, 32]).unwrap_or(&8);
@@ -100,10 +102,10 @@ pub fn jit_vs_interp(data: &[u8]) {
     let printed = text::print(&p);
     let shader =
         Prepared::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
-    let config = JitConfig {
-        backend: Backend::Cranelift,
+    let config = CompileOptions {
+        engine: Backend::Cranelift.into(),
         lanes,
-        ..JitConfig::default()
+        ..CompileOptions::default()
     };
     let jit = JitShader::new(shader.clone(), &config)
         .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));

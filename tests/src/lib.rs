@@ -66,8 +66,8 @@ pub fn all_shaders() -> Option<Vec<PathBuf>> {
 
 /// The JIT back ends of this build, each with the lane counts its tests run: Cranelift, and
 /// LLVM when built with the feature `llvm`.
-pub fn jit_backends() -> Vec<(tgsic_runtime::jit::Backend, &'static [usize])> {
-    use tgsic_runtime::jit::Backend;
+pub fn jit_backends() -> Vec<(tgsic::back::Backend, &'static [usize])> {
+    use tgsic::back::Backend;
     let mut v: Vec<(Backend, &'static [usize])> = vec![(Backend::Cranelift, &[4, 8, 16])];
     if Backend::Llvm.available() {
         // 0: the host's widest vector; 4 and 64 the narrowest and widest steps.

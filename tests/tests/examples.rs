@@ -6,11 +6,13 @@
 //! and lighting, the geometry shader's displaced triangles.
 
 use std::path::PathBuf;
+use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render, run_geometry, run_vertices};
+use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Engine;
 use tgsic_runtime::engine::{Bindings, Prepared};
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::jit::JitShader;
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;
 
@@ -177,10 +179,10 @@ fn jits(shader: &Prepared) -> Vec<(Backend, JitShader)> {
     jit_backends()
         .into_iter()
         .map(|(backend, _)| {
-            let config = JitConfig {
-                backend,
+            let config = CompileOptions {
+                engine: backend.into(),
                 math: MathMode::Exact,
-                ..JitConfig::default()
+                ..CompileOptions::default()
             };
             let jit = JitShader::new(shader.clone(), &config).unwrap_or_else(|e| panic!("{e}"));
             (backend, jit)

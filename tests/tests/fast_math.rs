@@ -2,12 +2,14 @@
 //! expanded IR, each JIT back end compiles it; all stay within the documented bounds, and the
 //! JITs compute the IR evaluator's bits exactly (one expansion, the same code everywhere).
 
+use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::{RunOptions, run_vertices};
+use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Engine;
 use tgsic_runtime::engine::{Bindings, Prepared};
 use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::jit::JitShader;
 use tgsic_tests::fast_math::{self as fm, Func};
 
 fn prepared(func: Func) -> Prepared {
@@ -49,10 +51,10 @@ fn ir(func: Func, pairs: &[(f32, f32)]) -> Vec<f32> {
 /// A JIT back end in fast-math mode.
 fn jit(backend: Backend) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
     move |func, pairs| {
-        let config = JitConfig {
-            backend,
+        let config = CompileOptions {
+            engine: backend.into(),
             math: MathMode::Fast,
-            ..JitConfig::default()
+            ..CompileOptions::default()
         };
         let s = JitShader::new(prepared(func), &config).expect("compiles");
         run(&s, pairs)

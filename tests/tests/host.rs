@@ -9,9 +9,8 @@ use tgsic::tgsi::Semantic;
 use tgsic_runtime::dispatch::render;
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
-    CompileOptions, EngineChoice, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
+    CompileOptions, EngineKind, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
-use tgsic_runtime::jit::JitConfig;
 use tgsic_tests::jit_backends;
 
 fn load(rt: &Runtime, name: &str) -> Module {
@@ -60,20 +59,21 @@ fn a_host_renders_what_tgsic_run_renders() {
     let rt = Runtime::new(RuntimeOptions::default()).unwrap();
     let (w, h) = (48, 32);
     let bind = Bindings::default();
-    let mut engines = vec![EngineChoice::Interpreter];
-    engines.extend(jit_backends().into_iter().map(|(backend, _)| {
-        EngineChoice::Jit(JitConfig {
-            backend,
-            ..JitConfig::default()
-        })
-    }));
+    let mut engines = vec![EngineKind::Interpreter];
+    engines.extend(
+        jit_backends()
+            .into_iter()
+            .map(|(backend, _)| EngineKind::from(backend)),
+    );
     for name in ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"] {
         let m = load(&rt, name);
         let reference = render(m.shader(), &bind, w, h, 0).unwrap();
         let color = m.reflection().output(Semantic::Color, 0).unwrap() as usize;
         let outs = m.reflection().output_registers;
         for engine in &engines {
-            let c = rt.compile(&m, &CompileOptions { engine: *engine }).unwrap();
+            let c = rt
+                .compile(&m, &CompileOptions::with_engine(*engine))
+                .unwrap();
             for layout in [Layout::Aos, Layout::Soa] {
                 let (data, pixels) = inputs(&m, w, h, layout);
                 let n = pixels.len();
@@ -161,11 +161,10 @@ fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
     let mut vertices = vec![0u32; prims.len() * max * outs * 4];
     let mut counts = vec![0u32; prims.len()];
     let mut ends = vec![false; prims.len() * max];
-    for engine in [
-        EngineChoice::Interpreter,
-        EngineChoice::Jit(JitConfig::default()),
-    ] {
-        let c = rt.compile(&m, &CompileOptions { engine }).unwrap();
+    for engine in [EngineKind::Interpreter, EngineKind::Cranelift] {
+        let c = rt
+            .compile(&m, &CompileOptions::with_engine(engine))
+            .unwrap();
         let out = Emission {
             vertices: &mut vertices,
             counts: &mut counts,

@@ -7,10 +7,12 @@
 //! prints the program's text.
 
 use proptest::prelude::*;
+use tgsic::back::Backend;
 use tgsic::opt::{OptLevel, optimize};
+use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Prepared;
 use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::jit::JitShader;
 use tgsic_tests::generate::program;
 use tgsic_tests::jit_backends;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
@@ -42,10 +44,10 @@ fn jit_engines(shader: &Prepared, seed: u64) -> Result<Vec<(String, JitShader)>,
                 .filter(|&l| backend == Backend::Llvm || l <= 32)
                 .unwrap_or(widths[(seed % widths.len() as u64) as usize]);
             let name = format!("{backend:?} ({lanes} lanes)");
-            let config = JitConfig {
-                backend,
+            let config = CompileOptions {
+                engine: backend.into(),
                 lanes,
-                ..JitConfig::default()
+                ..CompileOptions::default()
             };
             JitShader::new(shader.clone(), &config)
                 .map(|j| (name.clone(), j))

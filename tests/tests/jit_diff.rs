@@ -3,9 +3,10 @@
 //! IR leaves unspecified (derivatives in partly active quads, found by the IR evaluator on the
 //! same batch) are left out.
 
+use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Prepared;
 use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::JitShader;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
 use tgsic_tests::{all_shaders, jit_backends};
 
@@ -14,11 +15,11 @@ const SEEDS: u64 = 3;
 #[test]
 fn jit_matches_the_interpreter() {
     for (backend, _) in jit_backends() {
-        check(JitConfig::with_backend(backend));
+        check(CompileOptions::with_engine(backend));
     }
 }
 
-fn check(config: JitConfig) {
+fn check(config: CompileOptions) {
     let Some(files) = all_shaders() else { return };
     let mut failures = Vec::new();
     let (mut batches, mut compiled) = (0u64, 0u64);
@@ -56,7 +57,7 @@ fn check(config: JitConfig) {
                         "{} seed {seed}: interpreter {:?}, {:?} {:?}",
                         path.display(),
                         a.err(),
-                        config.backend,
+                        config.engine,
                         b.err()
                     ));
                     break;
@@ -66,12 +67,12 @@ fn check(config: JitConfig) {
     }
     println!(
         "{:?}: {compiled} shaders compiled, {batches} batches compared",
-        config.backend
+        config.engine
     );
     assert!(
         failures.is_empty(),
         "{:?}: {} shaders differ:\n{}",
-        config.backend,
+        config.engine,
         failures.len(),
         failures.join("\n")
     );

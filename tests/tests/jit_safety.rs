@@ -4,8 +4,9 @@
 //! interpreter.
 
 use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
+use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::{Bindings, Prepared};
-use tgsic_runtime::jit::{JitConfig, JitShader};
+use tgsic_runtime::jit::{JitShader, Lookups};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;
 
@@ -44,9 +45,9 @@ enum Make {
     /// `JitShader::new` at every step width the back end is tested at: the bindings' variant
     /// is chosen and compiled at the first batch.
     EveryWidth,
-    /// `JitShader::for_bindings` at every tested step width.
+    /// `JitShader::with_lookups` at every tested step width.
     ForBindingsEveryWidth,
-    /// `JitShader::for_bindings` at the back end's own step width.
+    /// `JitShader::with_lookups` at the back end's own step width.
     ForBindings,
 }
 
@@ -71,14 +72,14 @@ fn matches_the_interpreter(
             widths
         };
         for &lanes in widths {
-            let config = JitConfig {
-                backend,
+            let config = CompileOptions {
+                engine: backend.into(),
                 lanes,
-                ..JitConfig::default()
+                ..CompileOptions::default()
             };
             let jit = match make {
                 Make::EveryWidth => JitShader::new(shader.clone(), &config),
-                _ => JitShader::for_bindings(shader.clone(), &config, bind),
+                _ => JitShader::with_lookups(shader.clone(), &config, Lookups::For(bind)),
             }
             .unwrap();
             check(&jit);
@@ -600,8 +601,9 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
                 let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
                 let want = render(&shader, &bind, 61, 37, 0).unwrap();
                 for (backend, _) in jit_backends() {
-                    let config = JitConfig::with_backend(backend);
-                    let jit = JitShader::for_bindings(shader.clone(), &config, &bind).unwrap();
+                    let config = CompileOptions::with_engine(backend);
+                    let jit = JitShader::with_lookups(shader.clone(), &config, Lookups::For(&bind))
+                        .unwrap();
                     assert!(
                         jit.compiled.tex_paths.vector(0),
                         "{backend:?}: {lookup}, sampler {k}"
@@ -678,8 +680,8 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
         ..Default::default()
     };
     for (backend, _) in jit_backends() {
-        let config = JitConfig::with_backend(backend);
-        let jit = JitShader::for_bindings(shader.clone(), &config, &nearest).unwrap();
+        let config = CompileOptions::with_engine(backend);
+        let jit = JitShader::with_lookups(shader.clone(), &config, Lookups::For(&nearest)).unwrap();
         assert!(jit.compiled.tex_paths.vector(0), "{backend:?}");
         let plain = JitShader::new(shader.clone(), &config).unwrap();
         assert!(!plain.compiled.tex_paths.vector(0), "{backend:?}");
@@ -865,7 +867,7 @@ fn a_loop_that_never_ends_returns_with_the_budget_report() {
         ..Bindings::default()
     };
     for (backend, _) in jit_backends() {
-        let jit = JitShader::new(shader.clone(), &JitConfig::with_backend(backend)).unwrap();
+        let jit = JitShader::new(shader.clone(), &CompileOptions::with_engine(backend)).unwrap();
         let img = render(&jit, &bind, 10, 6, 0).unwrap();
         assert_eq!(img.exhausted, 60, "{backend:?}");
         // 1000 iterations charged, the 1001st stops: 1001 additions.
@@ -892,7 +894,8 @@ fn two_threads_render_what_one_renders() {
         .contains(&c.name.as_str())
     }) {
         for (backend, _) in jit_backends() {
-            let jit = JitShader::new(c.shader.clone(), &JitConfig::with_backend(backend)).unwrap();
+            let jit =
+                JitShader::new(c.shader.clone(), &CompileOptions::with_engine(backend)).unwrap();
             let one = render_with(
                 &jit,
                 &c.bind,
@@ -971,8 +974,9 @@ fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
 
 #[test]
 fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
+    use tgsic::back::Backend;
     use tgsic::back::abi::{JitError, MAX_VECTOR_INSTS};
-    use tgsic_runtime::jit::{Backend, JitLoadError};
+    use tgsic_runtime::jit::CompileError;
     // 9,000 dependent straight-line instructions: about 36,000 IR instructions.
     let mut text = String::from(
         "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\n\
@@ -985,14 +989,14 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     }
     text += "ADD TEMP[0], TEMP[0], TEMP[1]\nADD OUT[0], TEMP[0], TEMP[2]\nEND\n";
     let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
-    let config = |lanes| JitConfig {
-        backend: Backend::Cranelift,
+    let config = |lanes| CompileOptions {
+        engine: Backend::Cranelift.into(),
         lanes,
-        ..JitConfig::default()
+        ..CompileOptions::default()
     };
     // At 32 lanes (8 four-lane vectors per instruction) it is past the limit: a clear error.
     match JitShader::new(shader.clone(), &config(32)) {
-        Err(JitLoadError::Codegen(JitError::TooLarge {
+        Err(CompileError::Codegen(JitError::TooLarge {
             insts,
             lanes: 32,
             limit,

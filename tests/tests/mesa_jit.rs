@@ -2,10 +2,12 @@
 //! interpreter does); fast math is reported (hash-style shaders amplify any difference, so it
 //! is not bounded).
 
+use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
 use tgsic_cli::compare::compare;
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::jit::{Backend, JitConfig, JitShader};
+use tgsic_runtime::engine::CompileOptions;
+use tgsic_runtime::jit::JitShader;
 use tgsic_tests::jit_backends;
 use tgsic_tests::mesa::cases;
 
@@ -18,10 +20,10 @@ fn run(backend: Backend, math: MathMode) -> Vec<(String, usize, usize, u64)> {
         .map(|c| {
             let jit = JitShader::new(
                 c.shader.clone(),
-                &JitConfig {
-                    backend,
+                &CompileOptions {
+                    engine: backend.into(),
                     math,
-                    ..JitConfig::default()
+                    ..CompileOptions::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{}: {e}", c.name));

@@ -32,6 +32,11 @@ pub enum JitError {
     /// Options out of range.
     #[error("invalid JIT options: {0}")]
     Options(String),
+    /// The back end is not in this build.
+    #[error(
+        "the {0} back end needs tgsic built with the cargo feature `{0}` (cargo build --release --features {0})"
+    )]
+    Unavailable(&'static str),
     /// A function too large to compile within the JIT's memory and time bounds.
     #[error(
         "the shader is too large for the JIT: {insts} IR instructions at {lanes} lanes per step \

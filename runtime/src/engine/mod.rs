@@ -7,11 +7,14 @@
 //!   samplers, the loop budget, the clear colour).
 //! - [`BatchIo`] and [`BatchReport`]: one batch of [`BATCH_LANES`] invocations in
 //!   structure-of-arrays form, and what running it reports.
-//! - [`Engine`]: something that runs batches.
+//! - [`Engine`]: something that runs batches; [`EngineKind`] and [`CompileOptions`] say which
+//!   engine a host asks for and how it compiles.
 //! - [`RunError`], [`LoadError`]: why a run or a load failed.
 
+mod options;
 mod prepare;
 
+pub use options::{CompileOptions, EngineKind};
 pub use prepare::{LoadError, Prepared};
 
 use crate::texture::{Sampler, Texture};

@@ -30,18 +30,23 @@
 //! # Ok::<(), tgsic_runtime::host::HostError>(())
 //! ```
 
+mod images;
 mod invoke;
 pub mod reflect;
 
+pub use crate::jit::Lookups;
+pub use images::{Frame, RunControl};
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::dispatch::MAX_THREADS;
+pub use crate::engine::{CompileOptions, EngineKind};
 use crate::engine::{Engine, LoadError, Prepared, RunError};
-use crate::jit::{JitConfig, JitLoadError, JitShader};
+use crate::jit::{CompileError, JitShader};
 use invoke::Slots;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use tgsic::back::abi::CompiledShader;
 use tgsic::tgsi::Program;
 use thiserror::Error;
 
@@ -56,7 +61,7 @@ pub enum HostError {
     Load(#[from] LoadError),
     /// A JIT back end could not compile it (or is not in this build).
     #[error(transparent)]
-    Compile(#[from] JitLoadError),
+    Compile(#[from] CompileError),
     /// The run failed: a missing binding, an execution error.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -96,6 +101,9 @@ pub enum HostError {
     /// The worker threads could not be started.
     #[error("cannot start worker threads: {0}")]
     Threads(String),
+    /// Machine code was asked of a shader the interpreter runs.
+    #[error("the interpreter runs this shader: it has no machine code")]
+    NoCode,
 }
 
 /// How a [`Runtime`] runs.
@@ -104,7 +112,8 @@ pub struct RuntimeOptions {
     /// Worker threads: 0 for one per core, 1 to run on the calling thread, at most
     /// [`MAX_THREADS`] (more are clamped).
     pub threads: usize,
-    /// Compiled shaders kept; the least recently compiled or used goes first. At least 1.
+    /// Compiled shaders kept; the least recently compiled or used goes first. 0 keeps none
+    /// (every compile compiles).
     pub cache_entries: usize,
 }
 
@@ -113,31 +122,6 @@ impl Default for RuntimeOptions {
         RuntimeOptions {
             threads: 0,
             cache_entries: 64,
-        }
-    }
-}
-
-/// Which engine runs a compiled shader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EngineChoice {
-    /// The reference interpreter.
-    Interpreter,
-    /// A JIT back end (Cranelift, or LLVM in builds with the `llvm` feature) and its options.
-    Jit(JitConfig),
-}
-
-/// How to compile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CompileOptions {
-    /// The engine.
-    pub engine: EngineChoice,
-}
-
-impl Default for CompileOptions {
-    /// Cranelift, exact math (bit-identical to the interpreter).
-    fn default() -> Self {
-        CompileOptions {
-            engine: EngineChoice::Jit(JitConfig::default()),
         }
     }
 }
@@ -250,8 +234,7 @@ impl Engine for Compiled {
 }
 
 impl Compiled {
-    /// How long code generation took (zero for the interpreter, and for a JIT shader taken
-    /// from the process-wide code cache).
+    /// How long lifting, optimizing and code generation took (zero for the interpreter).
     pub fn compile_time(&self) -> std::time::Duration {
         match &self.engine {
             Inner::Interp(..) => std::time::Duration::ZERO,
@@ -267,6 +250,20 @@ impl Compiled {
     /// The options it was compiled with.
     pub fn options(&self) -> CompileOptions {
         self.options
+    }
+
+    /// The machine code of the variant `lookups` calls for, compiled again with the back
+    /// end's IR and the disassembly kept ([`CompiledShader::ir_text`],
+    /// [`CompiledShader::asm`]): what a run with those lookups executes, to read or measure.
+    ///
+    /// # Errors
+    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Compile`] when
+    /// the back end fails.
+    pub fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        match &self.engine {
+            Inner::Interp(..) => Err(HostError::NoCode),
+            Inner::Jit(j, _) => Ok(j.code_with_text(lookups)?),
+        }
     }
 }
 
@@ -314,7 +311,7 @@ impl Runtime {
         Ok(Runtime {
             pool,
             cache: Mutex::new(VecDeque::new()),
-            capacity: opts.cache_entries.max(1),
+            capacity: opts.cache_entries,
             compiles: std::sync::atomic::AtomicU64::new(0),
         })
     }
@@ -371,6 +368,9 @@ impl Runtime {
 
     /// The module compiled for `opts`: from the cache when this runtime compiled the same
     /// program (token for token) with the same options before, else compiled now and cached.
+    /// Texture lookups call back into the runtime's sampler until a run's bindings call for
+    /// code that samples them itself, which that run compiles ([`Runtime::compile_for`]
+    /// compiles it up front).
     ///
     /// # Errors
     /// [`HostError::Compile`] when the back end cannot compile it (or is not in this build).
@@ -379,22 +379,37 @@ impl Runtime {
         module: &Module,
         opts: &CompileOptions,
     ) -> Result<Arc<Compiled>, HostError> {
+        self.compile_for(module, opts, Lookups::Callback)
+    }
+
+    /// As [`Runtime::compile`], with the code `lookups` calls for compiled now: for
+    /// [`Lookups::For`] the bindings a host will run with, the first run starts at once.
+    ///
+    /// # Errors
+    /// As [`Runtime::compile`].
+    pub fn compile_for(
+        &self,
+        module: &Module,
+        opts: &CompileOptions,
+        lookups: Lookups<'_>,
+    ) -> Result<Arc<Compiled>, HostError> {
         let key: Key = (module.tokens.clone(), *opts);
-        if let Ok(mut cache) = self.cache.lock()
-            && let Some(k) = cache.iter().position(|(k, _)| *k == key)
-        {
-            // Most recently used at the back.
-            let entry = cache.remove(k).expect("the position is in range");
-            let compiled = entry.1.clone();
-            cache.push_back(entry);
+        if let Some(compiled) = self.lookup(&key) {
+            if let Inner::Jit(j, _) = &compiled.engine
+                && !matches!(lookups, Lookups::Callback)
+            {
+                j.code(lookups)?;
+            }
             return Ok(compiled);
         }
         let engine = match opts.engine {
-            EngineChoice::Interpreter => {
-                Inner::Interp(Box::new(module.shader.clone()), Slots::new())
-            }
-            EngineChoice::Jit(config) => Inner::Jit(
-                Box::new(JitShader::new(module.shader.clone(), &config)?),
+            EngineKind::Interpreter => Inner::Interp(Box::new(module.shader.clone()), Slots::new()),
+            EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(
+                Box::new(JitShader::with_lookups(
+                    module.shader.clone(),
+                    opts,
+                    lookups,
+                )?),
                 Slots::new(),
             ),
         };
@@ -405,13 +420,26 @@ impl Runtime {
             reflection: module.reflection.clone(),
             options: *opts,
         });
-        if let Ok(mut cache) = self.cache.lock() {
+        if let Ok(mut cache) = self.cache.lock()
+            && self.capacity > 0
+        {
             if cache.len() >= self.capacity {
                 cache.pop_front();
             }
             cache.push_back((key, compiled.clone()));
         }
         Ok(compiled)
+    }
+
+    /// The cached shader of `key`, now the most recently used.
+    fn lookup(&self, key: &Key) -> Option<Arc<Compiled>> {
+        let mut cache = self.cache.lock().ok()?;
+        let k = cache.iter().position(|(k, _)| k == key)?;
+        // Most recently used at the back.
+        let entry = cache.remove(k)?;
+        let compiled = entry.1.clone();
+        cache.push_back(entry);
+        Some(compiled)
     }
 
     /// Shaders compiled by [`Runtime::compile`] so far (cache hits not counted).

@@ -96,11 +96,10 @@ fn fragments() -> (usize, Vec<[[f32; 4]; 3]>) {
 fn fragments_run_in_both_layouts_with_derivatives_and_discards() {
     let rt = rt();
     let m = rt.load(FS.as_bytes()).unwrap();
-    for engine in [
-        EngineChoice::Interpreter,
-        EngineChoice::Jit(crate::jit::JitConfig::default()),
-    ] {
-        let c = rt.compile(&m, &CompileOptions { engine }).unwrap();
+    for engine in [EngineKind::Interpreter, EngineKind::Cranelift] {
+        let c = rt
+            .compile(&m, &CompileOptions::with_engine(engine))
+            .unwrap();
         let (n, frags) = fragments();
         let aos: Vec<u32> = bits(
             &frags
@@ -159,9 +158,7 @@ fn compiled_shaders_are_cached_by_tokens_and_options() {
     let rt = rt();
     let m = rt.load(FS.as_bytes()).unwrap();
     let jit = CompileOptions::default();
-    let interp = CompileOptions {
-        engine: EngineChoice::Interpreter,
-    };
+    let interp = CompileOptions::with_engine(EngineKind::Interpreter);
     let a = rt.compile(&m, &jit).unwrap();
     let b = rt.compile(&rt.load(FS.as_bytes()).unwrap(), &jit).unwrap();
     assert!(

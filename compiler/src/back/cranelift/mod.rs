@@ -2,7 +2,7 @@
 //!
 //! The lowering is the shared one ([`simd`]): this module declares the function
 //! and what it calls, implements [`SimdBuilder`](super::simd::SimdBuilder) over Cranelift's
-//! function builder (`builder.rs`: a step of [`JitOptions::lanes`] lanes is `lanes / 4`
+//! function builder (`builder.rs`: a step of [`CodegenOptions::lanes`] lanes is `lanes / 4`
 //! F32X4/I32X4 registers per value), and finishes the code: ISA settings, the register
 //! allocator for the function's size, the libm stand-ins Cranelift calls where the CPU lacks
 //! an instruction.
@@ -25,38 +25,8 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module, default_libcall_names};
 use std::sync::OnceLock;
 
-pub use super::abi::{
-    BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
-    MathMode, TexPaths, TextureCall, TextureFn,
-};
-
-/// Code generation options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct JitOptions {
-    /// Transcendental functions.
-    pub math: MathMode,
-    /// Lanes per step: 4, 8, 16 or 32 (every IR value is `lanes / 4` F32X4 registers), or 0
-    /// to choose per function: 8 for a loop whose live values fit the 16 registers at two
-    /// each, else 4
-    /// ([`step_lanes`](crate::back::simd::step_lanes)).
-    pub lanes: usize,
-    /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
-    /// for the sampler state they will run with.
-    pub textures: TexPaths,
-    /// Run Cranelift's IR verifier (about twice the compile time).
-    pub verify: bool,
-}
-
-impl Default for JitOptions {
-    fn default() -> Self {
-        JitOptions {
-            math: MathMode::Exact,
-            lanes: 0,
-            textures: TexPaths::NONE,
-            verify: cfg!(debug_assertions),
-        }
-    }
-}
+use super::CodegenOptions;
+use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError};
 
 /// A Cranelift module kept alive for its code (cranelift-jit does not free on drop).
 struct CraneliftCode(Option<JITModule>);
@@ -147,24 +117,9 @@ fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, JitError> {
     isas[verify as usize][allocator as usize].clone()
 }
 
-/// Compiles `f`.
-///
-/// # Errors
-/// [`JitError`] when the host is not supported or code generation fails.
-pub fn compile(f: &Function, opts: &JitOptions) -> Result<CompiledShader, JitError> {
-    compile_inner(f, opts, false)
-}
-
-/// Compiles `f` and keeps the Cranelift IR and the disassembly ([`CompiledShader::ir_text`],
-/// [`CompiledShader::asm`]).
-///
-/// # Errors
-/// As [`compile`].
-pub fn compile_with_text(f: &Function, opts: &JitOptions) -> Result<CompiledShader, JitError> {
-    compile_inner(f, opts, true)
-}
-
-fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<CompiledShader, JitError> {
+/// Compiles `f` (the one entry point is [`super::compile`]).
+pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
+    let text = opts.keep_text;
     if ![0, 4, 8, 16, 32].contains(&opts.lanes) {
         return Err(JitError::Options(format!(
             "Cranelift lanes = {} (4, 8, 16 or 32)",
@@ -172,7 +127,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
         )));
     }
     let f = &*crate::back::simd::prepare(f, opts.math);
-    let opts = &JitOptions {
+    let opts = &CodegenOptions {
         lanes: match opts.lanes {
             0 => crate::back::simd::step_lanes(f, 4, 16, false),
             n => n,
@@ -246,7 +201,7 @@ fn compile_inner(f: &Function, opts: &JitOptions, text: bool) -> Result<Compiled
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
 fn lower(
     f: &Function,
-    opts: &JitOptions,
+    opts: &CodegenOptions,
     module: &mut JITModule,
     func: &mut cl::Function,
     fctx: &mut FunctionBuilderContext,
@@ -324,17 +279,19 @@ fn register_libcalls(jb: &mut JITBuilder) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::back::abi::{MathMode, TexPaths};
     use crate::back::tests_support as ts;
 
     fn cranelift(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {
             compile(
                 f,
-                &JitOptions {
+                &CodegenOptions {
                     math,
                     lanes,
                     textures: TexPaths::ALL,
                     verify: true,
+                    keep_text: false,
                 },
             )
         }
@@ -368,7 +325,11 @@ mod tests {
     #[test]
     fn text_and_code_size_are_reported() {
         let f = ts::unary_function(crate::ir::Unary::FSqrt);
-        let c = compile_with_text(&f, &JitOptions::default()).unwrap();
+        let text = CodegenOptions {
+            keep_text: true,
+            ..CodegenOptions::default()
+        };
+        let c = compile(&f, &text).unwrap();
         let ir = c.ir_text.as_deref().unwrap();
         assert!(ir.contains("sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
@@ -376,7 +337,7 @@ mod tests {
         // Straight-line code: one register a value; a small loop: two.
         assert_eq!(c.lanes_per_step, 4);
         let looping = ts::endless_loop_function();
-        let c = compile(&looping, &JitOptions::default()).unwrap();
+        let c = compile(&looping, &CodegenOptions::default()).unwrap();
         assert_eq!(c.lanes_per_step, 8);
     }
 }

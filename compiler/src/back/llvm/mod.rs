@@ -2,7 +2,7 @@
 //! as the host allows. Cranelift stays the default JIT; this one compiles about ten times
 //! slower and runs ALU-heavy shaders faster (figures in `docs/jit.md`).
 //!
-//! - **One vector per value.** A step shades [`LlvmOptions::lanes`] invocations: every IR value
+//! - **One vector per value.** A step shades [`CodegenOptions::lanes`] invocations: every IR value
 //!   is one `<lanes x float>` or `<lanes x i32>` (booleans `<lanes x i1>`). The default is the
 //!   host's widest vector (`<16 x float>` with AVX-512, `<8 x float>` with AVX2, `<4 x float>`
 //!   otherwise), detected at run time; wider steps are split by LLVM into several registers
@@ -30,11 +30,8 @@
 mod builder;
 mod masks;
 
-pub use super::abi::{
-    BATCH_LANES, CodeInfo, CodeOwner, CompiledShader, ConstBuffer, EmitFn, JitArgs, JitError,
-    MathMode, TexPaths, TextureCall, TextureFn,
-};
-
+use super::CodegenOptions;
+use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError, TexPaths};
 use super::simd;
 use crate::ir::Function;
 use inkwell::OptimizationLevel;
@@ -49,36 +46,6 @@ use inkwell::targets::{
 };
 use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
-
-/// Code generation options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct LlvmOptions {
-    /// Transcendental functions.
-    pub math: MathMode,
-    /// Lanes per step (the width of every vector): 0 to choose per function — the host's
-    /// widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or twice it for a loop
-    /// whose live values fit the registers twice over and, with AVX2, for long straight-line
-    /// code with few texture lookups ([`simd::step_lanes`]); otherwise
-    /// 4, 8, 16, 32 or 64 (LLVM splits a vector wider than the host's registers into several,
-    /// which hides the latency of loop-carried arithmetic).
-    pub lanes: usize,
-    /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
-    /// for the sampler state they will run with.
-    pub textures: TexPaths,
-    /// Run LLVM's IR verifier on the generated code before optimizing it.
-    pub verify: bool,
-}
-
-impl Default for LlvmOptions {
-    fn default() -> Self {
-        LlvmOptions {
-            math: MathMode::Exact,
-            lanes: 0,
-            textures: TexPaths::NONE,
-            verify: cfg!(debug_assertions),
-        }
-    }
-}
 
 /// What LLVM knows of the host CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,31 +198,17 @@ impl Drop for LlvmCode {
     }
 }
 
-/// Compiles `f`.
-///
-/// # Errors
-/// [`JitError`] when the host is not supported, the options are out of range or code
-/// generation fails.
-pub fn compile(f: &Function, opts: &LlvmOptions) -> Result<CompiledShader, JitError> {
-    compile_inner(f, opts, false)
-}
-
-/// Compiles `f` and keeps the optimized LLVM IR ([`CompiledShader::ir_text`]) and the
-/// assembly ([`CompiledShader::asm`]); only then is [`CompiledShader::code_size`] measured
-/// (from an object file generated for the purpose).
-///
-/// # Errors
-/// As [`compile`].
-pub fn compile_with_text(f: &Function, opts: &LlvmOptions) -> Result<CompiledShader, JitError> {
-    compile_inner(f, opts, true)
-}
-
-/// The lanes per step `opts` asks for on this host, for `f` as it is compiled.
+/// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
+/// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
+/// twice it for a loop whose live values fit the registers twice over and, with AVX2, for long
+/// straight-line code with few texture lookups ([`simd::step_lanes`]); otherwise 4, 8, 16, 32
+/// or 64 (LLVM splits a vector wider than the host's registers into several, which hides the
+/// latency of loop-carried arithmetic).
 ///
 /// # Errors
 /// [`JitError::Options`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
 /// when the host is not supported.
-pub fn lanes(opts: &LlvmOptions, f: &Function) -> Result<usize, JitError> {
+fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
     match opts.lanes {
         // AVX-512 has 32 vector registers, AVX and SSE 16; long straight-line code is
@@ -273,7 +226,9 @@ pub fn lanes(opts: &LlvmOptions, f: &Function) -> Result<usize, JitError> {
     }
 }
 
-fn compile_inner(f: &Function, opts: &LlvmOptions, text: bool) -> Result<CompiledShader, JitError> {
+/// Compiles `f` (the one entry point is [`super::compile`]).
+pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
+    let text = opts.keep_text;
     let cpu = host_cpu()?;
     let f = crate::back::simd::prepare(f, opts.math);
     let lanes = lanes(opts, &f)?;
@@ -480,17 +435,19 @@ fn text_size(tm: &TargetMachine, module: &Module) -> Result<usize, JitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::back::abi::MathMode;
     use crate::back::tests_support as ts;
 
     fn llvm(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {
             compile(
                 f,
-                &LlvmOptions {
+                &CodegenOptions {
                     math,
                     lanes,
                     textures: TexPaths::ALL,
                     verify: true,
+                    keep_text: false,
                 },
             )
         }
@@ -503,15 +460,18 @@ mod tests {
         assert!(!cpu.name.is_empty());
         // Straight-line code takes the host's width; a small loop two registers a value.
         let small = ts::unary_function(crate::ir::Unary::FSqrt);
-        assert_eq!(lanes(&LlvmOptions::default(), &small).unwrap(), cpu.width);
+        assert_eq!(
+            lanes(&CodegenOptions::default(), &small).unwrap(),
+            cpu.width
+        );
         let looping = ts::endless_loop_function();
         assert_eq!(
-            lanes(&LlvmOptions::default(), &looping).unwrap(),
+            lanes(&CodegenOptions::default(), &looping).unwrap(),
             2 * cpu.width
         );
         assert!(matches!(
             lanes(
-                &LlvmOptions {
+                &CodegenOptions {
                     lanes: 12,
                     ..Default::default()
                 },
@@ -555,7 +515,11 @@ mod tests {
     #[test]
     fn text_and_code_size_are_reported() {
         let f = ts::unary_function(crate::ir::Unary::FSqrt);
-        let c = compile_with_text(&f, &LlvmOptions::default()).unwrap();
+        let text = CodegenOptions {
+            keep_text: true,
+            ..CodegenOptions::default()
+        };
+        let c = compile(&f, &text).unwrap();
         let ir = c.ir_text.as_deref().unwrap();
         assert!(ir.contains("define void @shade"), "{ir}");
         assert!(ir.contains("llvm.sqrt"), "{ir}");

@@ -1,0 +1,200 @@
+//! The arguments the subcommands share: engines, JIT options, threads, bindings, sizes; their
+//! parsers, and the two kinds of failure (usage, exit 2; bad input, exit 1).
+
+use crate::report::Failure;
+use clap::{Args, ValueEnum};
+use tgsic::back::abi::MathMode;
+use tgsic_runtime::host::{CompileOptions, EngineKind};
+
+/// An engine as the command line names it: `interp`, `cranelift` (also spelled `jit`, the name
+/// scripts such as `../shared/bench` pass) or `llvm`, kept as given so that reports name it as
+/// the user did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineArg {
+    /// The name as given.
+    pub name: String,
+    /// The engine.
+    pub kind: EngineKind,
+}
+
+/// `--engine`, `--engines`: an engine's name.
+pub fn parse_engine(s: &str) -> Result<EngineArg, String> {
+    let kind = match s {
+        "interp" | "interpreter" => EngineKind::Interpreter,
+        "cranelift" | "jit" => EngineKind::Cranelift,
+        "llvm" => EngineKind::Llvm,
+        _ => {
+            return Err(format!(
+                "`{s}` is not an engine: interp, cranelift (or jit) or llvm"
+            ));
+        }
+    };
+    Ok(EngineArg {
+        name: s.to_string(),
+        kind,
+    })
+}
+
+/// The error for an engine this build does not have.
+pub fn unavailable(kind: EngineKind) -> Failure {
+    usage(format!(
+        "the {kind} engine needs tgsic built with the cargo feature `{kind}` \
+         (cargo build --release --features {kind})"
+    ))
+}
+
+/// Options that bind what a shader reads (shared by `run` and `bench`).
+#[derive(Debug, Args)]
+pub struct BindArgs {
+    /// Constant buffer n from FILE: raw little-endian 32-bit words, 4 per register.
+    #[arg(long = "const", value_name = "N=FILE")]
+    pub constants: Vec<String>,
+    /// Texture unit n (`SAMP[n]`, `SVIEW[n]`) from a PNG (RGBA8) or a .f32 file (give its size).
+    #[arg(long = "texture", value_name = "N=FILE")]
+    pub textures: Vec<String>,
+    /// Size of a .f32 texture: WxH or WxHxD (D layers, 6 cube faces, or 3D depth).
+    #[arg(long = "texture-size", value_name = "N=WxH[xD]")]
+    pub texture_sizes: Vec<String>,
+    /// Sampler n: `nearest|linear[,mipmap][,repeat|clamp|mirror][,compare=less|lequal|...]`
+    /// (default nearest, repeat).
+    #[arg(long = "sampler", value_name = "N=SPEC")]
+    pub samplers: Vec<String>,
+    /// Loop iterations each invocation may run in total, all loops together.
+    #[arg(long, default_value_t = 65536)]
+    pub max_iterations: u32,
+}
+
+/// Options of the JIT engines and of parallel runs (shared by `run` and `bench`).
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Float math in JIT code: fast (the default: inline approximations of SIN, COS, EX2,
+    /// LG2 and POW and fused multiply-adds, bounds in docs/jit.md; up to 4x faster) or exact
+    /// (bit-identical to the interpreter).
+    #[arg(long, value_enum, default_value_t = MathArg::Fast)]
+    pub math: MathArg,
+    /// Worker threads (0: every core; at most 1024). The results do not depend on it.
+    #[arg(long, default_value_t = 0, value_parser = parse_threads)]
+    pub threads: usize,
+    /// JIT lanes per step (0: chosen per shader): cranelift takes 4, 8, 16 or 32 and chooses
+    /// 4, or 8 for loops with few live values; llvm takes 4, 8, 16, 32 or 64 and chooses the host's
+    /// widest vector, or twice it for loops with few live values and, with AVX2, for long
+    /// shaders with few texture lookups.
+    #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
+    pub lanes: usize,
+}
+
+/// `--math`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MathArg {
+    /// Bit-identical to the interpreter.
+    Exact,
+    /// Inline vector approximations and fused multiply-adds (the CLI's default).
+    Fast,
+}
+
+impl ExecArgs {
+    /// The compile options these arguments ask for of `engine`.
+    ///
+    /// # Errors
+    /// A usage error (exit 2) for an engine this build does not have, or lanes the engine
+    /// does not take (Cranelift: 64).
+    pub fn compile_options(&self, engine: EngineKind) -> Result<CompileOptions, Failure> {
+        if !engine.available() {
+            return Err(unavailable(engine));
+        }
+        if engine == EngineKind::Cranelift && self.lanes == 64 {
+            return Err(usage(
+                "--lanes 64 needs the llvm engine: cranelift takes 4, 8, 16 or 32".into(),
+            ));
+        }
+        Ok(CompileOptions {
+            engine,
+            math: match self.math {
+                MathArg::Exact => MathMode::Exact,
+                MathArg::Fast => MathMode::Fast,
+            },
+            lanes: self.lanes,
+            ..CompileOptions::default()
+        })
+    }
+}
+
+/// `--timeout`: a positive number of seconds, at most a year.
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 3.2e7 => Ok(t),
+        _ => Err(format!(
+            "`{s}` is not a time limit in seconds (above 0, at most a year)"
+        )),
+    }
+}
+
+/// `--lanes`: 0 (the engine's default) or a width some JIT takes.
+pub fn parse_lanes(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ (0 | 4 | 8 | 16 | 32 | 64)) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a lane count: 0 (the default), 4, 8, 16 or 32, or 64 with llvm"
+        )),
+    }
+}
+
+/// `--threads N`: 0 (every core) to [`tgsic_runtime::dispatch::MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a thread count"))?;
+    if n > tgsic_runtime::dispatch::MAX_THREADS {
+        return Err(format!(
+            "at most {} threads (0 uses every core)",
+            tgsic_runtime::dispatch::MAX_THREADS
+        ));
+    }
+    Ok(n)
+}
+
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or("expected WxH")?;
+    let w: u32 = w.parse().map_err(|_| format!("bad width `{w}`"))?;
+    let h: u32 = h.parse().map_err(|_| format!("bad height `{h}`"))?;
+    if w == 0 || h == 0 || w > 16384 || h > 16384 {
+        return Err("sizes are 1 to 16384".into());
+    }
+    Ok((w, h))
+}
+
+pub fn parse_clear(s: &str) -> Result<[f32; 4], String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<f32>()
+                .map_err(|_| format!("bad number `{x}`"))
+        })
+        .collect::<Result<_, _>>()?;
+    <[f32; 4]>::try_from(v).map_err(|_| "expected four numbers r,g,b,a".to_string())
+}
+
+pub fn usage(msg: String) -> Failure {
+    Failure {
+        messages: vec![format!("error: {msg}")],
+        code: 2,
+    }
+}
+
+pub fn input_error(msg: String) -> Failure {
+    Failure::input(vec![msg])
+}
+
+pub fn unit_arg(spec: &str, opt: &str) -> Result<(usize, String), Failure> {
+    let (n, rest) = spec
+        .split_once('=')
+        .ok_or_else(|| usage(format!("--{opt} {spec}: expected N=VALUE")))?;
+    let n: usize = n
+        .parse()
+        .map_err(|_| usage(format!("--{opt} {spec}: `{n}` is not a unit number")))?;
+    if n > 255 {
+        return Err(usage(format!("--{opt} {spec}: units are 0..255")));
+    }
+    Ok((n, rest.to_string()))
+}

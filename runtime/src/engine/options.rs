@@ -1,0 +1,104 @@
+//! What a host asks for when it compiles a shader: the engine, and how it compiles.
+
+use tgsic::back::Backend;
+use tgsic::back::abi::MathMode;
+use tgsic::opt::OptLevel;
+
+/// The engines that run shaders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EngineKind {
+    /// The reference interpreter: bit-identical to Mesa's softpipe, nothing compiled.
+    Interpreter,
+    /// Native code from Cranelift: fast to compile, 128-bit vectors.
+    #[default]
+    Cranelift,
+    /// Native code from LLVM 19 (cargo feature `llvm`): slower to compile, the host's widest
+    /// vectors.
+    Llvm,
+}
+
+impl EngineKind {
+    /// Every engine, built in or not.
+    pub const ALL: [EngineKind; 3] = [
+        EngineKind::Interpreter,
+        EngineKind::Cranelift,
+        EngineKind::Llvm,
+    ];
+
+    /// The JIT back end that generates its code (none for the interpreter).
+    pub fn backend(self) -> Option<Backend> {
+        match self {
+            EngineKind::Interpreter => None,
+            EngineKind::Cranelift => Some(Backend::Cranelift),
+            EngineKind::Llvm => Some(Backend::Llvm),
+        }
+    }
+
+    /// Whether this build has it.
+    pub fn available(self) -> bool {
+        self.backend().is_none_or(Backend::available)
+    }
+
+    /// Its name, as the command line and the C API's documentation spell it: `interp`,
+    /// `cranelift` or `llvm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Interpreter => "interp",
+            EngineKind::Cranelift => "cranelift",
+            EngineKind::Llvm => "llvm",
+        }
+    }
+}
+
+impl From<Backend> for EngineKind {
+    fn from(b: Backend) -> EngineKind {
+        match b {
+            Backend::Cranelift => EngineKind::Cranelift,
+            Backend::Llvm => EngineKind::Llvm,
+        }
+    }
+}
+
+impl std::fmt::Display for EngineKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to compile a shader: the one set of options of every engine, the key (with the
+/// program's tokens) of the host's cache of compiled shaders. The interpreter compiles
+/// nothing and computes exactly whatever `math` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompileOptions {
+    /// The engine.
+    pub engine: EngineKind,
+    /// Float math in generated code: exact (bit-identical to the interpreter) or fast.
+    pub math: MathMode,
+    /// Lanes per step of the generated code, 0 for the back end's choice per shader
+    /// ([`tgsic::back::CodegenOptions::lanes`] says which widths each back end takes).
+    pub lanes: usize,
+    /// IR optimization before code generation.
+    pub opt: OptLevel,
+}
+
+impl Default for CompileOptions {
+    /// Cranelift, exact math (bit-identical to the interpreter), lanes chosen per shader, -O2.
+    fn default() -> Self {
+        CompileOptions {
+            engine: EngineKind::Cranelift,
+            math: MathMode::Exact,
+            lanes: 0,
+            opt: OptLevel::O2,
+        }
+    }
+}
+
+impl CompileOptions {
+    /// The default options of `engine`.
+    pub fn with_engine(engine: impl Into<EngineKind>) -> CompileOptions {
+        CompileOptions {
+            engine: engine.into(),
+            ..CompileOptions::default()
+        }
+    }
+}

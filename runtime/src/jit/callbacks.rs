@@ -1,0 +1,133 @@
+//! What generated code calls back for: the texture lookups it does not sample itself (the
+//! runtime's sampler, [`crate::lookup`]) and EMIT/ENDPRIM of geometry shaders. Each is entered
+//! through a trampoline that gives it Rust's floating-point environment, and catches panics so
+//! that none unwinds into generated code.
+
+use crate::engine::{BATCH_LANES, Bindings, Emitted, Reg, RunError};
+use crate::lookup::{TexRequest, sample_into};
+use std::ffi::c_void;
+use tgsic::back::abi::TextureCall;
+
+/// What the callbacks see of the running batch (the `host` pointer of [`JitArgs`]).
+///
+/// [`JitArgs`]: tgsic::back::abi::JitArgs
+pub(super) struct Callbacks<'a> {
+    pub(super) bind: &'a Bindings,
+    pub(super) textures: &'a [TextureCall],
+    pub(super) quads: bool,
+    pub(super) args: &'a mut Vec<[u32; BATCH_LANES]>,
+    pub(super) out: &'a mut Reg,
+    pub(super) emitted: Vec<Emitted>,
+    pub(super) error: Option<RunError>,
+}
+
+/// `TextureFn`: the interpreter's texture semantics on the lanes of one step.
+unsafe extern "C" fn texture_callback(
+    host: *mut c_void,
+    index: u32,
+    args: *const u32,
+    out: *mut u32,
+    mask: u64,
+    lane0: u32,
+    lanes: u32,
+) {
+    let _ = lane0;
+    // SAFETY: `host` is the `Host` of the running batch; the code passes `args` with every
+    // argument's `lanes` words and `out` with room for four components.
+    let h = unsafe { &mut *(host as *mut Callbacks) };
+    let n = lanes as usize;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        {
+            let call = &h.textures[index as usize];
+            if h.args.len() < call.args {
+                h.args.resize(call.args, [0; BATCH_LANES]);
+            }
+            // Only lanes 0..n are read (the mask's).
+            for (a, ch) in h.args.iter_mut().take(call.args).enumerate() {
+                // SAFETY: the code passes `call.args` arguments of `lanes` words each.
+                let words = unsafe { std::slice::from_raw_parts(args.add(a * n), n) };
+                ch[..n].copy_from_slice(words);
+            }
+            let req = TexRequest {
+                op: &call.op,
+                args: &h.args[..call.args],
+                exec: mask,
+                quads: h.quads,
+            };
+            sample_into(h.bind, &req, h.out)
+        }
+    }));
+    match result {
+        Ok(Ok(())) => {
+            for c in 0..4 {
+                for l in 0..n {
+                    // SAFETY: `out` holds 4·lanes words.
+                    unsafe { *out.add(c * n + l) = h.out[c][l] };
+                }
+            }
+        }
+        Ok(Err(e)) => {
+            h.error.get_or_insert(e);
+        }
+        Err(_) => {
+            h.error
+                .get_or_insert(RunError::Unsupported("a texture lookup panicked".into()));
+        }
+    }
+}
+
+/// `EmitFn`: records EMIT (every output component, then the stream) and ENDPRIM per lane.
+unsafe extern "C" fn emit_callback(
+    host: *mut c_void,
+    is_emit: u32,
+    values: *const u32,
+    count: u32,
+    mask: u64,
+    lane0: u32,
+    lanes: u32,
+) {
+    // SAFETY: as `texture_callback`; `values` holds `count` values of `lanes` words.
+    let h = unsafe { &mut *(host as *mut Callbacks) };
+    let (n, count) = (lanes as usize, count as usize);
+    if count == 0 {
+        // The code always passes the stream last; nothing to record without it.
+        return;
+    }
+    let val = |a: usize, l: usize| unsafe { *values.add(a * n + l) };
+    // A panic must not unwind into generated code (that aborts the process): it becomes the
+    // batch's error, as in `texture_callback`.
+    let emitted = &mut h.emitted;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for l in 0..n {
+            if mask & (1 << l) == 0 {
+                continue;
+            }
+            let outputs = (is_emit != 0).then(|| {
+                (0..(count - 1) / 4)
+                    .map(|s| std::array::from_fn(|c| val(4 * s + c, l)))
+                    .collect()
+            });
+            emitted.push(Emitted {
+                lane: lane0 as usize + l,
+                outputs,
+                stream: val(count - 1, l),
+            });
+        }
+    }));
+    if result.is_err() {
+        h.error
+            .get_or_insert(RunError::Unsupported("an EMIT or ENDPRIM panicked".into()));
+    }
+}
+
+tgsic::default_fp_trampoline!(
+    /// [`texture_callback`] entered from generated code, with the MXCSR's DAZ/FTZ bits
+    /// cleared while it runs (`tgsic::back::fpenv`).
+    texture_callback_entered => texture_callback,
+    (host: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
+);
+tgsic::default_fp_trampoline!(
+    /// [`emit_callback`] entered from generated code, as [`texture_callback_entered`].
+    emit_callback_entered => emit_callback,
+    (host: *mut c_void, is_emit: u32, values: *const u32, count: u32, mask: u64, lane0: u32, lanes: u32)
+);

@@ -1,0 +1,489 @@
+//! The JIT executor: a shader lifted, optimized and compiled by a JIT back end
+//! ([`Backend`]: Cranelift, or LLVM with the cargo feature `llvm`) through the compiler's one
+//! entry point ([`tgsic::back::compile`]), run over the same batches as the interpreter
+//! ([`Engine`]). Both back ends generate code with the same calling interface, so one
+//! executor runs either.
+//!
+//! - `mod.rs`: [`JitShader`], its code variants and its batches.
+//! - `textures.rs`: which texture lookups a batch's bindings let the code sample itself, and
+//!   their descriptors.
+//! - `callbacks.rs`: what the code calls back for: the lookups it does not sample, and EMIT.
+//!
+//! Compiled shaders are cached by the host API's [`Runtime`](crate::host::Runtime), not here.
+//!
+//! ```
+//! use tgsic_runtime::dispatch::render;
+//! use tgsic_runtime::engine::{Bindings, CompileOptions, Prepared};
+//! use tgsic_runtime::jit::JitShader;
+//! let program = tgsic::front::text::parse(
+//!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
+//! let shader = Prepared::new(program).unwrap();
+//! let jit = JitShader::new(shader.clone(), &CompileOptions::default()).unwrap();
+//! let a = render(&jit, &Bindings::default(), 16, 16, 0).unwrap();
+//! let b = render(&shader, &Bindings::default(), 16, 16, 0).unwrap();
+//! assert_eq!(a.pixels, b.pixels);
+//! ```
+
+// Lane and component indices address several parallel arrays at once.
+#![allow(clippy::needless_range_loop)]
+
+mod callbacks;
+#[cfg(test)]
+mod tests;
+mod textures;
+
+use crate::engine::{
+    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
+    Feed, Prepared, Reg, RunError,
+};
+use callbacks::{Callbacks, emit_callback_entered, texture_callback_entered};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
+
+pub use textures::Lookups;
+use tgsic::back::abi::{
+    CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, TexPaths,
+};
+use tgsic::back::{Backend, CodegenOptions};
+use tgsic::ir::{Function, LiftError};
+use tgsic::opt::optimize;
+use thiserror::Error;
+
+/// Why a shader cannot be JIT-compiled.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CompileError {
+    /// The program cannot be lifted into the IR.
+    #[error(transparent)]
+    Lift(#[from] LiftError),
+    /// Code generation failed, or the back end is not in this build.
+    #[error(transparent)]
+    Codegen(#[from] JitError),
+    /// The options ask for an engine that compiles no code.
+    #[error("the {0} engine compiles no code: a JIT shader needs cranelift or llvm")]
+    NotJit(EngineKind),
+}
+
+impl CompileError {
+    /// Where the error is, when it concerns one instruction.
+    pub fn location(&self) -> Option<&tgsic::tgsi::Location> {
+        match self {
+            CompileError::Lift(e) => e.location(),
+            _ => None,
+        }
+    }
+
+    /// The message without its location (for tools that print the location themselves).
+    pub fn detail(&self) -> String {
+        match self {
+            CompileError::Lift(e) => e.detail(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// A JIT-compiled shader.
+///
+/// Its code comes in variants, one per set of texture operations sampled in the generated
+/// code rather than through the runtime's sampler, and how ([`TexPaths`]), which the bound
+/// textures and samplers decide, as llvmpipe keys its shaders by sampler state. A batch runs
+/// the variant its bindings call for, compiled the first time they do and kept with the
+/// shader (and its clones).
+#[derive(Debug, Clone)]
+pub struct JitShader {
+    /// The program (its declarations decide the inputs).
+    pub prepared: Prepared,
+    /// The optimized IR the code was generated from.
+    pub function: Arc<Function>,
+    /// The code compiled when the shader was made: every lookup through the runtime's sampler
+    /// ([`JitShader::new`]), or the variant of the bindings given to
+    /// [`JitShader::with_lookups`].
+    pub compiled: Arc<CompiledShader>,
+    /// Time spent lifting, optimizing and compiling `compiled`; variants compiled later are
+    /// not counted.
+    pub compile_time: Duration,
+    /// The back end that compiles its variants, and how.
+    backend: Backend,
+    codegen: CodegenOptions,
+    variants: Arc<Variants>,
+    /// The texture operations of the code, grouped by descriptor.
+    tex_groups: TexGroups,
+    /// This shader among all made in the process: the scratches it makes carry it.
+    id: u64,
+    /// The registers its batches hold ([`crate::dispatch::io_sizes`]), as the code addresses
+    /// them.
+    io: [usize; 3],
+}
+
+/// A function's compiled variants, by the texture operations they sample themselves.
+#[derive(Debug, Default)]
+struct Variants(Mutex<HashMap<TexPaths, Arc<CompiledShader>>>);
+
+impl JitShader {
+    /// Lifts, optimizes and compiles `prepared`'s program as `opts` asks, every texture lookup
+    /// through the runtime's sampler. Batches whose bindings let lookups run in generated code
+    /// compile that variant when first run; [`JitShader::with_lookups`] compiles it now.
+    ///
+    /// # Errors
+    /// [`CompileError`] when the program cannot be lifted or compiled, or `opts` names the
+    /// interpreter.
+    pub fn new(prepared: Prepared, opts: &CompileOptions) -> Result<JitShader, CompileError> {
+        Self::with_lookups(prepared, opts, Lookups::Callback)
+    }
+
+    /// As [`JitShader::new`], compiling up front the variant `lookups` calls for
+    /// ([`Lookups::For`] some bindings: what a render with them runs, without compiling when
+    /// it starts).
+    ///
+    /// # Errors
+    /// As [`JitShader::new`].
+    pub fn with_lookups(
+        prepared: Prepared,
+        opts: &CompileOptions,
+        lookups: Lookups<'_>,
+    ) -> Result<JitShader, CompileError> {
+        let t = Instant::now();
+        let backend = opts
+            .engine
+            .backend()
+            .ok_or(CompileError::NotJit(opts.engine))?;
+        let codegen = CodegenOptions {
+            math: opts.math,
+            lanes: opts.lanes,
+            ..CodegenOptions::default()
+        };
+        let mut f = tgsic::ir::lift_valid(&prepared.program)?;
+        optimize(&mut f, opts.opt);
+        let function = Arc::new(f);
+        let variants = Arc::new(Variants::default());
+        let (tex_groups, paths) = groups_and_paths(&function, backend, lookups);
+        let compiled = variants.get(&function, backend, &codegen, paths)?;
+        Ok(JitShader {
+            io: prepared.io_sizes(),
+            prepared,
+            function,
+            compiled,
+            compile_time: t.elapsed(),
+            backend,
+            codegen,
+            variants,
+            tex_groups,
+            id: {
+                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            },
+        })
+    }
+
+    /// The back end that compiled it.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The code of the variant `lookups` calls for, compiled now if it was not yet.
+    ///
+    /// # Errors
+    /// [`CompileError::Codegen`] when the back end fails.
+    pub fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, CompileError> {
+        let (_, paths) = groups_and_paths(&self.function, self.backend, lookups);
+        self.variants
+            .get(&self.function, self.backend, &self.codegen, paths)
+    }
+
+    /// The code of the variant `lookups` calls for compiled again, keeping the back end's IR
+    /// and the disassembly ([`CompiledShader::ir_text`], [`CompiledShader::asm`]): what a run
+    /// executes, to read or measure; not kept with the shader.
+    ///
+    /// # Errors
+    /// [`CompileError::Codegen`] when the back end fails.
+    pub fn code_with_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, CompileError> {
+        let (_, paths) = groups_and_paths(&self.function, self.backend, lookups);
+        let opts = CodegenOptions {
+            textures: paths,
+            keep_text: true,
+            ..self.codegen
+        };
+        Ok(tgsic::back::compile(&self.function, self.backend, &opts)?)
+    }
+
+    /// Which code runs a batch with `bind`: the shader's own (`false`) or `scratch`'s variant
+    /// (`true`), which this sets to the one its textures and samplers call for; their
+    /// descriptors are written to `scratch`. (A flag rather than the code, so that a batch
+    /// clones no `Arc`: its atomic operations wait for the tile's stores to drain.)
+    fn choose_code(
+        &self,
+        bind: &Bindings,
+        quads: bool,
+        scratch: &mut JitScratch,
+    ) -> Result<bool, RunError> {
+        if self.tex_groups.ops == 0 {
+            // Nothing to choose: the one variant.
+            return Ok(false);
+        }
+        let textures = &self.compiled.textures;
+        let paths = tex_paths(
+            self.backend,
+            bind,
+            |k| &textures[k].op,
+            &self.tex_groups,
+            quads,
+            &mut scratch.tex_descs,
+        );
+        // Past the shader's operations, every `TexPaths` of it says nothing.
+        let ops = self.tex_groups.ops;
+        if paths.same_first(&self.compiled.tex_paths, ops) {
+            return Ok(false);
+        }
+        if let Some((p, _)) = &scratch.variant
+            && p.same_first(&paths, ops)
+        {
+            return Ok(true);
+        }
+        let code = self
+            .variants
+            .get(&self.function, self.backend, &self.codegen, paths)
+            .map_err(|e| RunError::Unsupported(e.to_string()))?;
+        scratch.variant = Some((Box::new(paths), code));
+        Ok(true)
+    }
+}
+
+impl Variants {
+    /// The variant of `f` for `paths`, compiled if it is not yet.
+    fn get(
+        &self,
+        f: &Function,
+        backend: Backend,
+        codegen: &CodegenOptions,
+        paths: TexPaths,
+    ) -> Result<Arc<CompiledShader>, CompileError> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = map.get(&paths) {
+            return Ok(c.clone());
+        }
+        let opts = CodegenOptions {
+            textures: paths,
+            ..*codegen
+        };
+        let c = Arc::new(tgsic::back::compile(f, backend, &opts)?);
+        map.insert(paths, c.clone());
+        Ok(c)
+    }
+}
+
+/// Working memory of one thread, sized for the shader that made it; another shader's batch
+/// remakes it for itself.
+#[derive(Debug)]
+pub struct JitScratch {
+    arrays: Vec<u32>,
+    uniforms: Vec<u32>,
+    /// Texture arguments, one channel each.
+    args: Vec<[u32; BATCH_LANES]>,
+    out: Box<Reg>,
+    /// The texture descriptors of the batch being run.
+    tex_descs: TexDescs,
+    /// The last variant run that is not the shader's own, and its texture paths (boxed: a
+    /// `TexPaths` is 512 bytes).
+    variant: Option<(Box<TexPaths>, Arc<CompiledShader>)>,
+    /// The shader that made this scratch ([`JitShader::id`]): another one remakes it.
+    shader: u64,
+}
+
+impl Engine for JitShader {
+    type Scratch = JitScratch;
+
+    fn shader(&self) -> &Prepared {
+        &self.prepared
+    }
+
+    fn scratch(&self) -> JitScratch {
+        JitScratch {
+            arrays: vec![0; self.compiled.array_words],
+            uniforms: vec![0; self.compiled.uniforms.len()],
+            args: Vec::new(),
+            out: Box::new([[0; BATCH_LANES]; 4]),
+            tex_descs: TexDescs::default(),
+            variant: None,
+            shader: self.id,
+        }
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut JitScratch,
+    ) -> Result<BatchReport, RunError> {
+        let mut report = None;
+        self.run_batches(bind, io, scratch, &mut |_, r| {
+            let first = r.is_none();
+            report = r;
+            Ok(first)
+        })?;
+        report.ok_or_else(|| RunError::Unsupported("internal error: the batch did not run".into()))
+    }
+
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut JitScratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError> {
+        if !feed(io, None)? {
+            return Ok(());
+        }
+        if scratch.shader != self.id {
+            *scratch = self.scratch();
+        }
+        if let Some(b) = bind
+            .constants
+            .iter()
+            .position(|b| b.len() as u64 > MAX_CONST_REGISTERS)
+        {
+            return Err(RunError::Unsupported(format!(
+                "constant buffer {b} has {} registers; the JIT reads at most {MAX_CONST_REGISTERS} \
+                 (the interpreter runs it)",
+                bind.constants[b].len()
+            )));
+        }
+        // The buffers' descriptors and, after them, the one the generated code reads when no
+        // buffer is bound: on the stack for the usual few buffers.
+        let none = ConstBuffer {
+            ptr: ZEROS.as_ptr(),
+            len: 0,
+        };
+        let describe = |b: &Vec<[u32; 4]>| ConstBuffer {
+            ptr: b.as_ptr() as *const u32,
+            len: b.len() as u64,
+        };
+        let num_constants = bind.constants.len();
+        let mut on_stack = [none; 16];
+        let heap: Vec<ConstBuffer>;
+        let buffers: &[ConstBuffer] = if num_constants < on_stack.len() {
+            for (d, b) in on_stack.iter_mut().zip(&bind.constants) {
+                *d = describe(b);
+            }
+            &on_stack[..=num_constants]
+        } else {
+            heap = bind.constants.iter().map(describe).chain([none]).collect();
+            &heap
+        };
+        // The code (and the texture descriptors) follow from the bindings and the lanes'
+        // arrangement: chosen again only when a batch comes in another arrangement.
+        loop {
+            let quads = io.arrangement == Arrangement::Quads;
+            let c: &CompiledShader = match self.choose_code(bind, quads, scratch)? {
+                false => &self.compiled,
+                true => match &scratch.variant {
+                    Some((_, code)) => code,
+                    None => {
+                        return Err(RunError::Unsupported(
+                            "internal error: the chosen variant is missing".into(),
+                        ));
+                    }
+                },
+            };
+            for (slot, &(b, r, comp)) in c.uniforms.iter().enumerate() {
+                scratch.uniforms[slot] = bind
+                    .constants
+                    .get(b as usize)
+                    .and_then(|buf| buf.get(r as usize))
+                    .map_or(0, |v| v[comp as usize]);
+            }
+            let mut host = Callbacks {
+                bind,
+                textures: &c.textures,
+                quads,
+                args: &mut scratch.args,
+                out: &mut scratch.out,
+                emitted: Vec::new(),
+                error: None,
+            };
+            // The output components a batch zeroes: those the code does not write in every
+            // lane (a frame's memset of every output was 17% of a trivial shader's frame).
+            let to_zero: Vec<usize> = (0..4 * io.outputs.len())
+                .filter(|&k| !c.stored_outputs.get(k).copied().unwrap_or(false))
+                .collect();
+            // What the run's batches share; each batch sets its own registers and lanes.
+            let mut args = JitArgs {
+                inputs: std::ptr::null(),
+                sv: std::ptr::null(),
+                outputs: std::ptr::null_mut(),
+                arrays: std::ptr::null_mut(),
+                uniforms: if scratch.uniforms.is_empty() {
+                    ZEROS.as_ptr()
+                } else {
+                    scratch.uniforms.as_ptr()
+                },
+                constants: buffers.as_ptr(),
+                num_constants: num_constants as u64,
+                immediates: if c.immediates.is_empty() {
+                    ZEROS.as_ptr()
+                } else {
+                    c.immediates.as_ptr()
+                },
+                zeros: ZEROS.as_ptr(),
+                alive: 0,
+                helpers: 0,
+                killed: 0,
+                exhausted: 0,
+                max_iterations: bind.max_iterations as u64,
+                inputs_per_vertex: self.function.input_regs as u64,
+                clear: bind.clear.map(f32::to_bits),
+                host: &mut host as *mut Callbacks as *mut std::ffi::c_void,
+                texture: texture_callback_entered,
+                emit: emit_callback_entered,
+                tex_descs: scratch.tex_descs.as_ptr(),
+            };
+            loop {
+                // The code addresses the batch's registers as this shader sized them: a batch
+                // made for another shader must not reach it.
+                if !io.fits(self.io) {
+                    return Err(RunError::Unsupported(
+                        "the batch's registers were made for another shader (dispatch::new_io)"
+                            .into(),
+                    ));
+                }
+                // Arrays read 0 until written; the register after them only takes the stores
+                // that are dropped, and nothing reads it.
+                let read = scratch.arrays.len().saturating_sub(4 * BATCH_LANES);
+                scratch.arrays[..read].fill(0);
+                for &k in &to_zero {
+                    io.outputs[k / 4][k % 4] = [0; BATCH_LANES];
+                }
+                args.inputs = io.inputs.as_ptr() as *const u32;
+                args.sv = io.sv.as_ptr() as *const u32;
+                args.outputs = io.outputs.as_mut_ptr() as *mut u32;
+                args.arrays = scratch.arrays.as_mut_ptr();
+                (args.alive, args.helpers) = (io.alive, io.helpers);
+                (args.killed, args.exhausted) = (0, 0);
+                // SAFETY: every buffer is sized as the function needs: inputs, system values
+                // and outputs as the prepared program declares (`io_fits`; the IR reads
+                // nothing beyond, `Function::input_regs`), arrays as `array_words`, uniforms
+                // as `uniforms`; the texture descriptors were written for this code and these
+                // bindings by `choose_code`; the callbacks get `host`, alive for the call, and
+                // are entered through trampolines that give them Rust's floating-point
+                // environment.
+                let called = unsafe { c.call(&mut args) };
+                called.map_err(|e| RunError::Unsupported(e.to_string()))?;
+                if let Some(e) = host.error.take() {
+                    return Err(e);
+                }
+                let report = BatchReport {
+                    killed: args.killed,
+                    exhausted: args.exhausted,
+                    emitted: std::mem::take(&mut host.emitted),
+                    unspecified: 0,
+                };
+                if !feed(io, Some(report))? {
+                    return Ok(());
+                }
+                if (io.arrangement == Arrangement::Quads) != quads {
+                    break;
+                }
+            }
+        }
+    }
+}
