@@ -6,10 +6,12 @@
 //!   executor over the compiler's back ends.
 //! - [`lookup`]: texture lookups on bound textures, which every engine samples through;
 //!   [`texture`]: textures, samplers and mip chains.
-//! - [`dispatch`]: running an engine over an image, vertices or primitives.
+//! - [`batches`]: the one batch driver, on the calling thread or worker threads;
+//!   [`dispatch`]: running an engine over an image, vertices or primitives through it.
 //! - [`host`]: the host API: compile once, run many times.
 #![warn(missing_docs)]
 
+pub mod batches;
 pub mod dispatch;
 pub mod engine;
 pub mod host;

@@ -1,8 +1,8 @@
 //! Running a compiled shader over invocations the host provides, into buffers the host owns.
 
 use super::{Compiled, HostError, Runtime};
+use crate::batches::{self, Workers};
 use crate::engine::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Engine, Mask};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tgsic::tgsi::Processor;
 
@@ -143,32 +143,6 @@ impl Shared<'_> {
     }
 }
 
-/// Reused working memory: a batch's registers and the engine's scratch.
-pub(super) type Slot<S> = (BatchIo, S);
-
-/// A pool of [`Slot`]s per compiled shader, so that runs after the first allocate nothing.
-pub(super) struct Slots<S>(Mutex<Vec<Slot<S>>>);
-
-impl<S> Slots<S> {
-    pub(super) fn new() -> Slots<S> {
-        Slots(Mutex::new(Vec::new()))
-    }
-
-    fn take(&self, make: impl FnOnce() -> Slot<S>) -> Slot<S> {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut v| v.pop())
-            .unwrap_or_else(make)
-    }
-
-    fn give(&self, slot: Slot<S>) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(slot);
-        }
-    }
-}
-
 /// The part of a run the engine-specific code needs.
 struct Job<'a> {
     bind: &'a Bindings,
@@ -183,64 +157,50 @@ struct Job<'a> {
     max_emit: Option<usize>,
 }
 
-fn run_on<E: Engine + Sync>(
-    rt: &Runtime,
-    engine: &E,
-    slots: &Slots<E::Scratch>,
-    job: &Job<'_>,
-    out: &Shared<'_>,
-) -> Result<RunReport, HostError>
-where
-    E::Scratch: Send,
-{
-    let batches = job.count.div_ceil(BATCH_LANES);
-    let (discarded, exhausted) = (AtomicU64::new(0), AtomicU64::new(0));
-    // Runs of consecutive batches (`Engine::run_batches`: the engine does what depends on the
-    // bindings once a run), at most RUN_BATCHES, four runs a thread at least.
-    let threads = rt.pool.as_ref().map_or(1, |p| p.current_num_threads());
-    let per_run = batches.div_ceil(4 * threads).clamp(1, RUN_BATCHES);
-    let runs = batches.div_ceil(per_run);
-    let run = |k: usize| -> Result<(), HostError> {
-        let (mut io, mut scratch) = slots.take(|| {
-            (
-                BatchIo::new(engine.shader(), job.arrangement),
-                engine.scratch(),
-            )
-        });
-        let (first, end) = (k * per_run, ((k + 1) * per_run).min(batches));
-        let mut next = first;
-        let result = engine.run_batches(job.bind, &mut io, &mut scratch, &mut |io, report| {
-            if let Some(report) = report {
-                let (killed, ex) = take_batch(job, out, next - 1, io, report);
-                discarded.fetch_add(killed.count_ones() as u64, Ordering::Relaxed);
-                exhausted.fetch_add(ex.count_ones() as u64, Ordering::Relaxed);
-            }
-            if next == end {
-                return Ok(false);
-            }
-            fill_batch(job, next, io);
-            next += 1;
-            Ok(true)
-        });
-        slots.give((io, scratch));
-        result.map_err(HostError::from)
-    };
-    match &rt.pool {
-        Some(pool) if runs > 1 => {
-            use rayon::prelude::*;
-            pool.install(|| (0..runs).into_par_iter().try_for_each(run))?
-        }
-        _ => (0..runs).try_for_each(run)?,
+impl Compiled {
+    /// Runs `job`'s invocations through the batch driver on the runtime's threads, in runs of
+    /// consecutive batches, writing their results to `out`.
+    fn run_job(
+        &self,
+        rt: &Runtime,
+        job: &Job<'_>,
+        out: &Shared<'_>,
+    ) -> Result<RunReport, HostError> {
+        let batches = job.count.div_ceil(BATCH_LANES);
+        let (discarded, exhausted) = (AtomicU64::new(0), AtomicU64::new(0));
+        let workers = Workers::of(rt.pool());
+        let (per_run, runs) = batches::runs(batches, workers);
+        batches::run(
+            self,
+            job.arrangement,
+            &self.slots,
+            workers,
+            (0..runs).collect(),
+            |io, scratch, k| {
+                let (first, end) = (k * per_run, ((k + 1) * per_run).min(batches));
+                let mut next = first;
+                self.run_batches(job.bind, io, scratch, &mut |io, report| {
+                    if let Some(report) = report {
+                        let (killed, ex) = take_batch(job, out, next - 1, io, report);
+                        discarded.fetch_add(killed.count_ones() as u64, Ordering::Relaxed);
+                        exhausted.fetch_add(ex.count_ones() as u64, Ordering::Relaxed);
+                    }
+                    if next == end {
+                        return Ok(false);
+                    }
+                    fill_batch(job, next, io);
+                    next += 1;
+                    Ok(true)
+                })
+            },
+        )?;
+        Ok(RunReport {
+            invocations: job.count as u64,
+            discarded: discarded.into_inner(),
+            exhausted: exhausted.into_inner(),
+        })
     }
-    Ok(RunReport {
-        invocations: job.count as u64,
-        discarded: discarded.into_inner(),
-        exhausted: exhausted.into_inner(),
-    })
 }
-
-/// Batches per run of [`Engine::run_batches`] at most.
-const RUN_BATCHES: usize = 32;
 
 /// Fills `io` with batch `b`'s invocations: their inputs and system values, 0 in the lanes
 /// past the last.
@@ -393,7 +353,7 @@ impl Compiled {
             counts: None,
             _buffer: std::marker::PhantomData,
         };
-        self.dispatch(rt, &job, &out)
+        self.run_job(rt, &job, &out)
     }
 
     /// Every constant buffer and texture the shader reads is bound.
@@ -420,18 +380,6 @@ impl Compiled {
             });
         }
         Ok(())
-    }
-
-    fn dispatch(
-        &self,
-        rt: &Runtime,
-        job: &Job<'_>,
-        out: &Shared<'_>,
-    ) -> Result<RunReport, HostError> {
-        match &self.engine {
-            super::Inner::Interp(s, slots) => run_on(rt, s.as_ref(), slots, job, out),
-            super::Inner::Jit(j, slots) => run_on(rt, j.as_ref(), slots, job, out),
-        }
     }
 
     /// Runs a fragment shader over [`Invocations::count`] fragments whose inputs the host
@@ -538,7 +486,7 @@ impl Compiled {
             counts: Some((out.counts.as_mut_ptr(), out.counts.len())),
             _buffer: std::marker::PhantomData,
         };
-        self.dispatch(rt, &job, &shared)
+        self.run_job(rt, &job, &shared)
     }
 
     fn expect(&self, kind: Processor, call: &str) -> Result<(), HostError> {

@@ -39,11 +39,10 @@ pub use images::{Frame, RunControl};
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
-use crate::dispatch::MAX_THREADS;
+use crate::batches::{MAX_THREADS, Slots};
 pub use crate::engine::{CompileOptions, EngineKind};
 use crate::engine::{Engine, LoadError, Prepared, RunError};
 use crate::jit::{CompileError, JitShader};
-use invoke::Slots;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tgsic::back::abi::CompiledShader;
@@ -152,13 +151,15 @@ impl Module {
 }
 
 enum Inner {
-    Interp(Box<Prepared>, Slots<<Prepared as Engine>::Scratch>),
-    Jit(Box<JitShader>, Slots<<JitShader as Engine>::Scratch>),
+    Interp(Box<Prepared>),
+    Jit(Box<JitShader>),
 }
 
 /// A shader compiled for one engine, ready to run any number of times (from any thread).
 pub struct Compiled {
     engine: Inner,
+    /// Working memory its runs reuse.
+    slots: Slots<CompiledScratch>,
     reflection: Arc<Reflection>,
     options: CompileOptions,
 }
@@ -189,15 +190,15 @@ impl Engine for Compiled {
 
     fn shader(&self) -> &Prepared {
         match &self.engine {
-            Inner::Interp(s, _) => s,
-            Inner::Jit(j, _) => j.shader(),
+            Inner::Interp(s) => s,
+            Inner::Jit(j) => j.shader(),
         }
     }
 
     fn scratch(&self) -> CompiledScratch {
         match &self.engine {
-            Inner::Interp(s, _) => CompiledScratch::Interp(s.scratch()),
-            Inner::Jit(j, _) => CompiledScratch::Jit(j.scratch()),
+            Inner::Interp(s) => CompiledScratch::Interp(s.scratch()),
+            Inner::Jit(j) => CompiledScratch::Jit(j.scratch()),
         }
     }
 
@@ -208,8 +209,8 @@ impl Engine for Compiled {
         scratch: &mut CompiledScratch,
     ) -> Result<crate::engine::BatchReport, RunError> {
         match (&self.engine, scratch) {
-            (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batch(bind, io, x),
-            (Inner::Jit(j, _), CompiledScratch::Jit(x)) => j.run_batch(bind, io, x),
+            (Inner::Interp(s), CompiledScratch::Interp(x)) => s.run_batch(bind, io, x),
+            (Inner::Jit(j), CompiledScratch::Jit(x)) => j.run_batch(bind, io, x),
             _ => Err(RunError::Unsupported(
                 "working memory made for another engine".into(),
             )),
@@ -224,8 +225,8 @@ impl Engine for Compiled {
         feed: &mut crate::engine::Feed<'_>,
     ) -> Result<(), RunError> {
         match (&self.engine, scratch) {
-            (Inner::Interp(s, _), CompiledScratch::Interp(x)) => s.run_batches(bind, io, x, feed),
-            (Inner::Jit(j, _), CompiledScratch::Jit(x)) => j.run_batches(bind, io, x, feed),
+            (Inner::Interp(s), CompiledScratch::Interp(x)) => s.run_batches(bind, io, x, feed),
+            (Inner::Jit(j), CompiledScratch::Jit(x)) => j.run_batches(bind, io, x, feed),
             _ => Err(RunError::Unsupported(
                 "working memory made for another engine".into(),
             )),
@@ -238,7 +239,7 @@ impl Compiled {
     pub fn compile_time(&self) -> std::time::Duration {
         match &self.engine {
             Inner::Interp(..) => std::time::Duration::ZERO,
-            Inner::Jit(j, _) => j.compile_time,
+            Inner::Jit(j) => j.compile_time,
         }
     }
 
@@ -262,7 +263,7 @@ impl Compiled {
     pub fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
         match &self.engine {
             Inner::Interp(..) => Err(HostError::NoCode),
-            Inner::Jit(j, _) => Ok(j.code_with_text(lookups)?),
+            Inner::Jit(j) => Ok(j.code_with_text(lookups)?),
         }
     }
 }
@@ -395,7 +396,7 @@ impl Runtime {
     ) -> Result<Arc<Compiled>, HostError> {
         let key: Key = (module.tokens.clone(), *opts);
         if let Some(compiled) = self.lookup(&key) {
-            if let Inner::Jit(j, _) = &compiled.engine
+            if let Inner::Jit(j) = &compiled.engine
                 && !matches!(lookups, Lookups::Callback)
             {
                 j.code(lookups)?;
@@ -403,20 +404,16 @@ impl Runtime {
             return Ok(compiled);
         }
         let engine = match opts.engine {
-            EngineKind::Interpreter => Inner::Interp(Box::new(module.shader.clone()), Slots::new()),
-            EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(
-                Box::new(JitShader::with_lookups(
-                    module.shader.clone(),
-                    opts,
-                    lookups,
-                )?),
-                Slots::new(),
-            ),
+            EngineKind::Interpreter => Inner::Interp(Box::new(module.shader.clone())),
+            EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(Box::new(
+                JitShader::with_lookups(module.shader.clone(), opts, lookups)?,
+            )),
         };
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let compiled = Arc::new(Compiled {
             engine,
+            slots: Slots::default(),
             reflection: module.reflection.clone(),
             options: *opts,
         });

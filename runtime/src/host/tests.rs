@@ -180,6 +180,54 @@ fn compiled_shaders_are_cached_by_tokens_and_options() {
     assert!(Arc::ptr_eq(&a, &rt.compile(&m, &jit).unwrap()));
     rt.compile(&m, &interp).unwrap();
     assert_eq!(rt.compiles(), 4, "the interpreter's entry had been evicted");
+    // A runtime without a cache compiles every time and keeps nothing.
+    let none = Runtime::new(RuntimeOptions {
+        threads: 1,
+        cache_entries: 0,
+    })
+    .unwrap();
+    let a = none.compile(&m, &jit).unwrap();
+    let b = none.compile(&m, &jit).unwrap();
+    assert!(!Arc::ptr_eq(&a, &b));
+    assert_eq!((none.cached(), none.compiles()), (0, 2));
+}
+
+#[test]
+fn code_compiled_up_front_is_what_a_run_uses_and_can_be_read() {
+    // A texture lookup: compiled for the bindings up front, the run finds its variant; the
+    // code of the variant can be read back as text; the interpreter has none.
+    let src = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+               DCL SVIEW[0], 2D, FLOAT\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
+    let rt = rt();
+    let m = rt.load(src.as_bytes()).unwrap();
+    let texels: Vec<f32> = (0..4 * 4 * 4).map(|k| k as f32 / 64.0).collect();
+    let bind = Bindings {
+        textures: vec![Some(
+            crate::texture::Texture::from_rgba32f(4, 4, 1, &texels).unwrap(),
+        )],
+        ..Bindings::default()
+    };
+    let c = rt
+        .compile_for(&m, &CompileOptions::default(), Lookups::For(&bind))
+        .unwrap();
+    let code = c.code_text(Lookups::For(&bind)).unwrap();
+    let clif = code.ir_text.unwrap();
+    assert!(code.code_size > 0 && clif.contains("function"), "{clif}");
+    let frame = Frame {
+        width: 4,
+        height: 4,
+        output: 0,
+    };
+    let image = c.render(&rt, &bind, frame, &RunControl::default()).unwrap();
+    let want = crate::dispatch::render(m.shader(), &bind, 4, 4, 0).unwrap();
+    assert_eq!(image.pixels, want.pixels);
+    let interp = rt
+        .compile(&m, &CompileOptions::with_engine(EngineKind::Interpreter))
+        .unwrap();
+    assert!(matches!(
+        interp.code_text(Lookups::Every),
+        Err(HostError::NoCode)
+    ));
 }
 
 #[test]

@@ -1,15 +1,21 @@
 //! Running a shader over a grid of fragments, a list of vertices or a list of primitives, with
 //! any execution engine (the interpreter, the IR evaluator, the JIT): the engine runs batches of
-//! [`BATCH_LANES`] invocations; this module fills their inputs and collects their results.
+//! [`BATCH_LANES`] invocations through the batch driver ([`crate::batches`]); this module
+//! fills their inputs and collects their results.
 
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
+pub use crate::batches::MAX_THREADS;
+use crate::batches::{self, Slots, Workers};
 use crate::engine::{ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, Reg, RunError};
 use tgsic::tgsi::*;
 use tile::{Pixels, SEGMENT_TILES, Segment, TILE_POS, segments, tile_lanes, write_tile};
 
+mod inputs;
 mod tile;
+
+use inputs::{FragInput, InputTable, registers};
 
 /// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]
@@ -56,127 +62,11 @@ pub struct Invocation {
     pub exhausted: bool,
 }
 
-fn bits(v: [f32; 4]) -> [u32; 4] {
-    v.map(f32::to_bits)
-}
-
-/// How a fragment input register's value follows from its pixel (DECISIONS.md §4).
-#[derive(Debug, Clone, Copy)]
-enum FragInput {
-    /// `(i + 0.5 - d, h - (j + 0.5) - d, 0.5, 1)`, `d` = 0.5 for integer pixel centres.
-    Position { d: f32 },
-    /// The same value at every pixel.
-    Fixed([u32; 4]),
-    /// `((i + 0.5) / w, (j + 0.5) / h, 0, 1)`.
-    Generic,
-}
-
-impl FragInput {
-    fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
-        match sem.map(|s| s.name) {
-            Some(Semantic::Position) => FragInput::Position {
-                d: if integer_center { 0.5 } else { 0.0 },
-            },
-            Some(Semantic::Face) => FragInput::Fixed(bits([1.0, 0.0, 0.0, 1.0])),
-            Some(Semantic::SampleId) => FragInput::Fixed([0; 4]),
-            Some(Semantic::SamplePos) => FragInput::Fixed(bits([0.5, 0.5, 0.0, 0.0])),
-            Some(Semantic::SampleMask) => FragInput::Fixed([1, 0, 0, 0]),
-            _ => FragInput::Generic,
-        }
-    }
-
-    /// The value at pixel (i, j) of a `w` × `h` grid.
-    fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
-        match self {
-            FragInput::Position { d } => bits([
-                i as f32 + 0.5 - d,
-                h as f32 - (j as f32 + 0.5) - d,
-                0.5,
-                1.0,
-            ]),
-            FragInput::Fixed(v) => v,
-            FragInput::Generic => bits([
-                (i as f32 + 0.5) / w as f32,
-                (j as f32 + 0.5) / h as f32,
-                0.0,
-                1.0,
-            ]),
-        }
-    }
-}
-
-/// The input or system-value registers of a batch.
-fn registers(io: &mut BatchIo, file: File) -> &mut Vec<Reg> {
-    if file == File::Input {
-        &mut io.inputs
-    } else {
-        &mut io.sv
-    }
-}
-
-/// A fragment input's values over a grid, tabulated: component x follows the column alone, y
-/// the row alone, and z and w are the same everywhere ([`FragInput::at`]).
-struct InputTable {
-    /// Component x per column, for every column of the tiles (helpers' included).
-    x: Vec<u32>,
-    /// Component y per row, likewise.
-    y: Vec<u32>,
-    zw: [u32; 2],
-}
-
-impl InputTable {
-    fn new(input: FragInput, (w, h): (u32, u32)) -> InputTable {
-        let zw = input.at(0, 0, w, h);
-        InputTable {
-            x: (0..w.div_ceil(8) * 8)
-                .map(|i| input.at(i, 0, w, h)[0])
-                .collect(),
-            y: (0..h.div_ceil(8) * 8)
-                .map(|j| input.at(0, j, w, h)[1])
-                .collect(),
-            zw: [zw[2], zw[3]],
-        }
-    }
-
-    /// Fills the components of `reg` that follow the row, z and w, for the tiles of row `ty`
-    /// (they stay for every tile of the row: engines leave their inputs as they were).
-    fn fill_row(&self, ty: u32, reg: &mut Reg) {
-        // Every row of quads holds its two pixel rows, the upper one first in each quad
-        // ([`TILE_POS`]); the table covers every tile's 8 rows.
-        let ys = &self.y[ty as usize..ty as usize + 8];
-        for (qr, lanes) in reg[1].chunks_exact_mut(16).enumerate() {
-            let (lower, upper) = (ys[2 * qr], ys[2 * qr + 1]);
-            for quad in lanes.chunks_exact_mut(4) {
-                quad.copy_from_slice(&[upper, upper, lower, lower]);
-            }
-        }
-        reg[2] = [self.zw[0]; BATCH_LANES];
-        reg[3] = [self.zw[1]; BATCH_LANES];
-    }
-
-    /// Fills component x of `reg` for the tile at column `tx`.
-    fn fill_column(&self, tx: u32, reg: &mut Reg) {
-        // Every row of quads holds the tile's 8 columns, two to a quad ([`TILE_POS`]).
-        let xs = &self.x[tx as usize..tx as usize + 8];
-        let mut row = [0u32; 16];
-        for (q, lanes) in row.chunks_exact_mut(4).enumerate() {
-            lanes.copy_from_slice(&[xs[2 * q], xs[2 * q + 1], xs[2 * q], xs[2 * q + 1]]);
-        }
-        for lanes in reg[0].chunks_exact_mut(16) {
-            lanes.copy_from_slice(&row);
-        }
-    }
-}
-
 fn clear(regs: &mut [Reg]) {
     for r in regs {
         *r = [[0; BATCH_LANES]; 4];
     }
 }
-
-/// The most worker threads a run starts; more are clamped to it (results never depend on the
-/// thread count, and each thread costs a stack).
-pub const MAX_THREADS: usize = 1024;
 
 /// How a run is spread over threads, and who hears of its progress.
 #[derive(Clone, Copy, Default)]
@@ -191,8 +81,8 @@ pub struct RunOptions<'a> {
     /// [`RunError::TimeLimit`]. Each batch is bounded by the loop budget
     /// ([`Bindings::max_iterations`]), so together they bound the whole run.
     pub deadline: Option<std::time::Instant>,
-    /// Worker threads to run on (a host's, [`crate::host::Runtime::pool`]) instead of threads
-    /// started for this run; `threads` is then ignored.
+    /// Worker threads to run on (a host runtime's) instead of threads started for this run;
+    /// `threads` is then ignored.
     pub pool: Option<&'a rayon::ThreadPool>,
 }
 
@@ -205,65 +95,19 @@ impl std::fmt::Debug for RunOptions<'_> {
     }
 }
 
-/// The worker threads `opts` asks for, for `n` pieces of work: `None` when the calling thread
-/// does it alone.
-fn pool<'p>(
-    opts: &RunOptions<'p>,
-    n: usize,
-    started: &'p mut Option<rayon::ThreadPool>,
-) -> Result<Option<&'p rayon::ThreadPool>, RunError> {
-    let single = match opts.pool {
-        Some(p) => p.current_num_threads() == 1,
-        None => opts.threads == 1,
-    };
-    if single || n <= 1 {
-        return Ok(None);
+impl<'a> RunOptions<'a> {
+    /// The workers these options ask for, for `pieces` pieces of work (started into
+    /// `started` when no pool is given).
+    fn workers(
+        &self,
+        pieces: usize,
+        started: &'a mut Option<rayon::ThreadPool>,
+    ) -> Result<Workers<'a>, RunError> {
+        match self.pool {
+            Some(p) => Ok(Workers::of(Some(p))),
+            None => Workers::start(self.threads, pieces, started),
+        }
     }
-    if let Some(p) = opts.pool {
-        return Ok(Some(p));
-    }
-    let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.threads.min(MAX_THREADS).min(n))
-        .build()
-        .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
-    Ok(Some(started.insert(p)))
-}
-
-/// Runs `work` over `items` on the threads of `opts`, each thread with its own scratch and
-/// batch storage; the results come back in the order of `items`. The deadline of `opts` is
-/// `work`'s to check.
-fn parallel<E, I, T>(
-    engine: &E,
-    arrangement: Arrangement,
-    items: Vec<I>,
-    opts: &RunOptions<'_>,
-    work: impl Fn(&mut BatchIo, &mut E::Scratch, I) -> Result<T, RunError> + Sync,
-) -> Result<Vec<T>, RunError>
-where
-    E: Engine + Sync + ?Sized,
-    E::Scratch: Send,
-    I: Send,
-    T: Send,
-{
-    let mut started = None;
-    let Some(pool) = pool(opts, items.len(), &mut started)? else {
-        let mut io = BatchIo::new(engine.shader(), arrangement);
-        let mut scratch = engine.scratch();
-        return items
-            .into_iter()
-            .map(|k| work(&mut io, &mut scratch, k))
-            .collect();
-    };
-    use rayon::prelude::*;
-    pool.install(|| {
-        items
-            .into_par_iter()
-            .map_init(
-                || (BatchIo::new(engine.shader(), arrangement), engine.scratch()),
-                |(io, scratch), k| work(io, scratch, k),
-            )
-            .collect()
-    })
 }
 
 /// What one segment of tiles counted.
@@ -540,15 +384,11 @@ where
         }
         Ok(rep)
     };
-    // The worker threads, started once for every band.
+    // The worker threads, started once for every band, and their working memory.
     let mut started = None;
     let segments_per_band = band_rows.div_ceil(8) * width.div_ceil(8 * SEGMENT_TILES);
-    let workers = pool(opts, segments_per_band as usize, &mut started)?;
-    let opts = &RunOptions {
-        pool: workers,
-        threads: if workers.is_some() { opts.threads } else { 1 },
-        ..*opts
-    };
+    let workers = opts.workers(segments_per_band as usize, &mut started)?;
+    let slots = Slots::default();
     for n in 0..bands {
         let band = match order {
             BandOrder::BottomUp => n,
@@ -560,11 +400,12 @@ where
         // Not cleared: the segments write every pixel once (`Pixels`).
         let mut pixels = Pixels::new(len);
         let segs = segments(pixels.slots(), width, y0);
-        let reports = parallel(
+        let reports = batches::run(
             engine,
             Arrangement::Quads,
+            &slots,
+            workers,
             segs,
-            opts,
             |io, scratch, seg| segment(io, scratch, y0, seg),
         )?;
         let written = reports.iter().map(|r| r.written).sum();
@@ -673,72 +514,91 @@ where
 {
     let p = &engine.shader().program;
     let batches = n.div_ceil(BATCH_LANES);
+    let mut started = None;
+    let workers = opts.workers(batches, &mut started)?;
+    let (per_run, runs) = batches::runs(batches, workers);
     let done = std::sync::atomic::AtomicU64::new(0);
-    let results = parallel(
+    // The system values each batch sets: VERTEXID, VERTEXID_NOBASE and PRIMID are the
+    // invocation's index, the others 0.
+    let sv: Vec<(u32, bool)> = p
+        .declarations_of(File::SystemValue)
+        .flat_map(|d| {
+            let index = matches!(
+                d.semantic.map(|s| s.name),
+                Some(Semantic::VertexId | Semantic::VertexIdNoBase | Semantic::PrimId)
+            );
+            d.ranges
+                .iter()
+                .flat_map(|r| r.first..=r.last)
+                .map(move |r| (r, index))
+        })
+        .collect();
+    let results = batches::run(
         engine,
         Arrangement::Independent,
-        (0..batches).collect(),
-        opts,
-        |io, scratch, b| {
-            if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
-                return Err(RunError::TimeLimit);
-            }
-
-            let start = b * BATCH_LANES;
-            let count = (n - start).min(BATCH_LANES);
-            io.alive = if count == BATCH_LANES {
-                ALL
-            } else {
-                (1u64 << count) - 1
-            };
-            io.helpers = 0;
-            clear(&mut io.inputs);
-            clear(&mut io.sv);
-            for l in 0..count {
-                fill(io, l, start + l);
-            }
-            for d in p.declarations_of(File::SystemValue) {
-                let v = |l: usize| -> [u32; 4] {
-                    let k = (start + l) as u32;
-                    match d.semantic.map(|s| s.name) {
-                        Some(Semantic::VertexId | Semantic::VertexIdNoBase | Semantic::PrimId) => {
-                            [k; 4]
-                        }
-                        _ => [0; 4],
-                    }
-                };
-                for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
+        &Slots::default(),
+        workers,
+        (0..runs).collect(),
+        |io, scratch, k| {
+            let (first, end) = (k * per_run, ((k + 1) * per_run).min(batches));
+            let mut out = Vec::with_capacity((end - first) * BATCH_LANES);
+            let mut next = first;
+            engine.run_batches(bind, io, scratch, &mut |io, report| {
+                if let Some(report) = report {
+                    let (_, count) = batches::batch_lanes(n, next - 1);
                     for l in 0..count {
-                        let val = v(l);
+                        out.push(Invocation {
+                            outputs: io
+                                .outputs
+                                .iter()
+                                .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
+                                .collect(),
+                            emitted: report
+                                .emitted
+                                .iter()
+                                .filter(|e| e.lane == l)
+                                .map(|e| e.outputs.clone())
+                                .collect(),
+                            exhausted: report.exhausted & (1 << l) != 0,
+                        });
+                    }
+                    if let Some(p) = opts.progress {
+                        let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        p(d, batches as u64);
+                    }
+                }
+                if next == end {
+                    return Ok(false);
+                }
+                if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                    return Err(RunError::TimeLimit);
+                }
+                let (start, count) = batches::batch_lanes(n, next);
+                next += 1;
+                io.alive = if count == BATCH_LANES {
+                    ALL
+                } else {
+                    (1u64 << count) - 1
+                };
+                io.helpers = 0;
+                clear(&mut io.inputs);
+                clear(&mut io.sv);
+                for l in 0..count {
+                    fill(io, l, start + l);
+                }
+                for &(r, index) in &sv {
+                    if !index {
+                        continue;
+                    }
+                    for l in 0..count {
+                        let k = (start + l) as u32;
                         for c in 0..4 {
-                            io.sv[r as usize][c][l] = val[c];
+                            io.sv[r as usize][c][l] = k;
                         }
                     }
                 }
-            }
-            let report = engine.run_batch(bind, io, scratch)?;
-            let mut out = Vec::with_capacity(count);
-            for l in 0..count {
-                let emitted = report
-                    .emitted
-                    .iter()
-                    .filter(|e| e.lane == l)
-                    .map(|e| e.outputs.clone())
-                    .collect();
-                out.push(Invocation {
-                    outputs: io
-                        .outputs
-                        .iter()
-                        .map(|r| [r[0][l], r[1][l], r[2][l], r[3][l]])
-                        .collect(),
-                    emitted,
-                    exhausted: report.exhausted & (1 << l) != 0,
-                });
-            }
-            if let Some(p) = opts.progress {
-                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                p(d, batches as u64);
-            }
+                Ok(true)
+            })?;
             Ok(out)
         },
     )?;
@@ -746,103 +606,4 @@ where
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::Prepared;
-
-    #[test]
-    fn bands_in_either_order_make_the_whole_image() {
-        // A shader whose pixels differ everywhere, and a discard.
-        let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
-                   IMM[0] FLT32 { 0.5, 3.0, 0.0, 0.0 }\n\
-                   MUL TEMP[0], IN[0], IMM[0].xyxy\nFRC OUT[0], TEMP[0]\n\
-                   SLT TEMP[0].x, IN[0].xxxx, IMM[0].yyyy\nKILL_IF -TEMP[0].xxxx\nEND\n";
-        let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
-        let bind = Bindings::default();
-        let opts = RunOptions {
-            threads: 2,
-            ..RunOptions::default()
-        };
-        let (w, h) = (13, 37);
-        let whole = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
-        assert_eq!(
-            whole.discarded,
-            3 * 37,
-            "the three left columns are discarded"
-        );
-        for order in [BandOrder::BottomUp, BandOrder::TopDown] {
-            let mut bands = Vec::new();
-            let report = render_rows(&shader, &bind, (w, h), 0, &opts, (8, order), &mut |b| {
-                bands.push(b);
-                Ok(())
-            })
-            .unwrap();
-            assert_eq!(report.discarded, whole.discarded);
-            let firsts: Vec<u32> = bands.iter().map(|b| b.y0).collect();
-            let want = match order {
-                BandOrder::BottomUp => vec![0, 8, 16, 24, 32],
-                BandOrder::TopDown => vec![32, 24, 16, 8, 0],
-            };
-            assert_eq!(firsts, want);
-            assert_eq!(bands.iter().map(|b| b.rows).sum::<u32>(), h);
-            for b in &bands {
-                for y in b.y0..b.y0 + b.rows {
-                    let k = (y * w) as usize;
-                    assert_eq!(b.row(y), &whole.pixels[k..k + w as usize], "row {y}");
-                }
-            }
-        }
-        // A band must be whole tiles.
-        let e = render_rows(
-            &shader,
-            &bind,
-            (w, h),
-            0,
-            &opts,
-            (12, BandOrder::BottomUp),
-            &mut |_| Ok(()),
-        );
-        assert!(e.is_err());
-    }
-
-    #[test]
-    fn every_pixel_gets_its_own_inputs_in_wide_and_ragged_images() {
-        // Wider than a segment, neither side a multiple of 8: every pixel reads its own
-        // position and GENERIC value (DECISIONS.md §4), on one thread and on two, and the
-        // pixels with x < 3 are discarded.
-        let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1], GENERIC[0], LINEAR\n\
-                   DCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 { 3.0, 0.0, 0.0, 0.0 }\n\
-                   MOV OUT[0].xy, IN[0].xyxy\nMOV OUT[0].zw, IN[1].xxxy\n\
-                   SLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\nKILL_IF -TEMP[0].xxxx\nEND\n";
-        let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
-        let bind = Bindings {
-            clear: [-7.0; 4],
-            ..Bindings::default()
-        };
-        let (w, h) = (8 * SEGMENT_TILES * 2 + 13, 11);
-        for threads in [1, 2] {
-            let opts = RunOptions {
-                threads,
-                ..RunOptions::default()
-            };
-            let img = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
-            assert_eq!(img.pixels.len(), (w * h) as usize);
-            assert_eq!(img.discarded, 3 * u64::from(h));
-            for j in 0..h {
-                for i in 0..w {
-                    let want = if i < 3 {
-                        [-7.0; 4]
-                    } else {
-                        [
-                            i as f32 + 0.5,
-                            h as f32 - (j as f32 + 0.5),
-                            (i as f32 + 0.5) / w as f32,
-                            (j as f32 + 0.5) / h as f32,
-                        ]
-                    };
-                    assert_eq!(img.pixel(i, j), want, "pixel ({i}, {j}), {threads} threads");
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,100 @@
+//! Images in bands and ragged grids: every pixel its own inputs, on one thread and on two.
+
+use super::*;
+use crate::engine::Prepared;
+
+#[test]
+fn bands_in_either_order_make_the_whole_image() {
+    // A shader whose pixels differ everywhere, and a discard.
+    let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+               IMM[0] FLT32 { 0.5, 3.0, 0.0, 0.0 }\n\
+               MUL TEMP[0], IN[0], IMM[0].xyxy\nFRC OUT[0], TEMP[0]\n\
+               SLT TEMP[0].x, IN[0].xxxx, IMM[0].yyyy\nKILL_IF -TEMP[0].xxxx\nEND\n";
+    let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    let bind = Bindings::default();
+    let opts = RunOptions {
+        threads: 2,
+        ..RunOptions::default()
+    };
+    let (w, h) = (13, 37);
+    let whole = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
+    assert_eq!(
+        whole.discarded,
+        3 * 37,
+        "the three left columns are discarded"
+    );
+    for order in [BandOrder::BottomUp, BandOrder::TopDown] {
+        let mut bands = Vec::new();
+        let report = render_rows(&shader, &bind, (w, h), 0, &opts, (8, order), &mut |b| {
+            bands.push(b);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(report.discarded, whole.discarded);
+        let firsts: Vec<u32> = bands.iter().map(|b| b.y0).collect();
+        let want = match order {
+            BandOrder::BottomUp => vec![0, 8, 16, 24, 32],
+            BandOrder::TopDown => vec![32, 24, 16, 8, 0],
+        };
+        assert_eq!(firsts, want);
+        assert_eq!(bands.iter().map(|b| b.rows).sum::<u32>(), h);
+        for b in &bands {
+            for y in b.y0..b.y0 + b.rows {
+                let k = (y * w) as usize;
+                assert_eq!(b.row(y), &whole.pixels[k..k + w as usize], "row {y}");
+            }
+        }
+    }
+    // A band must be whole tiles.
+    let e = render_rows(
+        &shader,
+        &bind,
+        (w, h),
+        0,
+        &opts,
+        (12, BandOrder::BottomUp),
+        &mut |_| Ok(()),
+    );
+    assert!(e.is_err());
+}
+
+#[test]
+fn every_pixel_gets_its_own_inputs_in_wide_and_ragged_images() {
+    // Wider than a segment, neither side a multiple of 8: every pixel reads its own
+    // position and GENERIC value (`docs/run.md`), on one thread and on two, and the
+    // pixels with x < 3 are discarded.
+    let src = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1], GENERIC[0], LINEAR\n\
+               DCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 { 3.0, 0.0, 0.0, 0.0 }\n\
+               MOV OUT[0].xy, IN[0].xyxy\nMOV OUT[0].zw, IN[1].xxxy\n\
+               SLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\nKILL_IF -TEMP[0].xxxx\nEND\n";
+    let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    let bind = Bindings {
+        clear: [-7.0; 4],
+        ..Bindings::default()
+    };
+    let (w, h) = (8 * SEGMENT_TILES * 2 + 13, 11);
+    for threads in [1, 2] {
+        let opts = RunOptions {
+            threads,
+            ..RunOptions::default()
+        };
+        let img = render_with(&shader, &bind, w, h, 0, &opts).unwrap();
+        assert_eq!(img.pixels.len(), (w * h) as usize);
+        assert_eq!(img.discarded, 3 * u64::from(h));
+        for j in 0..h {
+            for i in 0..w {
+                let want = if i < 3 {
+                    [-7.0; 4]
+                } else {
+                    [
+                        i as f32 + 0.5,
+                        h as f32 - (j as f32 + 0.5),
+                        (i as f32 + 0.5) / w as f32,
+                        (j as f32 + 0.5) / h as f32,
+                    ]
+                };
+                assert_eq!(img.pixel(i, j), want, "pixel ({i}, {j}), {threads} threads");
+            }
+        }
+    }
+}
