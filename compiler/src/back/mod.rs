@@ -9,22 +9,24 @@
 //!
 //! [`compile`] is the one entry point: a function, a [`Backend`] and [`CodegenOptions`] in,
 //! a [`CompiledShader`] out. The JIT back ends share their calling interface ([`abi`]), the
-//! host operations they call ([`host`]) and the analysis of where NaN bits must be
+//! per-lane operations they call on the CPU ([`lane_ops`]) and the analysis of where NaN bits must be
 //! canonicalized ([`nan`]).
 
 pub mod abi;
 pub mod cranelift;
 pub mod fpenv;
-pub mod host;
+pub mod lane_ops;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod nan;
 pub mod simd;
 #[cfg(test)]
 mod tests_support;
+pub mod texpath;
 
 use crate::ir::Function;
-use abi::{CompiledShader, JitError, MathMode, TexPaths};
+use abi::{CompiledShader, JitError, MathMode};
+use texpath::TexPaths;
 
 /// A code generator for the CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -118,7 +118,7 @@ pub fn check_divergent_loops(c: Compiler) {
 
 /// Every pure operation, compiled alone, against `ir::semantics` on random and special words.
 pub fn check_every_operation(c: Compiler) {
-    use crate::back::host;
+    use crate::back::lane_ops;
     use crate::ir::semantics as sem;
     use crate::ir::{Binary, FCmp, ICmp, Nary, Pack, verify::Sig, verify::signature};
     let mut seed = 0x1234_5678_9abc_def0u64;
@@ -171,9 +171,9 @@ pub fn check_every_operation(c: Compiler) {
         )
     };
     ops.extend(
-        (host::UNARY.iter().map(|&u| Op::Unary(u)))
-            .chain(host::BINARY.iter().map(|&b| Op::Binary(b)))
-            .chain(host::NARY.iter().map(|&n| Op::Nary(n)))
+        (lane_ops::UNARY.iter().map(|&u| Op::Unary(u)))
+            .chain(lane_ops::BINARY.iter().map(|&b| Op::Binary(b)))
+            .chain(lane_ops::NARY.iter().map(|&n| Op::Nary(n)))
             .filter(|op| !boolean(op)),
     );
     for k in [FCmp::Lt, FCmp::Le, FCmp::Gt, FCmp::Ge, FCmp::Eq, FCmp::Ne] {
@@ -583,7 +583,7 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
         max_iterations: 65536,
         inputs_per_vertex: 1,
         clear: [0; 4],
-        host: std::ptr::null_mut(),
+        callbacks: std::ptr::null_mut(),
         texture: no_texture,
         emit: no_emit,
         tex_descs: std::ptr::null(),

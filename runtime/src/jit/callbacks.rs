@@ -8,7 +8,7 @@ use crate::lookup::{TexRequest, sample_into};
 use std::ffi::c_void;
 use tgsic::back::abi::TextureCall;
 
-/// What the callbacks see of the running batch (the `host` pointer of [`JitArgs`]).
+/// What the callbacks see of the running batch (the `callbacks` pointer of [`JitArgs`]).
 ///
 /// [`JitArgs`]: tgsic::back::abi::JitArgs
 pub(super) struct Callbacks<'a> {
@@ -23,7 +23,7 @@ pub(super) struct Callbacks<'a> {
 
 /// `TextureFn`: the interpreter's texture semantics on the lanes of one step.
 unsafe extern "C" fn texture_callback(
-    host: *mut c_void,
+    ctx: *mut c_void,
     index: u32,
     args: *const u32,
     out: *mut u32,
@@ -32,9 +32,9 @@ unsafe extern "C" fn texture_callback(
     lanes: u32,
 ) {
     let _ = lane0;
-    // SAFETY: `host` is the `Host` of the running batch; the code passes `args` with every
+    // SAFETY: `ctx` is the `Host` of the running batch; the code passes `args` with every
     // argument's `lanes` words and `out` with room for four components.
-    let h = unsafe { &mut *(host as *mut Callbacks) };
+    let h = unsafe { &mut *(ctx as *mut Callbacks) };
     let n = lanes as usize;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         {
@@ -78,7 +78,7 @@ unsafe extern "C" fn texture_callback(
 
 /// `EmitFn`: records EMIT (every output component, then the stream) and ENDPRIM per lane.
 unsafe extern "C" fn emit_callback(
-    host: *mut c_void,
+    ctx: *mut c_void,
     is_emit: u32,
     values: *const u32,
     count: u32,
@@ -87,7 +87,7 @@ unsafe extern "C" fn emit_callback(
     lanes: u32,
 ) {
     // SAFETY: as `texture_callback`; `values` holds `count` values of `lanes` words.
-    let h = unsafe { &mut *(host as *mut Callbacks) };
+    let h = unsafe { &mut *(ctx as *mut Callbacks) };
     let (n, count) = (lanes as usize, count as usize);
     if count == 0 {
         // The code always passes the stream last; nothing to record without it.
@@ -124,10 +124,10 @@ tgsic::default_fp_trampoline!(
     /// [`texture_callback`] entered from generated code, with the MXCSR's DAZ/FTZ bits
     /// cleared while it runs (`tgsic::back::fpenv`).
     texture_callback_entered => texture_callback,
-    (host: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
+    (ctx: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
 );
 tgsic::default_fp_trampoline!(
     /// [`emit_callback`] entered from generated code, as [`texture_callback_entered`].
     emit_callback_entered => emit_callback,
-    (host: *mut c_void, is_emit: u32, values: *const u32, count: u32, mask: u64, lane0: u32, lanes: u32)
+    (ctx: *mut c_void, is_emit: u32, values: *const u32, count: u32, mask: u64, lane0: u32, lanes: u32)
 );

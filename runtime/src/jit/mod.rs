@@ -43,9 +43,8 @@ use std::time::{Duration, Instant};
 use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
 
 pub use textures::Lookups;
-use tgsic::back::abi::{
-    CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, TexPaths,
-};
+use tgsic::back::abi::{CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS};
+use tgsic::back::texpath::TexPaths;
 use tgsic::back::{Backend, CodegenOptions};
 use tgsic::ir::{Function, LiftError};
 use tgsic::opt::optimize;
@@ -392,7 +391,7 @@ impl Engine for JitShader {
                     .and_then(|buf| buf.get(r as usize))
                     .map_or(0, |v| v[comp as usize]);
             }
-            let mut host = Callbacks {
+            let mut callbacks = Callbacks {
                 bind,
                 textures: &c.textures,
                 quads,
@@ -432,7 +431,7 @@ impl Engine for JitShader {
                 max_iterations: bind.max_iterations as u64,
                 inputs_per_vertex: self.function.input_regs as u64,
                 clear: bind.clear.map(f32::to_bits),
-                host: &mut host as *mut Callbacks as *mut std::ffi::c_void,
+                callbacks: &mut callbacks as *mut Callbacks as *mut std::ffi::c_void,
                 texture: texture_callback_entered,
                 emit: emit_callback_entered,
                 tex_descs: scratch.tex_descs.as_ptr(),
@@ -468,13 +467,13 @@ impl Engine for JitShader {
                 // environment.
                 let called = unsafe { c.call(&mut args) };
                 called.map_err(|e| RunError::Unsupported(e.to_string()))?;
-                if let Some(e) = host.error.take() {
+                if let Some(e) = callbacks.error.take() {
                     return Err(e);
                 }
                 let report = BatchReport {
                     killed: args.killed,
                     exhausted: args.exhausted,
-                    emitted: std::mem::take(&mut host.emitted),
+                    emitted: std::mem::take(&mut callbacks.emitted),
                     unspecified: 0,
                 };
                 if !feed(io, Some(report))? {

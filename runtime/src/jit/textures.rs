@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 use tgsic::back::Backend;
-use tgsic::back::abi::{
-    DescGroup, TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexPaths, TexWrap, VectorTex,
-    desc_group,
+use tgsic::back::abi::TexDesc;
+use tgsic::back::texpath::{
+    DescGroup, TexCompare, TexFormat, TexMip, TexPath, TexPaths, TexWrap, VectorTex, desc_group,
 };
 use tgsic::ir::{Function, TexKind, TexOp};
 
@@ -43,7 +43,7 @@ static LEVEL0: [u32; 3] = [0, 1, 1];
 /// their descriptor and path follow from: unit, sampler and RECT-ness. The code reads a group's
 /// descriptor at its first operation, so a batch writes one descriptor per group.
 ///
-/// [`vector_texture`]: tgsic::back::abi::vector_texture
+/// [`vector_texture`]: tgsic::back::texpath::vector_texture
 #[derive(Debug, Clone, Default)]
 pub(super) struct TexGroups {
     /// Each group's operations (indices in the code's order), the first first.
@@ -59,7 +59,7 @@ impl TexGroups {
         let mut count = 0;
         for (k, op) in ops.enumerate() {
             count += 1;
-            if !tgsic::back::abi::vector_texture(op) {
+            if !tgsic::back::texpath::vector_texture(op) {
                 continue;
             }
             let g = *by_key.entry(desc_group(op)).or_insert_with(|| {
@@ -79,7 +79,7 @@ pub(super) fn groups_and_paths(
     backend: Backend,
     lookups: Lookups<'_>,
 ) -> (TexGroups, TexPaths) {
-    let ops = tgsic::back::abi::texture_ops(f);
+    let ops = tgsic::back::texpath::texture_ops(f);
     let groups = TexGroups::new(ops.iter());
     let paths = match lookups {
         // The paths do not depend on how lanes are arranged, only descriptors do.
@@ -152,7 +152,7 @@ pub(super) fn tex_paths<'a>(
 /// sampler, RECT-ness and kind (sample or not), the path and `quads` alone: the generated
 /// code reads one operation's descriptor for every operation that shares them.
 ///
-/// [`vector_texture`]: tgsic::back::abi::vector_texture
+/// [`vector_texture`]: tgsic::back::texpath::vector_texture
 /// [`Texture::mip_chain`]: crate::texture::Texture::mip_chain
 fn tex_desc(
     backend: Backend,
@@ -162,7 +162,7 @@ fn tex_desc(
     chains: &mut Vec<Arc<MipChain>>,
 ) -> Option<(TexDesc, TexPath)> {
     use crate::texture::{Filter, MipFilter, Storage, Wrap, lod_matters};
-    if !tgsic::back::abi::vector_texture(op) {
+    if !tgsic::back::texpath::vector_texture(op) {
         return None;
     }
     let tex = bind.textures.get(op.unit as usize)?.as_ref()?;

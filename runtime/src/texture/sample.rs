@@ -38,8 +38,8 @@ pub enum Wrap {
 }
 
 /// Depth comparison for shadow targets, `reference OP texel.r`: the compiler's
-/// [`TexCompare`](tgsic::back::abi::TexCompare), which the generated code applies too.
-pub use tgsic::back::abi::TexCompare as Compare;
+/// [`TexCompare`](tgsic::back::texpath::TexCompare), which the generated code applies too.
+pub use tgsic::back::texpath::TexCompare as Compare;
 
 /// Sampler state.
 #[derive(Debug, Clone, Copy, PartialEq)]

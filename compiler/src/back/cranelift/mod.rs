@@ -12,8 +12,8 @@
 
 mod builder;
 
-use super::host;
-pub use super::host::tgsic_lanes_op;
+use super::lane_ops;
+pub use super::lane_ops::tgsic_lanes_op;
 
 use super::simd;
 use crate::ir::Function;
@@ -138,7 +138,10 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     crate::back::abi::check_size(insts, opts.lanes)?;
     let isa = isa(opts.verify, allocator_for(f, insts))?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
-    jb.symbol("tgsic_lanes_op", host::tgsic_lanes_op_entered as *const u8);
+    jb.symbol(
+        "tgsic_lanes_op",
+        lane_ops::tgsic_lanes_op_entered as *const u8,
+    );
     register_libcalls(&mut jb);
     let mut module = JITModule::new(jb);
     let ptr = module.target_config().pointer_type();
@@ -219,12 +222,12 @@ fn lower(
         }));
         s
     };
-    let hs = sig(module, simd::Callee::Host);
-    let host_id = module
+    let hs = sig(module, simd::Callee::LaneOp);
+    let lane_op_id = module
         .declare_function("tgsic_lanes_op", Linkage::Import, &hs)
         .map_err(|e| JitError::Codegen(e.to_string()))?;
     let callees = builder::Callees {
-        host: module.declare_func_in_func(host_id, func),
+        lane_op: module.declare_func_in_func(lane_op_id, func),
         texture: func.import_signature(sig(module, simd::Callee::Texture(()))),
         emit: func.import_signature(sig(module, simd::Callee::Emit(()))),
     };
@@ -279,8 +282,9 @@ fn register_libcalls(jb: &mut JITBuilder) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::abi::{MathMode, TexPaths};
+    use crate::back::abi::MathMode;
     use crate::back::tests_support as ts;
+    use crate::back::texpath::TexPaths;
 
     fn cranelift(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {

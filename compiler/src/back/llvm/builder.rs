@@ -38,8 +38,8 @@ pub struct Var<'ctx> {
 /// The signatures of what the code calls: `tgsic_lanes_op` (at `host_fn`), the texture and
 /// EMIT callbacks.
 pub(super) struct Callees<'ctx> {
-    pub host_fn: PointerValue<'ctx>,
-    pub host: FunctionType<'ctx>,
+    pub lane_op_fn: PointerValue<'ctx>,
+    pub lane_op: FunctionType<'ctx>,
     pub texture: FunctionType<'ctx>,
     pub emit: FunctionType<'ctx>,
 }
@@ -841,7 +841,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn call(&mut self, callee: Callee<Self::S>, args: &[Self::S]) -> R<()> {
         let (ty, f) = match callee {
-            Callee::Host => (self.callees.host, self.callees.host_fn),
+            Callee::LaneOp => (self.callees.lane_op, self.callees.lane_op_fn),
             Callee::Texture(f) => (self.callees.texture, f.into_pointer_value()),
             Callee::Emit(f) => (self.callees.emit, f.into_pointer_value()),
         };

@@ -31,8 +31,9 @@ mod builder;
 mod masks;
 
 use super::CodegenOptions;
-use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError, TexPaths};
+use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError};
 use super::simd;
+use super::texpath::TexPaths;
 use crate::ir::Function;
 use inkwell::OptimizationLevel;
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -324,7 +325,10 @@ fn tuning<'a>(cpu: &'a HostCpu, f: &Function) -> (&'a str, std::borrow::Cow<'a, 
         cpu.name.as_str(),
         std::borrow::Cow::Borrowed(cpu.features.as_str()),
     );
-    if !cpu.name.starts_with("znver") || cpu.width != 8 || !super::abi::texture_ops(f).is_empty() {
+    if !cpu.name.starts_with("znver")
+        || cpu.width != 8
+        || !super::texpath::texture_ops(f).is_empty()
+    {
         return host;
     }
     let features = if cpu.hardware_gather {
@@ -386,14 +390,14 @@ fn lower<'ctx>(
         void.fn_type(&params, false)
     };
     let callees = builder::Callees {
-        host_fn: cx
+        lane_op_fn: cx
             .i64_type()
             .const_int(
-                crate::back::host::tgsic_lanes_op_entered as *const () as usize as u64,
+                crate::back::lane_ops::tgsic_lanes_op_entered as *const () as usize as u64,
                 false,
             )
             .const_to_pointer(ptr),
-        host: fn_type(simd::Callee::Host),
+        lane_op: fn_type(simd::Callee::LaneOp),
         texture: fn_type(simd::Callee::Texture(())),
         emit: fn_type(simd::Callee::Emit(())),
     };

@@ -110,7 +110,7 @@ pub enum Shift {
 }
 
 /// Operations a target may lack a vector instruction for ([`SimdBuilder::supports`]); the
-/// lowering calls the host ([`host`](crate::back::host)) for those it lacks.
+/// lowering calls the host ([`lane_ops`](crate::back::lane_ops)) for those it lacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Optional {
     /// Shift every lane by its own amount (already below 32).
@@ -166,8 +166,8 @@ pub enum SBin {
 #[derive(Debug, Clone, Copy)]
 pub enum Callee<S> {
     /// `tgsic_lanes_op(code: i32, a, b, c, d, out: ptr, lanes: i32)`
-    /// ([`tgsic_lanes_op`](crate::back::host::tgsic_lanes_op)).
-    Host,
+    /// ([`tgsic_lanes_op`](crate::back::lane_ops::tgsic_lanes_op)).
+    LaneOp,
     /// The texture callback at this address ([`TextureFn`](crate::back::abi::TextureFn)).
     Texture(S),
     /// The EMIT callback at this address ([`EmitFn`](crate::back::abi::EmitFn)).
@@ -176,12 +176,12 @@ pub enum Callee<S> {
 
 impl<S> Callee<S> {
     /// The callee's parameters, in order (it returns nothing): `tgsic_lanes_op(code, a, b, c,
-    /// d, out, lanes)`, `texture(host, index, args, out, mask, lane0, lanes)`, `emit(host,
+    /// d, out, lanes)`, `texture(callbacks, index, args, out, mask, lane0, lanes)`, `emit(callbacks,
     /// is_emit, values, count, mask, lane0, lanes)`.
     pub fn params(&self) -> &'static [Scalar] {
         use Scalar::{I32, I64, Ptr};
         match self {
-            Callee::Host => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
+            Callee::LaneOp => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
             Callee::Texture(_) => &[Ptr, I32, Ptr, Ptr, I64, I32, I32],
             Callee::Emit(_) => &[Ptr, I32, Ptr, I32, I64, I32, I32],
         }

@@ -443,7 +443,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let callee = Callee::Emit(self.p.emit);
         self.b.call(
             callee,
-            &[self.p.host, is_emit, ptr, count, mask, lane0, lanes],
+            &[self.p.callbacks, is_emit, ptr, count, mask, lane0, lanes],
         )
     }
 }

@@ -19,7 +19,7 @@
 //!   results are canonicalized where their bits can be observed ([`nan`]); a target
 //!   whose optimizer folds float operations as IEEE does ([`SimdBuilder::FOLDS_DENORMALS`])
 //!   also flushes denormals there. Operations without a vector instruction on the target
-//!   ([`Optional`]), and transcendental functions, call [`tgsic_lanes_op`](super::host), which
+//!   ([`Optional`]), and transcendental functions, call [`tgsic_lanes_op`](super::lane_ops), which
 //!   evaluates them with the interpreter's own code. Fast math is not the back ends' business:
 //!   [`prepare`] expands the approximations into IR first ([`crate::opt::fast_math`]).
 //! - **Memory safety.** Inputs, outputs and arrays are addressed with clamped indices; an
@@ -45,8 +45,9 @@ mod texture;
 
 pub use builder::*;
 
-use super::abi::{BATCH_LANES, JitArgs, MathMode, TexPaths, TextureCall};
+use super::abi::{BATCH_LANES, JitArgs, MathMode, TextureCall};
 use super::nan::{self, Class};
+use super::texpath::TexPaths;
 use crate::ir::{self, Def, FCmp, Stmt};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -60,7 +61,7 @@ pub struct Lowered {
     /// The texture operations, by callback index.
     pub textures: Vec<TextureCall>,
     /// The texture operations sampled in the code: those of the `paths` [`lower`] was given
-    /// that [`vector_texture`](super::abi::vector_texture) accepts.
+    /// that [`vector_texture`](super::texpath::vector_texture) accepts.
     pub tex_paths: TexPaths,
     /// The OUT components the code writes in every lane
     /// ([`CompiledShader::stored_outputs`](super::abi::CompiledShader::stored_outputs)).
@@ -124,7 +125,7 @@ pub fn step_lanes(
     } else {
         interleave_long && f.processor == crate::tgsi::Processor::Fragment && {
             let insts = f.body.inst_count();
-            insts >= INTERLEAVE_INSTS && 20 * super::abi::texture_ops(f).len() < insts
+            insts >= INTERLEAVE_INSTS && 20 * super::texpath::texture_ops(f).len() < insts
         }
     };
     if twice { 2 * width } else { width }
@@ -178,7 +179,7 @@ struct Ptrs<S> {
     num_constants: S,
     immediates: S,
     zeros: S,
-    host: S,
+    callbacks: S,
     texture: S,
     emit: S,
     tex_descs: S,
@@ -227,11 +228,11 @@ struct Lower<'a, B: SimdBuilder> {
     /// Which texture operations to sample in the code (asked), and which are (done).
     tex_paths: TexPaths,
     tex_done: TexPaths,
-    /// Per descriptor group ([`desc_group`](super::abi::desc_group)) and path: the first
+    /// Per descriptor group ([`desc_group`](super::texpath::desc_group)) and path: the first
     /// operation sampled with them, whose descriptor every later one reads too (the runtime
     /// writes the same descriptor for all: it follows from these alone), so that a step loads
     /// each once.
-    tex_descs: HashMap<(super::abi::DescGroup, super::abi::TexPath), usize>,
+    tex_descs: HashMap<(super::texpath::DescGroup, super::texpath::TexPath), usize>,
     /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor and
     /// whether they read its depth, in scopes that follow the structured control flow: a value made before an `If` or a loop
     /// serves inside it; one made inside is dropped when it ends (it would not dominate).
@@ -266,7 +267,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         num_constants: b.load(Scalar::I64, args, offset_of!(JitArgs, num_constants) as i32)?,
         immediates: ptr(&mut b, offset_of!(JitArgs, immediates))?,
         zeros: ptr(&mut b, offset_of!(JitArgs, zeros))?,
-        host: ptr(&mut b, offset_of!(JitArgs, host))?,
+        callbacks: ptr(&mut b, offset_of!(JitArgs, callbacks))?,
         texture: ptr(&mut b, offset_of!(JitArgs, texture))?,
         emit: ptr(&mut b, offset_of!(JitArgs, emit))?,
         tex_descs: ptr(&mut b, offset_of!(JitArgs, tex_descs))?,

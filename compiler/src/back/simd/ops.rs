@@ -3,7 +3,7 @@
 
 use super::{FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
 use crate::back::abi::JitArgs;
-use crate::back::host::HostOp;
+use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
 use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Unary};
 use std::mem::offset_of;
@@ -94,10 +94,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     // ------------------------------------------------------------------ host calls
 
-    /// Evaluates `op` per lane on the host ([`HostOp`]); returns `outputs` results of `kind`.
-    pub(super) fn host(
+    /// Evaluates `op` per lane on the host ([`LaneOp`]); returns `outputs` results of `kind`.
+    pub(super) fn lane_op(
         &mut self,
-        op: HostOp,
+        op: LaneOp,
         args: &[B::V],
         outputs: usize,
         kind: Kind,
@@ -112,7 +112,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             call.push(self.scratch(a * n)?);
         }
         call.push(self.b.sconst(super::Scalar::I32, n)?);
-        self.b.call(super::Callee::Host, &call)?;
+        self.b.call(super::Callee::LaneOp, &call)?;
         (0..outputs as i64)
             .map(|o| {
                 let p = self.scratch((4 + o) * n)?;
@@ -122,13 +122,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// A host operation on the bits of `args` with one result, `result`.
-    fn host1(&mut self, op: HostOp, args: &[ir::Value], result: ir::Value) -> R<B::V> {
+    fn lane_op1(&mut self, op: LaneOp, args: &[ir::Value], result: ir::Value) -> R<B::V> {
         let a = args
             .iter()
             .map(|&x| self.get_bits(x))
             .collect::<R<Vec<_>>>()?;
         let k = kind(self.f.ty(result));
-        Ok(self.host(op, &a, 1, k)?.remove(0))
+        Ok(self.lane_op(op, &a, 1, k)?.remove(0))
     }
 
     // ------------------------------------------------------------------ operations
@@ -228,7 +228,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     fn unary(&mut self, u: Unary, x: ir::Value, result: ir::Value) -> R<B::V> {
         use Unary as U;
-        let host = |s: &mut Self| s.host1(HostOp::Unary(u), &[x], result);
+        let lane_op = |s: &mut Self| s.lane_op1(LaneOp::Unary(u), &[x], result);
         let has = |s: &Self, op| s.b.supports(op);
         let a = match u {
             // Bitcasts expose the bits (sign operations carry the class along: nan.rs).
@@ -319,7 +319,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             | U::Popcount
             | U::FindLsb
             | U::FindMsbU
-            | U::FindMsbS => host(self)?,
+            | U::FindMsbS => lane_op(self)?,
         })
     }
 
@@ -350,17 +350,17 @@ impl<B: SimdBuilder> Lower<'_, B> {
 
     fn binary(&mut self, op: Binary, x: ir::Value, y: ir::Value, result: ir::Value) -> R<B::V> {
         use Binary as B_;
-        let host = |s: &mut Self| s.host1(HostOp::Binary(op), &[x, y], result);
+        let lane_op = |s: &mut Self| s.lane_op1(LaneOp::Binary(op), &[x, y], result);
         let shifts = self.b.supports(Optional::Shift(Shift::Shl));
         match op {
             // Exact powf (fast math expanded it before) and ldexp: the host computes them.
-            B_::FPow | B_::Ldexp => return host(self),
+            B_::FPow | B_::Ldexp => return lane_op(self),
             B_::IMulHiS | B_::IMulHiU
                 if !self.b.supports(Optional::MulHigh {
                     signed: op == B_::IMulHiS,
                 }) =>
             {
-                return host(self);
+                return lane_op(self);
             }
             B_::IDivS | B_::IDivU | B_::IRemS | B_::IRemU
                 if !self.b.supports(Optional::Div {
@@ -368,10 +368,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     rem: matches!(op, B_::IRemS | B_::IRemU),
                 }) =>
             {
-                return host(self);
+                return lane_op(self);
             }
             B_::Shl | B_::ShrS | B_::ShrU if self.f.const_value(y).is_none() && !shifts => {
-                return host(self);
+                return lane_op(self);
             }
             B_::FMin | B_::FMax => return self.fminmax(op == B_::FMax, x, y),
             B_::FAdd | B_::FSub | B_::FMul | B_::FDiv => {
@@ -549,7 +549,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     self.bitfield_extract(*n == Nary::Ibfe, a[0], a[1], a[2])?
                 }
             }
-            Op::Nary(n) => self.host1(HostOp::Nary(*n), &args, results[0])?,
+            Op::Nary(n) => self.lane_op1(LaneOp::Nary(*n), &args, results[0])?,
             Op::FCmp(k @ (FCmp::Eq | FCmp::Ne)) if B::FOLDS_DENORMALS => {
                 self.float_equal(*k == FCmp::Ne, args[0], args[1])?
             }
@@ -581,10 +581,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     self.b.select(c, x, y)?
                 }
             }
-            Op::Pack(p) => self.host1(HostOp::Pack(*p), &args, results[0])?,
+            Op::Pack(p) => self.lane_op1(LaneOp::Pack(*p), &args, results[0])?,
             Op::Unpack(p) => {
                 let a = self.get_bits(args[0])?;
-                let outs = self.host(HostOp::Unpack(*p), &[a], 4, Kind::F32)?;
+                let outs = self.lane_op(LaneOp::Unpack(*p), &[a], 4, Kind::F32)?;
                 for (&r, o) in results.iter().zip(outs) {
                     self.set(r, o)?;
                 }

@@ -1,12 +1,12 @@
 //! Texel fetches (TXF) and size queries (TXQ) in the generated code, as the runtime answers
 //! them (`texture::texel_fetch`, the interpreter's TXQ), for 2D and RECT textures: of one
 //! level, or of their levels in one buffer with its level table
-//! ([`TexMip`](crate::back::abi::TexMip) other than `Level0`), where each lane's level
+//! ([`TexMip`](crate::back::texpath::TexMip) other than `Level0`), where each lane's level
 //! argument picks its level.
 
 use super::{DescVals, Lod};
-use crate::back::abi::VectorTex;
 use crate::back::simd::{IBin, Kind, Lower, R, SimdBuilder};
+use crate::back::texpath::VectorTex;
 use crate::ir::{self, ICmp};
 
 impl<B: SimdBuilder> Lower<'_, B> {

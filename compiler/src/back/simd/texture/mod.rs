@@ -1,5 +1,5 @@
 //! Texture lookups: sampled in the generated code, a step of lanes at once, when the function
-//! was compiled for that ([`TexPaths`](crate::back::abi::TexPaths)) and the operation allows
+//! was compiled for that ([`TexPaths`](crate::back::texpath::TexPaths)) and the operation allows
 //! ([`vector_texture`]); through the host's callback otherwise.
 //!
 //! The code samples a 2D or RECT texture exactly as the runtime's sampler does
@@ -19,12 +19,12 @@
 //! level table, so no coordinate reads outside the texture.
 
 use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
-use crate::back::abi::{
-    TexCompare, TexDesc, TexFormat, TexMip, TexPath, TexWrap, TextureCall, VectorTex, desc_group,
-    vector_texture,
-};
-use crate::back::host::HostOp;
+use crate::back::abi::{TexDesc, TextureCall};
+use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
+use crate::back::texpath::{
+    TexCompare, TexFormat, TexMip, TexPath, TexWrap, VectorTex, desc_group, vector_texture,
+};
 use crate::ir::{self, FCmp, ICmp};
 use crate::tgsi::TextureTarget;
 use std::mem::{offset_of, size_of};
@@ -581,8 +581,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let r = if self.b.supports(div) {
             self.b.optional(div, &[i, n])?
         } else {
-            let op = HostOp::Binary(ir::Binary::IRemS);
-            self.host(op, &[i, n], 1, Kind::I32)?.remove(0)
+            let op = LaneOp::Binary(ir::Binary::IRemS);
+            self.lane_op(op, &[i, n], 1, Kind::I32)?.remove(0)
         };
         let zero = self.iconst(0)?;
         let negative = self.b.icmp(ICmp::SLt, r, zero)?;
@@ -806,8 +806,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let outp = self.scratch(count as i64 * n)?;
         let [mask, lane0, lanes] = self.lane_args()?;
         let callee = Callee::Texture(self.p.texture);
-        self.b
-            .call(callee, &[self.p.host, idx, argp, outp, mask, lane0, lanes])?;
+        self.b.call(
+            callee,
+            &[self.p.callbacks, idx, argp, outp, mask, lane0, lanes],
+        )?;
         let kind = if self.textures[index].op.integer_results() {
             Kind::I32
         } else {

@@ -1,11 +1,11 @@
 //! The host function generated code calls for what has no vector instruction: operations
 //! evaluated per lane with the interpreter's own code ([`tgsic_lanes_op`]). Both JIT back ends
-//! call it with the same [`HostOp`] codes.
+//! call it with the same [`LaneOp`] codes.
 
 use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
 
-/// Every unary operation (their `HostOp` codes are indices here).
+/// Every unary operation (their `LaneOp` codes are indices here).
 pub(crate) const UNARY: &[Unary] = &[
     Unary::FNeg,
     Unary::FAbs,
@@ -88,7 +88,7 @@ const PACK: &[Pack] = &[
 
 /// An operation the host evaluates per lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostOp {
+pub enum LaneOp {
     /// One operand.
     Unary(Unary),
     /// Two operands.
@@ -101,33 +101,33 @@ pub enum HostOp {
     Unpack(Pack),
 }
 
-impl HostOp {
+impl LaneOp {
     /// The code passed to [`tgsic_lanes_op`].
     pub fn code(self) -> u32 {
         let pos = |found: Option<usize>| found.expect("every operation is in its table") as u32;
         match self {
-            HostOp::Unary(u) => 0x100 | pos(UNARY.iter().position(|&x| x == u)),
-            HostOp::Binary(b) => 0x200 | pos(BINARY.iter().position(|&x| x == b)),
-            HostOp::Nary(n) => 0x300 | pos(NARY.iter().position(|&x| x == n)),
-            HostOp::Pack(p) => 0x400 | pos(PACK.iter().position(|&x| x == p)),
-            HostOp::Unpack(p) => 0x500 | pos(PACK.iter().position(|&x| x == p)),
+            LaneOp::Unary(u) => 0x100 | pos(UNARY.iter().position(|&x| x == u)),
+            LaneOp::Binary(b) => 0x200 | pos(BINARY.iter().position(|&x| x == b)),
+            LaneOp::Nary(n) => 0x300 | pos(NARY.iter().position(|&x| x == n)),
+            LaneOp::Pack(p) => 0x400 | pos(PACK.iter().position(|&x| x == p)),
+            LaneOp::Unpack(p) => 0x500 | pos(PACK.iter().position(|&x| x == p)),
         }
     }
 
-    fn from_code(code: u32) -> Option<HostOp> {
+    fn from_code(code: u32) -> Option<LaneOp> {
         let k = (code & 0xFF) as usize;
         Some(match code >> 8 {
-            1 => HostOp::Unary(*UNARY.get(k)?),
-            2 => HostOp::Binary(*BINARY.get(k)?),
-            3 => HostOp::Nary(*NARY.get(k)?),
-            4 => HostOp::Pack(*PACK.get(k)?),
-            5 => HostOp::Unpack(*PACK.get(k)?),
+            1 => LaneOp::Unary(*UNARY.get(k)?),
+            2 => LaneOp::Binary(*BINARY.get(k)?),
+            3 => LaneOp::Nary(*NARY.get(k)?),
+            4 => LaneOp::Pack(*PACK.get(k)?),
+            5 => LaneOp::Unpack(*PACK.get(k)?),
             _ => return None,
         })
     }
 }
 
-/// Evaluates host operation `code` ([`HostOp::code`]) on `n` lanes: operand k is `n` words at
+/// Evaluates host operation `code` ([`LaneOp::code`]) on `n` lanes: operand k is `n` words at
 /// `a`, `b`, `c`, `d` (those the operation takes), the result `n` words at `out` (4·n for
 /// unpacking), with the interpreter's arithmetic (DAZ/FTZ in software). Generated code calls
 /// it through [`tgsic_lanes_op_entered`].
@@ -143,7 +143,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
     out: *mut u32,
     n: u32,
 ) {
-    let Some(op) = HostOp::from_code(code) else {
+    let Some(op) = LaneOp::from_code(code) else {
         return;
     };
     let n = n as usize;
@@ -153,11 +153,11 @@ pub unsafe extern "C" fn tgsic_lanes_op(
     {
         for l in 0..n {
             match op {
-                HostOp::Unary(u) => unsafe { *out.add(l) = sem::unary(u, arg(a, l)) },
-                HostOp::Binary(bo) => unsafe {
+                LaneOp::Unary(u) => unsafe { *out.add(l) = sem::unary(u, arg(a, l)) },
+                LaneOp::Binary(bo) => unsafe {
                     *out.add(l) = sem::binary(bo, arg(a, l), arg(b, l))
                 },
-                HostOp::Nary(no) => {
+                LaneOp::Nary(no) => {
                     let xs = [
                         arg(a, l),
                         arg(b, l),
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
                     ];
                     unsafe { *out.add(l) = sem::nary(no, &xs) };
                 }
-                HostOp::Pack(p) => {
+                LaneOp::Pack(p) => {
                     let k = if matches!(p, Pack::Half2x16 | Pack::Unorm2x16) {
                         2
                     } else {
@@ -180,7 +180,7 @@ pub unsafe extern "C" fn tgsic_lanes_op(
                     ];
                     unsafe { *out.add(l) = sem::pack(p, &xs[..k]) };
                 }
-                HostOp::Unpack(p) => {
+                LaneOp::Unpack(p) => {
                     let u = sem::unpack(p, arg(a, l));
                     for (k, v) in u.into_iter().enumerate() {
                         unsafe { *out.add(k * n + l) = v };
@@ -206,22 +206,22 @@ mod tests {
     fn codes_round_trip() {
         for &u in UNARY {
             assert_eq!(
-                HostOp::from_code(HostOp::Unary(u).code()),
-                Some(HostOp::Unary(u))
+                LaneOp::from_code(LaneOp::Unary(u).code()),
+                Some(LaneOp::Unary(u))
             );
         }
         for &b in BINARY {
             assert_eq!(
-                HostOp::from_code(HostOp::Binary(b).code()),
-                Some(HostOp::Binary(b))
+                LaneOp::from_code(LaneOp::Binary(b).code()),
+                Some(LaneOp::Binary(b))
             );
         }
         for &p in PACK {
             assert_eq!(
-                HostOp::from_code(HostOp::Unpack(p).code()),
-                Some(HostOp::Unpack(p))
+                LaneOp::from_code(LaneOp::Unpack(p).code()),
+                Some(LaneOp::Unpack(p))
             );
         }
-        assert_eq!(HostOp::from_code(0x600), None);
+        assert_eq!(LaneOp::from_code(0x600), None);
     }
 }
