@@ -240,7 +240,12 @@ pub unsafe extern "C" fn tgsic_module_output_registers(m: *const TgsicModule) ->
     unsafe { m.as_ref() }.map_or(0, |m| m.0.reflection().output_registers)
 }
 
-fn register(m: *const TgsicModule, semantic: *const c_char, index: u32, input: bool) -> i32 {
+/// The register of an input or output declared with `semantic` and `index`, or -1.
+///
+/// # Safety
+/// `m` is NULL or a live module; `semantic` is NULL or a NUL-terminated string.
+unsafe fn register(m: *const TgsicModule, semantic: *const c_char, index: u32, input: bool) -> i32 {
+    // SAFETY: NULL or a live module (the caller's contract).
     let Some(m) = (unsafe { m.as_ref() }) else {
         return -1;
     };
@@ -272,7 +277,8 @@ pub unsafe extern "C" fn tgsic_module_input_register(
     semantic: *const c_char,
     index: u32,
 ) -> i32 {
-    catch_unwind(|| register(m, semantic, index, true)).unwrap_or(-1)
+    // SAFETY: this function's contract is `register`'s.
+    catch_unwind(|| unsafe { register(m, semantic, index, true) }).unwrap_or(-1)
 }
 
 /// The output register declared with `semantic` and semantic `index`, or -1.
@@ -285,7 +291,8 @@ pub unsafe extern "C" fn tgsic_module_output_register(
     semantic: *const c_char,
     index: u32,
 ) -> i32 {
-    catch_unwind(|| register(m, semantic, index, false)).unwrap_or(-1)
+    // SAFETY: this function's contract is `register`'s.
+    catch_unwind(|| unsafe { register(m, semantic, index, false) }).unwrap_or(-1)
 }
 
 /// Compiles a module for `engine`, or takes it from the runtime's cache.

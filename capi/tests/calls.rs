@@ -6,6 +6,8 @@ use std::ptr::{null, null_mut};
 use tgsic_c::*;
 
 fn last() -> String {
+    // SAFETY: the message is a NUL-terminated string that lives until the next failing call
+    // on this thread.
     unsafe { CStr::from_ptr(tgsic_last_error()) }
         .to_string_lossy()
         .into_owned()
@@ -13,6 +15,8 @@ fn last() -> String {
 
 #[test]
 fn mistakes_are_statuses_with_messages() {
+    // SAFETY: every pointer passed is NULL where the test says so, or a live handle or a
+    // buffer of the length passed beside it, as the C API's contracts ask.
     unsafe {
         assert_eq!(tgsic_runtime_new(1, 0, null_mut()), TgsicStatus::Argument);
         assert!(last().contains("out is NULL"));
@@ -149,6 +153,8 @@ fn geometry_runs_from_c() {
         "/../examples/shaders/explode.geom.tgsi"
     ))
     .unwrap();
+    // SAFETY: every pointer passed is a live handle or a buffer of the length passed beside
+    // it, as the C API's contracts ask.
     unsafe {
         let mut rt = null_mut();
         assert_eq!(tgsic_runtime_new(1, 0, &mut rt), TgsicStatus::Ok);

@@ -300,9 +300,11 @@ pub struct CompiledShader {
 /// has this much room (a Rust thread has 2 MiB, a test thread too).
 pub const INLINE_STACK: usize = 256 << 10;
 
-// SAFETY: the owner is only touched again by `Drop`; the entry point reads nothing but its
-// arguments and immutable code, so concurrent calls are fine.
+// SAFETY: the owner is only touched again by `Drop`, on whichever thread drops the shader;
+// the code itself is immutable.
 unsafe impl Send for CompiledShader {}
+// SAFETY: the entry point reads nothing but its arguments and immutable code, so concurrent
+// calls from several threads are fine.
 unsafe impl Sync for CompiledShader {}
 
 impl std::fmt::Debug for CompiledShader {
@@ -396,6 +398,8 @@ impl CompiledShader {
     /// [`JitError::Host`] when that thread cannot be started (the code did not run).
     pub unsafe fn call(&self, args: &mut JitArgs) -> Result<(), JitError> {
         if self.stack_bytes <= INLINE_STACK {
+            // SAFETY: the caller upholds this function's contract, which is the code's; its
+            // frame fits the calling thread's stack.
             unsafe { super::fpenv::call_with_ftz(self.entry, args) };
             return Ok(());
         }

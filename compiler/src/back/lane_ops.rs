@@ -127,7 +127,7 @@ impl LaneOp {
     }
 }
 
-/// Evaluates host operation `code` ([`LaneOp::code`]) on `n` lanes: operand k is `n` words at
+/// Evaluates lane operation `code` ([`LaneOp::code`]) on `n` lanes: operand k is `n` words at
 /// `a`, `b`, `c`, `d` (those the operation takes), the result `n` words at `out` (4·n for
 /// unpacking), with the interpreter's arithmetic (DAZ/FTZ in software). Generated code calls
 /// it through [`tgsic_lanes_op_entered`].
@@ -147,44 +147,43 @@ pub unsafe extern "C" fn tgsic_lanes_op(
         return;
     };
     let n = n as usize;
-    // SAFETY: the caller passes n-word buffers for the operands this operation uses.
+    // SAFETY: the caller passes n-word buffers for the operands this operation uses, and
+    // `arg` reads only those operands at lanes below n.
     let arg = |p: *const u32, k: usize| unsafe { *p.add(k) };
-
-    {
-        for l in 0..n {
-            match op {
-                LaneOp::Unary(u) => unsafe { *out.add(l) = sem::unary(u, arg(a, l)) },
-                LaneOp::Binary(bo) => unsafe {
-                    *out.add(l) = sem::binary(bo, arg(a, l), arg(b, l))
-                },
-                LaneOp::Nary(no) => {
-                    let xs = [
-                        arg(a, l),
-                        arg(b, l),
-                        arg(c, l),
-                        if no == Nary::Bfi { arg(d, l) } else { 0 },
-                    ];
-                    unsafe { *out.add(l) = sem::nary(no, &xs) };
-                }
-                LaneOp::Pack(p) => {
-                    let k = if matches!(p, Pack::Half2x16 | Pack::Unorm2x16) {
-                        2
-                    } else {
-                        4
-                    };
-                    let xs = [
-                        arg(a, l),
-                        arg(b, l),
-                        if k == 4 { arg(c, l) } else { 0 },
-                        if k == 4 { arg(d, l) } else { 0 },
-                    ];
-                    unsafe { *out.add(l) = sem::pack(p, &xs[..k]) };
-                }
-                LaneOp::Unpack(p) => {
-                    let u = sem::unpack(p, arg(a, l));
-                    for (k, v) in u.into_iter().enumerate() {
-                        unsafe { *out.add(k * n + l) = v };
-                    }
+    // SAFETY: `out` holds n words (4·n for unpacking, which alone writes past n), and `put`
+    // writes only below that.
+    let put = |k: usize, v: u32| unsafe { *out.add(k) = v };
+    for l in 0..n {
+        match op {
+            LaneOp::Unary(u) => put(l, sem::unary(u, arg(a, l))),
+            LaneOp::Binary(bo) => put(l, sem::binary(bo, arg(a, l), arg(b, l))),
+            LaneOp::Nary(no) => {
+                let xs = [
+                    arg(a, l),
+                    arg(b, l),
+                    arg(c, l),
+                    if no == Nary::Bfi { arg(d, l) } else { 0 },
+                ];
+                put(l, sem::nary(no, &xs));
+            }
+            LaneOp::Pack(p) => {
+                let k = if matches!(p, Pack::Half2x16 | Pack::Unorm2x16) {
+                    2
+                } else {
+                    4
+                };
+                let xs = [
+                    arg(a, l),
+                    arg(b, l),
+                    if k == 4 { arg(c, l) } else { 0 },
+                    if k == 4 { arg(d, l) } else { 0 },
+                ];
+                put(l, sem::pack(p, &xs[..k]));
+            }
+            LaneOp::Unpack(p) => {
+                let u = sem::unpack(p, arg(a, l));
+                for (k, v) in u.into_iter().enumerate() {
+                    put(k * n + l, v);
                 }
             }
         }

@@ -93,6 +93,7 @@ unsafe extern "C" fn emit_callback(
         // The code always passes the stream last; nothing to record without it.
         return;
     }
+    // SAFETY: `values` holds `count` values of `lanes` words, and `val` reads below that.
     let val = |a: usize, l: usize| unsafe { *values.add(a * n + l) };
     // A panic must not unwind into generated code (that aborts the process): it becomes the
     // batch's error, as in `texture_callback`.
