@@ -2,7 +2,7 @@
 //! reports, and the file formats only the program reads (vertex and primitive attribute files,
 //! `.f32` images and their comparison), which the tests read too.
 //!
-//! Exit codes (DECISIONS.md §4): 0 success, 1 bad input (the message names the file and the
+//! Exit codes (`docs/run.md`): 0 success, 1 bad input (the message names the file and the
 //! place: `PATH:LINE:COL: error: ...` for text, `PATH: token N (FIELD): ...` for binary),
 //! 2 wrong usage. Messages go to stderr.
 

@@ -1,4 +1,4 @@
-//! Scalar numerics of TGSI execution (DECISIONS.md §3, `docs/semantics.md`): shared by the
+//! Scalar numerics of TGSI execution (`docs/semantics.md`, "Numerics"): shared by the
 //! reference interpreter, constant folding and the IR evaluator, so that all agree bit for bit.
 //!
 //! **Every engine computes as SSE does under its DAZ and FTZ modes**, as softpipe's threads
@@ -251,7 +251,7 @@ pub fn sat11(x: f32) -> f32 {
 
 /// LG2 = logf(x) · 1.442695f.
 #[inline]
-// Mesa's literal 1.442695f (DECISIONS.md §3), not LOG2_E: the result must match bit for bit.
+// Mesa's literal 1.442695f (`docs/semantics.md`), not LOG2_E: the result must match bit for bit.
 #[allow(clippy::approx_constant)]
 pub fn lg2(x: f32) -> f32 {
     mul(ftz(libm::ln(x)), 1.442_695)

@@ -1,5 +1,5 @@
 //! The host API renders what `tgsic run` renders: a host that computes the fragment inputs
-//! itself (DECISIONS.md §4: POSITION = (i + ½, H − (j + ½), ½, 1), every other input
+//! itself (`docs/run.md`: POSITION = (i + ½, H − (j + ½), ½, 1), every other input
 //! ((i + ½)/W, (j + ½)/H, 0, 1)) and runs the example shaders through `tgsic_runtime::host` gets
 //! the image of `dispatch::render` bit for bit, with the interpreter and every JIT back end,
 //! in both buffer layouts; and frames after the first compile nothing.

@@ -171,7 +171,7 @@ fn arithmetic_rounds_every_step() {
 }
 
 #[test]
-// 1.442695 is Mesa's literal (DECISIONS.md §3), deliberately not LOG2_E.
+// 1.442695 is Mesa's literal (`docs/semantics.md`), deliberately not LOG2_E.
 #[allow(clippy::approx_constant)]
 fn transcendentals_and_their_edges() {
     let o = out0("RCP OUT[0], IN[0].xxxx\n", &[[0.0; 4]]);

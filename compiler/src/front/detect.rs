@@ -13,7 +13,7 @@ pub enum Form {
     Binary,
 }
 
-/// Detects the form of `bytes` (DECISIONS.md §1): text when its first four bytes contain no byte
+/// Detects the form of `bytes` (`docs/binary-format.md`): text when its first four bytes contain no byte
 /// below 0x09 (TGSI text starts with a letter or blank), otherwise binary.
 pub fn detect_form(bytes: &[u8]) -> Form {
     if bytes.iter().take(4).any(|&b| b < 0x09) {

@@ -1,6 +1,6 @@
 //! The opcode table: binary numbers, text names and aliases, operand counts and roles.
 //!
-//! Numbers 0..=118 are Mesa's March-2008 table (DECISIONS.md §1); the modern opcodes that
+//! Numbers 0..=118 are Mesa's March-2008 table (`docs/binary-format.md`); the modern opcodes that
 //! fragment, vertex and geometry shaders use are numbered from 119 up. `docs/binary-format.md`
 //! lists the whole table.
 
@@ -361,7 +361,7 @@ opcodes! {
     Lod = 194, "LOD", 1, 3..3, sample(1, Some(2));
 }
 
-/// Modern opcodes that are out of scope (DECISIONS.md §1): naming one in text, or a number
+/// Modern opcodes that are out of scope (`docs/binary-format.md`): naming one in text, or a number
 /// outside the table in binary, is an "unsupported opcode" error. Each entry: name, reason.
 pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("F2D", "doubles"),
@@ -543,7 +543,7 @@ mod tests {
             assert!(seen.insert(op.number()), "duplicate number {}", op.number());
             assert_eq!(Opcode::from_number(op.number() as u32), Some(op));
         }
-        // DECISIONS.md §1 anchors.
+        // `docs/binary-format.md` anchors.
         assert_eq!(Opcode::Arl.number(), 0);
         assert_eq!(Opcode::Txp.number(), 54);
         assert_eq!(Opcode::EndPrim.number(), 98);

@@ -562,7 +562,7 @@ impl Validator<'_> {
             return;
         }
         if r.index.indirect.is_some() {
-            // The run-time index is clamped to the declared registers (DECISIONS.md §3).
+            // The run-time index is clamped to the declared registers (`docs/semantics.md`).
             return;
         }
         let index = r.index.offset as i64;

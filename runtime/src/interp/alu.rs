@@ -1,5 +1,5 @@
 //! Semantics of every arithmetic, logic, conversion and derivative opcode
-//! (`docs/semantics.md`; numerics per DECISIONS.md §3).
+//! (`docs/semantics.md`; numerics per `docs/semantics.md`).
 
 use super::RunError;
 use super::exec::Exec;

@@ -63,7 +63,7 @@ pub struct Sampler {
 }
 
 impl Default for Sampler {
-    /// Nearest, no mipmaps, repeat (DECISIONS.md §4's default).
+    /// Nearest, no mipmaps, repeat (`docs/run.md`).
     fn default() -> Sampler {
         Sampler {
             min: Filter::Nearest,

@@ -148,7 +148,7 @@ fn jop(j: J, lane: u8) -> T {
     t[lane as usize]
 }
 
-/// The loop budget of an invocation (DECISIONS.md §3).
+/// The loop budget of an invocation (`docs/semantics.md`).
 const MAX_ITERATIONS: u32 = 65536;
 
 const SWZ: [u32; 3] = [0, 1, 2]; // SWIZZLE_XXX, _YYY, _ZZZ

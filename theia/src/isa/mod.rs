@@ -1,8 +1,7 @@
 //! The THEIA b1.2 instruction set: opcodes, registers, macros, entry slots, instruction words,
 //! the assembler, the disassembler and program images.
 //!
-//! Facts from `notes/theia.md` (the RTL) win over the programming manual, as DECISIONS.md §5
-//! settles: opcode numbers and register addresses are those of the hardware definitions
+//! The b1.2 RTL wins over the programming manual where they differ (`docs/theia.md`): opcode numbers and register addresses are those of the hardware definitions
 //! (`aDefinitions.v`), names are case-sensitive (`CREG_T` is 88, `CREG_t` is 99).
 
 mod asm;
@@ -58,7 +57,7 @@ pub enum JumpComponent {
     Z,
 }
 
-/// The condition of a conditional jump, as the RTL implements it (DECISIONS.md §5): `L` tests
+/// The condition of a conditional jump, as the RTL implements it (`docs/theia.md`): `L` tests
 /// x ≤ y, and `EQ`/`NE`/`GE`/`LE` compare magnitudes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JumpCond {

@@ -1,4 +1,4 @@
-//! The b1.2 vector ALU's arithmetic, bit for bit (`notes/theia.md` §2–§3, DECISIONS.md §5).
+//! The b1.2 vector ALU's arithmetic, bit for bit (`docs/theia.md`, "Simulator").
 //!
 //! Components are 32-bit Q15.17 words (two's complement). Every function here is pure.
 

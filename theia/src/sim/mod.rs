@@ -1,4 +1,4 @@
-//! A bit-exact simulator of the THEIA b1.2 execution unit (DECISIONS.md §5, `notes/theia.md`).
+//! A bit-exact simulator of the THEIA b1.2 execution unit (`docs/theia.md`).
 //!
 //! - Registers are 96 bits (x, y, z as 32-bit Q15.17 words). Bank rules for writes: addresses
 //!   0–31 (configuration) are read-only for the execution unit and its writes are dropped;

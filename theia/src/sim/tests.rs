@@ -1,4 +1,4 @@
-//! Every opcode's arithmetic with values worked out from `notes/theia.md` §2–§3, the forwarding
+//! Every opcode's arithmetic with values worked out from `docs/theia.md`, the forwarding
 //! rule, traps, and whole-image runs.
 
 use super::alu::*;

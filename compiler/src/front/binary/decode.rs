@@ -30,7 +30,7 @@ pub struct Decoded {
 /// Decodes little-endian bytes.
 ///
 /// # Errors
-/// [`DecodeError`] naming the word and field, for any malformed stream (DECISIONS.md §1).
+/// [`DecodeError`] naming the word and field, for any malformed stream (`docs/binary-format.md`).
 pub fn decode_bytes(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     if !bytes.len().is_multiple_of(4) {
         return Err(DecodeError {
@@ -351,7 +351,7 @@ impl Decoder<'_> {
 
         for (inst, name, tok) in jumps {
             if !program.instructions[inst].opcode.has_target_label() {
-                // Structured control flow: labels are read and not trusted (DECISIONS.md §2).
+                // Structured control flow: labels are read and not trusted (`docs/binary-format.md`).
                 continue;
             }
             match label_targets.get(&name) {

@@ -1,4 +1,4 @@
-//! The binary token format, revision 1.1 (`tgsi-token-format.txt` with DECISIONS.md §1), and
+//! The binary token format, revision 1.1 (`docs/binary-format.md`), and
 //! its documented extensions (`docs/binary-format.md`).
 //!
 //! [`decode`] reads a word stream into a [`Program`](crate::tgsi::Program); [`encode`] writes

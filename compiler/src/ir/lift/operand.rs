@@ -89,7 +89,7 @@ impl Lifter<'_> {
         (dynamic, idx.offset)
     }
 
-    /// Reads component `c` of register `r` (DECISIONS.md §3: CONST reads beyond the bound
+    /// Reads component `c` of register `r` (`docs/semantics.md`: CONST reads beyond the bound
     /// buffer give 0; other indirect reads clamp to the declared range).
     pub(super) fn read_reg(&mut self, pc: usize, r: &Register, c: u8) -> Value {
         let indirect = r.is_indirect();

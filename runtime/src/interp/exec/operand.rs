@@ -37,7 +37,7 @@ impl Exec<'_> {
             .unwrap_or(RegRange { first: 0, last: 0 })
     }
 
-    /// Reads component `c` of register `r` for every lane (DECISIONS.md §3: CONST reads beyond
+    /// Reads component `c` of register `r` for every lane (`docs/semantics.md`: CONST reads beyond
     /// the bound buffer give 0; other indirect reads are clamped to the declared range).
     pub fn read(&self, r: &Register, c: usize) -> Chan {
         let direct = !r.is_indirect();
