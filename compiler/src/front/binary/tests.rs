@@ -1,5 +1,5 @@
-//! The worked encodings of the token format's specification (its sections 5.5, 6.4 and 6.5: an
-//! instruction, a declaration, an immediate) as bit-exact vectors, and malformed streams.
+//! The worked encodings of the token format's specification (its sections 5.5, 6.4 and 6.5:
+//! instructions, source and destination registers) as bit-exact vectors, and malformed streams.
 
 use super::*;
 use crate::tgsi::*;
