@@ -3,7 +3,7 @@
 //! `TGSIC_STATUS_PANIC`).
 //!
 //! The header `include/tgsic.h` is generated from this file by cbindgen (`tests/header.rs`
-//! checks it is current; `TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-capi` rewrites it).
+//! checks it is current; `TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-c` rewrites it).
 //!
 //! Conventions: every function that can fail returns a [`TgsicStatus`]; on failure
 //! [`tgsic_last_error`] gives the message (per thread, until the next failing call on that

@@ -1,4 +1,4 @@
-//! The C example (`runtime/examples/c/render.c`) compiled with the system C compiler against
+//! The C example (`examples/render.c`) compiled with the system C compiler against
 //! `include/tgsic.h` and this crate's shared library, run, and its image compared with what the
 //! Rust host API renders; its error path too.
 
@@ -34,7 +34,7 @@ fn compile_example(work: &Path) -> PathBuf {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1"])
-        .arg(root.join("../runtime/examples/c/render.c"))
+        .arg(root.join("examples/render.c"))
         .arg("-I")
         .arg(root.join("include"))
         .arg("-L")

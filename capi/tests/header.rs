@@ -1,5 +1,5 @@
 //! `include/tgsic.h` is what cbindgen generates from `src/lib.rs` with `cbindgen.toml`.
-//! `TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-capi --test header` rewrites it.
+//! `TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-c --test header` rewrites it.
 
 #[test]
 fn the_checked_in_header_is_current() {
@@ -21,6 +21,6 @@ fn the_checked_in_header_is_current() {
     let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         checked_in == generated,
-        "include/tgsic.h is not what cbindgen generates from src/lib.rs: run TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-capi --test header"
+        "include/tgsic.h is not what cbindgen generates from src/lib.rs: run TGSIC_UPDATE_HEADER=1 cargo test -p tgsic-c --test header"
     );
 }

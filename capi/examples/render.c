@@ -1,5 +1,8 @@
-/* Renders a fragment shader to a PPM image through tgsic's C API (capi/include/tgsic.h).
+/* Renders a fragment shader to a PPM image through tgsic's C API (tgsic.h).
  *
+ * Against the installed library (`cargo cinstall --release -p tgsic-c --prefix ~/.local`):
+ *   cc render.c $(pkg-config --cflags --libs tgsic) -o render
+ * or against a build in the repository (`cargo build -p tgsic-c`):
  *   cc render.c -I capi/include -L target/debug -ltgsic_c -o render
  *   LD_LIBRARY_PATH=target/debug ./render examples/shaders/checker.tgsi checker.ppm 64 64
  *
