@@ -65,8 +65,7 @@ fn host(c: &mut Criterion) {
             shader.run_fragments(&rt, &bind, work).expect("runs")
         })
     });
-    let jit =
-        JitShader::new(module.shader().clone(), &CompileOptions::default()).expect("compiles");
+    let jit = JitShader::new(module.clone(), &CompileOptions::default()).expect("compiles");
     let two = RunOptions {
         threads: 2,
         ..RunOptions::default()

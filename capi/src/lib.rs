@@ -87,7 +87,7 @@ fn fail(status: TgsicStatus, message: impl Into<String>) -> TgsicStatus {
 
 fn host_error(e: HostError) -> TgsicStatus {
     let status = match &e {
-        HostError::Read(_) | HostError::Encode(_) => TgsicStatus::Read,
+        HostError::Read(_) => TgsicStatus::Read,
         HostError::Load(_) => TgsicStatus::Invalid,
         HostError::Compile(_) => TgsicStatus::Compile,
         HostError::Run(_) | HostError::Threads(_) | HostError::Unbound { .. } => TgsicStatus::Run,

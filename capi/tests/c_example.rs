@@ -61,7 +61,7 @@ fn expected(w: u32, h: u32) -> Vec<u8> {
     let m = rt
         .load(&std::fs::read(root.join("../examples/shaders/checker.tgsi")).unwrap())
         .unwrap();
-    let img = tgsic_runtime::dispatch::render(m.shader(), &Bindings::default(), w, h, 0).unwrap();
+    let img = tgsic_runtime::dispatch::render(&m, &Bindings::default(), w, h, 0).unwrap();
     let mut rgb = Vec::new();
     for j in (0..h).rev() {
         for i in 0..w {

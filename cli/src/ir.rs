@@ -136,7 +136,7 @@ fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(),
     };
     let rt = crate::run::runtime(&exec, 1)?;
     let fail = crate::run::host_failure(name);
-    let shader = tgsic_runtime::engine::Prepared::from_valid(program)
+    let shader = tgsic_runtime::engine::Module::from_valid(program)
         .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
     let bind = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
         None
@@ -148,7 +148,7 @@ fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(),
         )?)
     };
     let lookups = bind.as_ref().map_or(Lookups::Every, Lookups::For);
-    let module = rt.prepared(shader).map_err(&fail)?;
+    let module = shader;
     let mut opts = exec.compile_options(kind)?;
     opts.opt = a.level();
     let compiled = rt.compile(&module, &opts).map_err(&fail)?;

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tgsic::tgsi::*;
 use tgsic_runtime::dispatch::{Band, band_rows_for};
-use tgsic_runtime::engine::{self, Prepared};
+use tgsic_runtime::engine::{self, Module};
 use tgsic_runtime::host::{
-    Compiled, Frame, HostError, Lookups, Module, RunControl, Runtime, RuntimeOptions,
+    Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
 };
 
 /// Arguments of `tgsic run`.
@@ -69,11 +69,11 @@ pub struct CmpArgs {
 }
 
 /// Reads and prepares a shader (validated).
-pub fn load_shader(input: &str) -> Result<Prepared, Failure> {
+pub fn load_shader(input: &str) -> Result<Module, Failure> {
     let name = crate::report::display_name(input);
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
-    Prepared::new(src.program).map_err(|e| match e {
+    Module::new(src.program).map_err(|e| match e {
         engine::LoadError::Invalid(errors) => Failure::input(
             errors
                 .iter()
@@ -132,7 +132,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let bind = bindings(&p, &a.bind, a.clear)?;
     let name = crate::report::display_name(&a.input);
     let rt = runtime(&a.exec, 1)?;
-    let module = rt.prepared(shader).map_err(host_failure(name))?;
+    let module = shader;
     let shader = compile(&rt, &module, &a.engine, &a.exec, Lookups::For(&bind), name)?;
     let err = |e: HostError| match (e, a.timeout) {
         (HostError::Run(engine::RunError::TimeLimit), Some(t)) => input_error(format!(

@@ -4,7 +4,7 @@
 //! `cargo run -p tgsic-runtime --example render`
 
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::texture::{Filter, Sampler, Texture, Wrap};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,7 +20,7 @@ END
 ";
     // Read (text or binary is detected), validate and prepare.
     let program = tgsic::front::read(text.as_bytes())?.program;
-    let shader = Prepared::new(program)?;
+    let shader = Module::new(program)?;
 
     // A 2x2 texture: red, green / blue, white (row 0 first), sampled with bilinear filtering.
     let texels = [

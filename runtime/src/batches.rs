@@ -128,7 +128,7 @@ where
 {
     let one = |item: I| {
         let (mut io, mut scratch) =
-            slots.take(|| (BatchIo::new(engine.shader(), arrangement), engine.scratch()));
+            slots.take(|| (BatchIo::new(engine.module(), arrangement), engine.scratch()));
         io.arrangement = arrangement;
         let result = work(&mut io, &mut scratch, item);
         slots.give((io, scratch));

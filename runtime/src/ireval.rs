@@ -10,13 +10,13 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, Prepared};
+//! use tgsic_runtime::engine::{Bindings, Module};
 //! use tgsic_runtime::ireval::IrShader;
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let ir = IrShader::lift(Prepared::new(program.clone()).unwrap()).unwrap();
+//! let ir = IrShader::lift(Module::new(program.clone()).unwrap()).unwrap();
 //! let a = render(&ir, &Bindings::default(), 4, 4, 0).unwrap();
-//! let b = render(&Prepared::new(program).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
+//! let b = render(&Module::new(program).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
 //! assert_eq!(a.pixels, b.pixels);
 //! ```
 
@@ -24,8 +24,8 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::engine::{
-    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Chan, Emitted, Engine, Mask,
-    Prepared, Reg, RunError,
+    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Chan, Emitted, Engine, Mask, Module,
+    Reg, RunError,
 };
 use crate::lookup::{TexRequest, sample};
 use tgsic::ir::semantics as sem;
@@ -36,7 +36,7 @@ use tgsic::numerics::{b, f};
 #[derive(Debug, Clone)]
 pub struct IrShader {
     /// The program (its declarations decide the inputs).
-    pub prepared: Prepared,
+    pub prepared: Module,
     /// The IR evaluated.
     pub function: Function,
 }
@@ -46,7 +46,7 @@ impl IrShader {
     ///
     /// # Errors
     /// [`LiftError`] when the program cannot be lifted.
-    pub fn lift(prepared: Prepared) -> Result<IrShader, LiftError> {
+    pub fn lift(prepared: Module) -> Result<IrShader, LiftError> {
         let function = lift_valid(&prepared.program)?;
         Ok(IrShader { prepared, function })
     }
@@ -62,7 +62,7 @@ pub struct EvalScratch {
 impl Engine for IrShader {
     type Scratch = EvalScratch;
 
-    fn shader(&self) -> &Prepared {
+    fn module(&self) -> &Module {
         &self.prepared
     }
 

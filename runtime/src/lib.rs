@@ -1,6 +1,6 @@
 //! tgsic-runtime: execution of TGSI shaders on the CPU.
 //!
-//! - [`engine`]: the vocabulary every engine shares (the prepared program, bindings, batches,
+//! - [`engine`]: the vocabulary every engine shares (the module, bindings, batches,
 //!   the `Engine` trait, errors).
 //! - [`interp`]: the reference interpreter; [`ireval`]: the IR evaluator; [`jit`]: the JIT
 //!   executor over the compiler's back ends.

@@ -93,7 +93,7 @@ pub fn lift_optimize(data: &[u8]) {
 pub fn jit_vs_interp(data: &[u8]) {
     use tgsic::back::Backend;
     use tgsic_runtime::engine::CompileOptions;
-    use tgsic_runtime::engine::Prepared;
+    use tgsic_runtime::engine::Module;
     use tgsic_runtime::jit::JitShader;
     let mut u = arbitrary::Unstructured::new(data);
     let seed: u64 = u.arbitrary().unwrap_or(0);
@@ -101,7 +101,7 @@ pub fn jit_vs_interp(data: &[u8]) {
     let p = program_from(Bytes::new(u), 32);
     let printed = text::print(&p);
     let shader =
-        Prepared::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
+        Module::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
     let config = CompileOptions {
         engine: Backend::Cranelift.into(),
         lanes,

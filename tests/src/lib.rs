@@ -81,7 +81,7 @@ pub fn jit_backends() -> Vec<(tgsic::back::Backend, &'static [usize])> {
 pub mod random {
     use tgsic::tgsi::{File, Processor};
     use tgsic_runtime::engine::{
-        Arrangement, BATCH_LANES, BatchReport, Bindings, Emitted, Mask, Prepared, Reg, RunError,
+        Arrangement, BATCH_LANES, BatchReport, Bindings, Emitted, Mask, Module, Reg, RunError,
     };
     use tgsic_runtime::engine::{BatchIo, Engine};
     use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
@@ -165,7 +165,7 @@ pub mod random {
 
     /// Random constant buffers, textures (RGBA8 with mipmaps, six layers) and samplers for
     /// every unit `p` declares; loops get a small iteration budget.
-    pub fn bindings(p: &Prepared, rng: &mut Rng) -> Bindings {
+    pub fn bindings(p: &Module, rng: &mut Rng) -> Bindings {
         let prog = &p.program;
         let mut bind = Bindings::default();
         let buffers = prog
@@ -220,7 +220,7 @@ pub mod random {
 
     /// A batch with random inputs and system values: quads for fragment shaders (a few
     /// helper lanes), independent lanes otherwise (a few lanes not alive).
-    pub fn batch(p: &Prepared, rng: &mut Rng) -> BatchIo {
+    pub fn batch(p: &Module, rng: &mut Rng) -> BatchIo {
         let frag = p.program.processor == Processor::Fragment;
         let per_vertex = if p.program.processor == Processor::Geometry {
             p.gs_vertices as usize
@@ -336,7 +336,7 @@ pub mod random {
 /// sampler reading `texture32.png` with nearest/repeat.
 pub mod mesa {
     use std::path::Path;
-    use tgsic_runtime::engine::{Bindings, Prepared};
+    use tgsic_runtime::engine::{Bindings, Module};
     use tgsic_runtime::texture::Texture;
 
     /// One shader of the corpus, ready to render, with Mesa's output.
@@ -344,7 +344,7 @@ pub mod mesa {
         /// File stem.
         pub name: String,
         /// The prepared program.
-        pub shader: Prepared,
+        pub shader: Module,
         /// Its bindings.
         pub bind: Bindings,
         /// Mesa's rendering (64×64 RGBA f32).
@@ -375,7 +375,7 @@ pub mod mesa {
         for name in names {
             let src = std::fs::read_to_string(dir.join(format!("{name}.tgsi"))).expect("reads");
             let shader =
-                Prepared::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
+                Module::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
             let mut bind = Bindings {
                 clear: [-7.0; 4],
                 ..Bindings::default()

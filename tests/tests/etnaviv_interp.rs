@@ -3,7 +3,7 @@
 
 use tgsic::tgsi::{File, Processor};
 use tgsic_runtime::dispatch::{self, RunOptions};
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
 
@@ -33,7 +33,7 @@ fn every_etnaviv_shader_runs() {
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&src).unwrap();
-        let shader = match Prepared::new(program) {
+        let shader = match Module::new(program) {
             Ok(s) => s,
             Err(e) => {
                 failures.push(format!("{}: load: {e}", path.display()));

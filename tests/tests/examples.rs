@@ -11,18 +11,18 @@ use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render, run_geometry, run_vertices};
 use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Engine;
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::jit::JitShader;
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;
 
-fn example(name: &str) -> Prepared {
+fn example(name: &str) -> Module {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/shaders")
         .join(name);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let read = tgsic::front::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    Prepared::new(read.program).unwrap_or_else(|e| panic!("{name}: {e}"))
+    Module::new(read.program).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// The image from the interpreter, after checking that every JIT back end renders the same bits.
@@ -175,7 +175,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 /// JIT shaders for every back end of the build, exact math.
-fn jits(shader: &Prepared) -> Vec<(Backend, JitShader)> {
+fn jits(shader: &Module) -> Vec<(Backend, JitShader)> {
     jit_backends()
         .into_iter()
         .map(|(backend, _)| {

@@ -7,14 +7,14 @@ use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::{RunOptions, run_vertices};
 use tgsic_runtime::engine::CompileOptions;
 use tgsic_runtime::engine::Engine;
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::JitShader;
 use tgsic_tests::fast_math::{self as fm, Func};
 
-fn prepared(func: Func) -> Prepared {
+fn prepared(func: Func) -> Module {
     let program = tgsic::front::text::parse(&func.shader()).expect("parses");
-    Prepared::new(program).expect("loads")
+    Module::new(program).expect("loads")
 }
 
 fn run<E: Engine + Sync + ?Sized>(e: &E, pairs: &[(f32, f32)]) -> Vec<f32>

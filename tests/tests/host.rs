@@ -67,7 +67,7 @@ fn a_host_renders_what_tgsic_run_renders() {
     );
     for name in ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"] {
         let m = load(&rt, name);
-        let reference = render(m.shader(), &bind, w, h, 0).unwrap();
+        let reference = render(&m, &bind, w, h, 0).unwrap();
         let color = m.reflection().output(Semantic::Color, 0).unwrap() as usize;
         let outs = m.reflection().output_registers;
         for engine in &engines {
@@ -138,7 +138,7 @@ fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
     // 70 primitives (two batches): the two triangles over and over.
     let prims: Vec<_> = prims.iter().cycle().take(70).cloned().collect();
     let reference = tgsic_runtime::dispatch::run_geometry(
-        m.shader(),
+        &m,
         &Bindings::default(),
         &prims,
         &Default::default(),

@@ -5,11 +5,11 @@
 #![allow(clippy::needless_range_loop)]
 
 use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render};
-use tgsic_runtime::engine::{Bindings, LoadError, Prepared};
+use tgsic_runtime::engine::{Bindings, LoadError, Module};
 
 /// Runs a vertex shader once per vertex on the calling thread.
 fn run_vertices(
-    shader: &Prepared,
+    shader: &Module,
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
 ) -> Result<Vec<Invocation>, tgsic_runtime::engine::RunError> {
@@ -28,7 +28,7 @@ const HEAD: &str =
 fn run_bits(body: &str, consts: &[[u32; 4]], inputs: &[Vec<[u32; 4]>]) -> Vec<Vec<[u32; 4]>> {
     let src = format!("{HEAD}{body}");
     let program = tgsic::front::text::parse(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let shader = Prepared::new(program).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let shader = Module::new(program).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let bind = Bindings {
         constants: vec![consts.to_vec()],
         max_iterations: 100,
@@ -720,7 +720,7 @@ fn divergent_control_flow_is_exact_per_invocation() {
     };
     let counted = |body: &str| {
         let src = format!("{HEAD}MOV TEMP[0], IN[0]\n{body}MOV OUT[0], TEMP[0]\nEND\n");
-        let shader = Prepared::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
+        let shader = Module::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
         let out = run_vertices(
             &shader,
             &bind,
@@ -740,7 +740,7 @@ fn divergent_control_flow_is_exact_per_invocation() {
     );
     // The reproducer: a BRA to itself.
     let shader =
-        Prepared::new(tgsic::front::text::parse("FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n").unwrap())
+        Module::new(tgsic::front::text::parse("FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n").unwrap())
             .unwrap();
     let image = render(&shader, &bind, 4, 4, 0).unwrap();
     assert_eq!(image.exhausted, 16);
@@ -845,7 +845,7 @@ fn frag(body: &str, w: u32, h: u32) -> Image {
     let src = format!(
         "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{body}"
     );
-    let shader = Prepared::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(&src).unwrap()).unwrap();
     render(
         &shader,
         &Bindings {
@@ -901,22 +901,19 @@ fn fragment_inputs_derivatives_and_kill() {
 fn load_time_errors_are_typed() {
     let p = tgsic::front::text::parse("FRAG\nDCL TEMP[0]\nNOISE1 TEMP[0], TEMP[0]\n").unwrap();
     assert!(matches!(
-        Prepared::new(p),
+        Module::new(p),
         Err(LoadError::NoSemantics {
             opcode: "NOISE1",
             ..
         })
     ));
     let p = tgsic::front::text::parse("FRAG1.2\nEND\n").unwrap();
-    assert_eq!(
-        Prepared::new(p).unwrap_err(),
-        LoadError::NotExecutable(1, 2)
-    );
+    assert_eq!(Module::new(p).unwrap_err(), LoadError::NotExecutable(1, 2));
     let p = tgsic::front::text::parse("FRAG\nMOV TEMP[0], TEMP[1]\n").unwrap();
-    assert!(matches!(Prepared::new(p), Err(LoadError::Invalid(_))));
+    assert!(matches!(Module::new(p), Err(LoadError::Invalid(_))));
     // A texture instruction with nothing bound is an error that names the unit.
     let p = tgsic::front::text::parse("FRAG\nDCL IN[0], GENERIC[0]\nDCL OUT[0], COLOR\nDCL SAMP[3]\nTEX OUT[0], IN[0], SAMP[3], 2D\n").unwrap();
-    let e = render(&Prepared::new(p).unwrap(), &Bindings::default(), 2, 2, 0).unwrap_err();
+    let e = render(&Module::new(p).unwrap(), &Bindings::default(), 2, 2, 0).unwrap_err();
     assert!(e.to_string().contains("texture unit 3"), "{e}");
 }
 
@@ -932,7 +929,7 @@ fn tex_frag(
     let src = format!(
         "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{decl}\n{body}"
     );
-    let shader = Prepared::new(tgsic::front::text::parse(&src).unwrap_or_else(|e| panic!("{e}")))
+    let shader = Module::new(tgsic::front::text::parse(&src).unwrap_or_else(|e| panic!("{e}")))
         .unwrap_or_else(|e| panic!("{e}"));
     let bind = Bindings {
         textures: vec![Some(tex)],

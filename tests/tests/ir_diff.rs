@@ -4,7 +4,7 @@
 //! quads only partly active) are left out, and counted.
 
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::engine::Prepared;
+use tgsic_runtime::engine::Module;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_tests::all_shaders;
 use tgsic_tests::random::{Rng, Source, batch, bindings, difference, run};
@@ -19,7 +19,7 @@ fn lifted_ir_matches_the_interpreter() {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&text).unwrap();
-        let shader = Prepared::new(program).unwrap();
+        let shader = Module::new(program).unwrap();
         let ir = match IrShader::lift(shader.clone()) {
             Ok(ir) => ir,
             Err(e) => {
@@ -99,7 +99,7 @@ fn geometry_shaders_emit_the_same_vertices() {
         IF TEMP[1].yyyy\nEMIT IMM[1].xxxx\nENDIF\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\nENDLOOP\n\
         ENDPRIM IMM[1].xxxx\nEND\n";
     let program = tgsic::front::text::parse(text).unwrap();
-    let shader = Prepared::new(program).unwrap();
+    let shader = Module::new(program).unwrap();
     let ir = IrShader::lift(shader.clone()).unwrap();
     let mut o2 = ir.clone();
     optimize(&mut o2.function, OptLevel::O2);

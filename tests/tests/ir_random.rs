@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use tgsic::back::Backend;
 use tgsic::opt::{OptLevel, optimize};
 use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Prepared;
+use tgsic_runtime::engine::Module;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::JitShader;
 use tgsic_tests::generate::program;
@@ -32,7 +32,7 @@ fn cases() -> u32 {
 }
 
 /// Every JIT back end of this build, each at a lane count chosen by the seed, named.
-fn jit_engines(shader: &Prepared, seed: u64) -> Result<Vec<(String, JitShader)>, String> {
+fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, JitShader)>, String> {
     jit_backends()
         .into_iter()
         .map(|(backend, widths)| {
@@ -63,7 +63,7 @@ proptest! {
     fn random_programs_agree_in_every_engine(seed in any::<u64>()) {
         let p = program(seed);
         let text = tgsic::front::text::print(&p);
-        let shader = Prepared::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let shader = Module::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let ir = IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
             return Err(TestCaseError::fail(format!("the lifted IR does not verify: {}\n{text}", e[0])));
@@ -118,7 +118,7 @@ fn replay() {
     let mut f = tgsic::ir::lift(&p).unwrap();
     optimize(&mut f, OptLevel::O2);
     println!("{}", tgsic::ir::print::print(&f));
-    let shader = Prepared::new(p).unwrap();
+    let shader = Module::new(p).unwrap();
     let jits = jit_engines(&shader, seed).unwrap();
     let mut rng = Rng(seed ^ 0x5eed);
     for _ in 0..2 {

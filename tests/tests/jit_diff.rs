@@ -4,7 +4,7 @@
 //! same batch) are left out.
 
 use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Prepared;
+use tgsic_runtime::engine::Module;
 use tgsic_runtime::ireval::IrShader;
 use tgsic_runtime::jit::JitShader;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
@@ -26,7 +26,7 @@ fn check(config: CompileOptions) {
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&text).unwrap();
-        let shader = Prepared::new(program).unwrap();
+        let shader = Module::new(program).unwrap();
         let ir = IrShader::lift(shader.clone()).unwrap();
         let jit = match JitShader::new(shader.clone(), &config) {
             Ok(j) => j,

@@ -5,7 +5,7 @@
 
 use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
 use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::jit::{JitShader, Lookups};
 use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;
@@ -54,7 +54,7 @@ enum Make {
 /// On every JIT back end, made as `make` says, `shader` passes `check` and gives the
 /// interpreter's outputs for every vertex of `verts`.
 fn matches_the_interpreter(
-    shader: &Prepared,
+    shader: &Module,
     bind: &Bindings,
     verts: &[Vec<[u32; 4]>],
     make: Make,
@@ -96,7 +96,7 @@ fn matches_the_interpreter(
 }
 
 fn both(text: &str, bind: &Bindings) {
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     matches_the_interpreter(&shader, bind, &vertices(200), Make::EveryWidth, |_| {});
 }
 
@@ -194,7 +194,7 @@ fn texture_vertices() -> Vec<Vec<[u32; 4]>> {
 /// Compiled for `bind` on every back end and step width, `shader`'s texture operations are
 /// sampled in the code exactly when `vector` says, and every result is the interpreter's.
 fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bool) {
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let verts = texture_vertices();
     matches_the_interpreter(&shader, bind, &verts, Make::ForBindingsEveryWidth, |jit| {
         let ops = jit.compiled.textures.len();
@@ -598,7 +598,7 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
                      ADD TEMP[0].w, TEMP[0].wwww, IMM[0].wwww\n\
                      MUL TEMP[1], IN[0].yxxy, IMM[0].yxyx\n{lookup}\nEND\n"
                 );
-                let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
+                let shader = Module::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
                 let want = render(&shader, &bind, 61, 37, 0).unwrap();
                 for (backend, _) in jit_backends() {
                     let config = CompileOptions::with_engine(backend);
@@ -630,7 +630,7 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
     // batch runs the variant its bindings call for, and every result is the interpreter's.
     let text = "VERT\nDCL IN[0]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
                 TEX OUT[0], IN[0], SAMP[0], 2D\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let sampler = |min, mag| Sampler {
         min,
         mag,
@@ -703,7 +703,7 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
 
 /// Compiled for `bind`, on every back end, the first `ops` texture operations of `shader` are
 /// sampled in the generated code, and 300 vertices give the interpreter's results.
-fn vector_lookups_give_the_interpreters_results(shader: &Prepared, bind: &Bindings, ops: usize) {
+fn vector_lookups_give_the_interpreters_results(shader: &Module, bind: &Bindings, ops: usize) {
     matches_the_interpreter(shader, bind, &vertices(300), Make::ForBindings, |jit| {
         assert!((0..ops).all(|k| jit.compiled.tex_paths.vector(k)));
     });
@@ -781,7 +781,7 @@ fn coherent_rgba8_lookups_at_the_window_edges() {
             "VERT\nDCL IN[0..1]\nDCL OUT[0], GENERIC[0]\nDCL SAMP[0]\n\
              {text} OUT[0], IN[0], SAMP[0], 2D\nEND\n"
         );
-        let shader = Prepared::new(tgsic::front::text::parse(&shader).unwrap()).unwrap();
+        let shader = Module::new(tgsic::front::text::parse(&shader).unwrap()).unwrap();
         let bind = Bindings {
             textures: vec![Some(tex)],
             samplers: vec![nearest(mip)],
@@ -807,7 +807,7 @@ fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
                 TEX OUT[0], IN[0], SAMP[0], 2D\nTEX OUT[1], IN[0], SAMP[1], 2D\n\
                 MUL TEMP[0], IN[0], IMM[0].xyzz\nTEX OUT[2], TEMP[0], SAMP[0], RECT\n\
                 TEX OUT[3], IN[0].yxzw, SAMP[1], 2D\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let sampler = |wrap| Sampler {
         min: Filter::Nearest,
         mag: Filter::Nearest,
@@ -841,7 +841,7 @@ fn lookups_in_and_after_divergent_branches_share_what_dominates_them() {
                 ADD TEMP[1], IN[0].yxzw, TEMP[2].xxxx\nTEX TEMP[1], TEMP[1], SAMP[0], 2D\n\
                 ADD TEMP[2], TEMP[2], TEMP[1]\nUADD TEMP[0].y, TEMP[0].yyyy, IMM[1].yyyy\n\
                 ENDLOOP\nMOV OUT[1], TEMP[2]\nTEX OUT[2], IN[0].yxzw, SAMP[0], 2D\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let mut tex = texture(8, 4, 1);
     tex.levels.truncate(1);
     let bind = Bindings {
@@ -861,7 +861,7 @@ fn a_loop_that_never_ends_returns_with_the_budget_report() {
     let text = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                 IMM[0] FLT32 {1.0, 0.0, 0.0, 0.0}\nBGNLOOP\nADD TEMP[0].x, TEMP[0].xxxx, IMM[0].xxxx\n\
                 ENDLOOP\nMOV OUT[0], TEMP[0].xxxx\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let bind = Bindings {
         max_iterations: 1000,
         ..Bindings::default()
@@ -988,7 +988,7 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
         text += &format!("{op} TEMP[{d}], TEMP[{a}], TEMP[{b}].yzwx\n");
     }
     text += "ADD TEMP[0], TEMP[0], TEMP[1]\nADD OUT[0], TEMP[0], TEMP[2]\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
     let config = |lanes| CompileOptions {
         engine: Backend::Cranelift.into(),
         lanes,

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use tgsic::tgsi::{File, Program, Semantic};
 use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::{Bindings, Prepared};
+use tgsic_runtime::engine::{Bindings, Module};
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::theia::options_for;
 use tgsic_tests::{Corpus, corpus};
@@ -44,7 +44,7 @@ fn units(p: &Program) -> usize {
 /// The interpreter's colour of texture unit 0 at each pixel's texture coordinate.
 fn sampled(bind: &Bindings) -> Vec<[f32; 4]> {
     let src = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n";
-    let s = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    let s = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
     render(&s, bind, W, H, 0).unwrap().pixels
 }
 
@@ -248,7 +248,7 @@ fn compiled_shaders_match_the_interpreter() {
         };
         let void = void_reads(&t.assembly);
         assert!(void.is_empty(), "{name} reads VOID: {void:?}");
-        let Ok(shader) = Prepared::new(p.clone()) else {
+        let Ok(shader) = Module::new(p.clone()) else {
             continue;
         };
         let mut bind = Bindings::default();

@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use std::fmt::Write;
 use tgsic::tgsi::File;
 use tgsic_runtime::engine::BatchIo;
-use tgsic_runtime::engine::{ALL, Arrangement, BATCH_LANES, Prepared};
+use tgsic_runtime::engine::{ALL, Arrangement, BATCH_LANES, Module};
 use tgsic_tests::random::{Rng, Source, run};
 use tgsic_theia::compile::{TheiaError, TheiaOptions, compile};
 use tgsic_theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
@@ -292,7 +292,7 @@ fn check(seed: u64) -> Result<bool, String> {
         Err(e) => return Err(format!("does not compile: {e}\n{text}")),
     };
     // The interpreter on BATCH_LANES pixels.
-    let shader = Prepared::new(p).map_err(|e| format!("{e}\n{text}"))?;
+    let shader = Module::new(p).map_err(|e| format!("{e}\n{text}"))?;
     let mut rng = Rng(seed ^ 0xA5A5);
     let inputs: Vec<[[f32; 4]; BATCH_LANES]> = (0..shader.size(File::Input))
         .map(|_| {

@@ -280,7 +280,7 @@ where
             "bands of {band_rows} rows: a band is a multiple of the 8-row tiles"
         )));
     }
-    let shader = engine.shader();
+    let shader = engine.module();
     let p = &shader.program;
     if p.processor != Processor::Fragment {
         return Err(RunError::Unsupported(format!(
@@ -452,7 +452,7 @@ pub fn run_vertices<E: Engine + Sync + ?Sized>(
 where
     E::Scratch: Send,
 {
-    let p = &engine.shader().program;
+    let p = &engine.module().program;
     if p.processor != Processor::Vertex {
         return Err(RunError::Unsupported(format!(
             "run_vertices needs a vertex shader, not {}",
@@ -482,7 +482,7 @@ pub fn run_geometry<E: Engine + Sync + ?Sized>(
 where
     E::Scratch: Send,
 {
-    let shader = engine.shader();
+    let shader = engine.module();
     if shader.program.processor != Processor::Geometry {
         return Err(RunError::Unsupported(format!(
             "run_geometry needs a geometry shader, not {}",
@@ -512,7 +512,7 @@ fn run_independent<E: Engine + Sync + ?Sized>(
 where
     E::Scratch: Send,
 {
-    let p = &engine.shader().program;
+    let p = &engine.module().program;
     let batches = n.div_ceil(BATCH_LANES);
     let mut started = None;
     let workers = opts.workers(batches, &mut started)?;

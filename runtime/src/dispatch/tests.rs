@@ -1,7 +1,7 @@
 //! Images in bands and ragged grids: every pixel its own inputs, on one thread and on two.
 
 use super::*;
-use crate::engine::Prepared;
+use crate::engine::Module;
 
 #[test]
 fn bands_in_either_order_make_the_whole_image() {
@@ -10,7 +10,7 @@ fn bands_in_either_order_make_the_whole_image() {
                IMM[0] FLT32 { 0.5, 3.0, 0.0, 0.0 }\n\
                MUL TEMP[0], IN[0], IMM[0].xyxy\nFRC OUT[0], TEMP[0]\n\
                SLT TEMP[0].x, IN[0].xxxx, IMM[0].yyyy\nKILL_IF -TEMP[0].xxxx\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
     let bind = Bindings::default();
     let opts = RunOptions {
         threads: 2,
@@ -67,7 +67,7 @@ fn every_pixel_gets_its_own_inputs_in_wide_and_ragged_images() {
                DCL OUT[0], COLOR\nDCL TEMP[0]\nIMM[0] FLT32 { 3.0, 0.0, 0.0, 0.0 }\n\
                MOV OUT[0].xy, IN[0].xyxy\nMOV OUT[0].zw, IN[1].xxxy\n\
                SLT TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\nKILL_IF -TEMP[0].xxxx\nEND\n";
-    let shader = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+    let shader = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
     let bind = Bindings {
         clear: [-7.0; 4],
         ..Bindings::default()

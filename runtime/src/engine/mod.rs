@@ -1,8 +1,8 @@
 //! The vocabulary every engine shares: what the interpreter, the IR evaluator, the JIT and the
 //! host API build on, so that none of them imports another.
 //!
-//! - [`Prepared`]: a validated program with what running it needs (storage sizes, arrays,
-//!   block structure), made once per program.
+//! - [`Module`]: a validated program prepared once for every engine (storage sizes, arrays,
+//!   block structure, its tokens and its interface, [`Reflection`]).
 //! - [`Bindings`]: what a shader reads besides its inputs (constant buffers, textures,
 //!   samplers, the loop budget, the clear colour).
 //! - [`BatchIo`] and [`BatchReport`]: one batch of [`BATCH_LANES`] invocations in
@@ -11,11 +11,13 @@
 //!   engine a host asks for and how it compiles.
 //! - [`RunError`], [`LoadError`]: why a run or a load failed.
 
+mod module;
 mod options;
-mod prepare;
+mod reflect;
 
+pub use module::{LoadError, Module};
 pub use options::{CompileOptions, EngineKind};
-pub use prepare::{LoadError, Prepared};
+pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::texture::{Sampler, Texture};
 use tgsic::tgsi::Location;
@@ -190,8 +192,8 @@ pub trait Engine {
     /// Working memory one thread reuses from batch to batch (registers, arrays).
     type Scratch;
 
-    /// The program (its declarations decide the inputs).
-    fn shader(&self) -> &Prepared;
+    /// The module it runs (its declarations decide the inputs).
+    fn module(&self) -> &Module;
 
     /// Fresh working memory.
     fn scratch(&self) -> Self::Scratch;
@@ -245,7 +247,7 @@ pub type Feed<'a> = dyn FnMut(&mut BatchIo, Option<BatchReport>) -> Result<bool,
 impl BatchIo {
     /// Zeroed registers for one batch of `p` (a geometry shader's inputs for every vertex of
     /// the primitive, vertex-major).
-    pub fn new(p: &Prepared, arrangement: Arrangement) -> BatchIo {
+    pub fn new(p: &Module, arrangement: Arrangement) -> BatchIo {
         let z = |n: usize| vec![[[0u32; BATCH_LANES]; 4]; n];
         let [inputs, sv, outputs] = p.io_sizes();
         BatchIo {
@@ -258,7 +260,7 @@ impl BatchIo {
         }
     }
 
-    /// Whether this holds at least the registers `sizes` ([`Prepared::io_sizes`]) counts: what
+    /// Whether this holds at least the registers `sizes` ([`Module::io_sizes`]) counts: what
     /// engines whose code addresses them without bounds checks (the JIT) verify before a
     /// batch, with the sizes found once.
     pub fn fits(&self, sizes: [usize; 3]) -> bool {

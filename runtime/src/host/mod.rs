@@ -32,16 +32,15 @@
 
 mod images;
 mod invoke;
-pub mod reflect;
 
 pub use crate::jit::Lookups;
 pub use images::{Frame, RunControl};
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
-pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::batches::{MAX_THREADS, Slots};
 pub use crate::engine::{CompileOptions, EngineKind};
-use crate::engine::{Engine, LoadError, Prepared, RunError};
+pub use crate::engine::{ConstantBuffer, Module, Reflection, SamplerView, Varying};
+use crate::engine::{Engine, LoadError, RunError};
 use crate::jit::{CompileError, JitShader};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -94,9 +93,6 @@ pub enum HostError {
     /// The call does not fit the kind of shader.
     #[error("{0}")]
     Processor(String),
-    /// The program cannot be encoded as tokens (to key the cache).
-    #[error("the program cannot be encoded as tokens: {0}")]
-    Encode(String),
     /// The worker threads could not be started.
     #[error("cannot start worker threads: {0}")]
     Threads(String),
@@ -125,33 +121,8 @@ impl Default for RuntimeOptions {
     }
 }
 
-/// A shader read and validated once, with its interface.
-#[derive(Debug, Clone)]
-pub struct Module {
-    shader: Prepared,
-    tokens: Arc<[u32]>,
-    reflection: Arc<Reflection>,
-}
-
-impl Module {
-    /// The shader's interface.
-    pub fn reflection(&self) -> &Reflection {
-        &self.reflection
-    }
-
-    /// The program.
-    pub fn program(&self) -> &Program {
-        &self.shader.program
-    }
-
-    /// The validated, prepared program the interpreter runs.
-    pub fn shader(&self) -> &Prepared {
-        &self.shader
-    }
-}
-
 enum Inner {
-    Interp(Box<Prepared>),
+    Interp(Box<Module>),
     Jit(Box<JitShader>),
 }
 
@@ -177,7 +148,7 @@ impl std::fmt::Debug for Compiled {
 /// [`crate::dispatch`] functions (images, vertex and primitive files).
 pub enum CompiledScratch {
     /// The interpreter's.
-    Interp(<Prepared as Engine>::Scratch),
+    Interp(<Module as Engine>::Scratch),
     /// A JIT's.
     Jit(<JitShader as Engine>::Scratch),
 }
@@ -188,10 +159,10 @@ pub enum CompiledScratch {
 impl Engine for Compiled {
     type Scratch = CompiledScratch;
 
-    fn shader(&self) -> &Prepared {
+    fn module(&self) -> &Module {
         match &self.engine {
             Inner::Interp(s) => s,
-            Inner::Jit(j) => j.shader(),
+            Inner::Jit(j) => j.module(),
         }
     }
 
@@ -332,7 +303,7 @@ impl Runtime {
     ///
     /// # Errors
     /// [`HostError::Read`] naming the place in the text or the token, [`HostError::Load`] for an
-    /// invalid program, [`HostError::Encode`] for one the token form cannot hold.
+    /// invalid program or one the token form cannot hold.
     pub fn load(&self, bytes: &[u8]) -> Result<Module, HostError> {
         let program = tgsic::front::read(bytes)?.program;
         self.module(program)
@@ -343,28 +314,7 @@ impl Runtime {
     /// # Errors
     /// As [`Runtime::load`].
     pub fn module(&self, program: Program) -> Result<Module, HostError> {
-        self.prepared(Prepared::new(program)?)
-    }
-
-    /// As [`Runtime::module`], for a program already validated and prepared (nothing is
-    /// validated again).
-    ///
-    /// # Errors
-    /// [`HostError::Encode`] for a program the token form cannot hold.
-    pub fn prepared(&self, shader: Prepared) -> Result<Module, HostError> {
-        let tokens: Arc<[u32]> = tgsic::front::binary::encode(&shader.program)
-            .map_err(|e| HostError::Encode(e.to_string()))?
-            .into();
-        let reflection = Arc::new(Reflection::with_vertices(
-            &shader.program,
-            |f| shader.size(f),
-            shader.gs_vertices as usize,
-        ));
-        Ok(Module {
-            shader,
-            tokens,
-            reflection,
-        })
+        Ok(Module::new(program)?)
     }
 
     /// The module compiled for `opts`: from the cache when this runtime compiled the same
@@ -394,7 +344,7 @@ impl Runtime {
         opts: &CompileOptions,
         lookups: Lookups<'_>,
     ) -> Result<Arc<Compiled>, HostError> {
-        let key: Key = (module.tokens.clone(), *opts);
+        let key: Key = (module.tokens().clone(), *opts);
         if let Some(compiled) = self.lookup(&key) {
             if let Inner::Jit(j) = &compiled.engine
                 && !matches!(lookups, Lookups::Callback)
@@ -404,9 +354,9 @@ impl Runtime {
             return Ok(compiled);
         }
         let engine = match opts.engine {
-            EngineKind::Interpreter => Inner::Interp(Box::new(module.shader.clone())),
+            EngineKind::Interpreter => Inner::Interp(Box::new(module.clone())),
             EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(Box::new(
-                JitShader::with_lookups(module.shader.clone(), opts, lookups)?,
+                JitShader::with_lookups(module.clone(), opts, lookups)?,
             )),
         };
         self.compiles
@@ -414,7 +364,7 @@ impl Runtime {
         let compiled = Arc::new(Compiled {
             engine,
             slots: Slots::default(),
-            reflection: module.reflection.clone(),
+            reflection: module.reflection_arc().clone(),
             options: *opts,
         });
         if let Ok(mut cache) = self.cache.lock()

@@ -219,7 +219,7 @@ fn code_compiled_up_front_is_what_a_run_uses_and_can_be_read() {
         output: 0,
     };
     let image = c.render(&rt, &bind, frame, &RunControl::default()).unwrap();
-    let want = crate::dispatch::render(m.shader(), &bind, 4, 4, 0).unwrap();
+    let want = crate::dispatch::render(&m, &bind, 4, 4, 0).unwrap();
     assert_eq!(image.pixels, want.pixels);
     let interp = rt
         .compile(&m, &CompileOptions::with_engine(EngineKind::Interpreter))

@@ -4,7 +4,7 @@
 mod operand;
 
 use crate::engine::{
-    ALL, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Emitted, Mask, Prepared, Reg,
+    ALL, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Emitted, Mask, Module, Reg,
     RunError,
 };
 use tgsic::numerics::{self as num, b, f};
@@ -54,7 +54,7 @@ impl Regs {
     }
 
     /// Zeroed storage for `p`.
-    pub fn new(p: &Prepared) -> Regs {
+    pub fn new(p: &Module) -> Regs {
         let z = |n: usize| vec![[[0u32; BATCH_LANES]; 4]; n];
         let inputs = p.size(File::Input)
             * if p.program.processor == Processor::Geometry {
@@ -104,7 +104,7 @@ struct Call {
 
 /// The interpreter state for one batch.
 pub(super) struct Exec<'a> {
-    pub p: &'a Prepared,
+    pub p: &'a Module,
     pub bind: &'a Bindings,
     pub regs: &'a mut Regs,
     pub arrangement: Arrangement,
@@ -138,7 +138,7 @@ pub(super) fn mask_of(pred: impl Fn(usize) -> bool) -> Mask {
 
 impl<'a> Exec<'a> {
     pub fn new(
-        p: &'a Prepared,
+        p: &'a Module,
         bind: &'a Bindings,
         regs: &'a mut Regs,
         alive: Mask,

@@ -4,10 +4,10 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, Prepared};
+//! use tgsic_runtime::engine::{Bindings, Module};
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n").unwrap();
-//! let shader = Prepared::new(program).unwrap();
+//! let shader = Module::new(program).unwrap();
 //! let image = render(&shader, &Bindings::default(), 4, 4, 0).unwrap();
 //! // Generic inputs are ((i + 0.5)/W, (j + 0.5)/H, 0, 1).
 //! assert_eq!(image.pixel(1, 2), [0.375, 0.625, 0.0, 1.0]);
@@ -20,15 +20,15 @@ mod alu;
 mod exec;
 mod tex;
 
-use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Prepared, RunError};
+use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
 use exec::Exec;
 pub use exec::Regs;
 
 /// The interpreter as an execution engine.
-impl Engine for Prepared {
+impl Engine for Module {
     type Scratch = Regs;
 
-    fn shader(&self) -> &Prepared {
+    fn module(&self) -> &Module {
         self
     }
 

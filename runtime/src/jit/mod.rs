@@ -13,11 +13,11 @@
 //!
 //! ```
 //! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, CompileOptions, Prepared};
+//! use tgsic_runtime::engine::{Bindings, CompileOptions, Module};
 //! use tgsic_runtime::jit::JitShader;
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let shader = Prepared::new(program).unwrap();
+//! let shader = Module::new(program).unwrap();
 //! let jit = JitShader::new(shader.clone(), &CompileOptions::default()).unwrap();
 //! let a = render(&jit, &Bindings::default(), 16, 16, 0).unwrap();
 //! let b = render(&shader, &Bindings::default(), 16, 16, 0).unwrap();
@@ -34,7 +34,7 @@ mod textures;
 
 use crate::engine::{
     Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
-    Feed, Prepared, Reg, RunError,
+    Feed, Module, Reg, RunError,
 };
 use callbacks::{Callbacks, emit_callback_entered, texture_callback_entered};
 use std::collections::HashMap;
@@ -92,7 +92,7 @@ impl CompileError {
 #[derive(Debug, Clone)]
 pub struct JitShader {
     /// The program (its declarations decide the inputs).
-    pub prepared: Prepared,
+    pub prepared: Module,
     /// The optimized IR the code was generated from.
     pub function: Arc<Function>,
     /// The code compiled when the shader was made: every lookup through the runtime's sampler
@@ -127,7 +127,7 @@ impl JitShader {
     /// # Errors
     /// [`CompileError`] when the program cannot be lifted or compiled, or `opts` names the
     /// interpreter.
-    pub fn new(prepared: Prepared, opts: &CompileOptions) -> Result<JitShader, CompileError> {
+    pub fn new(prepared: Module, opts: &CompileOptions) -> Result<JitShader, CompileError> {
         Self::with_lookups(prepared, opts, Lookups::Callback)
     }
 
@@ -138,7 +138,7 @@ impl JitShader {
     /// # Errors
     /// As [`JitShader::new`].
     pub fn with_lookups(
-        prepared: Prepared,
+        prepared: Module,
         opts: &CompileOptions,
         lookups: Lookups<'_>,
     ) -> Result<JitShader, CompileError> {
@@ -292,7 +292,7 @@ pub struct JitScratch {
 impl Engine for JitShader {
     type Scratch = JitScratch;
 
-    fn shader(&self) -> &Prepared {
+    fn module(&self) -> &Module {
         &self.prepared
     }
 
@@ -459,7 +459,7 @@ impl Engine for JitShader {
                 (args.alive, args.helpers) = (io.alive, io.helpers);
                 (args.killed, args.exhausted) = (0, 0);
                 // SAFETY: every buffer is sized as the function needs: inputs, system values
-                // and outputs as the prepared program declares (`io_fits`; the IR reads
+                // and outputs as the module declares (`BatchIo::fits`; the IR reads
                 // nothing beyond, `Function::input_regs`), arrays as `array_words`, uniforms
                 // as `uniforms`; the texture descriptors were written for this code and these
                 // bindings by `choose_code`; the callbacks get `host`, alive for the call, and

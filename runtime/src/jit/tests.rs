@@ -10,7 +10,7 @@ fn backends() -> Vec<Backend> {
 
 /// The outputs of `engine` on a batch of every lane whose IN[0] component c of lane l is
 /// l/64 + c, then (with `then`) on the same batch with only the lanes of `then` alive.
-fn ramp_outputs(p: &Prepared, engine: &dyn Fn(&mut BatchIo), then: Option<u64>) -> Vec<Reg> {
+fn ramp_outputs(p: &Module, engine: &dyn Fn(&mut BatchIo), then: Option<u64>) -> Vec<Reg> {
     let mut io = BatchIo::new(p, Arrangement::Quads);
     for (c, chan) in io.inputs[0].iter_mut().enumerate() {
         for (l, x) in chan.iter_mut().enumerate() {
@@ -32,7 +32,7 @@ fn outputs_of_lanes_that_do_not_run_are_zero_whatever_the_last_batch_left() {
     // OUT[1].yzw never: after a batch of every lane, one of lanes 0 and 2 alone (the other
     // lanes of their step skipped, the other steps idle) must leave 0 in every other lane
     // of every output, as the interpreter does, on both back ends.
-    let p = Prepared::new(
+    let p = Module::new(
         tgsic::front::text::parse(
             "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
              DCL OUT[1], COLOR[1]\nDCL TEMP[0]\nIMM[0] FLT32 { 0.5, 7.0, 0.0, 0.0 }\n\
@@ -88,7 +88,7 @@ fn uniform_values_computed_once_a_call_are_what_each_step_computes() {
     // SIN of a constant, a uniform IF and its merge; not the loop, nor the product of its
     // result after it (a uniform value that only the step computes), which reads the loop
     // variable. Both back ends at three widths, both IF branches, against the interpreter.
-    let p = Prepared::new(
+    let p = Module::new(
         tgsic::front::text::parse(
             "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
              DCL CONST[0][0]\nDCL TEMP[0..3]\nIMM[0] FLT32 { 1.0, 0.5, 3.0, 0.0 }\n\
@@ -153,7 +153,7 @@ fn a_run_of_batches_computes_what_each_batch_alone_does() {
     // change: run_batches must give each batch's outputs and report as run_batch does
     // alone, choosing its code again when the arrangement changes, on both back ends.
     use crate::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
-    let p = Prepared::new(
+    let p = Module::new(
         tgsic::front::text::parse(
             "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
              DCL SVIEW[0], 2D, FLOAT\nDCL CONST[0][0]\nDCL TEMP[0]\n\
@@ -258,7 +258,7 @@ fn a_run_of_batches_computes_what_each_batch_alone_does() {
 #[test]
 fn a_batch_refuses_registers_and_remakes_scratch_made_for_another_shader() {
     let shader = |src: &str| {
-        let p = Prepared::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let p = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
         JitShader::new(p, &CompileOptions::default()).unwrap()
     };
     // `wide` reads IN[3] and a constant and indexes an array; `narrow` reads IN[0] alone.

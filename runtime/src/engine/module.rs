@@ -1,7 +1,10 @@
-//! Load-time analysis of a validated program: storage sizes, arrays, matching block ends, and
-//! the checks that make a program executable.
+//! A module: a validated program prepared once for running, with what every engine and host
+//! needs of it (storage sizes, arrays, matching block ends, its token stream, its interface),
+//! and the checks that make a program executable.
 
+use super::reflect::Reflection;
 use std::collections::HashMap;
+use std::sync::Arc;
 use tgsic::tgsi::*;
 use tgsic::valid::{Valid, ValidationError};
 use thiserror::Error;
@@ -15,6 +18,10 @@ pub enum LoadError {
     /// A token stream of a newer minor revision (loads, must not run).
     #[error("revision {0}.{1} is newer than 1.1: the program reads but must not be executed")]
     NotExecutable(u8, u8),
+    /// A program the binary token form cannot hold (the validator refuses those; a program
+    /// built by hand may still be one).
+    #[error("the program cannot be encoded as tokens: {0}")]
+    Encode(String),
     /// An opcode without defined semantics.
     #[error("{location}: {opcode} cannot be executed: {reason}")]
     NoSemantics {
@@ -27,9 +34,10 @@ pub enum LoadError {
     },
 }
 
-/// A validated program with what the interpreter needs to run it.
+/// A shader read and validated once, prepared for every engine: what the interpreter runs,
+/// what the JIT lifts, what a host compiles and binds.
 #[derive(Debug, Clone)]
-pub struct Prepared {
+pub struct Module {
     /// The program, validated.
     pub program: Valid,
     /// Registers to allocate per file (one past the highest declared index).
@@ -48,24 +56,28 @@ pub struct Prepared {
     pub uses_cc: bool,
     /// Vertices per input primitive of a geometry shader.
     pub gs_vertices: u32,
+    /// The program as revision 1.1 tokens: the key of compiled-code caches.
+    tokens: Arc<[u32]>,
+    /// Its interface.
+    reflection: Arc<Reflection>,
 }
 
-impl Prepared {
+impl Module {
     /// Validates and analyses `program`.
     ///
     /// # Errors
     /// [`LoadError`] when it is invalid, of a newer revision, or uses an opcode without
     /// defined semantics.
-    pub fn new(program: Program) -> Result<Prepared, LoadError> {
-        Prepared::from_valid(Valid::new(program).map_err(LoadError::Invalid)?)
+    pub fn new(program: Program) -> Result<Module, LoadError> {
+        Module::from_valid(Valid::new(program).map_err(LoadError::Invalid)?)
     }
 
     /// Analyses `program`, validated before.
     ///
     /// # Errors
-    /// [`LoadError`] when it is of a newer revision or uses an opcode without defined
-    /// semantics.
-    pub fn from_valid(program: Valid) -> Result<Prepared, LoadError> {
+    /// [`LoadError`] when it is of a newer revision, uses an opcode without defined
+    /// semantics, or cannot be encoded as tokens.
+    pub fn from_valid(program: Valid) -> Result<Module, LoadError> {
         if !program.revision.is_executable() {
             return Err(LoadError::NotExecutable(
                 program.revision.major,
@@ -143,7 +155,16 @@ impl Prepared {
             .and_then(Primitive::from_bits)
             .and_then(Primitive::vertices_per_primitive)
             .unwrap_or(1);
-        Ok(Prepared {
+        let tokens: Arc<[u32]> = tgsic::front::binary::encode(&program)
+            .map_err(|e| LoadError::Encode(e.to_string()))?
+            .into();
+        let size = |f: File| sizes.get(&f).copied().unwrap_or(0);
+        let reflection = Arc::new(Reflection::with_vertices(
+            &program,
+            size,
+            gs_vertices as usize,
+        ));
+        Ok(Module {
             program,
             sizes,
             spans,
@@ -152,7 +173,25 @@ impl Prepared {
             cases,
             uses_cc,
             gs_vertices,
+            tokens,
+            reflection,
         })
+    }
+
+    /// The program as revision 1.1 tokens, whole: what caches of compiled code key on (two
+    /// programs share an entry only when they are the same program).
+    pub fn tokens(&self) -> &Arc<[u32]> {
+        &self.tokens
+    }
+
+    /// Its interface: inputs, outputs, constant buffers, samplers, properties.
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+
+    /// Its interface, shared.
+    pub fn reflection_arc(&self) -> &Arc<Reflection> {
+        &self.reflection
     }
 
     /// Registers allocated for `file`.
