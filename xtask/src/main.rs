@@ -1,5 +1,5 @@
-//! Project chores: `cargo xtask ci`, `cargo xtask corpus`, `cargo xtask fuzz-seeds`,
-//! `cargo xtask scaling`, `cargo xtask bench`.
+//! Project chores: `cargo xtask ci`, `cargo xtask capi`, `cargo xtask corpus`,
+//! `cargo xtask fuzz-seeds`, `cargo xtask scaling`, `cargo xtask theia-rtl`, `cargo xtask bench`.
 
 use std::process::{Command, ExitCode};
 
@@ -61,11 +61,14 @@ fn main() -> ExitCode {
             "--ignored",
             "--nocapture",
         ]),
+        // The C library installed as a C host gets it (cargo-c: `cargo install cargo-c`), and
+        // the C example built against it with pkg-config and run.
+        Some("capi") => capi(),
         // JIT compile time and memory against program shape (docs/jit.md, "Compile time").
         Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-cli"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | corpus | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | capi | corpus | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }
@@ -221,4 +224,53 @@ fn human_time(ns: f64) -> String {
     } else {
         format!("{ns:.0} ns")
     }
+}
+
+/// `cargo cinstall` of the C library into a temporary prefix, then the C example compiled with
+/// `pkg-config --cflags --libs tgsic` against it and run on the checker shader.
+fn capi() -> bool {
+    let prefix = std::env::temp_dir().join("tgsic-capi-install");
+    let _ = std::fs::remove_dir_all(&prefix);
+    let (p, lib) = (prefix.join("usr"), prefix.join("usr/lib"));
+    let (p, lib) = (p.to_string_lossy(), lib.to_string_lossy());
+    let installed = cargo(&[
+        "cinstall",
+        "--release",
+        "-p",
+        "tgsic-c",
+        "--prefix",
+        &p,
+        "--libdir",
+        &lib,
+    ]);
+    if !installed {
+        eprintln!("cargo cinstall failed (cargo-c: `cargo install cargo-c`)");
+        return false;
+    }
+    let pc = format!("{lib}/pkgconfig");
+    let flags = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "tgsic"])
+        .env("PKG_CONFIG_PATH", &pc)
+        .output();
+    let Ok(flags) = flags.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()) else {
+        eprintln!("pkg-config is needed (apt-get install pkg-config)");
+        return false;
+    };
+    eprintln!("$ pkg-config --cflags --libs tgsic: {flags}");
+    let exe = prefix.join("render");
+    let built = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .arg("capi/examples/render.c")
+        .args(flags.split_whitespace())
+        .arg(format!("-Wl,-rpath,{lib}"))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .is_ok_and(|s| s.success());
+    built
+        && Command::new(&exe)
+            .args(["examples/shaders/checker.tgsi"])
+            .arg(prefix.join("checker.ppm"))
+            .args(["64", "64"])
+            .status()
+            .is_ok_and(|s| s.success())
 }
