@@ -7,12 +7,19 @@
 //! - [`Runtime::load`] reads a shader (text or binary) and validates it once: a [`Module`],
 //!   with its [`Reflection`] (inputs with semantics and interpolation, outputs, constant
 //!   buffers and their sizes, samplers and views with their targets, properties).
-//! - [`Runtime::compile`] gives a [`Compiled`] shader for an engine (interpreter, Cranelift,
-//!   LLVM).
+//! - [`Runtime::compile`] gives a [`Compiled`] shader for an engine and its options
+//!   ([`CompileOptions`]: interpreter, Cranelift or LLVM, math, lanes, optimization), from the
+//!   cache when it can; [`Runtime::compile_for`] also compiles up front the code variant a
+//!   run's textures and samplers call for ([`Lookups`]).
 //! - [`Compiled::run_fragments`], [`Compiled::run_vertices`] and [`Compiled::run_primitives`]
 //!   run invocations: the host's input and output buffers in array-of-structures or
 //!   structure-of-arrays form ([`Layout`]); after a shader's first run nothing is allocated
-//!   per call.
+//!   per call. [`Compiled::render`] and its kin run a fragment shader over a pixel grid and
+//!   vertex or primitive lists (`images.rs`), as the `tgsic` program does.
+//!
+//! `mod.rs` holds the runtime, the cache and compiling; `invoke.rs` the runs over the host's
+//! buffers; `images.rs` images and lists. Every run goes through the batch driver
+//! ([`crate::batches`]).
 //!
 //! Errors are [`HostError`]s; nothing a host passes makes the API panic.
 //!
