@@ -8,15 +8,11 @@
 
 mod args;
 pub mod attributes;
-mod bench;
 mod bindings;
+mod cmd;
 pub mod compare;
-mod front;
 mod image;
-mod ir;
 mod report;
-mod run;
-mod theia;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -38,27 +34,27 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Assemble TGSI text into binary tokens (revision 1.1, little-endian).
-    Asm(front::AsmArgs),
+    Asm(cmd::convert::AsmArgs),
     /// Disassemble binary tokens into TGSI text.
-    Dis(front::DisArgs),
+    Dis(cmd::convert::DisArgs),
     /// Read a shader (text or binary, detected), validate it and print its diagnostics.
-    Check(front::CheckArgs),
+    Check(cmd::convert::CheckArgs),
     /// Lift a shader into the SSA IR, optimize it (-O0, -O1, -O2; default -O2) and print it,
     /// or print instruction counts with --stats.
-    Ir(ir::IrArgs),
+    Ir(cmd::ir::IrArgs),
     /// Run a shader: a fragment shader over an image (.f32 or .png), a vertex shader over a
     /// vertices file, a geometry shader over a primitives file.
-    Run(run::RunArgs),
+    Run(cmd::run::RunArgs),
     /// Time shader compilation and shading per engine (default interp,jit at 1024x1024) and
     /// print megapixels per second and the speed ratio.
-    Bench(bench::BenchArgs),
+    Bench(cmd::bench::BenchArgs),
     /// Compare two .f32 images component by component; exit 1 when they differ by more than
     /// --ulp.
-    Cmp(run::CmpArgs),
+    Cmp(cmd::run::CmpArgs),
     /// The THEIA b1.2 toolchain: assembler, disassembler, simulator.
     Theia {
         #[command(subcommand)]
-        command: theia::TheiaCommand,
+        command: cmd::theia::TheiaCommand,
     },
 }
 
@@ -72,18 +68,18 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Asm(a) => front::asm(&a),
-        Command::Dis(a) => front::dis(&a),
-        Command::Check(a) => front::check(&a),
-        Command::Ir(a) => ir::ir(&a),
-        Command::Run(a) => run::run(&a),
-        Command::Cmp(a) => run::cmp(&a),
-        Command::Bench(a) => bench::bench(&a),
+        Command::Asm(a) => cmd::convert::asm(&a),
+        Command::Dis(a) => cmd::convert::dis(&a),
+        Command::Check(a) => cmd::convert::check(&a),
+        Command::Ir(a) => cmd::ir::ir(&a),
+        Command::Run(a) => cmd::run::run(&a),
+        Command::Cmp(a) => cmd::run::cmp(&a),
+        Command::Bench(a) => cmd::bench::bench(&a),
         Command::Theia { command } => match command {
-            theia::TheiaCommand::Asm(a) => theia::asm(&a),
-            theia::TheiaCommand::Dis(a) => theia::dis(&a),
-            theia::TheiaCommand::Run(a) => theia::run(&a),
-            theia::TheiaCommand::Compile(a) => theia::compile(&a),
+            cmd::theia::TheiaCommand::Asm(a) => cmd::theia::asm(&a),
+            cmd::theia::TheiaCommand::Dis(a) => cmd::theia::dis(&a),
+            cmd::theia::TheiaCommand::Run(a) => cmd::theia::run(&a),
+            cmd::theia::TheiaCommand::Compile(a) => cmd::theia::compile(&a),
         },
     };
     match result {

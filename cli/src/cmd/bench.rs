@@ -2,9 +2,9 @@
 
 use crate::args::{BindArgs, EngineArg, ExecArgs, input_error, parse_engine, parse_size, usage};
 use crate::bindings::bindings;
+use crate::cmd::run::{compile, host_failure, load_shader, runtime};
 use crate::image::progress_bar;
 use crate::report::Failure;
-use crate::run::{compile, host_failure, load_shader, runtime};
 use clap::Args;
 use std::time::{Duration, Instant};
 use tgsic::tgsi::Processor;

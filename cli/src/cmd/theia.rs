@@ -156,7 +156,7 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
         let (n, addr) = parse_bind(spec)?;
         opts.bindings.insert(n, addr);
     }
-    let shader = crate::run::load_shader(&a.input)?;
+    let shader = crate::cmd::run::load_shader(&a.input)?;
     let n = name(&a.input);
     let out = compile_valid(&shader.program, &opts).map_err(|e| {
         Failure::input(vec![crate::report::located_error(

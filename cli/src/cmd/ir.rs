@@ -134,8 +134,8 @@ fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(),
         threads: 1,
         lanes: a.lanes,
     };
-    let rt = crate::run::runtime(&exec, 1)?;
-    let fail = crate::run::host_failure(name);
+    let rt = crate::cmd::run::runtime(&exec, 1)?;
+    let fail = crate::cmd::run::host_failure(name);
     let shader = tgsic_runtime::engine::Module::from_valid(program)
         .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
     let bind = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
