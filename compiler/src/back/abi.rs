@@ -100,6 +100,11 @@ pub type TextureFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, *mut u32
 /// lanes)`; `values` holds every output component, then the stream, `lanes` words each.
 pub type EmitFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, u32, u64, u32, u32);
 
+/// The lane operations: `(code, a, b, c, d, out, lanes)`, as
+/// [`tgsic_lanes_op`](super::lane_ops::tgsic_lanes_op) computes them.
+pub type LaneOpFn =
+    unsafe extern "C" fn(u32, *const u32, *const u32, *const u32, *const u32, *mut u32, u32);
+
 /// What the generated code reads and writes; laid out for it (`#[repr(C)]`). Register files are
 /// structure-of-arrays: component `c` of register `r` at lane `l` is word
 /// `(r·4 + c)·BATCH_LANES + l`.
@@ -146,6 +151,9 @@ pub struct JitArgs {
     pub texture: TextureFn,
     /// EMIT and ENDPRIM.
     pub emit: EmitFn,
+    /// The lane operations ([`super::lane_ops::tgsic_lanes_op_entered`]): called through this
+    /// pointer, so that the code holds no address of this process and can be stored.
+    pub lane_op: LaneOpFn,
     /// One per texture operation ([`CompiledShader::textures`]): the texture its lookups
     /// read. Read only for the operations the code samples itself ([`CompiledShader::tex_paths`]),
     /// and of those that share a unit, a sampler, a target and a path only the first's.

@@ -586,6 +586,7 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
         callbacks: std::ptr::null_mut(),
         texture: no_texture,
         emit: no_emit,
+        lane_op: crate::back::lane_ops::tgsic_lanes_op_entered,
         tex_descs: std::ptr::null(),
     };
     // SAFETY: one input and one output register, as the test functions use.

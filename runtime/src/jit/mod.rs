@@ -434,6 +434,7 @@ impl Engine for JitShader {
                 callbacks: &mut callbacks as *mut Callbacks as *mut std::ffi::c_void,
                 texture: texture_callback_entered,
                 emit: emit_callback_entered,
+                lane_op: tgsic::back::lane_ops::tgsic_lanes_op_entered,
                 tex_descs: scratch.tex_descs.as_ptr(),
             };
             loop {

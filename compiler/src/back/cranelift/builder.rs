@@ -53,7 +53,7 @@ fn ty_of(kind: Kind) -> cl::Type {
 
 /// The imported functions and signatures the code calls.
 pub(super) struct Callees {
-    pub lane_op: cl::FuncRef,
+    pub lane_op: cl::SigRef,
     pub texture: cl::SigRef,
     pub emit: cl::SigRef,
 }
@@ -678,7 +678,7 @@ impl SimdBuilder for ClBuilder<'_> {
 
     fn call(&mut self, callee: Callee<Value>, args: &[Value]) -> R<()> {
         match callee {
-            Callee::LaneOp => self.b.ins().call(self.callees.lane_op, args),
+            Callee::LaneOp(f) => self.b.ins().call_indirect(self.callees.lane_op, f, args),
             Callee::Texture(f) => self.b.ins().call_indirect(self.callees.texture, f, args),
             Callee::Emit(f) => self.b.ins().call_indirect(self.callees.emit, f, args),
         };

@@ -12,9 +12,6 @@
 
 mod builder;
 
-use super::lane_ops;
-pub use super::lane_ops::tgsic_lanes_op;
-
 use super::simd;
 use crate::ir::Function;
 use cranelift_codegen::ir::{self as cl, AbiParam, types};
@@ -138,10 +135,6 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     crate::back::abi::check_size(insts, opts.lanes)?;
     let isa = isa(opts.verify, allocator_for(f, insts))?;
     let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
-    jb.symbol(
-        "tgsic_lanes_op",
-        lane_ops::tgsic_lanes_op_entered as *const u8,
-    );
     register_libcalls(&mut jb);
     let mut module = JITModule::new(jb);
     let ptr = module.target_config().pointer_type();
@@ -222,12 +215,8 @@ fn lower(
         }));
         s
     };
-    let hs = sig(module, simd::Callee::LaneOp);
-    let lane_op_id = module
-        .declare_function("tgsic_lanes_op", Linkage::Import, &hs)
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
     let callees = builder::Callees {
-        lane_op: module.declare_func_in_func(lane_op_id, func),
+        lane_op: func.import_signature(sig(module, simd::Callee::LaneOp(()))),
         texture: func.import_signature(sig(module, simd::Callee::Texture(()))),
         emit: func.import_signature(sig(module, simd::Callee::Emit(()))),
     };

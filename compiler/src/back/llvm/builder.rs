@@ -37,10 +37,9 @@ pub struct Var<'ctx> {
     ty: BasicTypeEnum<'ctx>,
 }
 
-/// The signatures of what the code calls: `tgsic_lanes_op` (at `host_fn`), the texture and
-/// EMIT callbacks.
+/// The signatures of what the code calls through the pointers of its arguments: the lane
+/// operations, the texture and EMIT callbacks.
 pub(super) struct Callees<'ctx> {
-    pub lane_op_fn: PointerValue<'ctx>,
     pub lane_op: FunctionType<'ctx>,
     pub texture: FunctionType<'ctx>,
     pub emit: FunctionType<'ctx>,
@@ -581,7 +580,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn call(&mut self, callee: Callee<Self::S>, args: &[Self::S]) -> R<()> {
         let (ty, f) = match callee {
-            Callee::LaneOp => (self.callees.lane_op, self.callees.lane_op_fn),
+            Callee::LaneOp(f) => (self.callees.lane_op, f.into_pointer_value()),
             Callee::Texture(f) => (self.callees.texture, f.into_pointer_value()),
             Callee::Emit(f) => (self.callees.emit, f.into_pointer_value()),
         };

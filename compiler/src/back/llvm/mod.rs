@@ -390,14 +390,7 @@ fn lower<'ctx>(
         void.fn_type(&params, false)
     };
     let callees = builder::Callees {
-        lane_op_fn: cx
-            .i64_type()
-            .const_int(
-                crate::back::lane_ops::tgsic_lanes_op_entered as *const () as usize as u64,
-                false,
-            )
-            .const_to_pointer(ptr),
-        lane_op: fn_type(simd::Callee::LaneOp),
+        lane_op: fn_type(simd::Callee::LaneOp(())),
         texture: fn_type(simd::Callee::Texture(())),
         emit: fn_type(simd::Callee::Emit(())),
     };

@@ -165,9 +165,9 @@ pub enum SBin {
 /// The functions generated code calls.
 #[derive(Debug, Clone, Copy)]
 pub enum Callee<S> {
-    /// `tgsic_lanes_op(code: i32, a, b, c, d, out: ptr, lanes: i32)`
-    /// ([`tgsic_lanes_op`](crate::back::lane_ops::tgsic_lanes_op)).
-    LaneOp,
+    /// The lane operations at this address, `(code: i32, a, b, c, d, out: ptr, lanes: i32)`
+    /// ([`LaneOpFn`](crate::back::abi::LaneOpFn)).
+    LaneOp(S),
     /// The texture callback at this address ([`TextureFn`](crate::back::abi::TextureFn)).
     Texture(S),
     /// The EMIT callback at this address ([`EmitFn`](crate::back::abi::EmitFn)).
@@ -181,7 +181,7 @@ impl<S> Callee<S> {
     pub fn params(&self) -> &'static [Scalar] {
         use Scalar::{I32, I64, Ptr};
         match self {
-            Callee::LaneOp => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
+            Callee::LaneOp(_) => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
             Callee::Texture(_) => &[Ptr, I32, Ptr, Ptr, I64, I32, I32],
             Callee::Emit(_) => &[Ptr, I32, Ptr, I32, I64, I32, I32],
         }

@@ -182,6 +182,7 @@ struct Ptrs<S> {
     callbacks: S,
     texture: S,
     emit: S,
+    lane_op: S,
     tex_descs: S,
     scratch: S,
     /// The step's first lane (I64).
@@ -270,6 +271,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         callbacks: ptr(&mut b, offset_of!(JitArgs, callbacks))?,
         texture: ptr(&mut b, offset_of!(JitArgs, texture))?,
         emit: ptr(&mut b, offset_of!(JitArgs, emit))?,
+        lane_op: ptr(&mut b, offset_of!(JitArgs, lane_op))?,
         tex_descs: ptr(&mut b, offset_of!(JitArgs, tex_descs))?,
         scratch: b.stack_area(scratch_words(f, lanes))?,
         lane0: args,

@@ -112,7 +112,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             call.push(self.scratch(a * n)?);
         }
         call.push(self.b.sconst(super::Scalar::I32, n)?);
-        self.b.call(super::Callee::LaneOp, &call)?;
+        self.b.call(super::Callee::LaneOp(self.p.lane_op), &call)?;
         (0..outputs as i64)
             .map(|o| {
                 let p = self.scratch((4 + o) * n)?;
