@@ -2,6 +2,7 @@
 //! LLVM behind the `llvm` feature): what the code reads and writes ([`JitArgs`]), the callbacks
 //! it makes, and the compiled object the runtime runs ([`CompiledShader`]).
 
+use crate::back::image::CodeImage;
 use crate::back::texpath::TexPaths;
 use crate::ir::TexOp;
 use std::ffi::c_void;
@@ -276,6 +277,8 @@ pub struct CompiledShader {
     /// Held for its `Drop`, which frees the code.
     _owner: Box<dyn CodeOwner>,
     entry: unsafe extern "C" fn(*mut JitArgs),
+    /// The machine code as data, from which it was mapped: what a code cache stores.
+    pub image: std::sync::Arc<CodeImage>,
     /// The direct constant reads `(buffer, register, component)` in [`JitArgs::uniforms`] order.
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by the index the callback receives.
@@ -350,20 +353,21 @@ pub struct CodeInfo {
 }
 
 impl CompiledShader {
-    /// Wraps code generated for `f`.
+    /// The shader whose machine code is `image`, mapped into this process, compiled from `f`
+    /// with what the back end hands over besides the code.
     ///
-    /// # Safety
-    /// `entry` must point to code that `owner` keeps alive and that implements the
-    /// [`JitArgs`] contract for `f`.
-    pub unsafe fn new(
-        owner: Box<dyn CodeOwner>,
-        entry: unsafe extern "C" fn(*mut JitArgs),
+    /// # Errors
+    /// As [`CodeImage::map`].
+    pub fn from_image(
+        image: CodeImage,
         f: &crate::ir::Function,
         info: CodeInfo,
-    ) -> CompiledShader {
-        CompiledShader {
-            _owner: owner,
+    ) -> Result<CompiledShader, JitError> {
+        let (owner, entry) = image.map()?;
+        Ok(CompiledShader {
+            _owner: Box::new(owner),
             entry,
+            image: std::sync::Arc::new(image),
             uniforms: info.uniforms,
             textures: info.textures,
             tex_paths: info.tex_paths,
@@ -377,7 +381,7 @@ impl CompiledShader {
             lanes_per_step: info.lanes_per_step,
             ir_text: info.ir_text,
             asm: info.asm,
-        }
+        })
     }
 
     /// Runs the code over one batch.

@@ -224,3 +224,44 @@ mod tests {
         assert_eq!(LaneOp::from_code(0x600), None);
     }
 }
+
+// The C library stand-ins Cranelift calls where the CPU lacks an instruction (mapped by
+// `image::Symbol`): each computes what the instruction it replaces computes under DAZ/FTZ
+// (operands flushed first), in software; generated code enters them through trampolines that
+// clear the MXCSR's DAZ/FTZ bits for the Rust code (`fpenv`).
+extern "C" fn floorf_(x: f32) -> f32 {
+    crate::numerics::ftz(x).floor()
+}
+extern "C" fn ceilf_(x: f32) -> f32 {
+    crate::numerics::ftz(x).ceil()
+}
+extern "C" fn truncf_(x: f32) -> f32 {
+    crate::numerics::ftz(x).trunc()
+}
+extern "C" fn nearbyintf_(x: f32) -> f32 {
+    crate::numerics::ftz(x).round_ties_even()
+}
+extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
+    use crate::numerics::{fma, ftz};
+    fma(ftz(x), ftz(y), ftz(z))
+}
+crate::default_fp_trampoline!(
+    /// `floorf` entered from generated code.
+    floorf_entered => floorf_, (x: f32) -> f32
+);
+crate::default_fp_trampoline!(
+    /// `ceilf` entered from generated code.
+    ceilf_entered => ceilf_, (x: f32) -> f32
+);
+crate::default_fp_trampoline!(
+    /// `truncf` entered from generated code.
+    truncf_entered => truncf_, (x: f32) -> f32
+);
+crate::default_fp_trampoline!(
+    /// `nearbyintf` entered from generated code.
+    nearbyintf_entered => nearbyintf_, (x: f32) -> f32
+);
+crate::default_fp_trampoline!(
+    /// `fmaf` entered from generated code.
+    fmaf_entered => fmaf_, (x: f32, y: f32, z: f32) -> f32
+);

@@ -15,6 +15,7 @@
 pub mod abi;
 pub mod cranelift;
 pub mod fpenv;
+pub mod image;
 pub mod lane_ops;
 #[cfg(feature = "llvm")]
 pub mod llvm;

@@ -4,40 +4,28 @@
 //! and what it calls, implements [`SimdBuilder`](super::simd::SimdBuilder) over Cranelift's
 //! function builder (`builder.rs`: a step of [`CodegenOptions::lanes`] lanes is `lanes / 4`
 //! F32X4/I32X4 registers per value), and finishes the code: ISA settings, the register
-//! allocator for the function's size, the libm stand-ins Cranelift calls where the CPU lacks
-//! an instruction.
+//! allocator for the function's size, the image of the code (with absolute addresses of the
+//! libm stand-ins Cranelift calls where the CPU lacks an instruction).
 //!
-//! [`compile`] returns a [`CompiledShader`] that owns its machine code (freed on drop) and may
-//! be called from many threads at once.
+//! [`compile`] returns a [`CompiledShader`] whose machine code is an image
+//! ([`CodeImage`](super::image::CodeImage)) mapped into executable memory (freed on drop); it
+//! may be called from many threads at once.
 
 mod builder;
 
 use super::simd;
 use crate::ir::Function;
-use cranelift_codegen::ir::{self as cl, AbiParam, types};
+use cranelift_codegen::binemit::Reloc as ClReloc;
+use cranelift_codegen::ir::{self as cl, AbiParam, ExternalName, LibCall, types};
+use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_codegen::{Context, isa::OwnedTargetIsa};
+use cranelift_codegen::{CompiledCode, Context, FinalizedRelocTarget};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module, default_libcall_names};
 use std::sync::OnceLock;
 
 use super::CodegenOptions;
-use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError};
-
-/// A Cranelift module kept alive for its code (cranelift-jit does not free on drop).
-struct CraneliftCode(Option<JITModule>);
-
-impl CodeOwner for CraneliftCode {}
-
-impl Drop for CraneliftCode {
-    fn drop(&mut self) {
-        if let Some(m) = self.0.take() {
-            // SAFETY: the code is only called through the `CompiledShader` that owns this.
-            unsafe { m.free_memory() };
-        }
-    }
-}
+use super::abi::{CodeInfo, CompiledShader, JitError};
+use super::image::{CodeImage, Reloc, Symbol, Target};
 
 /// Cranelift's register allocators (its `regalloc_algorithm` setting).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,51 +122,37 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let insts = f.body.inst_count();
     crate::back::abi::check_size(insts, opts.lanes)?;
     let isa = isa(opts.verify, allocator_for(f, insts))?;
-    let mut jb = JITBuilder::with_isa(isa.clone(), default_libcall_names());
-    register_libcalls(&mut jb);
-    let mut module = JITModule::new(jb);
-    let ptr = module.target_config().pointer_type();
-    let mut sig = module.make_signature();
-    sig.params.push(AbiParam::new(ptr));
-    let id = module
-        .declare_function("shade", Linkage::Export, &sig)
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
     let mut ctx = Context::new();
-    ctx.func.signature = sig;
+    ctx.func.signature = cl::Signature::new(isa.default_call_conv());
+    ctx.func
+        .signature
+        .params
+        .push(AbiParam::new(isa.pointer_type()));
     if text {
         ctx.set_disasm(true);
     }
     let mut fctx = FunctionBuilderContext::new();
     // A bug in the lowering must not take the host down: Cranelift panics on some invalid IR.
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        lower(f, opts, &mut module, &mut ctx.func, &mut fctx)
+        lower(f, opts, &*isa, &mut ctx.func, &mut fctx)
     }))
     .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        module
-            .define_function(id, &mut ctx)
-            .map_err(|e| JitError::Codegen(format!("{e:?}")))
-    }))
-    .map_err(|_| JitError::Codegen("Cranelift panicked".into()))??;
-    let compiled = ctx
-        .compiled_code()
-        .ok_or_else(|| JitError::Codegen("no code".into()))?;
-    let code_size = compiled.code_info().total_size as usize;
-    // The frame below the frame pointer: spill slots, the explicit slot, saved registers.
-    let stack_bytes = compiled
-        .buffer
-        .frame_layout()
-        .map_or(0, |l| l.frame_to_fp_offset as usize);
-    let asm = compiled.vcode.clone();
-    module.clear_context(&mut ctx);
-    module
-        .finalize_definitions()
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let code = module.get_finalized_function(id);
-    // SAFETY: the function was declared with this signature.
-    let entry =
-        unsafe { std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut JitArgs)>(code) };
+    let (image, code_size, stack_bytes, asm) =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let c = ctx
+                .compile(&*isa, &mut Default::default())
+                .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
+            // The frame below the frame pointer: spill slots, the explicit slot, saved
+            // registers.
+            let stack = c
+                .buffer
+                .frame_layout()
+                .map_or(0, |l| l.frame_to_fp_offset as usize);
+            let size = c.code_info().total_size as usize;
+            Ok::<_, JitError>((image_of(c)?, size, stack, c.vcode.clone()))
+        }))
+        .map_err(|_| JitError::Codegen("Cranelift panicked".into()))??;
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
@@ -190,21 +164,67 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         ir_text: clif,
         asm: if text { asm } else { None },
     };
-    // SAFETY: `entry` lives in `module`, which the owner keeps until the shader is dropped.
-    Ok(unsafe { CompiledShader::new(Box::new(CraneliftCode(Some(module))), entry, f, info) })
+    CompiledShader::from_image(image, f, info)
+}
+
+/// The image of a compiled function: its bytes (code and constants), and an absolute address
+/// for each call Cranelift makes to a C library stand-in (where the CPU lacks an instruction).
+fn image_of(compiled: &CompiledCode) -> Result<CodeImage, JitError> {
+    let relocs = compiled
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| {
+            let target = match (&r.kind, &r.target) {
+                (ClReloc::Abs8, FinalizedRelocTarget::ExternalName(ExternalName::LibCall(l))) => {
+                    Target::Symbol(match l {
+                        LibCall::FloorF32 => Symbol::Floorf,
+                        LibCall::CeilF32 => Symbol::Ceilf,
+                        LibCall::TruncF32 => Symbol::Truncf,
+                        LibCall::NearestF32 => Symbol::Nearbyintf,
+                        LibCall::FmaF32 => Symbol::Fmaf,
+                        LibCall::Memset => Symbol::Memset,
+                        LibCall::Memcpy => Symbol::Memcpy,
+                        LibCall::Memmove => Symbol::Memmove,
+                        other => {
+                            return Err(JitError::Codegen(format!(
+                                "Cranelift calls {other}, which tgsic does not provide"
+                            )));
+                        }
+                    })
+                }
+                (ClReloc::Abs8, FinalizedRelocTarget::Func(offset)) => Target::Image(*offset),
+                (kind, target) => {
+                    return Err(JitError::Codegen(format!(
+                        "Cranelift relocation {kind:?} to {target:?} is not supported"
+                    )));
+                }
+            };
+            Ok(Reloc {
+                offset: r.offset,
+                target,
+                addend: r.addend,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(CodeImage {
+        bytes: compiled.code_buffer().to_vec(),
+        entry: 0,
+        relocs,
+    })
 }
 
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
 fn lower(
     f: &Function,
     opts: &CodegenOptions,
-    module: &mut JITModule,
+    isa: &dyn TargetIsa,
     func: &mut cl::Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<simd::Lowered, JitError> {
-    let ptr = module.target_config().pointer_type();
-    let sig = |module: &JITModule, callee: simd::Callee<()>| {
-        let mut s = module.make_signature();
+    let ptr = isa.pointer_type();
+    let sig = |callee: simd::Callee<()>| {
+        let mut s = cl::Signature::new(isa.default_call_conv());
         s.params.extend(callee.params().iter().map(|t| {
             AbiParam::new(match t {
                 simd::Scalar::I32 => types::I32,
@@ -216,9 +236,9 @@ fn lower(
         s
     };
     let callees = builder::Callees {
-        lane_op: func.import_signature(sig(module, simd::Callee::LaneOp(()))),
-        texture: func.import_signature(sig(module, simd::Callee::Texture(()))),
-        emit: func.import_signature(sig(module, simd::Callee::Emit(()))),
+        lane_op: func.import_signature(sig(simd::Callee::LaneOp(()))),
+        texture: func.import_signature(sig(simd::Callee::Texture(()))),
+        emit: func.import_signature(sig(simd::Callee::Emit(()))),
     };
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -229,43 +249,8 @@ fn lower(
     let (cb, lowered) = simd::lower(f, builder, opts.textures)?;
     let mut b = cb.b;
     b.seal_all_blocks();
-    b.finalize(module.target_config());
+    b.finalize(isa.frontend_config());
     Ok(lowered)
-}
-
-// The C library stand-ins compute what the instructions they replace compute under DAZ/FTZ
-// (operands flushed first), in software; generated code enters them through trampolines that
-// clear the MXCSR's DAZ/FTZ bits for the Rust code (`fpenv`).
-extern "C" fn floorf_(x: f32) -> f32 {
-    crate::numerics::ftz(x).floor()
-}
-extern "C" fn ceilf_(x: f32) -> f32 {
-    crate::numerics::ftz(x).ceil()
-}
-extern "C" fn truncf_(x: f32) -> f32 {
-    crate::numerics::ftz(x).trunc()
-}
-extern "C" fn nearbyintf_(x: f32) -> f32 {
-    crate::numerics::ftz(x).round_ties_even()
-}
-extern "C" fn fmaf_(x: f32, y: f32, z: f32) -> f32 {
-    use crate::numerics::{fma, ftz};
-    fma(ftz(x), ftz(y), ftz(z))
-}
-crate::default_fp_trampoline!(floorf_entered => floorf_, (x: f32) -> f32);
-crate::default_fp_trampoline!(ceilf_entered => ceilf_, (x: f32) -> f32);
-crate::default_fp_trampoline!(truncf_entered => truncf_, (x: f32) -> f32);
-crate::default_fp_trampoline!(nearbyintf_entered => nearbyintf_, (x: f32) -> f32);
-crate::default_fp_trampoline!(fmaf_entered => fmaf_, (x: f32, y: f32, z: f32) -> f32);
-
-/// Registers the libm functions Cranelift calls when the CPU lacks an instruction (Rust
-/// binaries do not link libm, so `dlsym` would not find them).
-fn register_libcalls(jb: &mut JITBuilder) {
-    jb.symbol("floorf", floorf_entered as *const u8);
-    jb.symbol("ceilf", ceilf_entered as *const u8);
-    jb.symbol("truncf", truncf_entered as *const u8);
-    jb.symbol("nearbyintf", nearbyintf_entered as *const u8);
-    jb.symbol("fmaf", fmaf_entered as *const u8);
 }
 
 #[cfg(test)]

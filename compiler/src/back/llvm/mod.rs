@@ -24,28 +24,28 @@
 //!   arithmetic result are observed they are flushed in integer arithmetic as well as
 //!   NaN-canonicalized ([`nan`](super::nan)).
 //!
-//! The compiled code (an MCJIT execution engine and the LLVM context it lives in) is freed
-//! when the [`CompiledShader`] is dropped.
+//! The code leaves LLVM as an ELF object (`object.rs` lays it out as a
+//! [`CodeImage`](super::image::CodeImage)), mapped into executable memory that the
+//! [`CompiledShader`] frees when dropped; the LLVM context lives only while compiling.
 
 mod builder;
 mod masks;
+mod object;
 
 use super::CodegenOptions;
-use super::abi::{CodeInfo, CodeOwner, CompiledShader, JitArgs, JitError};
+use super::abi::{CodeInfo, CompiledShader, JitError};
 use super::simd;
 use super::texpath::TexPaths;
 use crate::ir::Function;
 use inkwell::OptimizationLevel;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
-use inkwell::execution_engine::ExecutionEngine;
 use inkwell::module::Linkage;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
-use std::mem::ManuallyDrop;
 use std::sync::OnceLock;
 
 /// What LLVM knows of the host CPU.
@@ -178,27 +178,6 @@ impl From<inkwell::builder::BuilderError> for JitError {
     }
 }
 
-/// The LLVM objects that own a shader's machine code, dropped in order: the module's handle,
-/// then the execution engine (which frees the module and the code), then the context.
-struct LlvmCode {
-    module: ManuallyDrop<Module<'static>>,
-    engine: ManuallyDrop<ExecutionEngine<'static>>,
-    context: ManuallyDrop<Box<Context>>,
-}
-
-impl CodeOwner for LlvmCode {}
-
-impl Drop for LlvmCode {
-    fn drop(&mut self) {
-        // SAFETY: each is dropped once, here, after everything that borrows from it.
-        unsafe {
-            ManuallyDrop::drop(&mut self.module);
-            ManuallyDrop::drop(&mut self.engine);
-            ManuallyDrop::drop(&mut self.context);
-        }
-    }
-}
-
 /// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
 /// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
 /// twice it for a loop whose live values fit the registers twice over and, with AVX2, for long
@@ -234,11 +213,8 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let f = crate::back::simd::prepare(f, opts.math);
     let lanes = lanes(opts, &f)?;
     crate::back::abi::check_size(f.body.inst_count(), lanes)?;
-    let context = Box::new(Context::create());
-    // SAFETY: the context is only dropped after everything made from it: on the error paths
-    // below, locals are dropped in reverse order (the module before the context); on success
-    // `LlvmCode` drops the module and the engine first.
-    let cx: &'static Context = unsafe { &*(context.as_ref() as *const Context) };
+    let context = Context::create();
+    let cx = &context;
     let module = cx.create_module("tgsic");
     let tm = target_machine(cpu)?;
     module.set_triple(&tm.get_triple());
@@ -266,25 +242,22 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
             })?;
         }
     }
-    let (ir_text, asm, code_size) = if text {
+    let (ir_text, asm) = if text {
         let ir = module.print_to_string().to_string();
         let asm = tm
             .write_to_memory_buffer(&module, FileType::Assembly)
             .map(|b| String::from_utf8_lossy(b.as_slice()).into_owned())
             .map_err(|e| JitError::Codegen(e.to_string()))?;
-        let size = text_size(&tm, &module)?;
-        (Some(ir), Some(asm), size)
+        (Some(ir), Some(asm))
     } else {
-        (None, None, 0)
+        (None, None)
     };
-    let engine = module
-        .create_jit_execution_engine(OptimizationLevel::Default)
-        .map_err(|e| JitError::Codegen(format!("MCJIT: {}", e.to_string_lossy())))?;
-    let addr = engine
-        .get_function_address("shade")
-        .map_err(|e| JitError::Codegen(format!("MCJIT: {e}")))?;
-    // SAFETY: `shade` was defined as `void (ptr)`, the `JitArgs` contract.
-    let entry = unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*mut JitArgs)>(addr) };
+    // The machine code as an object file, laid out as an image that runs wherever it is mapped.
+    let obj = tm
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| JitError::Codegen(e.to_string()))?;
+    let image = object::image_of(obj.as_slice(), "shade")?;
+    let code_size = text_size(obj.as_slice());
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
@@ -296,13 +269,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         ir_text,
         asm,
     };
-    let owner = LlvmCode {
-        module: ManuallyDrop::new(module),
-        engine: ManuallyDrop::new(engine),
-        context: ManuallyDrop::new(context),
-    };
-    // SAFETY: `entry` lives in the engine, which the owner keeps until the shader is dropped.
-    Ok(unsafe { CompiledShader::new(Box::new(owner), entry, &f, info) })
+    CompiledShader::from_image(image, &f, info)
 }
 
 fn enum_attr(cx: &Context, name: &str) -> Attribute {
@@ -405,28 +372,16 @@ fn lower<'ctx>(
     Ok(simd::lower(f, lb, tex_paths)?.1)
 }
 
-/// Bytes of code in an object file compiled from `module`.
-fn text_size(tm: &TargetMachine, module: &Module) -> Result<usize, JitError> {
-    let obj = tm
-        .write_to_memory_buffer(module, FileType::Object)
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let bin = obj
-        .create_binary_file(None)
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
-    let mut size = 0;
-    if let Some(mut sections) = bin.get_sections() {
-        while let Some(s) = sections.next_section() {
-            // The JIT's large code model puts code in `.ltext`.
-            let code = |n: &std::ffi::CStr| {
-                let n = n.to_bytes();
-                n.starts_with(b".text") || n.starts_with(b".ltext")
-            };
-            if s.get_name().is_some_and(code) {
-                size += s.get_size() as usize;
-            }
-        }
-    }
-    Ok(size)
+/// The bytes of code (not constants) in the object `bytes`: the text sections (`.ltext` in
+/// the JIT's large code model).
+fn text_size(bytes: &[u8]) -> usize {
+    use ::object::{Object, ObjectSection, SectionKind};
+    ::object::File::parse(bytes).map_or(0, |f| {
+        f.sections()
+            .filter(|s| s.kind() == SectionKind::Text)
+            .map(|s| s.size() as usize)
+            .sum()
+    })
 }
 
 #[cfg(test)]

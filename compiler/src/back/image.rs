@@ -1,0 +1,350 @@
+//! Machine code as data: the bytes a back end generated for one function, laid out as they run,
+//! with the few places that must hold an address of the process that runs them. An image holds
+//! no address of the process that compiled it, so it can be stored and mapped again in
+//! another process ([`CodeImage::map`] relocates it there); both back ends run their code from
+//! images, so a stored one runs exactly as a fresh one.
+//!
+//! Its byte form ([`CodeImage::to_bytes`], [`CodeImage::from_bytes`]) is checked when read: a
+//! truncated or inconsistent image is an error, never code.
+
+use super::abi::{CodeOwner, JitArgs, JitError};
+use super::lane_ops;
+
+/// A function of this process that generated code may call by address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Symbol {
+    /// `floorf` under the interpreter's denormal rules (Cranelift without SSE4.1's rounding).
+    Floorf = 0,
+    /// `ceilf`, likewise.
+    Ceilf = 1,
+    /// `truncf`, likewise.
+    Truncf = 2,
+    /// `nearbyintf`, likewise.
+    Nearbyintf = 3,
+    /// `fmaf`, likewise (a CPU without FMA).
+    Fmaf = 4,
+    /// The C library's `memset`.
+    Memset = 5,
+    /// The C library's `memcpy`.
+    Memcpy = 6,
+    /// The C library's `memmove`.
+    Memmove = 7,
+}
+
+impl Symbol {
+    const ALL: [Symbol; 8] = [
+        Symbol::Floorf,
+        Symbol::Ceilf,
+        Symbol::Truncf,
+        Symbol::Nearbyintf,
+        Symbol::Fmaf,
+        Symbol::Memset,
+        Symbol::Memcpy,
+        Symbol::Memmove,
+    ];
+
+    /// The symbol a back end names, if generated code may call it.
+    pub fn from_name(name: &str) -> Option<Symbol> {
+        Some(match name {
+            "floorf" => Symbol::Floorf,
+            "ceilf" => Symbol::Ceilf,
+            "truncf" => Symbol::Truncf,
+            "nearbyintf" => Symbol::Nearbyintf,
+            "fmaf" => Symbol::Fmaf,
+            "memset" => Symbol::Memset,
+            "memcpy" => Symbol::Memcpy,
+            "memmove" => Symbol::Memmove,
+            _ => return None,
+        })
+    }
+
+    /// Its address in this process.
+    fn address(self) -> u64 {
+        unsafe extern "C" {
+            fn memset(d: *mut u8, c: i32, n: usize) -> *mut u8;
+            fn memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
+            fn memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
+        }
+        match self {
+            Symbol::Floorf => lane_ops::floorf_entered as *const () as usize as u64,
+            Symbol::Ceilf => lane_ops::ceilf_entered as *const () as usize as u64,
+            Symbol::Truncf => lane_ops::truncf_entered as *const () as usize as u64,
+            Symbol::Nearbyintf => lane_ops::nearbyintf_entered as *const () as usize as u64,
+            Symbol::Fmaf => lane_ops::fmaf_entered as *const () as usize as u64,
+            Symbol::Memset => memset as *const () as usize as u64,
+            Symbol::Memcpy => memcpy as *const () as usize as u64,
+            Symbol::Memmove => memmove as *const () as usize as u64,
+        }
+    }
+}
+
+/// What an 8-byte address in an image points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A byte of the image itself, at this offset.
+    Image(u32),
+    /// A function of the process that maps the image.
+    Symbol(Symbol),
+}
+
+/// An 8-byte absolute address the image needs where it is mapped: `target + addend` written at
+/// `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reloc {
+    /// Where in the image.
+    pub offset: u32,
+    /// What it points at.
+    pub target: Target,
+    /// Added to the target's address.
+    pub addend: i64,
+}
+
+/// The machine code of one function, ready to be mapped into any process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeImage {
+    /// The code and its constants, as they are laid out in memory.
+    pub bytes: Vec<u8>,
+    /// The offset of the entry point, `unsafe extern "C" fn(*mut JitArgs)`.
+    pub entry: u32,
+    /// The absolute addresses to write where the image is mapped.
+    pub relocs: Vec<Reloc>,
+}
+
+/// Executable memory holding a mapped image; dropping it unmaps the code.
+pub struct MappedCode(
+    // Held for its `Drop`.
+    #[allow(dead_code)] memmap2::Mmap,
+);
+
+impl CodeOwner for MappedCode {}
+
+/// Why the byte form of an image was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not a machine code image: {0}")]
+pub struct ImageError(pub &'static str);
+
+impl CodeImage {
+    /// Checks that the entry and every relocation lie inside the bytes.
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`] naming what lies outside.
+    pub fn check(&self) -> Result<(), JitError> {
+        let len = self.bytes.len();
+        if self.entry as usize >= len {
+            return Err(JitError::Codegen(
+                "the image's entry is past its end".into(),
+            ));
+        }
+        for r in &self.relocs {
+            if r.offset as usize + 8 > len {
+                return Err(JitError::Codegen(format!(
+                    "a relocation at {} is past the image's {len} bytes",
+                    r.offset
+                )));
+            }
+            if let Target::Image(t) = r.target
+                && t as usize > len
+            {
+                return Err(JitError::Codegen(format!(
+                    "a relocation points at {t}, past the image's {len} bytes"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Maps the image into fresh executable memory of this process, writing its relocations:
+    /// the memory and the entry point.
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`] when the image is inconsistent ([`CodeImage::check`]),
+    /// [`JitError::Host`] when the system refuses the memory.
+    pub fn map(&self) -> Result<(MappedCode, unsafe extern "C" fn(*mut JitArgs)), JitError> {
+        self.check()?;
+        let host = |e: std::io::Error| JitError::Host(format!("executable memory: {e}"));
+        let mut map = memmap2::MmapMut::map_anon(self.bytes.len().max(1)).map_err(host)?;
+        map[..self.bytes.len()].copy_from_slice(&self.bytes);
+        let base = map.as_ptr() as u64;
+        for r in &self.relocs {
+            let target = match r.target {
+                Target::Image(t) => base + u64::from(t),
+                Target::Symbol(s) => s.address(),
+            };
+            let value = target.wrapping_add(r.addend as u64);
+            let at = r.offset as usize;
+            map[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        }
+        let map = map.make_exec().map_err(host)?;
+        // SAFETY: the entry lies inside the mapping (checked), which holds the function a back
+        // end generated with the signature `extern "C" fn(*mut JitArgs)`, now executable; the
+        // pointer stays valid while `MappedCode` holds the mapping.
+        let entry = unsafe {
+            std::mem::transmute::<*const u8, unsafe extern "C" fn(*mut JitArgs)>(
+                map.as_ptr().add(self.entry as usize),
+            )
+        };
+        Ok((MappedCode(map), entry))
+    }
+
+    /// The image as bytes: its length, entry, relocations and code, little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + 17 * self.relocs.len() + self.bytes.len());
+        out.extend_from_slice(&(self.bytes.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.entry.to_le_bytes());
+        out.extend_from_slice(&(self.relocs.len() as u32).to_le_bytes());
+        for r in &self.relocs {
+            out.extend_from_slice(&r.offset.to_le_bytes());
+            let (kind, value) = match r.target {
+                Target::Image(t) => (0xFFu8, t),
+                Target::Symbol(s) => (s as u8, 0),
+            };
+            out.push(kind);
+            out.extend_from_slice(&value.to_le_bytes());
+            out.extend_from_slice(&r.addend.to_le_bytes());
+        }
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+
+    /// An image from [`CodeImage::to_bytes`]'s form, and the bytes after it.
+    ///
+    /// # Errors
+    /// [`ImageError`] for a truncated or inconsistent form.
+    pub fn from_bytes(b: &[u8]) -> Result<(CodeImage, &[u8]), ImageError> {
+        let mut r = Reader(b);
+        let len = r.u32()? as usize;
+        let entry = r.u32()?;
+        let count = r.u32()? as usize;
+        if count > b.len() / 17 {
+            return Err(ImageError("more relocations than bytes"));
+        }
+        let mut relocs = Vec::with_capacity(count);
+        for _ in 0..count {
+            let offset = r.u32()?;
+            let kind = r.take(1)?[0];
+            let value = r.u32()?;
+            let addend = r.u64()? as i64;
+            let target = match kind {
+                0xFF => Target::Image(value),
+                k => Target::Symbol(
+                    *Symbol::ALL
+                        .get(usize::from(k))
+                        .ok_or(ImageError("an unknown symbol"))?,
+                ),
+            };
+            relocs.push(Reloc {
+                offset,
+                target,
+                addend,
+            });
+        }
+        let bytes = r.take(len)?.to_vec();
+        let image = CodeImage {
+            bytes,
+            entry,
+            relocs,
+        };
+        image
+            .check()
+            .map_err(|_| ImageError("an entry or relocation outside the code"))?;
+        Ok((image, r.0))
+    }
+}
+
+/// Reads little-endian fields off the front of a byte slice.
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
+
+impl<'a> Reader<'a> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], ImageError> {
+        if self.0.len() < n {
+            return Err(ImageError("truncated"));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, ImageError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64, ImageError> {
+        let b = self.take(8)?;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(b);
+        Ok(u64::from_le_bytes(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_form_round_trips_and_refuses_damage() {
+        let image = CodeImage {
+            bytes: (0..64u8).collect(),
+            entry: 4,
+            relocs: vec![
+                Reloc {
+                    offset: 8,
+                    target: Target::Image(40),
+                    addend: -3,
+                },
+                Reloc {
+                    offset: 16,
+                    target: Target::Symbol(Symbol::Fmaf),
+                    addend: 0,
+                },
+            ],
+        };
+        let mut bytes = image.to_bytes();
+        bytes.extend_from_slice(b"rest");
+        let (back, rest) = CodeImage::from_bytes(&bytes).unwrap();
+        assert_eq!(back, image);
+        assert_eq!(rest, b"rest");
+        // Every truncation is refused.
+        let whole = image.to_bytes();
+        for n in 0..whole.len() {
+            assert!(CodeImage::from_bytes(&whole[..n]).is_err(), "{n} bytes");
+        }
+        // An entry or a relocation outside the code is refused.
+        let mut bad = whole.clone();
+        bad[4..8].copy_from_slice(&100u32.to_le_bytes());
+        assert!(CodeImage::from_bytes(&bad).is_err());
+        let mut bad = whole.clone();
+        bad[12..16].copy_from_slice(&60u32.to_le_bytes());
+        assert!(CodeImage::from_bytes(&bad).is_err());
+        let mut bad = whole;
+        bad[16] = 42;
+        assert!(CodeImage::from_bytes(&bad).is_err());
+    }
+
+    #[test]
+    fn a_mapped_image_holds_its_relocated_addresses() {
+        // `mov rax, [rip + 1]; ret; <8 bytes: the address of byte 0 plus 3>`.
+        let mut bytes = vec![0x48, 0x8B, 0x05, 0x01, 0x00, 0x00, 0x00, 0xC3];
+        bytes.extend_from_slice(&[0; 8]);
+        let image = CodeImage {
+            bytes,
+            entry: 0,
+            relocs: vec![Reloc {
+                offset: 8,
+                target: Target::Image(0),
+                addend: 3,
+            }],
+        };
+        let (code, entry) = image.map().unwrap();
+        // SAFETY: the code reads a word beside it and returns it; it ignores its argument.
+        let got = unsafe {
+            let f = std::mem::transmute::<unsafe extern "C" fn(*mut JitArgs), extern "C" fn() -> u64>(
+                entry,
+            );
+            f()
+        };
+        assert_eq!(got, entry as usize as u64 + 3);
+        drop(code);
+    }
+}
