@@ -62,14 +62,27 @@ extern "C" {
 // failing call on this thread.
 const char *tgsic_last_error(void);
 
-// Creates a runtime: `threads` worker threads (0: one per core, 1: the calling thread) and a
-// cache of `cache_entries` compiled shaders (0: 64).
+// Creates a runtime: `threads` worker threads (0: one per core, 1: the calling thread), a
+// cache of `cache_entries` compiled shaders in memory (0: 64), and the code cache on disk in
+// its default folder (`TGSIC_CACHE_DIR` when set, a folder or `off`; else the per-user cache
+// folder, `~/.cache/tgsic`).
 //
 // # Safety
 // `out` is a valid pointer to write the handle to.
 enum tgsic_status tgsic_runtime_new(size_t threads,
                                     size_t cache_entries,
                                     struct tgsic_runtime **out);
+
+// As [`tgsic_runtime_new`], with the code cache on disk in `cache_dir`: a folder (created
+// private if missing), `"off"` for none, or NULL for the default folder.
+//
+// # Safety
+// `cache_dir` is NULL or a NUL-terminated string; `out` is a valid pointer to write the handle
+// to.
+enum tgsic_status tgsic_runtime_new_with_cache(size_t threads,
+                                               size_t cache_entries,
+                                               const char *cache_dir,
+                                               struct tgsic_runtime **out);
 
 // Releases a runtime (NULL is ignored). Shaders compiled with it stay usable only with
 // another runtime.
@@ -130,6 +143,19 @@ enum tgsic_status tgsic_shader_compile(const struct tgsic_runtime *rt,
                                        const struct tgsic_module *m,
                                        enum tgsic_engine engine,
                                        struct tgsic_shader **out);
+
+// The engine that runs a compiled shader (for NULL, the interpreter).
+//
+// # Safety
+// `s` is NULL or a live shader.
+enum tgsic_engine tgsic_shader_engine(const struct tgsic_shader *s);
+
+// Whether a compiled shader's code came from the code cache on disk: 1 it did, 0 it was
+// compiled (and stored), -1 no code cache (or the interpreter, or NULL).
+//
+// # Safety
+// `s` is NULL or a live shader.
+int32_t tgsic_shader_cache_hit(const struct tgsic_shader *s);
 
 // Releases a compiled shader (NULL is ignored).
 //

@@ -19,8 +19,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
-    CompileOptions, Compiled, EngineKind, HostError, Invocations, Layout, Module, Runtime,
-    RuntimeOptions,
+    CacheDir, CacheUse, CompileOptions, Compiled, EngineKind, HostError, Invocations, Layout,
+    Module, Runtime, RuntimeOptions,
 };
 use tgsic_runtime::texture::{Filter, Sampler, Texture};
 
@@ -90,7 +90,10 @@ fn host_error(e: HostError) -> TgsicStatus {
         HostError::Read(_) => TgsicStatus::Read,
         HostError::Load(_) => TgsicStatus::Invalid,
         HostError::Compile(_) => TgsicStatus::Compile,
-        HostError::Run(_) | HostError::Threads(_) | HostError::Unbound { .. } => TgsicStatus::Run,
+        HostError::Run(_)
+        | HostError::Threads(_)
+        | HostError::Unbound { .. }
+        | HostError::Cache(_) => TgsicStatus::Run,
         HostError::Buffer { .. }
         | HostError::Quads(_)
         | HostError::Processor(_)
@@ -151,8 +154,10 @@ macro_rules! need {
     };
 }
 
-/// Creates a runtime: `threads` worker threads (0: one per core, 1: the calling thread) and a
-/// cache of `cache_entries` compiled shaders (0: 64).
+/// Creates a runtime: `threads` worker threads (0: one per core, 1: the calling thread), a
+/// cache of `cache_entries` compiled shaders in memory (0: 64), and the code cache on disk in
+/// its default folder (`TGSIC_CACHE_DIR` when set, a folder or `off`; else the per-user cache
+/// folder, `~/.cache/tgsic`).
 ///
 /// # Safety
 /// `out` is a valid pointer to write the handle to.
@@ -162,8 +167,36 @@ pub unsafe extern "C" fn tgsic_runtime_new(
     cache_entries: usize,
     out: *mut *mut TgsicRuntime,
 ) -> TgsicStatus {
+    // SAFETY: the caller's contract, and NULL is the default folder.
+    unsafe { tgsic_runtime_new_with_cache(threads, cache_entries, std::ptr::null(), out) }
+}
+
+/// As [`tgsic_runtime_new`], with the code cache on disk in `cache_dir`: a folder (created
+/// private if missing), `"off"` for none, or NULL for the default folder.
+///
+/// # Safety
+/// `cache_dir` is NULL or a NUL-terminated string; `out` is a valid pointer to write the handle
+/// to.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_runtime_new_with_cache(
+    threads: usize,
+    cache_entries: usize,
+    cache_dir: *const c_char,
+    out: *mut *mut TgsicRuntime,
+) -> TgsicStatus {
     guard(|| {
         need!(out, "out");
+        let code_cache = if cache_dir.is_null() {
+            CacheDir::Default
+        } else {
+            // SAFETY: a NUL-terminated string (the caller's contract).
+            let dir = unsafe { CStr::from_ptr(cache_dir) }.to_string_lossy();
+            if dir == "off" {
+                CacheDir::Off
+            } else {
+                CacheDir::At(dir.into_owned().into())
+            }
+        };
         let opts = RuntimeOptions {
             threads,
             cache_entries: if cache_entries == 0 {
@@ -171,6 +204,8 @@ pub unsafe extern "C" fn tgsic_runtime_new(
             } else {
                 cache_entries
             },
+            code_cache,
+            ..RuntimeOptions::default()
         };
         // SAFETY: `out` is non-null and valid (the caller's contract).
         unsafe { hand_out(out, Runtime::new(opts).map(TgsicRuntime)) }
@@ -321,6 +356,35 @@ pub unsafe extern "C" fn tgsic_shader_compile(
         // SAFETY: `out` is valid.
         unsafe { hand_out(out, compiled.map(TgsicShader)) }
     })
+}
+
+/// The engine that runs a compiled shader (for NULL, the interpreter).
+///
+/// # Safety
+/// `s` is NULL or a live shader.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_engine(s: *const TgsicShader) -> TgsicEngine {
+    // SAFETY: NULL or a live shader (the caller's contract).
+    match unsafe { s.as_ref() }.map(|s| s.0.engine()) {
+        Some(EngineKind::Cranelift) => TgsicEngine::Cranelift,
+        Some(EngineKind::Llvm) => TgsicEngine::Llvm,
+        _ => TgsicEngine::Interpreter,
+    }
+}
+
+/// Whether a compiled shader's code came from the code cache on disk: 1 it did, 0 it was
+/// compiled (and stored), -1 no code cache (or the interpreter, or NULL).
+///
+/// # Safety
+/// `s` is NULL or a live shader.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_cache_hit(s: *const TgsicShader) -> i32 {
+    // SAFETY: NULL or a live shader (the caller's contract).
+    match unsafe { s.as_ref() }.map(|s| s.0.cache_use()) {
+        Some(CacheUse::Hit) => 1,
+        Some(CacheUse::Miss) => 0,
+        _ => -1,
+    }
 }
 
 /// Releases a compiled shader (NULL is ignored).

@@ -217,3 +217,45 @@ fn geometry_runs_from_c() {
         tgsic_runtime_free(rt);
     }
 }
+
+#[test]
+fn the_code_cache_is_chosen_and_reported_from_c() {
+    let dir = std::env::temp_dir().join(format!("tgsic-capi-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let dir_c = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
+    let off = c"off";
+    let src =
+        b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n";
+    // SAFETY: every pointer passed is NULL where the test says so, a NUL-terminated string,
+    // a live handle or a buffer of the length passed beside it, as the C API's contracts ask.
+    unsafe {
+        let compile = |cache: *const std::ffi::c_char| {
+            let mut rt = null_mut();
+            assert_eq!(
+                tgsic_runtime_new_with_cache(1, 0, cache, &mut rt),
+                TgsicStatus::Ok
+            );
+            let mut m = null_mut();
+            assert_eq!(
+                tgsic_module_load(rt, src.as_ptr(), src.len(), &mut m),
+                TgsicStatus::Ok
+            );
+            let mut s = null_mut();
+            assert_eq!(
+                tgsic_shader_compile(rt, m, TgsicEngine::Cranelift, &mut s),
+                TgsicStatus::Ok
+            );
+            let got = (tgsic_shader_engine(s), tgsic_shader_cache_hit(s));
+            tgsic_shader_free(s);
+            tgsic_module_free(m);
+            tgsic_runtime_free(rt);
+            got
+        };
+        assert_eq!(compile(dir_c.as_ptr()), (TgsicEngine::Cranelift, 0));
+        assert_eq!(compile(dir_c.as_ptr()), (TgsicEngine::Cranelift, 1));
+        assert_eq!(compile(off.as_ptr()), (TgsicEngine::Cranelift, -1));
+        assert_eq!(tgsic_shader_cache_hit(null()), -1);
+        assert_eq!(tgsic_shader_engine(null()), TgsicEngine::Interpreter);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

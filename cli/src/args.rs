@@ -4,7 +4,7 @@
 use crate::report::Failure;
 use clap::{Args, ValueEnum};
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::host::{CompileOptions, EngineKind};
+use tgsic_runtime::host::{CacheDir, CompileOptions, EngineKind};
 
 /// An engine as the command line names it: `interp`, `cranelift` (also spelled `jit`, the name
 /// scripts such as `../shared/bench` pass) or `llvm`, kept as given so that reports name it as
@@ -81,6 +81,21 @@ pub struct ExecArgs {
     /// shaders with few texture lookups.
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
+    /// Where compiled code is kept between runs: a folder, or `off` (default: the
+    /// TGSIC_CACHE_DIR variable, else the per-user cache folder, ~/.cache/tgsic).
+    #[arg(long, value_name = "DIR|off")]
+    pub cache_dir: Option<String>,
+}
+
+impl ExecArgs {
+    /// The code cache `--cache-dir` names, or `default` without it.
+    pub fn code_cache(&self, default: CacheDir) -> CacheDir {
+        match self.cache_dir.as_deref() {
+            None => default,
+            Some("off") => CacheDir::Off,
+            Some(dir) => CacheDir::At(dir.into()),
+        }
+    }
 }
 
 /// `--math`.

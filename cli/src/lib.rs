@@ -48,6 +48,8 @@ enum Command {
     /// Time shader compilation and shading per engine (default interp,jit at 1024x1024) and
     /// print megapixels per second and the speed ratio.
     Bench(cmd::bench::BenchArgs),
+    /// Show where the code cache is and what it holds, or empty it (--clear).
+    Cache(cmd::cache::CacheArgs),
     /// Compare two .f32 images component by component; exit 1 when they differ by more than
     /// --ulp.
     Cmp(cmd::run::CmpArgs),
@@ -75,6 +77,7 @@ pub fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(&a),
         Command::Cmp(a) => cmd::run::cmp(&a),
         Command::Bench(a) => cmd::bench::bench(&a),
+        Command::Cache(a) => cmd::cache::cache(&a),
         Command::Theia { command } => match command {
             cmd::theia::TheiaCommand::Asm(a) => cmd::theia::asm(&a),
             cmd::theia::TheiaCommand::Dis(a) => cmd::theia::dis(&a),

@@ -309,3 +309,52 @@ fn fast_math_is_the_default_and_exact_is_one_flag_away() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn bench_reports_the_first_frame_and_whether_the_code_cache_answered() {
+    let dir = temp("bench-cache");
+    let cache = dir.join("cache");
+    let shader = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/shaders/noise.tgsi"
+    );
+    let row = |extra: &[&str]| {
+        let mut args = vec![
+            "bench",
+            shader,
+            "--engines",
+            "interp,jit",
+            "--size",
+            "16x16",
+            "--seconds",
+            "0",
+            "--threads",
+            "1",
+        ];
+        args.extend_from_slice(extra);
+        let out = tgsic(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let header = stdout
+            .lines()
+            .find(|l| l.starts_with("| engine"))
+            .expect("a table")
+            .to_string();
+        assert!(header.contains("| first frame | cache |"), "{header}");
+        let cells: Vec<String> = stdout
+            .lines()
+            .find(|l| l.starts_with("| jit "))
+            .expect("the jit row, named as given")
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect();
+        let first_frame: f64 = cells[7].trim_end_matches(" ms").parse().expect("ms");
+        assert!(first_frame > 0.0);
+        cells[8].clone()
+    };
+    let at = cache.to_str().unwrap();
+    assert_eq!(row(&["--cache-dir", at]), "miss");
+    assert_eq!(row(&["--cache-dir", at]), "hit");
+    assert_eq!(row(&["--cache-dir", "off"]), "off");
+    let _ = std::fs::remove_dir_all(&dir);
+}

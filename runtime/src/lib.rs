@@ -8,10 +8,11 @@
 //!   [`texture`]: textures, samplers and mip chains.
 //! - [`batches`]: the one batch driver, on the calling thread or worker threads;
 //!   [`dispatch`]: running an engine over an image, vertices or primitives through it.
-//! - [`host`]: the host API: compile once, run many times.
+//! - [`host`]: the host API: compile once, run many times; [`cache`]: the code cache on disk.
 #![warn(missing_docs)]
 
 pub mod batches;
+pub mod cache;
 pub mod dispatch;
 pub mod engine;
 pub mod host;

@@ -13,6 +13,8 @@
 //! - [`theia_asm`]: assembled words disassemble to text that assembles to the same words.
 //! - [`theia_compile`]: a compiled program's assembly assembles to its image, and the image
 //!   disassembles and re-assembles to itself.
+//! - [`code_cache`]: a code cache entry damaged as the bytes say is never run: a runtime reads
+//!   it only when it is whole, else compiles again, and renders the interpreter's pixels.
 
 use crate::generate::program_from;
 use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
@@ -32,6 +34,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("jit_vs_interp", jit_vs_interp),
     ("theia_asm", theia_asm),
     ("theia_compile", theia_compile),
+    ("code_cache", code_cache),
 ];
 
 /// A valid program written in both forms reads back as itself.
@@ -86,6 +89,96 @@ pub fn lift_optimize(data: &[u8]) {
             panic!("the IR does not verify after {level:?}: {}", e[0]);
         }
     }
+}
+
+/// The shader [`code_cache`] compiles: arithmetic, a transcendental, a branch.
+const CACHED_SHADER: &str = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+    DCL TEMP[0]\nIMM[0] FLT32 { 0.5, 3.0, 0.25, 1.0 }\nMUL TEMP[0], IN[0], IMM[0].yyyy\n\
+    SIN TEMP[0].x, TEMP[0].xxxx\nSLT TEMP[0].w, IN[0].xxxx, IMM[0].xxxx\n\
+    IF TEMP[0].wwww\nADD TEMP[0].y, TEMP[0].yyyy, IMM[0].zzzz\nENDIF\nMOV OUT[0], TEMP[0]\nEND\n";
+
+/// A code cache entry damaged as `data` says (its first byte picks how: replaced by the rest,
+/// truncated, bytes flipped at the positions the rest gives, or the rest appended), then read
+/// by a new runtime on the same folder: a hit only for an entry that is still whole, and the
+/// interpreter's pixels either way.
+pub fn code_cache(data: &[u8]) {
+    use tgsic_runtime::host::{
+        CacheDir, CacheUse, CompileOptions, Frame, RunControl, Runtime, RuntimeOptions,
+    };
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let Some((&how, rest)) = data.split_first() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "tgsic-fuzz-cache-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let runtime = || {
+        Runtime::new(RuntimeOptions {
+            threads: 1,
+            code_cache: CacheDir::At(dir.clone()),
+            ..RuntimeOptions::default()
+        })
+        .expect("a runtime")
+    };
+    let frame = Frame {
+        width: 8,
+        height: 8,
+        output: 0,
+    };
+    let bind = tgsic_runtime::engine::Bindings::default();
+    let first = runtime();
+    let module = first.load(CACHED_SHADER.as_bytes()).expect("loads");
+    let want = tgsic_runtime::dispatch::render(&module, &bind, 8, 8, 0).expect("renders");
+    let opts = CompileOptions::default();
+    let c = first.compile(&module, &opts).expect("compiles");
+    assert_eq!(c.cache_use(), CacheUse::Miss);
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the cache folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    assert_eq!(entries.len(), 1, "one entry");
+    let whole = std::fs::read(&entries[0]).expect("reads the entry");
+    let mut damaged = whole.clone();
+    match how % 4 {
+        0 => damaged = rest.to_vec(),
+        1 => damaged.truncate(whole.len() * usize::from(rest.first().copied().unwrap_or(0)) / 256),
+        2 => {
+            for pair in rest.chunks(2) {
+                let at = usize::from(pair[0]) * 257 + usize::from(*pair.get(1).unwrap_or(&1));
+                let at = at % whole.len();
+                damaged[at] ^= pair.get(1).copied().unwrap_or(1).max(1);
+            }
+        }
+        _ => damaged.extend_from_slice(rest),
+    }
+    std::fs::write(&entries[0], &damaged).expect("writes the entry");
+    let second = runtime();
+    let module = second.load(CACHED_SHADER.as_bytes()).expect("loads");
+    let c = second.compile(&module, &opts).expect("compiles");
+    let expected = if damaged == whole {
+        CacheUse::Hit
+    } else {
+        CacheUse::Miss
+    };
+    assert_eq!(
+        c.cache_use(),
+        expected,
+        "the entry was {} bytes, now {}",
+        whole.len(),
+        damaged.len()
+    );
+    let got = c
+        .render(&second, &bind, frame, &RunControl::default())
+        .expect("renders");
+    assert_eq!(got.pixels, want.pixels);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The JIT against the interpreter on a generated valid program: the bytes give, through
@@ -176,6 +269,17 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
             let mut v = texts.clone();
             v.extend(binaries());
             v
+        }
+        "code_cache" => {
+            let mut rng = Rng(0xcace);
+            (0..32)
+                .map(|k| {
+                    let n = 1 + rng.below(64) as usize;
+                    let mut v: Vec<u8> = (0..n).map(|_| rng.bits() as u8).collect();
+                    v[0] = k as u8;
+                    v
+                })
+                .collect()
         }
         "jit_vs_interp" => {
             let mut rng = Rng(0x5eed);

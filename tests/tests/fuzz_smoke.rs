@@ -108,6 +108,11 @@ fn theia_compile() {
 }
 
 #[test]
+fn code_cache() {
+    smoke("code_cache");
+}
+
+#[test]
 fn every_target_has_a_smoke_test() {
     let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
     assert_eq!(
@@ -118,7 +123,8 @@ fn every_target_has_a_smoke_test() {
             "lift_optimize",
             "jit_vs_interp",
             "theia_asm",
-            "theia_compile"
+            "theia_compile",
+            "code_cache"
         ]
     );
 }

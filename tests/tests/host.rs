@@ -224,7 +224,7 @@ mod never_panics {
             soa in any::<bool>(),
             which in 0usize..3,
         ) {
-            let rt = Runtime::new(RuntimeOptions { threads: 2, cache_entries: 4 }).unwrap();
+            let rt = Runtime::new(RuntimeOptions { threads: 2, cache_entries: 4, ..RuntimeOptions::default() }).unwrap();
             let name = ["noise.tgsi", "transform_lit.vert.tgsi", "explode.geom.tgsi"][which];
             let m = load(&rt, name);
             let c = rt.compile(&m, &CompileOptions::default()).unwrap();

@@ -8,7 +8,7 @@ use crate::report::Failure;
 use clap::Args;
 use std::time::{Duration, Instant};
 use tgsic::tgsi::Processor;
-use tgsic_runtime::host::{EngineKind, Frame, Lookups, RunControl};
+use tgsic_runtime::host::{CacheDir, CacheUse, EngineKind, Frame, Lookups, RunControl};
 
 /// Arguments of `tgsic bench`.
 #[derive(Debug, Args)]
@@ -43,8 +43,11 @@ pub struct BenchArgs {
 struct Row {
     engine: EngineArg,
     compile: Duration,
-    /// From the program in hand to its first image: the compile and the first render.
+    /// From the program in hand to its first image: the compile (or the cache lookup) and the
+    /// first render.
     first_frame: Duration,
+    /// Whether the code cache answered.
+    cache: CacheUse,
     best: Duration,
     image: tgsic_runtime::dispatch::Image,
 }
@@ -53,8 +56,9 @@ struct Row {
 /// shader compiled fresh through the host API, the fastest of three; every texture lookup
 /// that can is sampled in the code, the most code there is to compile).
 fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
-    // No cache: every compile compiles.
-    let rt = runtime(&a.exec, 0)?;
+    // No cache in memory: every compile compiles; none on disk either, unless --cache-dir
+    // asks (then each shader's later compiles measure the lookup).
+    let rt = runtime(&a.exec, 0, CacheDir::Off)?;
     let modules = a
         .inputs
         .iter()
@@ -66,6 +70,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
         }
         let mut times = Vec::new();
         let mut bytes = Vec::new();
+        let mut hits = 0;
         let pb = progress_bar(&format!("compiling ({})", engine.name));
         pb.set_length(modules.len() as u64);
         for (input, module) in &modules {
@@ -76,6 +81,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
                 let t = Instant::now();
                 let c = compile(&rt, module, engine, &a.exec, Lookups::Every, input)?;
                 best = best.min(t.elapsed());
+                hits += usize::from(c.cache_use() == CacheUse::Hit);
                 compiled = Some(c);
             }
             // The code size, measured apart (LLVM reports it only with the text).
@@ -118,6 +124,13 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
             bytes.last().copied().unwrap_or(0),
             bytes.iter().sum::<usize>()
         );
+        if rt.code_cache().is_some() {
+            println!(
+                "{}: {hits} of {} compiles answered by the code cache",
+                engine.name,
+                3 * times.len()
+            );
+        }
     }
     Ok(())
 }
@@ -147,8 +160,8 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     let bind = bindings(&p, &a.bind, a.clear)?;
     let (w, h) = a.size;
     let mut rows: Vec<Row> = Vec::new();
-    // No cache: each engine's row compiles.
-    let rt = runtime(&a.exec, 0)?;
+    // No cache in memory: each engine's row compiles, or reads the code cache on disk.
+    let rt = runtime(&a.exec, 0, CacheDir::Default)?;
     let module = shader;
     for engine in &a.engines {
         // The code the bindings call for (textures sampled in the code) is compiled up front.
@@ -187,6 +200,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
             engine: engine.clone(),
             compile,
             first_frame: first_frame.unwrap_or(compile),
+            cache: e.cache_use(),
             best,
             image: image.expect("rendered once"),
         });
@@ -202,10 +216,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         }
     );
     println!(
-        "| engine | compile | render (best) | Mpixels/s | speed vs {} | image | first frame |",
+        "| engine | compile | render (best) | Mpixels/s | speed vs {} | image | first frame | cache |",
         rows[0].engine.name
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let same = if r
             .image
@@ -228,13 +242,18 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
             format!("{d} components differ")
         };
         println!(
-            "| {} | {:.3} ms | {:.2} ms | {:.2} | {:.1}x | {same} | {:.2} ms |",
+            "| {} | {:.3} ms | {:.2} ms | {:.2} | {:.1}x | {same} | {:.2} ms | {} |",
             r.engine.name,
             r.compile.as_secs_f64() * 1e3,
             r.best.as_secs_f64() * 1e3,
             mpix(r.best),
             rows[0].best.as_secs_f64() / r.best.as_secs_f64(),
-            r.first_frame.as_secs_f64() * 1e3
+            r.first_frame.as_secs_f64() * 1e3,
+            match r.cache {
+                CacheUse::Off => "off",
+                CacheUse::Hit => "hit",
+                CacheUse::Miss => "miss",
+            }
         );
     }
     Ok(())

@@ -133,8 +133,10 @@ fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(),
         math: a.math,
         threads: 1,
         lanes: a.lanes,
+        cache_dir: None,
     };
-    let rt = crate::cmd::run::runtime(&exec, 1)?;
+    // Reading code is not running it: nothing is kept.
+    let rt = crate::cmd::run::runtime(&exec, 1, tgsic_runtime::host::CacheDir::Off)?;
     let fail = crate::cmd::run::host_failure(name);
     let shader = tgsic_runtime::engine::Module::from_valid(program)
         .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;

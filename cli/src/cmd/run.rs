@@ -16,7 +16,7 @@ use tgsic::tgsi::*;
 use tgsic_runtime::dispatch::{Band, band_rows_for};
 use tgsic_runtime::engine::{self, Module};
 use tgsic_runtime::host::{
-    Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
+    CacheDir, Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
 };
 
 /// Arguments of `tgsic run`.
@@ -85,11 +85,14 @@ pub fn load_shader(input: &str) -> Result<Module, Failure> {
 }
 
 /// The host runtime a command runs on: `--threads` worker threads, started once for the whole
-/// command (every band of an image runs on them); `cache` compiled shaders kept.
-pub fn runtime(exec: &ExecArgs, cache: usize) -> Result<Runtime, Failure> {
+/// command (every band of an image runs on them); `cache` compiled shaders kept in memory; the
+/// code cache on disk of `--cache-dir`, or `code_cache` without it.
+pub fn runtime(exec: &ExecArgs, cache: usize, code_cache: CacheDir) -> Result<Runtime, Failure> {
     Runtime::new(RuntimeOptions {
         threads: exec.threads,
         cache_entries: cache,
+        code_cache: exec.code_cache(code_cache),
+        ..RuntimeOptions::default()
     })
     .map_err(|e| input_error(format!("error: {e}")))
 }
@@ -131,7 +134,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let p = shader.program.clone();
     let bind = bindings(&p, &a.bind, a.clear)?;
     let name = crate::report::display_name(&a.input);
-    let rt = runtime(&a.exec, 1)?;
+    let rt = runtime(&a.exec, 1, CacheDir::Default)?;
     let module = shader;
     let shader = compile(&rt, &module, &a.engine, &a.exec, Lookups::For(&bind), name)?;
     let err = |e: HostError| match (e, a.timeout) {

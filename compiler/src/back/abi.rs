@@ -363,6 +363,23 @@ impl CompiledShader {
         f: &crate::ir::Function,
         info: CodeInfo,
     ) -> Result<CompiledShader, JitError> {
+        let immediates = f.immediates.iter().flatten().copied().collect();
+        let array_words =
+            (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES;
+        CompiledShader::from_parts(image, immediates, array_words, info)
+    }
+
+    /// The shader of `image`, mapped into this process, with its immediates and array
+    /// storage given as they are (what [`CompiledShader::from_bytes`] reads).
+    ///
+    /// # Errors
+    /// As [`CodeImage::map`].
+    pub(crate) fn from_parts(
+        image: CodeImage,
+        immediates: Vec<u32>,
+        array_words: usize,
+        info: CodeInfo,
+    ) -> Result<CompiledShader, JitError> {
         let (owner, entry) = image.map()?;
         Ok(CompiledShader {
             _owner: Box::new(owner),
@@ -372,10 +389,8 @@ impl CompiledShader {
             textures: info.textures,
             tex_paths: info.tex_paths,
             stored_outputs: info.stored_outputs,
-            immediates: f.immediates.iter().flatten().copied().collect(),
-            array_words: (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1)
-                * 4
-                * BATCH_LANES,
+            immediates,
+            array_words,
             code_size: info.code_size,
             stack_bytes: info.stack_bytes,
             lanes_per_step: info.lanes_per_step,

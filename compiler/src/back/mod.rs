@@ -20,6 +20,7 @@ pub mod lane_ops;
 #[cfg(feature = "llvm")]
 pub mod llvm;
 pub mod nan;
+mod persist;
 pub mod simd;
 #[cfg(test)]
 mod tests_support;
@@ -109,6 +110,25 @@ pub fn compile(
         Backend::Cranelift => cranelift::compile(f, opts),
         #[cfg(feature = "llvm")]
         Backend::Llvm => llvm::compile(f, opts),
+        #[cfg(not(feature = "llvm"))]
+        Backend::Llvm => Err(JitError::Unavailable(backend.name())),
+    }
+}
+
+/// Everything besides the function and the options that decides the machine code `backend`
+/// generates on this machine: this build of tgsic (a digest of its sources and of the code
+/// generators' versions), the code generator (and LLVM's own version), and the CPU and
+/// features it generates code for. A code cache keys its entries on it, so that it never runs
+/// code another build, LLVM or CPU made.
+///
+/// # Errors
+/// As [`compile`], for a back end this build or host does not have.
+pub fn target_id(backend: Backend) -> Result<String, JitError> {
+    let build = env!("TGSIC_BUILD_ID");
+    match backend {
+        Backend::Cranelift => Ok(format!("tgsic {build} cranelift {}", cranelift::isa_id()?)),
+        #[cfg(feature = "llvm")]
+        Backend::Llvm => Ok(format!("tgsic {build} {}", llvm::llvm_id()?)),
         #[cfg(not(feature = "llvm"))]
         Backend::Llvm => Err(JitError::Unavailable(backend.name())),
     }

@@ -226,6 +226,16 @@ impl TexPaths {
     /// texels, repeated ([`VectorTex::NEAREST_F32`]).
     pub const ALL: TexPaths = TexPaths([1; TexPaths::MAX]);
 
+    /// The paths as words, one per operation (what a code cache stores).
+    pub fn words(&self) -> &[u32; TexPaths::MAX] {
+        &self.0
+    }
+
+    /// The paths of [`TexPaths::words`]' words (a word that is no path reads as [`TexPath::Call`]).
+    pub fn from_words(words: [u32; TexPaths::MAX]) -> TexPaths {
+        TexPaths(words)
+    }
+
     /// How operation `k` samples.
     pub fn get(&self, k: usize) -> TexPath {
         if k >= Self::MAX {

@@ -26,6 +26,19 @@ pub enum TexKind {
     SamplePos,
 }
 
+impl TexKind {
+    /// Every kind.
+    pub const ALL: [TexKind; 7] = [
+        TexKind::Sample,
+        TexKind::QueryLod,
+        TexKind::Fetch,
+        TexKind::Gather,
+        TexKind::Size,
+        TexKind::Samples,
+        TexKind::SamplePos,
+    ];
+}
+
 /// Where a sample's (or fetch's, or size query's) level of detail comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {
@@ -39,6 +52,17 @@ pub enum Level {
     Zero,
     /// Explicit gradients: six arguments, d/dx then d/dy of x, y, z.
     Grad,
+}
+
+impl Level {
+    /// Every source of a level of detail.
+    pub const ALL: [Level; 5] = [
+        Level::Implicit,
+        Level::Bias,
+        Level::Explicit,
+        Level::Zero,
+        Level::Grad,
+    ];
 }
 
 /// A texture operation of the IR. Its arguments, in order ([`TexOp::layout`]): the four
@@ -114,6 +138,41 @@ impl TexKind {
             TexKind::Samples => "sample-count query",
             TexKind::SamplePos => "sample-position query",
         }
+    }
+}
+
+impl TexOp {
+    /// The operation as four words (what a code cache stores of it).
+    pub fn to_words(&self) -> [u32; 4] {
+        let kind = TexKind::ALL
+            .iter()
+            .position(|&k| k == self.kind)
+            .unwrap_or(0) as u32;
+        let level = Level::ALL
+            .iter()
+            .position(|&l| l == self.level)
+            .unwrap_or(0) as u32;
+        let flags = u32::from(self.projective) | u32::from(self.compare) << 1;
+        [
+            kind | level << 8 | flags << 16 | u32::from(self.offsets) << 24,
+            self.target.bits(),
+            self.unit,
+            self.sampler.unwrap_or(u32::MAX),
+        ]
+    }
+
+    /// The operation of [`TexOp::to_words`]'s words, if they are one.
+    pub fn from_words(w: [u32; 4]) -> Option<TexOp> {
+        Some(TexOp {
+            kind: *TexKind::ALL.get((w[0] & 0xFF) as usize)?,
+            level: *Level::ALL.get((w[0] >> 8 & 0xFF) as usize)?,
+            projective: w[0] >> 16 & 1 != 0,
+            compare: w[0] >> 17 & 1 != 0,
+            offsets: u8::try_from(w[0] >> 24).ok().filter(|&o| o <= 1)?,
+            target: TextureTarget::from_bits(w[1])?,
+            unit: w[2],
+            sampler: (w[3] != u32::MAX).then_some(w[3]),
+        })
     }
 }
 

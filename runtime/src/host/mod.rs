@@ -45,9 +45,12 @@ pub use images::{Frame, RunControl};
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 
 use crate::batches::{MAX_THREADS, Slots};
+pub use crate::cache::CacheDir;
+use crate::cache::{DEFAULT_MAX_BYTES, DiskCache};
 pub use crate::engine::{CompileOptions, EngineKind};
 pub use crate::engine::{ConstantBuffer, Module, Reflection, SamplerView, Varying};
 use crate::engine::{Engine, LoadError, RunError};
+pub use crate::jit::CacheUse;
 use crate::jit::{CompileError, JitShader};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -106,17 +109,25 @@ pub enum HostError {
     /// Machine code was asked of a shader the interpreter runs.
     #[error("the interpreter runs this shader: it has no machine code")]
     NoCode,
+    /// The code cache folder the host named cannot be used.
+    #[error("the code cache folder cannot be used: {0}")]
+    Cache(String),
 }
 
 /// How a [`Runtime`] runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuntimeOptions {
     /// Worker threads: 0 for one per core, 1 to run on the calling thread, at most
     /// [`MAX_THREADS`] (more are clamped).
     pub threads: usize,
-    /// Compiled shaders kept; the least recently compiled or used goes first. 0 keeps none
-    /// (every compile compiles).
+    /// Compiled shaders kept in memory; the least recently compiled or used goes first. 0
+    /// keeps none.
     pub cache_entries: usize,
+    /// Where compiled code is kept between processes ([`crate::cache`]): by default the
+    /// per-user cache folder, or `TGSIC_CACHE_DIR`.
+    pub code_cache: CacheDir,
+    /// The code cache's size bound in bytes.
+    pub code_cache_bytes: u64,
 }
 
 impl Default for RuntimeOptions {
@@ -124,6 +135,8 @@ impl Default for RuntimeOptions {
         RuntimeOptions {
             threads: 0,
             cache_entries: 64,
+            code_cache: CacheDir::Default,
+            code_cache_bytes: DEFAULT_MAX_BYTES,
         }
     }
 }
@@ -231,6 +244,20 @@ impl Compiled {
         self.options
     }
 
+    /// The engine that runs it.
+    pub fn engine(&self) -> EngineKind {
+        self.options.engine
+    }
+
+    /// Whether its code came from the code cache on disk (for the interpreter, and without a
+    /// cache, [`CacheUse::Off`]).
+    pub fn cache_use(&self) -> CacheUse {
+        match &self.engine {
+            Inner::Interp(..) => CacheUse::Off,
+            Inner::Jit(j) => j.cache,
+        }
+    }
+
     /// The machine code of the variant `lookups` calls for, compiled again with the back
     /// end's IR and the disassembly kept ([`CompiledShader::ir_text`],
     /// [`CompiledShader::asm`]): what a run with those lookups executes, to read or measure.
@@ -254,6 +281,8 @@ pub struct Runtime {
     cache: Mutex<VecDeque<(Key, Arc<Compiled>)>>,
     capacity: usize,
     compiles: std::sync::atomic::AtomicU64,
+    /// The code cache on disk, if any.
+    disk: Option<Arc<DiskCache>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -287,12 +316,30 @@ impl Runtime {
         } else {
             None
         };
+        // A folder the host names must be usable; the default one may be missing (no home, a
+        // read-only one), and then there is no code cache.
+        let disk = match opts.code_cache.resolve() {
+            None => None,
+            Some(dir) => match DiskCache::open(&dir, opts.code_cache_bytes) {
+                Ok(c) => Some(Arc::new(c)),
+                Err(e) if matches!(opts.code_cache, CacheDir::At(_)) => {
+                    return Err(HostError::Cache(format!("{}: {e}", dir.display())));
+                }
+                Err(_) => None,
+            },
+        };
         Ok(Runtime {
             pool,
             cache: Mutex::new(VecDeque::new()),
             capacity: opts.cache_entries,
             compiles: std::sync::atomic::AtomicU64::new(0),
+            disk,
         })
+    }
+
+    /// The code cache on disk, if this runtime has one.
+    pub fn code_cache(&self) -> Option<&DiskCache> {
+        self.disk.as_deref()
     }
 
     /// The worker threads (none when the runtime runs on the calling thread), for
@@ -360,12 +407,13 @@ impl Runtime {
             }
             return Ok(compiled);
         }
-        let engine = match opts.engine {
-            EngineKind::Interpreter => Inner::Interp(Box::new(module.clone())),
-            EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(Box::new(
-                JitShader::with_lookups(module.clone(), opts, lookups)?,
-            )),
-        };
+        let engine =
+            match opts.engine {
+                EngineKind::Interpreter => Inner::Interp(Box::new(module.clone())),
+                EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(Box::new(
+                    JitShader::cached(module.clone(), opts, lookups, self.disk.clone())?,
+                )),
+            };
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let compiled = Arc::new(Compiled {

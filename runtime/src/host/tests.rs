@@ -13,6 +13,8 @@ fn rt() -> Runtime {
     Runtime::new(RuntimeOptions {
         threads: 2,
         cache_entries: 2,
+        code_cache: CacheDir::Off,
+        ..RuntimeOptions::default()
     })
     .unwrap()
 }
@@ -184,6 +186,8 @@ fn compiled_shaders_are_cached_by_tokens_and_options() {
     let none = Runtime::new(RuntimeOptions {
         threads: 1,
         cache_entries: 0,
+        code_cache: CacheDir::Off,
+        ..RuntimeOptions::default()
     })
     .unwrap();
     let a = none.compile(&m, &jit).unwrap();

@@ -32,6 +32,7 @@ mod callbacks;
 mod tests;
 mod textures;
 
+use crate::cache::DiskCache;
 use crate::engine::{
     Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
     Feed, Module, Reg, RunError,
@@ -99,9 +100,11 @@ pub struct JitShader {
     /// ([`JitShader::new`]), or the variant of the bindings given to
     /// [`JitShader::with_lookups`].
     pub compiled: Arc<CompiledShader>,
-    /// Time spent lifting, optimizing and compiling `compiled`; variants compiled later are
-    /// not counted.
+    /// Time spent lifting, optimizing and compiling `compiled` (or reading it from the code
+    /// cache); variants compiled later are not counted.
     pub compile_time: Duration,
+    /// Whether the code cache answered for `compiled`.
+    pub cache: CacheUse,
     /// The back end that compiles its variants, and how.
     backend: Backend,
     codegen: CodegenOptions,
@@ -115,9 +118,25 @@ pub struct JitShader {
     io: [usize; 3],
 }
 
-/// A function's compiled variants, by the texture operations they sample themselves.
+/// Whether a shader's code came from the code cache on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheUse {
+    /// No cache.
+    Off,
+    /// Read from the cache.
+    Hit,
+    /// Compiled, and stored in the cache.
+    Miss,
+}
+
+/// A function's compiled variants, by the texture operations they sample themselves, and the
+/// code cache they are looked up in first.
 #[derive(Debug, Default)]
-struct Variants(Mutex<HashMap<TexPaths, Arc<CompiledShader>>>);
+struct Variants {
+    map: Mutex<HashMap<TexPaths, Arc<CompiledShader>>>,
+    /// The cache, and what every key of this function's variants starts with.
+    disk: Option<(Arc<DiskCache>, Vec<u8>)>,
+}
 
 impl JitShader {
     /// Lifts, optimizes and compiles `prepared`'s program as `opts` asks, every texture lookup
@@ -142,6 +161,20 @@ impl JitShader {
         opts: &CompileOptions,
         lookups: Lookups<'_>,
     ) -> Result<JitShader, CompileError> {
+        Self::cached(prepared, opts, lookups, None)
+    }
+
+    /// As [`JitShader::with_lookups`], with its code variants looked up in `disk` first and
+    /// stored there when compiled ([`crate::cache`]).
+    ///
+    /// # Errors
+    /// As [`JitShader::new`].
+    pub fn cached(
+        prepared: Module,
+        opts: &CompileOptions,
+        lookups: Lookups<'_>,
+        disk: Option<Arc<DiskCache>>,
+    ) -> Result<JitShader, CompileError> {
         let t = Instant::now();
         let backend = opts
             .engine
@@ -155,15 +188,26 @@ impl JitShader {
         let mut f = tgsic::ir::lift_valid(&prepared.program)?;
         optimize(&mut f, opts.opt);
         let function = Arc::new(f);
-        let variants = Arc::new(Variants::default());
+        let disk = match disk {
+            // A back end that cannot say what it targets is not cached.
+            Some(d) => tgsic::back::target_id(backend)
+                .ok()
+                .map(|id| (d, cache_key(&id, opts, prepared.tokens()))),
+            None => None,
+        };
+        let variants = Arc::new(Variants {
+            map: Mutex::default(),
+            disk,
+        });
         let (tex_groups, paths) = groups_and_paths(&function, backend, lookups);
-        let compiled = variants.get(&function, backend, &codegen, paths)?;
+        let (compiled, cache) = variants.get_cached(&function, backend, &codegen, paths)?;
         Ok(JitShader {
             io: prepared.io_sizes(),
             prepared,
             function,
             compiled,
             compile_time: t.elapsed(),
+            cache,
             backend,
             codegen,
             variants,
@@ -248,6 +292,19 @@ impl JitShader {
     }
 }
 
+/// What a code cache entry's key starts with for a function: what the back end targets on this
+/// machine ([`tgsic::back::target_id`]), the compile options and the program's whole token
+/// stream; the variant's texture paths follow.
+fn cache_key(target: &str, opts: &CompileOptions, tokens: &[u32]) -> Vec<u8> {
+    let mut key = format!(
+        "{target}\nengine {} math {:?} lanes {} opt {:?}\n",
+        opts.engine, opts.math, opts.lanes, opts.opt
+    )
+    .into_bytes();
+    key.extend(tokens.iter().flat_map(|t| t.to_le_bytes()));
+    key
+}
+
 impl Variants {
     /// The variant of `f` for `paths`, compiled if it is not yet.
     fn get(
@@ -257,17 +314,51 @@ impl Variants {
         codegen: &CodegenOptions,
         paths: TexPaths,
     ) -> Result<Arc<CompiledShader>, CompileError> {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(self.get_cached(f, backend, codegen, paths)?.0)
+    }
+
+    /// As [`Variants::get`], saying whether the code cache answered: a variant not yet made
+    /// is read from the cache when a verified entry holds it, else compiled and stored.
+    fn get_cached(
+        &self,
+        f: &Function,
+        backend: Backend,
+        codegen: &CodegenOptions,
+        paths: TexPaths,
+    ) -> Result<(Arc<CompiledShader>, CacheUse), CompileError> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&paths) {
-            return Ok(c.clone());
+            return Ok((c.clone(), CacheUse::Off));
+        }
+        let key = self.disk.as_ref().map(|(disk, prefix)| {
+            let mut key = prefix.clone();
+            key.extend(paths.words().iter().flat_map(|w| w.to_le_bytes()));
+            (disk, key)
+        });
+        // A stored variant that does not read back (another format, no memory) is compiled
+        // again and replaced.
+        if let Some((disk, key)) = &key
+            && let Some(bytes) = disk.load(key)
+            && let Ok(c) = CompiledShader::from_bytes(&bytes)
+        {
+            let c = Arc::new(c);
+            map.insert(paths, c.clone());
+            return Ok((c, CacheUse::Hit));
         }
         let opts = CodegenOptions {
             textures: paths,
             ..*codegen
         };
         let c = Arc::new(tgsic::back::compile(f, backend, &opts)?);
+        let used = match &key {
+            Some((disk, key)) => {
+                disk.store(key, &c.to_bytes());
+                CacheUse::Miss
+            }
+            None => CacheUse::Off,
+        };
         map.insert(paths, c.clone());
-        Ok(c)
+        Ok((c, used))
     }
 }
 

@@ -102,6 +102,18 @@ fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, JitError> {
     isas[verify as usize][allocator as usize].clone()
 }
 
+/// The ISA Cranelift generates code for on this host: every shared and ISA-specific setting
+/// (the CPU features it detected among them).
+pub(super) fn isa_id() -> Result<String, JitError> {
+    let isa = isa(false, Allocator::Backtracking)?;
+    let mut id = isa.triple().to_string();
+    for v in isa.flags().iter().chain(isa.isa_flags()) {
+        id.push(' ');
+        id.push_str(&v.to_string());
+    }
+    Ok(id)
+}
+
 /// Compiles `f` (the one entry point is [`super::compile`]).
 pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
     let text = opts.keep_text;

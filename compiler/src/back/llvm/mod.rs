@@ -178,6 +178,19 @@ impl From<inkwell::builder::BuilderError> for JitError {
     }
 }
 
+/// LLVM's version and the CPU and features it generates code for on this host (with
+/// `TGSIC_LLVM_FEATURES`' changes).
+pub(super) fn llvm_id() -> Result<String, JitError> {
+    let cpu = host_cpu()?;
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    // SAFETY: LLVMGetVersion writes three integers through the pointers it is given.
+    unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    Ok(format!(
+        "llvm {major}.{minor}.{patch} {} {}",
+        cpu.name, cpu.features
+    ))
+}
+
 /// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
 /// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
 /// twice it for a loop whose live values fit the registers twice over and, with AVX2, for long

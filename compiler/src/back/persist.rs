@@ -1,0 +1,174 @@
+//! A compiled shader as bytes, and back: its machine code image and what the runtime passes it
+//! (uniform reads, texture operations, the texture paths the code samples, the outputs it
+//! always writes, immediates, array storage), so that a code cache can store it and another
+//! process run it without compiling. Reading checks every length and value: a truncated or
+//! inconsistent form is an [`ImageError`], never a shader. (A cache verifies its entries'
+//! integrity and keys before this.)
+
+use super::abi::{BATCH_LANES, CodeInfo, CompiledShader, JitError, TextureCall};
+use super::image::{CodeImage, ImageError, Reader};
+use super::texpath::TexPaths;
+use crate::ir::TexOp;
+
+/// The first bytes of the form, with its version.
+const MAGIC: &[u8; 8] = b"TGSICOD1";
+
+/// The most entries of any list of the form: far more than any shader has, far fewer than
+/// would exhaust memory.
+const MAX_ITEMS: usize = 1 << 24;
+
+impl CompiledShader {
+    /// The shader as bytes ([`CompiledShader::from_bytes`] reads them back). The back end's
+    /// IR and assembly text are not kept.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let u32s = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
+        out.extend_from_slice(MAGIC);
+        let image = self.image.to_bytes();
+        u32s(&mut out, image.len() as u32);
+        out.extend_from_slice(&image);
+        u32s(&mut out, self.immediates.len() as u32);
+        for &w in &self.immediates {
+            u32s(&mut out, w);
+        }
+        u32s(&mut out, self.array_words as u32);
+        u32s(&mut out, self.uniforms.len() as u32);
+        for &(b, r, c) in &self.uniforms {
+            u32s(&mut out, b);
+            u32s(&mut out, r);
+            u32s(&mut out, u32::from(c));
+        }
+        u32s(&mut out, self.textures.len() as u32);
+        for t in &self.textures {
+            for w in t.op.to_words() {
+                u32s(&mut out, w);
+            }
+            u32s(&mut out, t.args as u32);
+        }
+        for &w in self.tex_paths.words() {
+            u32s(&mut out, w);
+        }
+        u32s(&mut out, self.stored_outputs.len() as u32);
+        out.extend(self.stored_outputs.iter().map(|&b| u8::from(b)));
+        u32s(&mut out, self.code_size as u32);
+        u32s(&mut out, self.stack_bytes as u32);
+        u32s(&mut out, self.lanes_per_step as u32);
+        out
+    }
+
+    /// The shader of [`CompiledShader::to_bytes`]' form, its code mapped into this process.
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`] naming what is wrong with a truncated or inconsistent form,
+    /// [`JitError::Host`] when the system refuses executable memory.
+    pub fn from_bytes(bytes: &[u8]) -> Result<CompiledShader, JitError> {
+        read(bytes).map_err(|e| JitError::Codegen(e.to_string()))?
+    }
+}
+
+/// Reads the form: `Err` for a damaged form, `Ok(Err)` when mapping its code failed.
+fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
+    let mut r = Reader(bytes);
+    if r.take(MAGIC.len())? != MAGIC {
+        return Err(ImageError("not a compiled shader of this version"));
+    }
+    let count = |r: &mut Reader<'_>| -> Result<usize, ImageError> {
+        let n = r.u32()? as usize;
+        if n > MAX_ITEMS || n > r.0.len() {
+            return Err(ImageError("a list longer than the bytes"));
+        }
+        Ok(n)
+    };
+    let image_len = r.u32()? as usize;
+    let (image, rest) = CodeImage::from_bytes(r.take(image_len)?)?;
+    if !rest.is_empty() {
+        return Err(ImageError("bytes after the code"));
+    }
+    let n = count(&mut r)?;
+    let immediates = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
+    let array_words = r.u32()? as usize;
+    if array_words == 0 || !array_words.is_multiple_of(4 * BATCH_LANES) {
+        return Err(ImageError("array storage that is not whole registers"));
+    }
+    let n = count(&mut r)?;
+    let mut uniforms = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (b, reg, c) = (r.u32()?, r.u32()?, r.u32()?);
+        let c = u8::try_from(c)
+            .ok()
+            .filter(|&c| c < 4)
+            .ok_or(ImageError("a uniform component past w"))?;
+        uniforms.push((b, reg, c));
+    }
+    let n = count(&mut r)?;
+    let mut textures = Vec::with_capacity(n);
+    for _ in 0..n {
+        let words = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        let op = TexOp::from_words(words).ok_or(ImageError("not a texture operation"))?;
+        let args = r.u32()? as usize;
+        textures.push(TextureCall { op, args });
+    }
+    let mut paths = [0u32; TexPaths::MAX];
+    for p in paths.iter_mut() {
+        *p = r.u32()?;
+    }
+    let n = count(&mut r)?;
+    let stored_outputs = r.take(n)?.iter().map(|&b| b != 0).collect();
+    let code_size = r.u32()? as usize;
+    let stack_bytes = r.u32()? as usize;
+    let lanes_per_step = r.u32()? as usize;
+    if !r.0.is_empty() {
+        return Err(ImageError("bytes after the shader"));
+    }
+    let info = CodeInfo {
+        uniforms,
+        textures,
+        tex_paths: TexPaths::from_words(paths),
+        stored_outputs,
+        code_size,
+        stack_bytes,
+        lanes_per_step,
+        ir_text: None,
+        asm: None,
+    };
+    Ok(CompiledShader::from_parts(
+        image,
+        immediates,
+        array_words,
+        info,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::back::abi::CompiledShader;
+    use crate::back::tests_support as ts;
+    use crate::back::{Backend, CodegenOptions, compile};
+
+    #[test]
+    fn a_shader_read_back_from_bytes_computes_what_it_did() {
+        for backend in Backend::ALL.into_iter().filter(|b| b.available()) {
+            let f = ts::unary_function(crate::ir::Unary::FSin);
+            let c = compile(&f, backend, &CodegenOptions::default()).unwrap();
+            let bytes = c.to_bytes();
+            let back = CompiledShader::from_bytes(&bytes).unwrap();
+            assert_eq!(back.to_bytes(), bytes, "{backend:?}");
+            let xs: Vec<u32> = (0..64).map(|k| (k as f32 * 0.37 - 9.0).to_bits()).collect();
+            assert_eq!(
+                ts::run_inputs(&back, &xs),
+                ts::run_inputs(&c, &xs),
+                "{backend:?}"
+            );
+            // Every truncation, and a flipped byte in the fields after the code, is refused.
+            for n in (0..bytes.len()).step_by(7) {
+                assert!(
+                    CompiledShader::from_bytes(&bytes[..n]).is_err(),
+                    "{n} bytes"
+                );
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(CompiledShader::from_bytes(&long).is_err());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! The code cache on disk, end to end through the host API: a second runtime on a folder reads
+//! what the first compiled and renders the same pixels; entries truncated, with bytes flipped
+//! (in the code too), swapped between shaders or filled by several runtimes at once are never
+//! run: they are compiled again and replaced, and every image is the interpreter's.
+
+use std::path::{Path, PathBuf};
+use tgsic_runtime::dispatch::render;
+use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::{
+    CacheDir, CacheUse, CompileOptions, EngineKind, Frame, Module, RunControl, Runtime,
+    RuntimeOptions,
+};
+use tgsic_tests::jit_backends;
+
+/// The shaders: this repository's examples that render without bindings.
+const SHADERS: [&str; 3] = ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"];
+
+fn folder(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tgsic-code-cache-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn runtime(dir: &Path) -> Runtime {
+    Runtime::new(RuntimeOptions {
+        threads: 1,
+        code_cache: CacheDir::At(dir.to_path_buf()),
+        ..RuntimeOptions::default()
+    })
+    .expect("a runtime")
+}
+
+fn load(rt: &Runtime, name: &str) -> Module {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/shaders")
+        .join(name);
+    rt.load(&std::fs::read(path).expect("reads the example"))
+        .expect("loads")
+}
+
+const FRAME: Frame = Frame {
+    width: 24,
+    height: 16,
+    output: 0,
+};
+
+/// Compiles `name` for `engine` on a new runtime over `dir`, renders it, checks the pixels are
+/// the interpreter's, and says whether the cache answered.
+fn compile_and_check(dir: &Path, name: &str, engine: EngineKind) -> CacheUse {
+    let rt = runtime(dir);
+    let m = load(&rt, name);
+    let bind = Bindings::default();
+    let c = rt
+        .compile(&m, &CompileOptions::with_engine(engine))
+        .expect("compiles");
+    let got = c
+        .render(&rt, &bind, FRAME, &RunControl::default())
+        .expect("renders");
+    let want = render(&m, &bind, FRAME.width, FRAME.height, 0).expect("interprets");
+    assert_eq!(got.pixels, want.pixels, "{name} on {engine}");
+    c.cache_use()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the cache folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn engines() -> Vec<EngineKind> {
+    jit_backends()
+        .into_iter()
+        .map(|(b, _)| EngineKind::from(b))
+        .collect()
+}
+
+#[test]
+fn a_second_runtime_reads_what_the_first_compiled() {
+    let dir = folder("warm");
+    for engine in engines() {
+        for name in SHADERS {
+            assert_eq!(compile_and_check(&dir, name, engine), CacheUse::Miss);
+            assert_eq!(compile_and_check(&dir, name, engine), CacheUse::Hit);
+        }
+    }
+    // One entry per shader and engine: other options are other entries.
+    assert_eq!(entries(&dir).len(), SHADERS.len() * engines().len());
+    let rt = runtime(&dir);
+    let m = load(&rt, SHADERS[0]);
+    let exact = rt.compile(&m, &CompileOptions::default()).unwrap();
+    let fast = CompileOptions {
+        math: tgsic::back::abi::MathMode::Fast,
+        ..CompileOptions::default()
+    };
+    assert_eq!(exact.cache_use(), CacheUse::Hit);
+    assert_eq!(rt.compile(&m, &fast).unwrap().cache_use(), CacheUse::Miss);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn damaged_or_foreign_entries_are_compiled_again_never_run() {
+    let dir = folder("damage");
+    let engine = EngineKind::Cranelift;
+    for name in SHADERS {
+        compile_and_check(&dir, name, engine);
+    }
+    let files = entries(&dir);
+    assert_eq!(files.len(), SHADERS.len());
+    let originals: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    // Which file holds which shader: the one a compile rewrites after it is removed.
+    let owner = |name: &str| -> usize {
+        for (k, f) in files.iter().enumerate() {
+            std::fs::remove_file(f).unwrap();
+            compile_and_check(&dir, name, engine);
+            let back = std::fs::read(f).ok();
+            std::fs::write(f, &originals[k]).unwrap();
+            if back.is_some() {
+                return k;
+            }
+        }
+        panic!("{name} has no entry");
+    };
+    let k = owner(SHADERS[0]);
+    let whole = &originals[k];
+    let restore = || std::fs::write(&files[k], whole).unwrap();
+    // Truncated at every length of a sample, and with one byte flipped at every position of a
+    // sample: the header, the key, the digest and the code.
+    for n in (0..whole.len()).step_by((whole.len() / 40).max(1)) {
+        std::fs::write(&files[k], &whole[..n]).unwrap();
+        assert_eq!(
+            compile_and_check(&dir, SHADERS[0], engine),
+            CacheUse::Miss,
+            "{n} bytes"
+        );
+        assert_eq!(std::fs::read(&files[k]).unwrap(), *whole, "replaced");
+    }
+    for at in (0..whole.len()).step_by((whole.len() / 60).max(1)) {
+        let mut bad = whole.clone();
+        bad[at] ^= 0x41;
+        std::fs::write(&files[k], &bad).unwrap();
+        assert_eq!(
+            compile_and_check(&dir, SHADERS[0], engine),
+            CacheUse::Miss,
+            "byte {at}"
+        );
+    }
+    // Another shader's entry under this one's name; the two swapped.
+    let j = (k + 1) % files.len();
+    std::fs::write(&files[k], &originals[j]).unwrap();
+    assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Miss);
+    std::fs::write(&files[k], &originals[j]).unwrap();
+    std::fs::write(&files[j], whole).unwrap();
+    for name in SHADERS {
+        compile_and_check(&dir, name, engine);
+    }
+    restore();
+    assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Hit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn runtimes_filling_one_folder_at_once_all_render_right() {
+    let dir = folder("race");
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let dir = dir.clone();
+            std::thread::spawn(move || {
+                for round in 0..3 {
+                    for (k, name) in SHADERS.iter().enumerate() {
+                        let engines = engines();
+                        let engine = engines[(t + k + round) % engines.len()];
+                        compile_and_check(&dir, name, engine);
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().expect("a runtime thread");
+    }
+    for engine in engines() {
+        for name in SHADERS {
+            assert_eq!(compile_and_check(&dir, name, engine), CacheUse::Hit);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_cache_can_be_off_and_a_bad_folder_is_an_error() {
+    let rt = Runtime::new(RuntimeOptions {
+        threads: 1,
+        code_cache: CacheDir::Off,
+        ..RuntimeOptions::default()
+    })
+    .unwrap();
+    assert!(rt.code_cache().is_none());
+    let m = load(&rt, SHADERS[2]);
+    let c = rt.compile(&m, &CompileOptions::default()).unwrap();
+    assert_eq!(c.cache_use(), CacheUse::Off);
+    // A folder where a file is.
+    let file = folder("file");
+    std::fs::write(&file, b"not a folder").unwrap();
+    let e = Runtime::new(RuntimeOptions {
+        code_cache: CacheDir::At(file.join("sub")),
+        ..RuntimeOptions::default()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("code cache"), "{e}");
+    let _ = std::fs::remove_file(&file);
+}
