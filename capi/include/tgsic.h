@@ -32,6 +32,9 @@ typedef enum tgsic_engine {
   TGSIC_ENGINE_CRANELIFT = 1,
   // The LLVM JIT (builds with the `llvm` feature).
   TGSIC_ENGINE_LLVM = 2,
+  // Tiered: Cranelift's code at once, LLVM's as soon as a background thread has it (or from
+  // the code cache at once); Cranelift alone without the `llvm` feature.
+  TGSIC_ENGINE_AUTO = 3,
 } tgsic_engine;
 
 // How a buffer orders its values (raw 32-bit register components, 4 per register).
@@ -144,11 +147,19 @@ enum tgsic_status tgsic_shader_compile(const struct tgsic_runtime *rt,
                                        enum tgsic_engine engine,
                                        struct tgsic_shader **out);
 
-// The engine that runs a compiled shader (for NULL, the interpreter).
+// The engine that runs a compiled shader's next batch: for `TGSIC_ENGINE_AUTO`, the tier
+// (Cranelift until LLVM's code is ready, then LLVM); for NULL, the interpreter.
 //
 // # Safety
 // `s` is NULL or a live shader.
 enum tgsic_engine tgsic_shader_engine(const struct tgsic_shader *s);
+
+// Waits until a `TGSIC_ENGINE_AUTO` shader's best code is ready (or could not be had), and
+// returns the engine that then runs it; other shaders return at once (NULL: the interpreter).
+//
+// # Safety
+// `s` is NULL or a live shader.
+enum tgsic_engine tgsic_shader_wait_for_best(const struct tgsic_shader *s);
 
 // Whether a compiled shader's code came from the code cache on disk: 1 it did, 0 it was
 // compiled (and stored), -1 no code cache (or the interpreter, or NULL).

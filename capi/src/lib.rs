@@ -54,6 +54,9 @@ pub enum TgsicEngine {
     Cranelift = 1,
     /// The LLVM JIT (builds with the `llvm` feature).
     Llvm = 2,
+    /// Tiered: Cranelift's code at once, LLVM's as soon as a background thread has it (or from
+    /// the code cache at once); Cranelift alone without the `llvm` feature.
+    Auto = 3,
 }
 
 /// How a buffer orders its values (raw 32-bit register components, 4 per register).
@@ -351,6 +354,7 @@ pub unsafe extern "C" fn tgsic_shader_compile(
             TgsicEngine::Interpreter => EngineKind::Interpreter,
             TgsicEngine::Cranelift => EngineKind::Cranelift,
             TgsicEngine::Llvm => EngineKind::Llvm,
+            TgsicEngine::Auto => EngineKind::Auto,
         };
         let compiled = rt.0.compile(&m.0, &CompileOptions::with_engine(engine));
         // SAFETY: `out` is valid.
@@ -358,18 +362,34 @@ pub unsafe extern "C" fn tgsic_shader_compile(
     })
 }
 
-/// The engine that runs a compiled shader (for NULL, the interpreter).
+/// The engine that runs a compiled shader's next batch: for `TGSIC_ENGINE_AUTO`, the tier
+/// (Cranelift until LLVM's code is ready, then LLVM); for NULL, the interpreter.
 ///
 /// # Safety
 /// `s` is NULL or a live shader.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tgsic_shader_engine(s: *const TgsicShader) -> TgsicEngine {
     // SAFETY: NULL or a live shader (the caller's contract).
-    match unsafe { s.as_ref() }.map(|s| s.0.engine()) {
+    match unsafe { s.as_ref() }.map(|s| s.0.tier()) {
         Some(EngineKind::Cranelift) => TgsicEngine::Cranelift,
         Some(EngineKind::Llvm) => TgsicEngine::Llvm,
         _ => TgsicEngine::Interpreter,
     }
+}
+
+/// Waits until a `TGSIC_ENGINE_AUTO` shader's best code is ready (or could not be had), and
+/// returns the engine that then runs it; other shaders return at once (NULL: the interpreter).
+///
+/// # Safety
+/// `s` is NULL or a live shader.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_wait_for_best(s: *const TgsicShader) -> TgsicEngine {
+    // SAFETY: NULL or a live shader (the caller's contract).
+    if let Some(s) = unsafe { s.as_ref() } {
+        let _ = catch_unwind(AssertUnwindSafe(|| s.0.wait_for_best()));
+    }
+    // SAFETY: as above.
+    unsafe { tgsic_shader_engine(s) }
 }
 
 /// Whether a compiled shader's code came from the code cache on disk: 1 it did, 0 it was

@@ -23,9 +23,10 @@ pub fn parse_engine(s: &str) -> Result<EngineArg, String> {
         "interp" | "interpreter" => EngineKind::Interpreter,
         "cranelift" | "jit" => EngineKind::Cranelift,
         "llvm" => EngineKind::Llvm,
+        "auto" => EngineKind::Auto,
         _ => {
             return Err(format!(
-                "`{s}` is not an engine: interp, cranelift (or jit) or llvm"
+                "`{s}` is not an engine: interp, cranelift (or jit), llvm or auto"
             ));
         }
     };
@@ -117,9 +118,9 @@ impl ExecArgs {
         if !engine.available() {
             return Err(unavailable(engine));
         }
-        if engine == EngineKind::Cranelift && self.lanes == 64 {
+        if matches!(engine, EngineKind::Cranelift | EngineKind::Auto) && self.lanes == 64 {
             return Err(usage(
-                "--lanes 64 needs the llvm engine: cranelift takes 4, 8, 16 or 32".into(),
+                "--lanes 64 needs the llvm engine: cranelift (and auto's first tier) takes 4, 8, 16 or 32".into(),
             ));
         }
         Ok(CompileOptions {

@@ -30,8 +30,9 @@ pub struct RunArgs {
     /// Image size for fragment shaders.
     #[arg(long, default_value = "256x256", value_parser = parse_size)]
     pub size: (u32, u32),
-    /// Execution engine: interp, cranelift (also spelled jit) or llvm (cargo feature `llvm`).
-    #[arg(long, default_value = "cranelift", value_parser = parse_engine)]
+    /// Execution engine: auto (Cranelift at once, LLVM's code when it is ready; Cranelift
+    /// alone without the cargo feature `llvm`), cranelift (also spelled jit), llvm, interp.
+    #[arg(long, default_value = "auto", value_parser = parse_engine)]
     pub engine: EngineArg,
     /// Colour that discarded pixels keep.
     #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = crate::args::parse_clear, allow_hyphen_values = true)]
@@ -223,6 +224,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             )));
         }
     };
+    // A tiered shader's best code, compiled in the background, reaches the code cache for the
+    // next run (the image is already written).
+    shader.wait_for_best();
     if exhausted > 0 {
         eprintln!(
             "{}: {exhausted} invocation(s) ran out of loop iterations (--max-iterations {}); their loops ended there",

@@ -15,20 +15,36 @@ pub enum EngineKind {
     /// Native code from LLVM 19 (cargo feature `llvm`): slower to compile, the host's widest
     /// vectors.
     Llvm,
+    /// Tiered: Cranelift's code at once, LLVM's from a background thread as soon as it is
+    /// ready (or from the code cache at once); the default where LLVM is built in. Without
+    /// LLVM, Cranelift alone.
+    Auto,
 }
 
 impl EngineKind {
     /// Every engine, built in or not.
-    pub const ALL: [EngineKind; 3] = [
+    pub const ALL: [EngineKind; 4] = [
         EngineKind::Interpreter,
         EngineKind::Cranelift,
         EngineKind::Llvm,
+        EngineKind::Auto,
     ];
 
-    /// The JIT back end that generates its code (none for the interpreter).
+    /// The default engine of this build: [`EngineKind::Auto`] where LLVM is built in, else
+    /// [`EngineKind::Cranelift`].
+    pub fn best_default() -> EngineKind {
+        if Backend::Llvm.available() {
+            EngineKind::Auto
+        } else {
+            EngineKind::Cranelift
+        }
+    }
+
+    /// The JIT back end that generates its code (none for the interpreter; the tiered engine
+    /// has two, and names none).
     pub fn backend(self) -> Option<Backend> {
         match self {
-            EngineKind::Interpreter => None,
+            EngineKind::Interpreter | EngineKind::Auto => None,
             EngineKind::Cranelift => Some(Backend::Cranelift),
             EngineKind::Llvm => Some(Backend::Llvm),
         }
@@ -39,13 +55,19 @@ impl EngineKind {
         self.backend().is_none_or(Backend::available)
     }
 
+    /// Whether it runs machine code.
+    pub fn compiles(self) -> bool {
+        self != EngineKind::Interpreter
+    }
+
     /// Its name, as the command line and the C API's documentation spell it: `interp`,
-    /// `cranelift` or `llvm`.
+    /// `cranelift`, `llvm` or `auto`.
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::Interpreter => "interp",
             EngineKind::Cranelift => "cranelift",
             EngineKind::Llvm => "llvm",
+            EngineKind::Auto => "auto",
         }
     }
 }
@@ -82,10 +104,12 @@ pub struct CompileOptions {
 }
 
 impl Default for CompileOptions {
-    /// Cranelift, exact math (bit-identical to the interpreter), lanes chosen per shader, -O2.
+    /// The build's default engine ([`EngineKind::best_default`]: tiered where LLVM is built
+    /// in, else Cranelift), exact math (bit-identical to the interpreter), lanes chosen per
+    /// shader, -O2.
     fn default() -> Self {
         CompileOptions {
-            engine: EngineKind::Cranelift,
+            engine: EngineKind::best_default(),
             math: MathMode::Exact,
             lanes: 0,
             opt: OptLevel::O2,

@@ -51,7 +51,7 @@ pub use crate::engine::{CompileOptions, EngineKind};
 pub use crate::engine::{ConstantBuffer, Module, Reflection, SamplerView, Varying};
 use crate::engine::{Engine, LoadError, RunError};
 pub use crate::jit::CacheUse;
-use crate::jit::{CompileError, JitShader};
+use crate::jit::{Background, CompileError, JitShader, TieredShader};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use tgsic::back::abi::CompiledShader;
@@ -144,6 +144,7 @@ impl Default for RuntimeOptions {
 enum Inner {
     Interp(Box<Module>),
     Jit(Box<JitShader>),
+    Tiered(Box<TieredShader>),
 }
 
 /// A shader compiled for one engine, ready to run any number of times (from any thread).
@@ -171,6 +172,8 @@ pub enum CompiledScratch {
     Interp(<Module as Engine>::Scratch),
     /// A JIT's.
     Jit(<JitShader as Engine>::Scratch),
+    /// A tiered shader's (both tiers').
+    Tiered(<TieredShader as Engine>::Scratch),
 }
 
 /// A compiled shader is an [`Engine`]: the [`crate::dispatch`] functions (`render_rows`,
@@ -183,6 +186,7 @@ impl Engine for Compiled {
         match &self.engine {
             Inner::Interp(s) => s,
             Inner::Jit(j) => j.module(),
+            Inner::Tiered(t) => t.module(),
         }
     }
 
@@ -190,6 +194,7 @@ impl Engine for Compiled {
         match &self.engine {
             Inner::Interp(s) => CompiledScratch::Interp(s.scratch()),
             Inner::Jit(j) => CompiledScratch::Jit(j.scratch()),
+            Inner::Tiered(t) => CompiledScratch::Tiered(t.scratch()),
         }
     }
 
@@ -202,6 +207,7 @@ impl Engine for Compiled {
         match (&self.engine, scratch) {
             (Inner::Interp(s), CompiledScratch::Interp(x)) => s.run_batch(bind, io, x),
             (Inner::Jit(j), CompiledScratch::Jit(x)) => j.run_batch(bind, io, x),
+            (Inner::Tiered(t), CompiledScratch::Tiered(x)) => t.run_batch(bind, io, x),
             _ => Err(RunError::Unsupported(
                 "working memory made for another engine".into(),
             )),
@@ -218,6 +224,7 @@ impl Engine for Compiled {
         match (&self.engine, scratch) {
             (Inner::Interp(s), CompiledScratch::Interp(x)) => s.run_batches(bind, io, x, feed),
             (Inner::Jit(j), CompiledScratch::Jit(x)) => j.run_batches(bind, io, x, feed),
+            (Inner::Tiered(t), CompiledScratch::Tiered(x)) => t.run_batches(bind, io, x, feed),
             _ => Err(RunError::Unsupported(
                 "working memory made for another engine".into(),
             )),
@@ -231,6 +238,7 @@ impl Compiled {
         match &self.engine {
             Inner::Interp(..) => std::time::Duration::ZERO,
             Inner::Jit(j) => j.compile_time,
+            Inner::Tiered(t) => t.compile_time(),
         }
     }
 
@@ -244,9 +252,27 @@ impl Compiled {
         self.options
     }
 
-    /// The engine that runs it.
+    /// The engine it was compiled for ([`CompileOptions::engine`]).
     pub fn engine(&self) -> EngineKind {
         self.options.engine
+    }
+
+    /// The engine that runs its next batch: for a tiered shader ([`EngineKind::Auto`]) the tier,
+    /// Cranelift until LLVM's code is ready, then LLVM.
+    pub fn tier(&self) -> EngineKind {
+        match &self.engine {
+            Inner::Tiered(t) => t.tier(),
+            _ => self.options.engine,
+        }
+    }
+
+    /// Waits until a tiered shader's best code is ready (or could not be had: without LLVM, or
+    /// when LLVM fails); returns the tier that then runs. Other shaders return at once.
+    pub fn wait_for_best(&self) -> EngineKind {
+        if let Inner::Tiered(t) = &self.engine {
+            t.wait();
+        }
+        self.tier()
     }
 
     /// Whether its code came from the code cache on disk (for the interpreter, and without a
@@ -255,6 +281,7 @@ impl Compiled {
         match &self.engine {
             Inner::Interp(..) => CacheUse::Off,
             Inner::Jit(j) => j.cache,
+            Inner::Tiered(t) => t.cache_use(),
         }
     }
 
@@ -269,6 +296,7 @@ impl Compiled {
         match &self.engine {
             Inner::Interp(..) => Err(HostError::NoCode),
             Inner::Jit(j) => Ok(j.code_with_text(lookups)?),
+            Inner::Tiered(t) => Ok(t.code_with_text(lookups)?),
         }
     }
 }
@@ -283,6 +311,9 @@ pub struct Runtime {
     compiles: std::sync::atomic::AtomicU64,
     /// The code cache on disk, if any.
     disk: Option<Arc<DiskCache>>,
+    /// The background compile thread of tiered shaders (dropped last: it finishes the compiles
+    /// of live shaders, so that their code reaches the code cache).
+    background: std::sync::OnceLock<Option<Arc<Background>>>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -334,6 +365,7 @@ impl Runtime {
             capacity: opts.cache_entries,
             compiles: std::sync::atomic::AtomicU64::new(0),
             disk,
+            background: std::sync::OnceLock::new(),
         })
     }
 
@@ -413,6 +445,13 @@ impl Runtime {
                 EngineKind::Cranelift | EngineKind::Llvm => Inner::Jit(Box::new(
                     JitShader::cached(module.clone(), opts, lookups, self.disk.clone())?,
                 )),
+                EngineKind::Auto => Inner::Tiered(Box::new(TieredShader::new(
+                    module.clone(),
+                    opts,
+                    lookups,
+                    self.disk.clone(),
+                    self.background(),
+                )?)),
             };
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -431,6 +470,14 @@ impl Runtime {
             cache.push_back((key, compiled.clone()));
         }
         Ok(compiled)
+    }
+
+    /// The background compile thread of tiered shaders, started the first time one is
+    /// compiled (`None` when the system refused it: tiered shaders then stay on Cranelift).
+    fn background(&self) -> Option<&Arc<Background>> {
+        self.background
+            .get_or_init(|| Background::start().ok().map(Arc::new))
+            .as_ref()
     }
 
     /// The cached shader of `key`, now the most recently used.

@@ -31,6 +31,7 @@ mod callbacks;
 #[cfg(test)]
 mod tests;
 mod textures;
+pub mod tiered;
 
 use crate::cache::DiskCache;
 use crate::engine::{
@@ -50,6 +51,7 @@ use tgsic::back::{Backend, CodegenOptions};
 use tgsic::ir::{Function, LiftError};
 use tgsic::opt::optimize;
 use thiserror::Error;
+pub use tiered::{Background, TieredShader};
 
 /// Why a shader cannot be JIT-compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -175,11 +177,41 @@ impl JitShader {
         lookups: Lookups<'_>,
         disk: Option<Arc<DiskCache>>,
     ) -> Result<JitShader, CompileError> {
+        let shader = Self::build(prepared, opts, lookups, disk, true)?;
+        shader.ok_or(CompileError::Codegen(JitError::Codegen(
+            "internal error: compiled nothing".into(),
+        )))
+    }
+
+    /// The shader whose up-front code variant the code cache holds; `None` when it does not
+    /// (nothing is compiled).
+    pub fn from_cache(
+        prepared: Module,
+        opts: &CompileOptions,
+        lookups: Lookups<'_>,
+        disk: Option<Arc<DiskCache>>,
+    ) -> Option<JitShader> {
+        disk.as_ref()?;
+        Self::build(prepared, opts, lookups, disk, false)
+            .ok()
+            .flatten()
+    }
+
+    /// Lifts, optimizes and compiles (or reads from `disk`) the shader; `None` when `compile`
+    /// is false and the cache does not hold its code.
+    fn build(
+        prepared: Module,
+        opts: &CompileOptions,
+        lookups: Lookups<'_>,
+        disk: Option<Arc<DiskCache>>,
+        compile: bool,
+    ) -> Result<Option<JitShader>, CompileError> {
         let t = Instant::now();
-        let backend = opts
-            .engine
-            .backend()
-            .ok_or(CompileError::NotJit(opts.engine))?;
+        // A tiered shader's own first tier is Cranelift's.
+        let backend = match opts.engine {
+            EngineKind::Auto => tgsic::back::Backend::Cranelift,
+            e => e.backend().ok_or(CompileError::NotJit(e))?,
+        };
         let codegen = CodegenOptions {
             math: opts.math,
             lanes: opts.lanes,
@@ -200,8 +232,12 @@ impl JitShader {
             disk,
         });
         let (tex_groups, paths) = groups_and_paths(&function, backend, lookups);
-        let (compiled, cache) = variants.get_cached(&function, backend, &codegen, paths)?;
-        Ok(JitShader {
+        let Some((compiled, cache)) =
+            variants.get_cached(&function, backend, &codegen, paths, compile)?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(JitShader {
             io: prepared.io_sizes(),
             prepared,
             function,
@@ -216,7 +252,7 @@ impl JitShader {
                 static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
                 NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
             },
-        })
+        }))
     }
 
     /// The back end that compiled it.
@@ -314,21 +350,28 @@ impl Variants {
         codegen: &CodegenOptions,
         paths: TexPaths,
     ) -> Result<Arc<CompiledShader>, CompileError> {
-        Ok(self.get_cached(f, backend, codegen, paths)?.0)
+        match self.get_cached(f, backend, codegen, paths, true)? {
+            Some((c, _)) => Ok(c),
+            None => Err(CompileError::Codegen(JitError::Codegen(
+                "internal error: compiled nothing".into(),
+            ))),
+        }
     }
 
     /// As [`Variants::get`], saying whether the code cache answered: a variant not yet made
-    /// is read from the cache when a verified entry holds it, else compiled and stored.
+    /// is read from the cache when a verified entry holds it, else compiled and stored (or,
+    /// without `compile`, `None`).
     fn get_cached(
         &self,
         f: &Function,
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
-    ) -> Result<(Arc<CompiledShader>, CacheUse), CompileError> {
+        compile: bool,
+    ) -> Result<Option<(Arc<CompiledShader>, CacheUse)>, CompileError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&paths) {
-            return Ok((c.clone(), CacheUse::Off));
+            return Ok(Some((c.clone(), CacheUse::Off)));
         }
         let key = self.disk.as_ref().map(|(disk, prefix)| {
             let mut key = prefix.clone();
@@ -343,7 +386,10 @@ impl Variants {
         {
             let c = Arc::new(c);
             map.insert(paths, c.clone());
-            return Ok((c, CacheUse::Hit));
+            return Ok(Some((c, CacheUse::Hit)));
+        }
+        if !compile {
+            return Ok(None);
         }
         let opts = CodegenOptions {
             textures: paths,
@@ -358,7 +404,7 @@ impl Variants {
             None => CacheUse::Off,
         };
         map.insert(paths, c.clone());
-        Ok((c, used))
+        Ok(Some((c, used)))
     }
 }
 

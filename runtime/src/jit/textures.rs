@@ -93,8 +93,14 @@ pub(super) fn groups_and_paths(
         ),
         Lookups::Callback => TexPaths::NONE,
         Lookups::Every => TexPaths::ALL,
+        Lookups::Paths(p) => *p,
     };
     (groups, paths)
+}
+
+/// The texture paths `lookups` calls for in the code `backend` compiles from `f`.
+pub(super) fn texture_paths(f: &Function, backend: Backend, lookups: Lookups<'_>) -> TexPaths {
+    groups_and_paths(f, backend, lookups).1
 }
 
 /// Which texture lookups code compiled up front samples itself; the others call back into the
@@ -110,6 +116,9 @@ pub enum Lookups<'a> {
     /// Every lookup that can, as for textures of f32 texels sampled nearest with repeat: the
     /// most code, to read or to measure.
     Every,
+    /// The paths given, as another back end's lookups for some bindings chose them (the
+    /// second tier of a tiered shader compiles the variant the first tier runs).
+    Paths(&'a TexPaths),
 }
 
 /// Which texture operations (`op(k)` the `k`-th in the code's order, grouped by `groups`) may
