@@ -124,12 +124,15 @@ pub fn compile(
 /// # Errors
 /// As [`compile`], for a back end this build or host does not have.
 pub fn target_id(backend: Backend) -> Result<String, JitError> {
-    let build = env!("TGSIC_BUILD_ID");
-    match backend {
-        Backend::Cranelift => Ok(format!("tgsic {build} cranelift {}", cranelift::isa_id()?)),
+    static IDS: std::sync::OnceLock<[Result<String, JitError>; 2]> = std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let build = env!("TGSIC_BUILD_ID");
+        let cranelift = cranelift::isa_id().map(|id| format!("tgsic {build} cranelift {id}"));
         #[cfg(feature = "llvm")]
-        Backend::Llvm => Ok(format!("tgsic {build} {}", llvm::llvm_id()?)),
+        let llvm = llvm::llvm_id().map(|id| format!("tgsic {build} {id}"));
         #[cfg(not(feature = "llvm"))]
-        Backend::Llvm => Err(JitError::Unavailable(backend.name())),
-    }
+        let llvm = Err(JitError::Unavailable(Backend::Llvm.name()));
+        [cranelift, llvm]
+    });
+    ids[backend as usize].clone()
 }

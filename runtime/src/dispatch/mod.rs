@@ -222,14 +222,38 @@ where
         discarded: 0,
         unspecified: Vec::new(),
     };
+    render_into(engine, bind, output, opts, &mut image)?;
+    Ok(image)
+}
+
+/// As [`render_with`], into `image` (its `width` and `height` say the grid): its pixels'
+/// memory is reused, so that a host rendering frame after frame into one image allocates
+/// (and touches fresh pages of) nothing per frame.
+///
+/// # Errors
+/// As [`render`].
+pub fn render_into<E: Engine + Sync + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
+    output: u32,
+    opts: &RunOptions<'_>,
+    image: &mut Image,
+) -> Result<(), RunError>
+where
+    E::Scratch: Send,
+{
+    let (width, height) = (image.width, image.height);
+    let spare = std::mem::take(&mut image.pixels);
+    image.unspecified.clear();
     let band_rows = band_rows_for(width);
-    let report = render_rows(
+    let report = render_rows_in(
         engine,
         bind,
         (width, height),
         output,
         opts,
         (band_rows, BandOrder::BottomUp),
+        spare,
         &mut |band| {
             if !band.unspecified.is_empty() && image.unspecified.is_empty() {
                 image.unspecified = vec![false; image.pixels.len()];
@@ -253,7 +277,7 @@ where
     )?;
     image.exhausted = report.exhausted;
     image.discarded = report.discarded;
-    Ok(image)
+    Ok(())
 }
 
 /// Renders a fragment shader band by band: `sink` receives each band of `bands.0` rows (the
@@ -266,10 +290,28 @@ where
 pub fn render_rows<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
+    size: (u32, u32),
+    output: u32,
+    opts: &RunOptions<'_>,
+    bands: (u32, BandOrder),
+    sink: &mut dyn FnMut(Band) -> Result<(), RunError>,
+) -> Result<RenderReport, RunError>
+where
+    E::Scratch: Send,
+{
+    render_rows_in(engine, bind, size, output, opts, bands, Vec::new(), sink)
+}
+
+/// As [`render_rows`], the first band written into `spare`'s memory when it has room.
+#[allow(clippy::too_many_arguments)]
+fn render_rows_in<E: Engine + Sync + ?Sized>(
+    engine: &E,
+    bind: &Bindings,
     (width, height): (u32, u32),
     output: u32,
     opts: &RunOptions<'_>,
     (band_rows, order): (u32, BandOrder),
+    mut spare: Vec<[f32; 4]>,
     sink: &mut dyn FnMut(Band) -> Result<(), RunError>,
 ) -> Result<RenderReport, RunError>
 where
@@ -398,7 +440,7 @@ where
         let rows = band_rows.min(height - y0);
         let len = (width * rows) as usize;
         // Not cleared: the segments write every pixel once (`Pixels`).
-        let mut pixels = Pixels::new(len);
+        let mut pixels = Pixels::reuse(std::mem::take(&mut spare), len);
         let segs = segments(pixels.slots(), width, y0);
         let reports = batches::run(
             engine,

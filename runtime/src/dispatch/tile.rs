@@ -80,6 +80,16 @@ impl Pixels {
         }
     }
 
+    /// Room for `len` pixels in `mem`'s memory when it has it (its pages already touched: a
+    /// host's image rendered again), else fresh memory; not initialised.
+    pub(super) fn reuse(mut mem: Vec<[f32; 4]>, len: usize) -> Pixels {
+        mem.clear();
+        if mem.capacity() < len {
+            return Pixels::new(len);
+        }
+        Pixels { mem, len }
+    }
+
     /// The pixels' memory, to be cut into segments.
     pub(super) fn slots(&mut self) -> &mut [Slot] {
         &mut self.mem.spare_capacity_mut()[..self.len]

@@ -75,6 +75,24 @@ impl Compiled {
         )?)
     }
 
+    /// As [`Compiled::render`], into `image` (its `width` and `height` say the grid, `frame`'s
+    /// are not used), reusing its pixels' memory: a host that renders frame after frame into
+    /// one image allocates nothing per frame.
+    ///
+    /// # Errors
+    /// As [`Compiled::render`].
+    pub fn render_into(
+        &self,
+        rt: &Runtime,
+        bind: &Bindings,
+        output: u32,
+        control: &RunControl<'_>,
+        image: &mut Image,
+    ) -> Result<(), HostError> {
+        let opts = rt.run_options(control);
+        Ok(dispatch::render_into(self, bind, output, &opts, image)?)
+    }
+
     /// As [`Compiled::render`], band by band: `sink` receives each band of `bands.0` rows (a
     /// multiple of 8) in the order `bands.1` asks for, so that an image of any size is
     /// rendered in memory proportional to its width.

@@ -177,7 +177,7 @@ impl JitShader {
         lookups: Lookups<'_>,
         disk: Option<Arc<DiskCache>>,
     ) -> Result<JitShader, CompileError> {
-        let shader = Self::build(prepared, opts, lookups, disk, true)?;
+        let shader = Self::build(prepared, opts, lookups, disk, None, true)?;
         shader.ok_or(CompileError::Codegen(JitError::Codegen(
             "internal error: compiled nothing".into(),
         )))
@@ -192,18 +192,33 @@ impl JitShader {
         disk: Option<Arc<DiskCache>>,
     ) -> Option<JitShader> {
         disk.as_ref()?;
-        Self::build(prepared, opts, lookups, disk, false)
+        Self::build(prepared, opts, lookups, disk, None, false)
             .ok()
             .flatten()
     }
 
-    /// Lifts, optimizes and compiles (or reads from `disk`) the shader; `None` when `compile`
-    /// is false and the cache does not hold its code.
-    fn build(
+    /// The optimized IR of `module` as `opts` asks: what [`JitShader::build`] compiles, for
+    /// tiers that share it.
+    ///
+    /// # Errors
+    /// [`CompileError::Lift`].
+    pub(crate) fn lift(
+        module: &Module,
+        opts: &CompileOptions,
+    ) -> Result<Arc<Function>, CompileError> {
+        let mut f = tgsic::ir::lift_valid(&module.program)?;
+        optimize(&mut f, opts.opt);
+        Ok(Arc::new(f))
+    }
+
+    /// Lifts and optimizes (unless `function` is that already) and compiles (or reads from
+    /// `disk`) the shader; `None` when `compile` is false and the cache does not hold its code.
+    pub(crate) fn build(
         prepared: Module,
         opts: &CompileOptions,
         lookups: Lookups<'_>,
         disk: Option<Arc<DiskCache>>,
+        function: Option<Arc<Function>>,
         compile: bool,
     ) -> Result<Option<JitShader>, CompileError> {
         let t = Instant::now();
@@ -217,9 +232,10 @@ impl JitShader {
             lanes: opts.lanes,
             ..CodegenOptions::default()
         };
-        let mut f = tgsic::ir::lift_valid(&prepared.program)?;
-        optimize(&mut f, opts.opt);
-        let function = Arc::new(f);
+        let function = match function {
+            Some(f) => f,
+            None => Self::lift(&prepared, opts)?,
+        };
         let disk = match disk {
             // A back end that cannot say what it targets is not cached.
             Some(d) => tgsic::back::target_id(backend)

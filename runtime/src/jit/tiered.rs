@@ -61,6 +61,8 @@ impl Slot {
 /// A compile for the background thread: what to compile, and where to put it.
 struct Job {
     module: Module,
+    /// The optimized IR, lifted once for both tiers.
+    function: Arc<tgsic::ir::Function>,
     opts: CompileOptions,
     paths: TexPaths,
     disk: Option<Arc<DiskCache>>,
@@ -162,8 +164,18 @@ fn work(rx: Receiver<Job>, tid: &AtomicU64) {
         } else {
             set_priority(tid.load(Ordering::Relaxed), 19);
         }
-        let best = JitShader::cached(job.module, &job.opts, Lookups::Paths(&job.paths), job.disk)
-            .map_or(Best::None, |j| Best::Ready(Arc::new(j)));
+        let best = JitShader::build(
+            job.module,
+            &job.opts,
+            Lookups::Paths(&job.paths),
+            job.disk,
+            Some(job.function),
+            true,
+        );
+        let best = match best {
+            Ok(Some(j)) => Best::Ready(Arc::new(j)),
+            _ => Best::None,
+        };
         slot.set(best);
     }
 }
@@ -219,10 +231,19 @@ impl TieredShader {
             done: AtomicBool::new(false),
             urgent: AtomicBool::new(false),
         });
+        // The IR, lifted once for both tiers.
+        let function = JitShader::lift(&module, opts)?;
         // A second start: the best code from the cache, at once, and no first tier.
         if llvm
-            && let Some(best) =
-                JitShader::from_cache(module.clone(), &best_opts, lookups, disk.clone())
+            && disk.is_some()
+            && let Ok(Some(best)) = JitShader::build(
+                module.clone(),
+                &best_opts,
+                lookups,
+                disk.clone(),
+                Some(function.clone()),
+                false,
+            )
         {
             slot.set(Best::Ready(Arc::new(best)));
             return Ok(TieredShader {
@@ -235,7 +256,17 @@ impl TieredShader {
             });
         }
         let t = Instant::now();
-        let first = JitShader::cached(module.clone(), &first_opts, lookups, disk.clone())?;
+        let first = JitShader::build(
+            module.clone(),
+            &first_opts,
+            lookups,
+            disk.clone(),
+            Some(function.clone()),
+            true,
+        )?
+        .ok_or(CompileError::Codegen(tgsic::back::abi::JitError::Codegen(
+            "internal error: compiled nothing".into(),
+        )))?;
         let patience = 20 * t.elapsed();
         {
             match (llvm, background) {
@@ -247,6 +278,7 @@ impl TieredShader {
                     );
                     bg.submit(Job {
                         module,
+                        function,
                         opts: best_opts,
                         paths,
                         disk,

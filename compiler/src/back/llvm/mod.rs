@@ -179,15 +179,23 @@ impl From<inkwell::builder::BuilderError> for JitError {
 }
 
 /// LLVM's version and the CPU and features it generates code for on this host (with
-/// `TGSIC_LLVM_FEATURES`' changes).
+/// `TGSIC_LLVM_FEATURES`' changes): everything [`host_cpu`] derives its choices from, read
+/// without initializing LLVM's targets or compiling its probe (a code cache's lookup on a
+/// second start needs no LLVM at all).
 pub(super) fn llvm_id() -> Result<String, JitError> {
-    let cpu = host_cpu()?;
+    if !cfg!(target_arch = "x86_64") {
+        return Err(JitError::Host(
+            "the LLVM back end generates x86-64 code".into(),
+        ));
+    }
     let (mut major, mut minor, mut patch) = (0, 0, 0);
     // SAFETY: LLVMGetVersion writes three integers through the pointers it is given.
     unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
     Ok(format!(
-        "llvm {major}.{minor}.{patch} {} {}",
-        cpu.name, cpu.features
+        "llvm {major}.{minor}.{patch} {} {} {}",
+        TargetMachine::get_host_cpu_name(),
+        TargetMachine::get_host_cpu_features(),
+        std::env::var(FEATURES_VAR).unwrap_or_default()
     ))
 }
 
