@@ -18,6 +18,8 @@
 //! engines). Bit moves (MOV, selects, negate/abs modifiers) and integer operations never go
 //! through these helpers and keep their bits.
 
+pub mod glibc;
+
 /// MXCSR: denormals are zeros.
 pub const MXCSR_DAZ: u32 = 1 << 6;
 /// MXCSR: flush to zero.
