@@ -251,12 +251,15 @@ pub fn sat11(x: f32) -> f32 {
     }
 }
 
+/// Mesa's factor from ln to log2 in LG2, 1.442695f (`docs/semantics.md`), not LOG2_E: the
+/// result must match bit for bit.
+#[allow(clippy::approx_constant)]
+pub const LG2_FACTOR: f32 = 1.442_695;
+
 /// LG2 = logf(x) · 1.442695f.
 #[inline]
-// Mesa's literal 1.442695f (`docs/semantics.md`), not LOG2_E: the result must match bit for bit.
-#[allow(clippy::approx_constant)]
 pub fn lg2(x: f32) -> f32 {
-    mul(ftz(libm::ln(x)), 1.442_695)
+    mul(ftz(libm::ln(x)), LG2_FACTOR)
 }
 
 /// F2I: truncation; NaN and out-of-range values give 0x80000000.

@@ -64,6 +64,60 @@ pub fn unary_function(u: Unary) -> Function {
     f
 }
 
+/// EX2 and LG2 compiled in exact mode against the interpreter's (the C library's) results on
+/// every input `step` apart and the special values, bit for bit.
+pub fn check_exact_transcendentals(c: Compiler, step: usize) {
+    use crate::back::abi::MathMode;
+    use crate::ir::semantics as sem;
+    let specials = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007f_ffff,
+        0x807f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xffc0_0001,
+        0x4300_0000,
+        0xc300_0000,
+        0xc316_0000,
+        0xc315_ffff,
+        0xc2fc_0000,
+        0x42ff_ffff,
+        0x3f80_0000,
+        0x3f7f_ffff,
+        0x3f80_0001,
+        0x0080_0000,
+        0x7f7f_ffff,
+        0xbf80_0000,
+    ];
+    for u in [Unary::FExp2, Unary::FLg2] {
+        let shader = c(&unary_function(u), MathMode::Exact).expect("compiles");
+        let (mut bad, mut count) = (0u64, 0u64);
+        let mut first = None;
+        // In chunks of a million inputs (all 2³² at once would take 16 GiB).
+        let mut inputs = (0..=u32::MAX).step_by(step).chain(specials).peekable();
+        while inputs.peek().is_some() {
+            let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
+            let got = run_inputs(&shader, &xs);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let want = sem::unary(u, x);
+                if want != g {
+                    bad += 1;
+                    first.get_or_insert((x, want, g));
+                }
+            }
+            count += xs.len() as u64;
+        }
+        assert_eq!(
+            bad, 0,
+            "{u:?}: {bad} of {count} inputs differ; first (x, interpreter, code): {first:#010x?}"
+        );
+    }
+}
+
 /// `OUT[0] = 1 + 1 + ...` in a loop without an exit: a small loop that stops at its budget.
 pub fn endless_loop_function() -> Function {
     crate::opt::optimized_text(

@@ -228,6 +228,7 @@ impl SimdBuilder for ClBuilder<'_> {
     type S = Value;
     type Var = Var;
     type Block = cl::Block;
+    type D = Vx;
 
     const FOLDS_DENORMALS: bool = false;
     const BRANCHLESS_LANE_MOVES: bool = false;

@@ -86,6 +86,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     type S = BasicValueEnum<'ctx>;
     type Var = Var<'ctx>;
     type Block = BasicBlock<'ctx>;
+    type D = V<'ctx>;
 
     const FOLDS_DENORMALS: bool = true;
     const BRANCHLESS_LANE_MOVES: bool = true;
@@ -373,6 +374,93 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         let sign = self.b.build_and(bits, self.iconst(0x8000_0000), "")?;
         let r = self.select_(tiny, sign, bits)?;
         self.floats(r)
+    }
+
+    fn has_doubles(&self) -> bool {
+        true
+    }
+
+    fn d_from_float(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        let a = self.floats(a)?;
+        Ok(self.b.build_float_ext(a, self.vd(), "")?)
+    }
+
+    fn d_from_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        let a = self.ints(a)?;
+        Ok(self.b.build_signed_int_to_float(a, self.vd(), "")?)
+    }
+
+    fn d_to_float(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        Ok(self.b.build_float_trunc(a, self.vf, "")?)
+    }
+
+    fn d_const(&mut self, x: f64) -> R<V<'ctx>> {
+        let c = self.cx.f64_type().const_float(x);
+        Ok(VectorType::const_vector(&vec![c; self.lanes as usize]))
+    }
+
+    fn d_bin(&mut self, op: FBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        let b = &self.b;
+        Ok(match op {
+            FBin::Add => b.build_float_add(a, c, "")?,
+            FBin::Sub => b.build_float_sub(a, c, "")?,
+            FBin::Mul => b.build_float_mul(a, c, "")?,
+            FBin::Div => b.build_float_div(a, c, "")?,
+        })
+    }
+
+    fn d_fma(&mut self, a: V<'ctx>, b: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        self.intr("llvm.fma", &[a, b, c], None)
+    }
+
+    fn d_lt(&mut self, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        self.fcmp_(FP::OLT, a, c)
+    }
+
+    fn d_select(&mut self, m: V<'ctx>, x: V<'ctx>, y: V<'ctx>) -> R<V<'ctx>> {
+        let m = self.cast(m, Kind::Mask)?;
+        self.select_(m, x, y)
+    }
+
+    fn d_lookup(&mut self, table: &'static [f64], idx: V<'ctx>) -> R<V<'ctx>> {
+        let f64t = self.cx.f64_type();
+        let values: Vec<_> = table.iter().map(|&x| f64t.const_float(x)).collect();
+        let g = self
+            .m
+            .add_global(f64t.array_type(table.len() as u32), None, "");
+        g.set_initializer(&f64t.const_array(&values));
+        g.set_constant(true);
+        g.set_linkage(inkwell::module::Linkage::Private);
+        g.set_unnamed_addr(true);
+        let idx = self.ints(idx)?;
+        let ptrs = self.elem_ptrs(f64t.into(), g.as_pointer_value().into(), idx);
+        let all = self.splat_int(self.cx.bool_type(), 1);
+        let vd = self.vd();
+        let v = self.intrinsic(
+            "llvm.masked.gather",
+            &[vd.into(), ptrs.get_type().into()],
+            &[
+                ptrs.into(),
+                self.i32c(8).into(),
+                all.into(),
+                vd.get_poison().into(),
+            ],
+        )?;
+        vector(v.ok_or_else(|| JitError::Codegen("lookup: no value".into()))?)
+    }
+
+    fn d_scale(&mut self, a: V<'ctx>, e: V<'ctx>) -> R<V<'ctx>> {
+        let bits = self.b.build_bit_cast(a, self.vi64, "")?.into_vector_value();
+        let e = self.ints(e)?;
+        let e = self.b.build_int_s_extend(e, self.vi64, "")?;
+        let e = self
+            .b
+            .build_left_shift(e, self.splat_int(self.cx.i64_type(), 52), "")?;
+        let bits = self.b.build_int_add(bits, e, "")?;
+        Ok(self
+            .b
+            .build_bit_cast(bits, self.vd(), "")?
+            .into_vector_value())
     }
 
     /// Without AVX-512 masks live as words (`masks.rs`), and whether any is set is whether

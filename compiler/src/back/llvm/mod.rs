@@ -494,6 +494,21 @@ mod tests {
     }
 
     #[test]
+    fn exact_ex2_and_lg2_in_vector_code_match_the_interpreter() {
+        // Every 4099th input (a million) at each step width; all 2³² in release mode:
+        // `cargo test -p tgsic --release --features llvm exact_transcendentals -- --ignored`.
+        for lanes in [0, 4, 8, 64] {
+            ts::check_exact_transcendentals(&llvm(lanes), 4099);
+        }
+    }
+
+    #[test]
+    #[ignore = "every f32: run in release mode"]
+    fn exact_transcendentals_exhaustive() {
+        ts::check_exact_transcendentals(&llvm(0), 1);
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         for lanes in [0, 4, 8, 64] {
             ts::check_every_operation(&llvm(lanes));

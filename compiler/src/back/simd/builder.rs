@@ -13,6 +13,11 @@ use crate::ir::{FCmp, ICmp};
 /// A lowering result.
 pub type R<T> = Result<T, JitError>;
 
+/// The error of a double-precision operation on a target without them.
+fn no_doubles() -> JitError {
+    JitError::Codegen("this target has no double-precision lanes".into())
+}
+
 /// What a vector's lanes hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -204,6 +209,8 @@ pub trait SimdBuilder {
     type Var: Copy;
     /// A basic block.
     type Block: Copy;
+    /// A step's lanes as f64 (where [`Self::has_doubles`]; any type elsewhere).
+    type D: Copy;
 
     /// Whether the target's optimizer may fold float operations as IEEE does, ignoring the
     /// flush-to-zero mode the code runs in (LLVM does: `x·1 → x` keeps a denormal, and
@@ -276,6 +283,53 @@ pub trait SimdBuilder {
     fn optional(&mut self, op: Optional, args: &[Self::V]) -> R<Self::V>;
     /// A float's denormals replaced by zeros of their sign (`x` itself where it is not one).
     fn flush(&mut self, a: Self::V) -> R<Self::V>;
+
+    /// Whether the target computes in double-precision lanes ([`Self::D`]): exact math then
+    /// computes EX2 and LG2 in the code (`libm.rs`), else it calls the host per lane.
+    fn has_doubles(&self) -> bool {
+        false
+    }
+    /// Each lane of `a` (f32, read as the CPU reads it) as an f64, exactly.
+    fn d_from_float(&mut self, _a: Self::V) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// Each lane of `a` (i32) as an f64, exactly.
+    fn d_from_int(&mut self, _a: Self::V) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// Each lane rounded to f32 (to nearest; a result below 2⁻¹²⁶ flushed, as the code runs).
+    fn d_to_float(&mut self, _a: Self::D) -> R<Self::V> {
+        Err(no_doubles())
+    }
+    /// `x` in every lane.
+    fn d_const(&mut self, _x: f64) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// `a + b`, `a − b` or `a · b` ([`FBin::Div`] is not asked for).
+    fn d_bin(&mut self, _op: FBin, _a: Self::D, _b: Self::D) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// `a · b + c` with one rounding.
+    fn d_fma(&mut self, _a: Self::D, _b: Self::D, _c: Self::D) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// `a < b` per lane, as a mask.
+    fn d_lt(&mut self, _a: Self::D, _b: Self::D) -> R<Self::V> {
+        Err(no_doubles())
+    }
+    /// `x` where the mask `m` is set, else `y`.
+    fn d_select(&mut self, _m: Self::V, _x: Self::D, _y: Self::D) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// Lane `l` is `table[idx[l]]` (every index below the table's length).
+    fn d_lookup(&mut self, _table: &'static [f64], _idx: Self::V) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// `a · 2^e[l]` in each lane by adding to its exponent field: exact while the result
+    /// stays a normal double, as the caller ensures.
+    fn d_scale(&mut self, _a: Self::D, _e: Self::V) -> R<Self::D> {
+        Err(no_doubles())
+    }
 
     // ---------------------------------------------------------------- lane masks
 

@@ -39,6 +39,7 @@
 
 mod builder;
 mod hoist;
+mod libm;
 mod mem;
 mod ops;
 mod texture;

@@ -306,6 +306,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 };
                 self.b.cast(a, to)?
             }
+            // Exact EX2 and LG2 in the target's double-precision lanes (`libm.rs`).
+            U::FExp2 if self.b.has_doubles() => super::libm::exp2(&mut self.b, a)?,
+            U::FLg2 if self.b.has_doubles() => {
+                let ln = super::libm::ln(&mut self.b, a)?;
+                // LG2 = logf(x) · 1.442695f, Mesa's constant (`numerics::lg2`).
+                let log2e = self.fconst(crate::numerics::LG2_FACTOR)?;
+                self.b.fbin(FBin::Mul, ln, log2e)?
+            }
             // Transcendental functions (exact: fast math expanded them before), the rounding
             // of NV formats, and what the target has no instruction for.
             U::FExp2

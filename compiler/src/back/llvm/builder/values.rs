@@ -203,14 +203,29 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
 
     /// Per-lane addresses `base + 4·words[l]` (`base` a pointer or a vector of pointers).
     pub(super) fn lane_ptrs(&self, base: BasicValueEnum<'ctx>, words: V<'ctx>) -> V<'ctx> {
+        self.elem_ptrs(self.cx.i32_type().into(), base, words)
+    }
+
+    /// `<lanes x double>`.
+    pub(super) fn vd(&self) -> VectorType<'ctx> {
+        self.cx.f64_type().vec_type(self.lanes)
+    }
+
+    /// The addresses of elements `idx` (an i32 vector) of an array of `elem` at `base`.
+    pub(super) fn elem_ptrs(
+        &self,
+        elem: BasicTypeEnum<'ctx>,
+        base: BasicValueEnum<'ctx>,
+        idx: V<'ctx>,
+    ) -> V<'ctx> {
         use inkwell::llvm_sys::core::LLVMBuildGEP2;
-        let mut idx = [words.as_value_ref()];
+        let mut idx = [idx.as_value_ref()];
         // SAFETY: a GEP with one vector index on values of this context; the result is a
         // vector of pointers, which inkwell wraps as a vector value.
         unsafe {
             let r = LLVMBuildGEP2(
                 self.b.as_mut_ptr(),
-                inkwell::types::AsTypeRef::as_type_ref(&self.cx.i32_type()),
+                inkwell::types::AsTypeRef::as_type_ref(&elem),
                 base.as_value_ref(),
                 idx.as_mut_ptr(),
                 1,
