@@ -64,7 +64,7 @@ pub fn unary_function(u: Unary) -> Function {
     f
 }
 
-/// EX2 and LG2 compiled in exact mode against the interpreter's (the C library's) results on
+/// EX2, LG2, SIN and COS compiled in exact mode against the interpreter's (the C library's) results on
 /// every input `step` apart and the special values, bit for bit.
 pub fn check_exact_transcendentals(c: Compiler, step: usize) {
     use crate::back::abi::MathMode;
@@ -93,7 +93,7 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
         0x7f7f_ffff,
         0xbf80_0000,
     ];
-    for u in [Unary::FExp2, Unary::FLg2] {
+    for u in [Unary::FExp2, Unary::FLg2, Unary::FSin, Unary::FCos] {
         let shader = c(&unary_function(u), MathMode::Exact).expect("compiles");
         let (mut bad, mut count) = (0u64, 0u64);
         let mut first = None;

@@ -413,6 +413,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         self.intr("llvm.fma", &[a, b, c], None)
     }
 
+    fn d_to_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        Ok(self.b.build_float_to_signed_int(a, self.vi, "")?)
+    }
+
     fn d_lt(&mut self, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         self.fcmp_(FP::OLT, a, c)
     }

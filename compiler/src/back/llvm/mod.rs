@@ -494,7 +494,7 @@ mod tests {
     }
 
     #[test]
-    fn exact_ex2_and_lg2_in_vector_code_match_the_interpreter() {
+    fn exact_transcendentals_in_vector_code_match_the_interpreter() {
         // Every 4099th input (a million) at each step width; all 2³² in release mode:
         // `cargo test -p tgsic --release --features llvm exact_transcendentals -- --ignored`.
         for lanes in [0, 4, 8, 64] {

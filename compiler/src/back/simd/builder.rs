@@ -285,7 +285,8 @@ pub trait SimdBuilder {
     fn flush(&mut self, a: Self::V) -> R<Self::V>;
 
     /// Whether the target computes in double-precision lanes ([`Self::D`]): exact math then
-    /// computes EX2 and LG2 in the code (`libm.rs`), else it calls the host per lane.
+    /// computes EX2, LG2, SIN and COS in the code (`libm.rs`), else it calls the host per
+    /// lane.
     fn has_doubles(&self) -> bool {
         false
     }
@@ -311,6 +312,10 @@ pub trait SimdBuilder {
     }
     /// `a · b + c` with one rounding.
     fn d_fma(&mut self, _a: Self::D, _b: Self::D, _c: Self::D) -> R<Self::D> {
+        Err(no_doubles())
+    }
+    /// Each lane truncated to i32 (every lane within i32's range).
+    fn d_to_int(&mut self, _a: Self::D) -> R<Self::V> {
         Err(no_doubles())
     }
     /// `a < b` per lane, as a mask.

@@ -1,5 +1,7 @@
-//! Exact math in vector code: EX2 and LG2 computed for a whole step of lanes in the target's
-//! double-precision lanes, operation for operation as glibc computes `exp2f` and `logf`
+//! Exact math in vector code: EX2, LG2, SIN and COS computed for a whole step of lanes in the target's
+//! double-precision lanes, operation for operation as glibc computes `exp2f`, `logf`, `sinf`
+//! and `cosf` (SIN and COS of |x| ≥ 120, which glibc reduces with 4/π's bits in 64-bit
+//! integers, still call the host for their step)
 //! ([`crate::numerics::glibc`], checked there against the C library on every input), so the
 //! results are the interpreter's bit for bit with no call into the host.
 //!
@@ -155,4 +157,87 @@ pub(super) fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let ok = b.fcmp(FCmp::Ge, x, zero)?;
     let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
     b.select(ok, y, nan)
+}
+
+/// SIN (or COS, `cos`) of `x` (f32 lanes) as glibc's `sinf`/`cosf` compute it for |x| < 120,
+/// NaN for inf and NaN; and the mask of the lanes it leaves to the host: finite |x| ≥ 120,
+/// whose reduction glibc computes against 4/π's bits in 64-bit integers.
+pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, cos: bool) -> R<(B::V, B::V)> {
+    use glibc::sincosf::{C, HPI, HPI_INV, S};
+    let v = Variant::host();
+    let x = b.flush(x)?;
+    let ax = b.fun(super::builder::FUn::Abs, x)?;
+    let limit = fc(b, 120.0)?;
+    let fast = b.fcmp(FCmp::Lt, ax, limit)?;
+    let inf = fc(b, f32::INFINITY)?;
+    let finite = b.fcmp(FCmp::Lt, ax, inf)?;
+    let zero = fc(b, 0.0)?;
+    let xs = b.select(fast, x, zero)?;
+    let xd = b.d_from_float(xs)?;
+    // n = x·2/π rounded (ties up), through 2/π · 2²⁴ and an integer shift as glibc does;
+    // x − n·π/2 (below π/4, n = 0 and this is x itself, as glibc's first branch takes it).
+    let hpi_inv = b.d_const(HPI_INV)?;
+    let r = b.d_bin(FBin::Mul, xd, hpi_inv)?;
+    let ri = b.d_to_int(r)?;
+    let half = ic(b, 0x80_0000)?;
+    let n = b.ibin(IBin::Add, ri, half)?;
+    let n = b.shift_imm(Shift::ShrS, n, 24)?;
+    let nd = b.d_from_int(n)?;
+    let mhpi = b.d_const(-HPI)?;
+    let rx = mul_add(b, v, nd, mhpi, xd)?;
+    // Signs by quadrant (+ − − +) on x, the cosine's coefficients negated in quadrants 2
+    // and 3, and the polynomial: sin's for an even quadrant (cos's odd), cos's otherwise.
+    let one_i = ic(b, 1)?;
+    let two_i = ic(b, 2)?;
+    let zero_i = ic(b, 0)?;
+    let n1 = b.ibin(IBin::Add, n, one_i)?;
+    let n1 = b.ibin(IBin::And, n1, two_i)?;
+    let minus = b.icmp(crate::ir::ICmp::Ne, n1, zero_i)?;
+    let n2 = b.ibin(IBin::And, n, two_i)?;
+    let negated = b.icmp(crate::ir::ICmp::Ne, n2, zero_i)?;
+    let n_odd = b.ibin(IBin::And, n, one_i)?;
+    let odd = b.icmp(
+        if cos {
+            crate::ir::ICmp::Eq
+        } else {
+            crate::ir::ICmp::Ne
+        },
+        n_odd,
+        zero_i,
+    )?;
+    let (p1, m1) = (b.d_const(1.0)?, b.d_const(-1.0)?);
+    let sign = b.d_select(minus, m1, p1)?;
+    let xr = b.d_bin(FBin::Mul, rx, sign)?;
+    let x2 = b.d_bin(FBin::Mul, rx, rx)?;
+    // sin: x + S1·x³ + (S2 + S3·x²)·x⁷.
+    let (s1, s2, s3) = (b.d_const(S[0])?, b.d_const(S[1])?, b.d_const(S[2])?);
+    let x3 = b.d_bin(FBin::Mul, xr, x2)?;
+    let t = mul_add(b, v, x2, s3, s2)?;
+    let x7 = b.d_bin(FBin::Mul, x3, x2)?;
+    let u = mul_add(b, v, x3, s1, xr)?;
+    let ys = mul_add(b, v, x7, t, u)?;
+    // cos: C0 + C1·x² + C2·x⁴ + (C3 + C4·x²)·x⁶, the coefficients negated where asked.
+    let mut c = [p1; 5];
+    for (k, &ck) in [1.0, C[0], C[1], C[2], C[3]].iter().enumerate() {
+        let (pos, neg) = (b.d_const(ck)?, b.d_const(-ck)?);
+        c[k] = b.d_select(negated, neg, pos)?;
+    }
+    let x4 = b.d_bin(FBin::Mul, x2, x2)?;
+    let d2 = mul_add(b, v, x2, c[4], c[3])?;
+    let d1 = mul_add(b, v, x2, c[1], c[0])?;
+    let x6 = b.d_bin(FBin::Mul, x4, x2)?;
+    let e = mul_add(b, v, x4, c[2], d1)?;
+    let yc = mul_add(b, v, x6, d2, e)?;
+    let y = b.d_select(odd, yc, ys)?;
+    let y = b.d_to_float(y)?;
+    // |x| < 2⁻¹²: sin x = x, cos x = 1; inf and NaN: NaN.
+    let tiny = fc(b, f32::from_bits(0x3980_0000))?;
+    let is_tiny = b.fcmp(FCmp::Lt, ax, tiny)?;
+    let small = if cos { fc(b, 1.0)? } else { x };
+    let y = b.select(is_tiny, small, y)?;
+    let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
+    let y = b.select(finite, y, nan)?;
+    let slow = b.not(fast)?;
+    let slow = b.ibin(IBin::And, slow, finite)?;
+    Ok((y, slow))
 }

@@ -314,6 +314,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let log2e = self.fconst(crate::numerics::LG2_FACTOR)?;
                 self.b.fbin(FBin::Mul, ln, log2e)?
             }
+            // SIN and COS in double-precision lanes; a step with a finite |x| ≥ 120 in a lane
+            // calls the host for all its lanes instead.
+            U::FSin | U::FCos if self.b.has_doubles() => {
+                let (fast, slow) = super::libm::sincos(&mut self.b, a, u == U::FCos)?;
+                let var = self.b.vector_var(Kind::F32)?;
+                self.b.def_vector(var, fast)?;
+                let any = self.b.any(slow)?;
+                let (call, join) = (self.b.block()?, self.b.block()?);
+                self.b.branch(any, call, join)?;
+                self.b.switch_to(call)?;
+                let host = lane_op(self)?;
+                self.b.def_vector(var, host)?;
+                self.b.jump(join)?;
+                self.b.switch_to(join)?;
+                self.b.use_vector(var)?
+            }
             // Transcendental functions (exact: fast math expanded them before), the rounding
             // of NV formats, and what the target has no instruction for.
             U::FExp2
