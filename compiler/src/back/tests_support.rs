@@ -65,7 +65,9 @@ pub fn unary_function(u: Unary) -> Function {
 }
 
 /// EX2, LG2, SIN and COS compiled in exact mode against the interpreter's (the C library's) results on
-/// every input `step` apart and the special values, bit for bit.
+/// every input `step` apart and the special values, bit for bit (for the targets with
+/// double-precision lanes: LLVM's).
+#[cfg(feature = "llvm")]
 pub fn check_exact_transcendentals(c: Compiler, step: usize) {
     use crate::back::abi::MathMode;
     use crate::ir::semantics as sem;
@@ -116,6 +118,77 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
             "{u:?}: {bad} of {count} inputs differ; first (x, interpreter, code): {first:#010x?}"
         );
     }
+}
+
+/// POW compiled in exact mode against the interpreter's on a grid of x (every `step`-th float)
+/// by y (integers, halves, a sweep and the special values), bit for bit.
+#[cfg(feature = "llvm")]
+pub fn check_exact_pow(c: Compiler, step: usize) {
+    use crate::back::abi::MathMode;
+    use crate::ir::Binary;
+    use crate::ir::semantics as sem;
+    let mut f = Function::new(Processor::Vertex);
+    f.input_regs = 1;
+    f.outputs = vec![OutputSlot {
+        reg: 0,
+        semantic: None,
+    }];
+    let x = f.new_inst(Op::Input { reg: 0, comp: 0 }, vec![], &[Type::F32], None);
+    let y = f.new_inst(Op::Input { reg: 0, comp: 1 }, vec![], &[Type::F32], None);
+    let (xv, yv) = (f.insts[x].results[0], f.insts[y].results[0]);
+    let p = f.new_inst(Op::Binary(Binary::FPow), vec![xv, yv], &[Type::F32], None);
+    let pv = f.insts[p].results[0];
+    let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![pv], &[], None);
+    f.body.0 = vec![Stmt::Inst(x), Stmt::Inst(y), Stmt::Inst(p), Stmt::Inst(s)];
+    let shader = c(&f, MathMode::Exact).expect("compiles");
+    let specials = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7fa0_0000,
+        0xffc0_0000,
+        0x3f80_0000,
+        0xbf80_0000,
+        0x3f7f_ffff,
+        0x3f80_0001,
+        0x4b00_0001,
+        0xcb00_0001,
+        0x4b80_0000,
+        0x0080_0000,
+        0x4300_0000,
+        0xc300_0000,
+    ];
+    let mut ys: Vec<u32> = (0..=u32::MAX).step_by(16_777_259).collect();
+    for i in -8..=8 {
+        ys.push((i as f32).to_bits());
+        ys.push((i as f32 + 0.5).to_bits());
+    }
+    ys.extend(specials);
+    let xs: Vec<u32> = (0..=u32::MAX).step_by(step).chain(specials).collect();
+    let (mut bad, mut first) = (0u64, None);
+    for &yb in &ys {
+        for chunk in xs.chunks(BATCH_LANES) {
+            let mut inputs = vec![0u32; 4 * BATCH_LANES];
+            inputs[..chunk.len()].copy_from_slice(chunk);
+            inputs[BATCH_LANES..2 * BATCH_LANES].fill(yb);
+            let got = run_batch(&shader, &inputs, u64::MAX);
+            for (l, &xb) in chunk.iter().enumerate() {
+                let want = sem::binary(Binary::FPow, xb, yb);
+                if want != got[l] {
+                    bad += 1;
+                    first.get_or_insert((xb, yb, want, got[l]));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        bad, 0,
+        "POW: {bad} pairs differ; first (x, y, interpreter, code): {first:#010x?}"
+    );
 }
 
 /// `OUT[0] = 1 + 1 + ...` in a loop without an exit: a small loop that stops at its budget.

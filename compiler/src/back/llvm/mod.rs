@@ -503,6 +503,19 @@ mod tests {
     }
 
     #[test]
+    fn exact_pow_in_vector_code_matches_the_interpreter() {
+        for lanes in [0, 8] {
+            ts::check_exact_pow(&llvm(lanes), 1_048_573);
+        }
+    }
+
+    #[test]
+    #[ignore = "320 million pairs: run in release mode"]
+    fn exact_pow_dense() {
+        ts::check_exact_pow(&llvm(0), 4099);
+    }
+
+    #[test]
     #[ignore = "every f32: run in release mode"]
     fn exact_transcendentals_exhaustive() {
         ts::check_exact_transcendentals(&llvm(0), 1);

@@ -285,8 +285,8 @@ pub trait SimdBuilder {
     fn flush(&mut self, a: Self::V) -> R<Self::V>;
 
     /// Whether the target computes in double-precision lanes ([`Self::D`]): exact math then
-    /// computes EX2, LG2, SIN and COS in the code (`libm.rs`), else it calls the host per
-    /// lane.
+    /// computes EX2, LG2, SIN, COS and POW in the code (`libm.rs`), else it calls the host
+    /// per lane.
     fn has_doubles(&self) -> bool {
         false
     }

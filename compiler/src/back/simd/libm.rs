@@ -1,7 +1,7 @@
 //! Exact math in vector code: EX2, LG2, SIN and COS computed for a whole step of lanes in the target's
 //! double-precision lanes, operation for operation as glibc computes `exp2f`, `logf`, `sinf`
 //! and `cosf` (SIN and COS of |x| ≥ 120, which glibc reduces with 4/π's bits in 64-bit
-//! integers, still call the host for their step)
+//! integers, still call the host for their step), and POW as `powf`
 //! ([`crate::numerics::glibc`], checked there against the C library on every input), so the
 //! results are the interpreter's bit for bit with no call into the host.
 //!
@@ -31,6 +31,7 @@ struct Tables {
     exp2: [f64; 32],
     invc: [f64; 16],
     logc: [f64; 16],
+    log2c: [f64; 16],
 }
 
 static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(|| Tables {
@@ -39,6 +40,7 @@ static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(|| Tables 
     }),
     invc: std::array::from_fn(|i| f64::from_bits(glibc::LOGF_TABLE[i].0)),
     logc: std::array::from_fn(|i| f64::from_bits(glibc::LOGF_TABLE[i].1)),
+    log2c: std::array::from_fn(|i| f64::from_bits(glibc::POWF_LOG2C[i])),
 });
 
 /// A splat of `x`'s bits as f32 lanes.
@@ -240,4 +242,163 @@ pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, cos: bool) -> 
     let slow = b.not(fast)?;
     let slow = b.ibin(IBin::And, slow, finite)?;
     Ok((y, slow))
+}
+
+/// POW of `x` and `y` (f32 lanes): glibc's `powf`, its special cases as selects.
+pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::V> {
+    use super::builder::FUn;
+    use crate::ir::ICmp;
+    let v = Variant::host();
+    let (x, y) = (b.flush(x)?, b.flush(y)?);
+    let ix = b.cast(x, Kind::I32)?;
+    let iy = b.cast(y, Kind::I32)?;
+    let zero = fc(b, 0.0)?;
+    let one = fc(b, 1.0)?;
+    let inf = fc(b, f32::INFINITY)?;
+    let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
+    // Whether y is an integer, and an odd one (y · 0.5 is exact; every |y| ≥ 2²⁴ is even).
+    let ty = b.fun(FUn::Trunc, y)?;
+    let is_int = b.fcmp(FCmp::Eq, ty, y)?;
+    let half = fc(b, 0.5)?;
+    let hy = b.fbin(FBin::Mul, y, half)?;
+    let thy = b.fun(FUn::Trunc, hy)?;
+    let half_frac = b.fcmp(FCmp::Ne, thy, hy)?;
+    let is_odd = b.ibin(IBin::And, is_int, half_frac)?;
+    let x_neg = b.fcmp(FCmp::Lt, x, zero)?;
+    let neg_result = b.ibin(IBin::And, x_neg, is_odd)?;
+    // The main case: log2 |x| in double, y · log2 |x|, 2 to that.
+    let abs_mask = ic(b, 0x7fff_ffff)?;
+    let ixa = b.ibin(IBin::And, ix, abs_mask)?;
+    let off = ic(b, glibc::LOGF_OFF)?;
+    let tmp = b.ibin(IBin::Sub, ixa, off)?;
+    let i = b.shift_imm(Shift::ShrU, tmp, 19)?;
+    let fifteen = ic(b, 15)?;
+    let i = b.ibin(IBin::And, i, fifteen)?;
+    let top_mask = ic(b, 0xff80_0000)?;
+    let top = b.ibin(IBin::And, tmp, top_mask)?;
+    let iz = b.ibin(IBin::Sub, ixa, top)?;
+    let k = b.shift_imm(Shift::ShrS, top, 23)?;
+    let invc = b.d_lookup(&TABLES.invc, i)?;
+    let logc = b.d_lookup(&TABLES.log2c, i)?;
+    let zf = b.cast(iz, Kind::F32)?;
+    let z = b.d_from_float(zf)?;
+    let m1 = b.d_const(-1.0)?;
+    let r = mul_add(b, v, z, invc, m1)?;
+    let kd = b.d_from_int(k)?;
+    let y0 = b.d_bin(FBin::Add, logc, kd)?;
+    let a = glibc::POWF_POLY;
+    let a: Vec<B::D> = a.iter().map(|&c| b.d_const(c)).collect::<R<_>>()?;
+    let r2 = b.d_bin(FBin::Mul, r, r)?;
+    let p0 = mul_add(b, v, a[0], r, a[1])?;
+    let p = mul_add(b, v, a[2], r, a[3])?;
+    let r4 = b.d_bin(FBin::Mul, r2, r2)?;
+    let q = mul_add(b, v, a[4], r, y0)?;
+    let q = mul_add(b, v, p, r2, q)?;
+    let logx = mul_add(b, v, p0, r4, q)?;
+    let yd = b.d_from_float(y)?;
+    let ylogx = b.d_bin(FBin::Mul, yd, logx)?;
+    // 2^ylogx: k/32 = ylogx rounded to a multiple of 1/32 as glibc's + 1.5·2⁴⁷ rounds it.
+    let shift = b.d_const(glibc::EXP2F_SHIFT)?;
+    let ks = b.d_bin(FBin::Add, ylogx, shift)?;
+    let kd = b.d_bin(FBin::Sub, ks, shift)?;
+    let rr = b.d_bin(FBin::Sub, ylogx, kd)?;
+    // Lanes outside the range that matters (overflow, underflow, and the special cases'
+    // garbage) must not reach the integer conversion out of range: clamp first.
+    // (NaN, from the special cases' lanes, becomes the lower bound: an index from it would
+    // address memory anywhere.)
+    let lo = b.d_const(-160.0)?;
+    let hi = b.d_const(160.0)?;
+    let in_range = b.d_lt(lo, kd)?;
+    let kc = b.d_select(in_range, kd, lo)?;
+    let above = b.d_lt(hi, kc)?;
+    let kc = b.d_select(above, hi, kc)?;
+    let k32 = b.d_const(32.0)?;
+    let kc = b.d_bin(FBin::Mul, kc, k32)?;
+    let ki = b.d_to_int(kc)?;
+    let thirty_one = ic(b, 31)?;
+    let j = b.ibin(IBin::And, ki, thirty_one)?;
+    let e = b.shift_imm(Shift::ShrS, ki, 5)?;
+    let t = b.d_lookup(&TABLES.exp2, j)?;
+    let s = b.d_scale(t, e)?;
+    let [c0, c1, c2] = glibc::EXP2F_POLY;
+    let (c0, c1, c2) = (b.d_const(c0)?, b.d_const(c1)?, b.d_const(c2)?);
+    let d1 = b.d_const(1.0)?;
+    let zz = mul_add(b, v, c0, rr, c1)?;
+    let rr2 = b.d_bin(FBin::Mul, rr, rr)?;
+    let w = mul_add(b, v, c2, rr, d1)?;
+    let w = mul_add(b, v, zz, rr2, w)?;
+    let w = b.d_bin(FBin::Mul, w, s)?;
+    let w = flush_tiny(b, w)?;
+    let res = b.d_to_float(w)?;
+    // Overflow and underflow.
+    let oflow = b.d_const(glibc::POWF_OFLOW)?;
+    let over = b.d_lt(oflow, ylogx)?;
+    let res = b.select(over, inf, res)?;
+    let m150 = b.d_const(-150.0)?;
+    let above150 = b.d_lt(m150, ylogx)?;
+    let res = b.select(above150, res, zero)?;
+    // A negative x: NaN unless y is an integer; negated for an odd one.
+    let nres = b.fun(FUn::Neg, res)?;
+    let res = b.select(neg_result, nres, res)?;
+    let not_int = b.not(is_int)?;
+    let bad = b.ibin(IBin::And, x_neg, not_int)?;
+    let res = b.select(bad, nan, res)?;
+    // x zero, inf or NaN (y finite, non-zero): x², negated for a negative x and odd y, its
+    // reciprocal for a negative y.
+    let ax = b.fun(FUn::Abs, x)?;
+    let x_zero = b.fcmp(FCmp::Eq, x, zero)?;
+    let x_inf = b.fcmp(FCmp::Eq, ax, inf)?;
+    let x_nan = b.fcmp(FCmp::Ne, x, x)?;
+    let x_zin = b.ibin(IBin::Or, x_zero, x_inf)?;
+    let x_zin = b.ibin(IBin::Or, x_zin, x_nan)?;
+    let x2 = b.fbin(FBin::Mul, x, x)?;
+    let nx2 = b.fun(FUn::Neg, x2)?;
+    let sign_bit = ic(b, 0x8000_0000)?;
+    let sx = b.ibin(IBin::And, ix, sign_bit)?;
+    let zero_i = ic(b, 0)?;
+    let x_signed = b.icmp(ICmp::Ne, sx, zero_i)?;
+    let flip = b.ibin(IBin::And, x_signed, is_odd)?;
+    let x2 = b.select(flip, nx2, x2)?;
+    let rx2 = b.fbin(FBin::Div, one, x2)?;
+    let y_neg = b.fcmp(FCmp::Lt, y, zero)?;
+    let zres = b.select(y_neg, rx2, x2)?;
+    let zres = b.select(x_nan, nan, zres)?;
+    let res = b.select(x_zin, zres, res)?;
+    // y zero, inf or NaN.
+    let ay = b.fun(FUn::Abs, y)?;
+    let y_zero = b.fcmp(FCmp::Eq, y, zero)?;
+    let y_inf = b.fcmp(FCmp::Eq, ay, inf)?;
+    let y_nan = b.fcmp(FCmp::Ne, y, y)?;
+    // |x| < 1 with y = +inf, or |x| > 1 with y = −inf: 0; |x| = 1: 1; else inf.
+    let ax_lt1 = b.fcmp(FCmp::Lt, ax, one)?;
+    let y_pos = b.fcmp(FCmp::Gt, y, zero)?;
+    let to_zero = b.icmp(ICmp::Eq, ax_lt1, y_pos)?;
+    let ires = b.select(to_zero, zero, inf)?;
+    let ax_one = b.fcmp(FCmp::Eq, ax, one)?;
+    let ires = b.select(ax_one, one, ires)?;
+    let any_nan = b.ibin(IBin::Or, x_nan, y_nan)?;
+    let ires = b.select(any_nan, nan, ires)?;
+    // x = 1: 1, unless y is a signaling NaN.
+    let one_i = ic(b, 0x3f80_0000)?;
+    let x_one = b.icmp(ICmp::Eq, ix, one_i)?;
+    let y_snan = signaling(b, y, iy)?;
+    let xr1 = b.select(y_snan, nan, one)?;
+    let ires = b.select(x_one, xr1, ires)?;
+    // y = ±0: 1, unless x is a signaling NaN.
+    let x_snan = signaling(b, x, ix)?;
+    let yr0 = b.select(x_snan, nan, one)?;
+    let ires = b.select(y_zero, yr0, ires)?;
+    let y_zin = b.ibin(IBin::Or, y_zero, y_inf)?;
+    let y_zin = b.ibin(IBin::Or, y_zin, y_nan)?;
+    b.select(y_zin, ires, res)
+}
+
+/// A signaling NaN: a NaN whose quiet bit is clear.
+fn signaling<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, ix: B::V) -> R<B::V> {
+    let is_nan = b.fcmp(FCmp::Ne, x, x)?;
+    let quiet = ic(b, 0x0040_0000)?;
+    let q = b.ibin(IBin::And, ix, quiet)?;
+    let zero_i = ic(b, 0)?;
+    let clear = b.icmp(crate::ir::ICmp::Eq, q, zero_i)?;
+    b.ibin(IBin::And, is_nan, clear)
 }

@@ -377,7 +377,12 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let lane_op = |s: &mut Self| s.lane_op1(LaneOp::Binary(op), &[x, y], result);
         let shifts = self.b.supports(Optional::Shift(Shift::Shl));
         match op {
-            // Exact powf (fast math expanded it before) and ldexp: the host computes them.
+            // Exact powf (fast math expanded it before) in double-precision lanes (`libm.rs`).
+            B_::FPow if self.b.has_doubles() => {
+                let (a, c) = (self.float_operand(x)?, self.float_operand(y)?);
+                return super::libm::pow(&mut self.b, a, c);
+            }
+            // Exact powf elsewhere, and ldexp: the host computes them.
             B_::FPow | B_::Ldexp => return lane_op(self),
             B_::IMulHiS | B_::IMulHiU
                 if !self.b.supports(Optional::MulHigh {
