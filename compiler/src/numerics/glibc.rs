@@ -142,21 +142,7 @@ pub fn exp2f(x: f32, variant: Variant) -> f32 {
             return 0.0; // underflow (and FTZ)
         }
     }
-    let xd = f64::from(daz(x));
-    // x = k/32 + r with |r| ≤ 1/64 and integer k.
-    let kd = xd + EXP2F_SHIFT;
-    let ki = kd.to_bits();
-    let kd = kd - EXP2F_SHIFT;
-    let r = xd - kd;
-    // 2^x = 2^(k/32) · 2^r ≈ s · (C0·r³ + C1·r² + C2·r + 1).
-    let t = EXP2F_TABLE[(ki % 32) as usize].wrapping_add(ki << 47);
-    let s = f64::from_bits(t);
-    let [c0, c1, c2] = EXP2F_POLY;
-    let z = variant.mul_add(c0, r, c1);
-    let r2 = r * r;
-    let y = variant.mul_add(c2, r, 1.0);
-    let y = variant.mul_add(z, r2, y);
-    to_f32_ftz(y * s)
+    exp2_inline(f64::from(daz(x)), 0, variant)
 }
 
 /// `logf`'s table: for the 16 subintervals of [0x1.66p-1, 0x1.66p0) (by the top four
@@ -195,6 +181,16 @@ pub const LOGF_POLY: [f64; 3] = [
 /// The bits that rebase the significand: x = 2^k · z with z in [0x1.66p-1, 0x1.66p0).
 pub const LOGF_OFF: u32 = 0x3f33_0000;
 
+/// x = 2^k · z with z in [0x1.66p-1, 0x1.66p0), from the bits `ix` of a positive x (or a
+/// denormal's bits rebased as glibc rebases them): the table index, k, and z (exact).
+fn split_log(ix: u32) -> (usize, i32, f64) {
+    let tmp = ix.wrapping_sub(LOGF_OFF);
+    let i = ((tmp >> 19) % 16) as usize;
+    let k = (tmp as i32) >> 23;
+    let iz = ix.wrapping_sub(tmp & (0x1ff << 23));
+    (i, k, f64::from(f32::from_bits(iz)))
+}
+
 /// glibc's `logf(x)` as `variant` computes it under DAZ/FTZ.
 pub fn logf(x: f32, variant: Variant) -> f32 {
     let mut ix = x.to_bits();
@@ -216,15 +212,11 @@ pub fn logf(x: f32, variant: Variant) -> f32 {
         // so what follows runs on the bits 0 − (23 << 23), as in the C library.
         ix = (daz(x) * 8_388_608.0).to_bits().wrapping_sub(23 << 23);
     }
-    let tmp = ix.wrapping_sub(LOGF_OFF);
-    let i = ((tmp >> 19) % 16) as usize;
-    let k = (tmp as i32) >> 23;
-    let iz = ix.wrapping_sub(tmp & (0x1ff << 23));
+    let (i, k, z) = split_log(ix);
     let (invc, logc) = (
         f64::from_bits(LOGF_TABLE[i].0),
         f64::from_bits(LOGF_TABLE[i].1),
     );
-    let z = f64::from(f32::from_bits(iz));
     // log(x) = log1p(z/c − 1) + log(c) + k·ln 2.
     let r = variant.mul_add(z, invc, -1.0);
     let y0 = variant.mul_add(f64::from(k), LOGF_LN2, logc);
@@ -403,14 +395,9 @@ pub const POWF_OFLOW: f64 = f64::from_bits(0x405fffffffd1d571); // 0x1.fffffffd1
 /// log2 of the float whose bits are `ix` (positive, normal, or a denormal's bits rebased as
 /// glibc rebases them), in double precision.
 fn powf_log2(ix: u32, v: Variant) -> f64 {
-    let tmp = ix.wrapping_sub(LOGF_OFF);
-    let i = ((tmp >> 19) % 16) as usize;
-    let top = tmp & 0xff80_0000;
-    let iz = ix.wrapping_sub(top);
-    let k = (top as i32) >> 23;
+    let (i, k, z) = split_log(ix);
     let invc = f64::from_bits(LOGF_TABLE[i].0);
     let logc = f64::from_bits(POWF_LOG2C[i]);
-    let z = f64::from(f32::from_bits(iz));
     // log2(x) = log1p(z/c − 1)/ln 2 + log2(c) + k.
     let r = v.mul_add(z, invc, -1.0);
     let y0 = logc + f64::from(k);
@@ -424,9 +411,10 @@ fn powf_log2(ix: u32, v: Variant) -> f64 {
     v.mul_add(y, r4, q)
 }
 
-/// 2^xd as `exp2f` computes it, with `sign_bias` (2¹⁶ for a negative result, else 0) added
-/// to the table index's bits so that it lands in the sign bit.
-fn powf_exp2(xd: f64, sign_bias: u64, v: Variant) -> f32 {
+/// 2^xd as `exp2f` and `powf` compute it: xd = k/32 + r with |r| ≤ 1/64 and integer k, then
+/// 2^(k/32) · 2^r ≈ s · (C0·r³ + C1·r² + C2·r + 1); `sign_bias` (2¹⁶ for a negative result,
+/// else 0) is added to the table index's bits so that it lands in the sign bit.
+fn exp2_inline(xd: f64, sign_bias: u64, v: Variant) -> f32 {
     let kd = xd + EXP2F_SHIFT;
     let ki = kd.to_bits();
     let kd = kd - EXP2F_SHIFT;
@@ -535,7 +523,7 @@ pub fn powf(x: f32, y: f32, variant: Variant) -> f32 {
             return if sign_bias != 0 { -0.0 } else { 0.0 };
         }
     }
-    powf_exp2(ylogx, sign_bias, variant)
+    exp2_inline(ylogx, sign_bias, variant)
 }
 
 /// A quiet NaN (the quiet bit set), as glibc's `issignaling` reads it.

@@ -68,6 +68,8 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     vi64: VectorType<'ctx>,
     /// `i<lanes>`: a mask's bits.
     bits: IntType<'ctx>,
+    /// The constant tables exact math reads (`d_lookup`), by the address of their data.
+    tables: Vec<(usize, inkwell::values::GlobalValue<'ctx>)>,
 }
 
 fn int(s: BasicValueEnum<'_>) -> IntValue<'_> {
@@ -163,13 +165,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn fbin(&mut self, op: FBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
         let (a, c) = (self.floats(a)?, self.floats(c)?);
-        let b = &self.b;
-        Ok(match op {
-            FBin::Add => b.build_float_add(a, c, "")?,
-            FBin::Sub => b.build_float_sub(a, c, "")?,
-            FBin::Mul => b.build_float_mul(a, c, "")?,
-            FBin::Div => b.build_float_div(a, c, "")?,
-        })
+        self.arith(op, a, c)
     }
 
     fn fun(&mut self, op: FUn, a: V<'ctx>) -> R<V<'ctx>> {
@@ -400,13 +396,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn d_bin(&mut self, op: FBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
-        let b = &self.b;
-        Ok(match op {
-            FBin::Add => b.build_float_add(a, c, "")?,
-            FBin::Sub => b.build_float_sub(a, c, "")?,
-            FBin::Mul => b.build_float_mul(a, c, "")?,
-            FBin::Div => b.build_float_div(a, c, "")?,
-        })
+        self.arith(op, a, c)
     }
 
     fn d_fma(&mut self, a: V<'ctx>, b: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
@@ -428,14 +418,23 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn d_lookup(&mut self, table: &'static [f64], idx: V<'ctx>) -> R<V<'ctx>> {
         let f64t = self.cx.f64_type();
-        let values: Vec<_> = table.iter().map(|&x| f64t.const_float(x)).collect();
-        let g = self
-            .m
-            .add_global(f64t.array_type(table.len() as u32), None, "");
-        g.set_initializer(&f64t.const_array(&values));
-        g.set_constant(true);
-        g.set_linkage(inkwell::module::Linkage::Private);
-        g.set_unnamed_addr(true);
+        // One constant per table in the module, however many operations read it.
+        let key = table.as_ptr() as usize;
+        let g = match self.tables.iter().find(|(k, _)| *k == key) {
+            Some(&(_, g)) => g,
+            None => {
+                let values: Vec<_> = table.iter().map(|&x| f64t.const_float(x)).collect();
+                let g = self
+                    .m
+                    .add_global(f64t.array_type(table.len() as u32), None, "");
+                g.set_initializer(&f64t.const_array(&values));
+                g.set_constant(true);
+                g.set_linkage(inkwell::module::Linkage::Private);
+                g.set_unnamed_addr(true);
+                self.tables.push((key, g));
+                g
+            }
+        };
         let idx = self.ints(idx)?;
         let ptrs = self.elem_ptrs(f64t.into(), g.as_pointer_value().into(), idx);
         let all = self.splat_int(self.cx.bool_type(), 1);

@@ -64,25 +64,9 @@ pub(super) fn exp2<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let inv32 = fc(b, 1.0 / 32.0)?;
     let kd32 = b.fbin(FBin::Mul, kf, inv32)?;
     let rf = b.fbin(FBin::Sub, x, kd32)?;
-    // s = 2^(k/32) = 2^(k mod 32 / 32) · 2^⌊k/32⌋: the table's entry with ⌊k/32⌋ added to
-    // its exponent, exactly as glibc adds k << 47 to the entry's bits.
     let ki = b.float_to_int(kf)?;
-    let thirty_one = ic(b, 31)?;
-    let j = b.ibin(IBin::And, ki, thirty_one)?;
-    let e = b.shift_imm(Shift::ShrS, ki, 5)?;
-    let t = b.d_lookup(&TABLES.exp2, j)?;
-    let s = b.d_scale(t, e)?;
-    // exp2(x) ≈ s · (C0·r³ + C1·r² + C2·r + 1).
     let r = b.d_from_float(rf)?;
-    let [c0, c1, c2] = glibc::EXP2F_POLY;
-    let (c0, c1, c2) = (b.d_const(c0)?, b.d_const(c1)?, b.d_const(c2)?);
-    let one = b.d_const(1.0)?;
-    let z = mul_add(b, v, c0, r, c1)?;
-    let r2 = b.d_bin(FBin::Mul, r, r)?;
-    let y = mul_add(b, v, c2, r, one)?;
-    let y = mul_add(b, v, z, r2, y)?;
-    let y = b.d_bin(FBin::Mul, y, s)?;
-    let y = flush_tiny(b, y)?;
+    let y = exp2_reduced(b, v, ki, r)?;
     let y = b.d_to_float(y)?;
     // |x| ≥ 128 and NaN: +inf above, 0 at or below −150 (−inf too), the computation between
     // (its tiny results flushed); NaN stays NaN.
@@ -97,6 +81,44 @@ pub(super) fn exp2<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let is_nan = b.fcmp(FCmp::Ne, x, x)?;
     let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
     b.select(is_nan, nan, y)
+}
+
+/// 2^(k/32 + r) for integer lanes `ki` = k and double lanes `r` (|r| ≤ 1/64), as glibc's
+/// `exp2f` and `powf` compute it, a result below 2⁻¹²⁶ flushed: s · (C0·r³ + C1·r² + C2·r + 1)
+/// with s = 2^(k/32) = 2^(k mod 32 / 32) · 2^⌊k/32⌋, the table's entry with ⌊k/32⌋ added to its
+/// exponent, exactly as glibc adds k << 47 to the entry's bits.
+fn exp2_reduced<B: SimdBuilder + ?Sized>(b: &mut B, v: Variant, ki: B::V, r: B::D) -> R<B::D> {
+    let thirty_one = ic(b, 31)?;
+    let j = b.ibin(IBin::And, ki, thirty_one)?;
+    let e = b.shift_imm(Shift::ShrS, ki, 5)?;
+    let t = b.d_lookup(&TABLES.exp2, j)?;
+    let s = b.d_scale(t, e)?;
+    let [c0, c1, c2] = glibc::EXP2F_POLY;
+    let (c0, c1, c2) = (b.d_const(c0)?, b.d_const(c1)?, b.d_const(c2)?);
+    let one = b.d_const(1.0)?;
+    let z = mul_add(b, v, c0, r, c1)?;
+    let r2 = b.d_bin(FBin::Mul, r, r)?;
+    let y = mul_add(b, v, c2, r, one)?;
+    let y = mul_add(b, v, z, r2, y)?;
+    let y = b.d_bin(FBin::Mul, y, s)?;
+    flush_tiny(b, y)
+}
+
+/// x = 2^k · z with z in [0x1.66p-1, 0x1.66p0), from the bits `ix` of a positive x, by
+/// glibc's integer steps (`logf`, `powf`): the table index i (0..16), k, and z as doubles.
+fn split_log<B: SimdBuilder + ?Sized>(b: &mut B, ix: B::V) -> R<(B::V, B::V, B::D)> {
+    let off = ic(b, glibc::LOGF_OFF)?;
+    let tmp = b.ibin(IBin::Sub, ix, off)?;
+    let i = b.shift_imm(Shift::ShrU, tmp, 19)?;
+    let fifteen = ic(b, 15)?;
+    let i = b.ibin(IBin::And, i, fifteen)?;
+    let k = b.shift_imm(Shift::ShrS, tmp, 23)?;
+    let top = ic(b, 0x1ff << 23)?;
+    let top = b.ibin(IBin::And, tmp, top)?;
+    let iz = b.ibin(IBin::Sub, ix, top)?;
+    let zf = b.cast(iz, Kind::F32)?;
+    let z = b.d_from_float(zf)?;
+    Ok((i, k, z))
 }
 
 /// A double below 2⁻¹²⁶ in magnitude made +0 (every caller's result is positive or a zero):
@@ -116,20 +138,9 @@ pub(super) fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     // Its bits are read below: a denormal must read as the zero the CPU reads.
     let x = b.flush(x)?;
     let ix = b.cast(x, Kind::I32)?;
-    // x = 2^k · z with z in [0x1.66p-1, 0x1.66p0): the same integer steps as glibc.
-    let off = ic(b, glibc::LOGF_OFF)?;
-    let tmp = b.ibin(IBin::Sub, ix, off)?;
-    let i = b.shift_imm(Shift::ShrU, tmp, 19)?;
-    let fifteen = ic(b, 15)?;
-    let i = b.ibin(IBin::And, i, fifteen)?;
-    let k = b.shift_imm(Shift::ShrS, tmp, 23)?;
-    let top = ic(b, 0x1ff << 23)?;
-    let top = b.ibin(IBin::And, tmp, top)?;
-    let iz = b.ibin(IBin::Sub, ix, top)?;
+    let (i, k, z) = split_log(b, ix)?;
     let invc = b.d_lookup(&TABLES.invc, i)?;
     let logc = b.d_lookup(&TABLES.logc, i)?;
-    let zf = b.cast(iz, Kind::F32)?;
-    let z = b.d_from_float(zf)?;
     let kd = b.d_from_int(k)?;
     // log(x) = log1p(z/c − 1) + log(c) + k·ln 2.
     let m1 = b.d_const(-1.0)?;
@@ -269,19 +280,9 @@ pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::
     // The main case: log2 |x| in double, y · log2 |x|, 2 to that.
     let abs_mask = ic(b, 0x7fff_ffff)?;
     let ixa = b.ibin(IBin::And, ix, abs_mask)?;
-    let off = ic(b, glibc::LOGF_OFF)?;
-    let tmp = b.ibin(IBin::Sub, ixa, off)?;
-    let i = b.shift_imm(Shift::ShrU, tmp, 19)?;
-    let fifteen = ic(b, 15)?;
-    let i = b.ibin(IBin::And, i, fifteen)?;
-    let top_mask = ic(b, 0xff80_0000)?;
-    let top = b.ibin(IBin::And, tmp, top_mask)?;
-    let iz = b.ibin(IBin::Sub, ixa, top)?;
-    let k = b.shift_imm(Shift::ShrS, top, 23)?;
+    let (i, k, z) = split_log(b, ixa)?;
     let invc = b.d_lookup(&TABLES.invc, i)?;
     let logc = b.d_lookup(&TABLES.log2c, i)?;
-    let zf = b.cast(iz, Kind::F32)?;
-    let z = b.d_from_float(zf)?;
     let m1 = b.d_const(-1.0)?;
     let r = mul_add(b, v, z, invc, m1)?;
     let kd = b.d_from_int(k)?;
@@ -315,20 +316,7 @@ pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::
     let k32 = b.d_const(32.0)?;
     let kc = b.d_bin(FBin::Mul, kc, k32)?;
     let ki = b.d_to_int(kc)?;
-    let thirty_one = ic(b, 31)?;
-    let j = b.ibin(IBin::And, ki, thirty_one)?;
-    let e = b.shift_imm(Shift::ShrS, ki, 5)?;
-    let t = b.d_lookup(&TABLES.exp2, j)?;
-    let s = b.d_scale(t, e)?;
-    let [c0, c1, c2] = glibc::EXP2F_POLY;
-    let (c0, c1, c2) = (b.d_const(c0)?, b.d_const(c1)?, b.d_const(c2)?);
-    let d1 = b.d_const(1.0)?;
-    let zz = mul_add(b, v, c0, rr, c1)?;
-    let rr2 = b.d_bin(FBin::Mul, rr, rr)?;
-    let w = mul_add(b, v, c2, rr, d1)?;
-    let w = mul_add(b, v, zz, rr2, w)?;
-    let w = b.d_bin(FBin::Mul, w, s)?;
-    let w = flush_tiny(b, w)?;
+    let w = exp2_reduced(b, v, ki, rr)?;
     let res = b.d_to_float(w)?;
     // Overflow and underflow.
     let oflow = b.d_const(glibc::POWF_OFLOW)?;

@@ -45,6 +45,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             vb: cx.bool_type().vec_type(lanes),
             vi64: cx.i64_type().vec_type(lanes),
             bits,
+            tables: Vec::new(),
         })
     }
 
@@ -204,6 +205,17 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     /// Per-lane addresses `base + 4·words[l]` (`base` a pointer or a vector of pointers).
     pub(super) fn lane_ptrs(&self, base: BasicValueEnum<'ctx>, words: V<'ctx>) -> V<'ctx> {
         self.elem_ptrs(self.cx.i32_type().into(), base, words)
+    }
+
+    /// `a + b`, `a − b`, `a · b` or `a / b` on float vectors of any width.
+    pub(super) fn arith(&self, op: FBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        let b = &self.b;
+        Ok(match op {
+            FBin::Add => b.build_float_add(a, c, "")?,
+            FBin::Sub => b.build_float_sub(a, c, "")?,
+            FBin::Mul => b.build_float_mul(a, c, "")?,
+            FBin::Div => b.build_float_div(a, c, "")?,
+        })
     }
 
     /// `<lanes x double>`.
