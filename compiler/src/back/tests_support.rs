@@ -64,6 +64,22 @@ pub fn unary_function(u: Unary) -> Function {
     f
 }
 
+/// `a = first(IN[0].x); b = second(IN[0].x); OUT[0].x = out ? b : a`: SIN and COS of one
+/// value, which the SIMD lowering computes together.
+pub fn pair_function(first: Unary, second: Unary, out: bool) -> Function {
+    let mut f = unary_function(first);
+    let (Stmt::Inst(xi), Stmt::Inst(ai)) = (f.body.0[0].clone(), f.body.0[1].clone()) else {
+        unreachable!("unary_function's body is three instructions")
+    };
+    let xv = f.insts[xi].results[0];
+    let b = f.new_inst(Op::Unary(second), vec![xv], &[Type::F32], None);
+    let y = if out { b } else { ai };
+    let yv = f.insts[y].results[0];
+    let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![yv], &[], None);
+    f.body.0 = vec![Stmt::Inst(xi), Stmt::Inst(ai), Stmt::Inst(b), Stmt::Inst(s)];
+    f
+}
+
 /// EX2, LG2, SIN and COS compiled in exact mode against the interpreter's (the C library's) results on
 /// every input `step` apart and the special values, bit for bit (for the targets with
 /// double-precision lanes: LLVM's).
@@ -95,12 +111,28 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
         0x7f7f_ffff,
         0xbf80_0000,
     ];
-    for u in [Unary::FExp2, Unary::FLg2, Unary::FSin, Unary::FCos] {
-        let shader = c(&unary_function(u), MathMode::Exact).expect("compiles");
+    let mut cases: Vec<(Function, Unary)> = [Unary::FExp2, Unary::FLg2, Unary::FSin, Unary::FCos]
+        .map(|u| (unary_function(u), u))
+        .into();
+    // SIN and COS of one value, either first, either one read.
+    for (first, second) in [(Unary::FSin, Unary::FCos), (Unary::FCos, Unary::FSin)] {
+        for (out, u) in [(false, first), (true, second)] {
+            cases.push((pair_function(first, second, out), u));
+        }
+    }
+    for (f, u) in cases {
+        let shader = c(&f, MathMode::Exact).expect("compiles");
         let (mut bad, mut count) = (0u64, 0u64);
         let mut first = None;
-        // In chunks of a million inputs (all 2³² at once would take 16 GiB).
-        let mut inputs = (0..=u32::MAX).step_by(step).chain(specials).peekable();
+        // In chunks of a million inputs (all 2³² at once would take 16 GiB); then inputs
+        // scattered over every exponent, so that a step mixes small, large and special lanes
+        // (SIN and COS reduce |x| ≥ 120 another way).
+        let scattered = (0..1u32 << 16).map(|i| i.wrapping_mul(0x9e37_79b9));
+        let mut inputs = (0..=u32::MAX)
+            .step_by(step)
+            .chain(specials)
+            .chain(scattered)
+            .peekable();
         while inputs.peek().is_some() {
             let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
             let got = run_inputs(&shader, &xs);

@@ -1,7 +1,7 @@
 //! Exact math in vector code: EX2, LG2, SIN and COS computed for a whole step of lanes in the target's
 //! double-precision lanes, operation for operation as glibc computes `exp2f`, `logf`, `sinf`
-//! and `cosf` (SIN and COS of |x| ≥ 120, which glibc reduces with 4/π's bits in 64-bit
-//! integers, still call the host for their step), and POW as `powf`
+//! and `cosf` (glibc's reduction of |x| ≥ 120 against 4/π's bits in 64-bit integers in
+//! pairs of 32-bit lanes), and POW as `powf`
 //! ([`crate::numerics::glibc`], checked there against the C library on every input), so the
 //! results are the interpreter's bit for bit with no call into the host.
 //!
@@ -32,6 +32,9 @@ struct Tables {
     invc: [f64; 16],
     logc: [f64; 16],
     log2c: [f64; 16],
+    /// `sinf`'s 4/π bits, each 32-bit word as the i32 of its bits (a double holds it exactly
+    /// and converts back with a truncating conversion).
+    inv_pio4: [f64; 24],
 }
 
 static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(|| Tables {
@@ -41,6 +44,7 @@ static TABLES: std::sync::LazyLock<Tables> = std::sync::LazyLock::new(|| Tables 
     invc: std::array::from_fn(|i| f64::from_bits(glibc::LOGF_TABLE[i].0)),
     logc: std::array::from_fn(|i| f64::from_bits(glibc::LOGF_TABLE[i].1)),
     log2c: std::array::from_fn(|i| f64::from_bits(glibc::POWF_LOG2C[i])),
+    inv_pio4: std::array::from_fn(|i| f64::from(glibc::sincosf::INV_PIO4[i] as i32)),
 });
 
 /// A splat of `x`'s bits as f32 lanes.
@@ -172,10 +176,23 @@ pub(super) fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     b.select(ok, y, nan)
 }
 
-/// SIN (or COS, `cos`) of `x` (f32 lanes) as glibc's `sinf`/`cosf` compute it for |x| < 120,
-/// NaN for inf and NaN; and the mask of the lanes it leaves to the host: finite |x| ≥ 120,
-/// whose reduction glibc computes against 4/π's bits in 64-bit integers.
-pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, cos: bool) -> R<(B::V, B::V)> {
+/// The mask of the lanes whose SIN and COS need glibc's reduction of large arguments:
+/// finite |x| ≥ 120 (`x` flushed or not: a denormal is small either way).
+pub(super) fn sincos_large_lanes<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
+    let ax = b.fun(super::builder::FUn::Abs, x)?;
+    let limit = fc(b, 120.0)?;
+    let large = b.fcmp(FCmp::Ge, ax, limit)?;
+    let inf = fc(b, f32::INFINITY)?;
+    let finite = b.fcmp(FCmp::Lt, ax, inf)?;
+    b.ibin(IBin::And, large, finite)
+}
+
+/// SIN and COS of `x` (f32 lanes) as glibc's `sinf` and `cosf` compute them, from one
+/// reduction (the two share it and both polynomials, and differ only in which polynomial a
+/// quadrant takes); NaN for inf and NaN. With `large`, every lane is exact; without, only the
+/// lanes outside [`sincos_large_lanes`] are (the caller branches on that mask: the reduction
+/// of large arguments costs as much again as the rest, and most shaders never need it).
+pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, large: bool) -> R<[B::V; 2]> {
     use glibc::sincosf::{C, HPI, HPI_INV, S};
     let v = Variant::host();
     let x = b.flush(x)?;
@@ -194,30 +211,35 @@ pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, cos: bool) -> 
     let ri = b.d_to_int(r)?;
     let half = ic(b, 0x80_0000)?;
     let n = b.ibin(IBin::Add, ri, half)?;
-    let n = b.shift_imm(Shift::ShrS, n, 24)?;
+    let mut n = b.shift_imm(Shift::ShrS, n, 24)?;
     let nd = b.d_from_int(n)?;
     let mhpi = b.d_const(-HPI)?;
-    let rx = mul_add(b, v, nd, mhpi, xd)?;
+    let mut rx = mul_add(b, v, nd, mhpi, xd)?;
+    // The quadrant q that picks the signs is n, but for a large x, which glibc reduces from
+    // |x|, n plus x's sign bit.
+    let mut q = n;
+    if large {
+        let xi = b.cast(x, Kind::I32)?;
+        let (rl, nl) = reduce_large(b, xi)?;
+        let sign = b.shift_imm(Shift::ShrU, xi, 31)?;
+        let ql = b.ibin(IBin::Add, nl, sign)?;
+        q = b.select(fast, n, ql)?;
+        n = b.select(fast, n, nl)?;
+        rx = b.d_select(fast, rx, rl)?;
+    }
     // Signs by quadrant (+ − − +) on x, the cosine's coefficients negated in quadrants 2
-    // and 3, and the polynomial: sin's for an even quadrant (cos's odd), cos's otherwise.
+    // and 3 (which negates its polynomial exactly: every term and sum changes sign), and the
+    // polynomial: sin's for an even n, cos's for an odd (COS: the other way round).
     let one_i = ic(b, 1)?;
     let two_i = ic(b, 2)?;
     let zero_i = ic(b, 0)?;
-    let n1 = b.ibin(IBin::Add, n, one_i)?;
-    let n1 = b.ibin(IBin::And, n1, two_i)?;
-    let minus = b.icmp(crate::ir::ICmp::Ne, n1, zero_i)?;
-    let n2 = b.ibin(IBin::And, n, two_i)?;
-    let negated = b.icmp(crate::ir::ICmp::Ne, n2, zero_i)?;
+    let q1 = b.ibin(IBin::Add, q, one_i)?;
+    let q1 = b.ibin(IBin::And, q1, two_i)?;
+    let minus = b.icmp(crate::ir::ICmp::Ne, q1, zero_i)?;
+    let q2 = b.ibin(IBin::And, q, two_i)?;
+    let negated = b.icmp(crate::ir::ICmp::Ne, q2, zero_i)?;
     let n_odd = b.ibin(IBin::And, n, one_i)?;
-    let odd = b.icmp(
-        if cos {
-            crate::ir::ICmp::Eq
-        } else {
-            crate::ir::ICmp::Ne
-        },
-        n_odd,
-        zero_i,
-    )?;
+    let odd = b.icmp(crate::ir::ICmp::Ne, n_odd, zero_i)?;
     let (p1, m1) = (b.d_const(1.0)?, b.d_const(-1.0)?);
     let sign = b.d_select(minus, m1, p1)?;
     let xr = b.d_bin(FBin::Mul, rx, sign)?;
@@ -229,30 +251,97 @@ pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, cos: bool) -> 
     let x7 = b.d_bin(FBin::Mul, x3, x2)?;
     let u = mul_add(b, v, x3, s1, xr)?;
     let ys = mul_add(b, v, x7, t, u)?;
-    // cos: C0 + C1·x² + C2·x⁴ + (C3 + C4·x²)·x⁶, the coefficients negated where asked.
-    let mut c = [p1; 5];
-    for (k, &ck) in [1.0, C[0], C[1], C[2], C[3]].iter().enumerate() {
-        let (pos, neg) = (b.d_const(ck)?, b.d_const(-ck)?);
-        c[k] = b.d_select(negated, neg, pos)?;
-    }
+    // cos: C0 + C1·x² + C2·x⁴ + (C3 + C4·x²)·x⁶.
+    let c = [
+        b.d_const(C[0])?,
+        b.d_const(C[1])?,
+        b.d_const(C[2])?,
+        b.d_const(C[3])?,
+    ];
     let x4 = b.d_bin(FBin::Mul, x2, x2)?;
-    let d2 = mul_add(b, v, x2, c[4], c[3])?;
-    let d1 = mul_add(b, v, x2, c[1], c[0])?;
+    let d2 = mul_add(b, v, x2, c[3], c[2])?;
+    let d1 = mul_add(b, v, x2, c[0], p1)?;
     let x6 = b.d_bin(FBin::Mul, x4, x2)?;
-    let e = mul_add(b, v, x4, c[2], d1)?;
+    let e = mul_add(b, v, x4, c[1], d1)?;
     let yc = mul_add(b, v, x6, d2, e)?;
-    let y = b.d_select(odd, yc, ys)?;
-    let y = b.d_to_float(y)?;
-    // |x| < 2⁻¹²: sin x = x, cos x = 1; inf and NaN: NaN.
+    let flip = b.d_select(negated, m1, p1)?;
+    let yc = b.d_bin(FBin::Mul, yc, flip)?;
+    let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
     let tiny = fc(b, f32::from_bits(0x3980_0000))?;
     let is_tiny = b.fcmp(FCmp::Lt, ax, tiny)?;
-    let small = if cos { fc(b, 1.0)? } else { x };
-    let y = b.select(is_tiny, small, y)?;
-    let nan = fc(b, f32::from_bits(CANONICAL_NAN))?;
-    let y = b.select(finite, y, nan)?;
-    let slow = b.not(fast)?;
-    let slow = b.ibin(IBin::And, slow, finite)?;
-    Ok((y, slow))
+    let mut out = [x; 2];
+    for (k, y) in out.iter_mut().enumerate() {
+        let (even, odd_y) = if k == 0 { (ys, yc) } else { (yc, ys) };
+        let r = b.d_select(odd, odd_y, even)?;
+        let r = b.d_to_float(r)?;
+        // |x| < 2⁻¹²: sin x = x, cos x = 1; inf and NaN: NaN.
+        let small = if k == 0 { x } else { fc(b, 1.0)? };
+        let r = b.select(is_tiny, small, r)?;
+        *y = b.select(finite, r, nan)?;
+    }
+    Ok(out)
+}
+
+/// glibc's `reduce_large` for the bits `xi` of a finite x with |x| ≥ 120: x·4/π's fraction
+/// as a 2.62 fixed-point number from three 32-bit windows of 4/π's bits (which window, by x's
+/// exponent), reduced to [−1/2, 1/2) quadrants, times π/4 (lanes of other x hold garbage).
+/// glibc computes in 64-bit integers; here each 64-bit value is a pair of 32-bit lanes
+/// (high, low): the products' high halves by the unsigned high multiply, the carry of the
+/// low halves' sum by an unsigned compare, and the final i64 → f64 as hi·2³² + lo, whose one
+/// rounding is the conversion's (both terms are exact doubles).
+fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, xi: B::V) -> R<(B::D, B::V)> {
+    use super::builder::Optional;
+    let table: &'static [f64] = &TABLES.inv_pio4;
+    // The window: arr = INV_PIO4[(xi >> 26) & 15 ..]; m = the significand << ((xi >> 23) & 7).
+    let idx = b.shift_imm(Shift::ShrU, xi, 26)?;
+    let c15 = ic(b, 15)?;
+    let idx = b.ibin(IBin::And, idx, c15)?;
+    let sh = b.shift_imm(Shift::ShrU, xi, 23)?;
+    let c7 = ic(b, 7)?;
+    let sh = b.ibin(IBin::And, sh, c7)?;
+    let mant_mask = ic(b, 0x7f_ffff)?;
+    let mant = b.ibin(IBin::And, xi, mant_mask)?;
+    let implicit = ic(b, 0x80_0000)?;
+    let mant = b.ibin(IBin::Or, mant, implicit)?;
+    let m = b.optional(Optional::Shift(Shift::Shl), &[mant, sh])?;
+    let mut arr = [m; 3];
+    for (k, a) in arr.iter_mut().enumerate() {
+        let off = ic(b, 4 * k as u32)?;
+        let i = b.ibin(IBin::Add, idx, off)?;
+        let d = b.d_lookup(table, i)?;
+        *a = b.d_to_int(d)?;
+    }
+    let high = Optional::MulHigh { signed: false };
+    // res0 = m·arr[0] mod 2³² (the high word); res1 = m·arr[4]; res2 = m·arr[8] (its high
+    // word is the low word of the sum).
+    let r0 = b.ibin(IBin::Mul, m, arr[0])?;
+    let lo1 = b.ibin(IBin::Mul, m, arr[1])?;
+    let hi1 = b.optional(high, &[m, arr[1]])?;
+    let hi2 = b.optional(high, &[m, arr[2]])?;
+    // res0 = ((res2 >> 32) | (res0 << 32)) + res1.
+    let lo = b.ibin(IBin::Add, hi2, lo1)?;
+    let carry = b.icmp(crate::ir::ICmp::ULt, lo, lo1)?;
+    let carry = b.cast(carry, Kind::I32)?; // −1 where a carry
+    let hi = b.ibin(IBin::Add, r0, hi1)?;
+    let hi = b.ibin(IBin::Sub, hi, carry)?;
+    // n = (res0 + 2⁶¹) >> 62; res0 −= n << 62 (only the high word changes).
+    let bias = ic(b, 1 << 29)?;
+    let nb = b.ibin(IBin::Add, hi, bias)?;
+    let n = b.shift_imm(Shift::ShrU, nb, 30)?;
+    let n30 = b.shift_imm(Shift::Shl, n, 30)?;
+    let hi = b.ibin(IBin::Sub, hi, n30)?;
+    // (double)(int64) res0 · π/2⁶²; lo as unsigned: (lo − 2³¹ as i32) + 2³¹, exact.
+    let hd = b.d_from_int(hi)?;
+    let two32 = b.d_const(4_294_967_296.0)?;
+    let hd = b.d_bin(FBin::Mul, hd, two32)?;
+    let flip = ic(b, 0x8000_0000)?;
+    let los = b.ibin(IBin::Xor, lo, flip)?;
+    let lod = b.d_from_int(los)?;
+    let two31 = b.d_const(2_147_483_648.0)?;
+    let lod = b.d_bin(FBin::Add, lod, two31)?;
+    let r = b.d_bin(FBin::Add, hd, lod)?;
+    let pi63 = b.d_const(glibc::sincosf::PI63)?;
+    Ok((b.d_bin(FBin::Mul, r, pi63)?, n))
 }
 
 /// POW of `x` and `y` (f32 lanes): glibc's `powf`, its special cases as selects.

@@ -246,6 +246,10 @@ struct Lower<'a, B: SimdBuilder> {
     /// By OUT component: whether the code has stored it yet (in program order), and whether
     /// its first store wrote every lane ([`Self::store_output`]).
     stores: Vec<Option<bool>>,
+    /// SIN and COS of one value computed together ([`ops::sincos_pairs`]): by the first
+    /// instruction of a pair, the second; by the second, its result once the first made it.
+    sincos_pairs: HashMap<ir::Inst, ir::Inst>,
+    sincos_ready: HashMap<ir::Inst, B::V>,
 }
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
@@ -305,6 +309,8 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         array_base,
         trash: total,
         stores: Vec::new(),
+        sincos_pairs: ops::sincos_pairs(f),
+        sincos_ready: HashMap::new(),
     };
     lw.steps()?;
     Ok((

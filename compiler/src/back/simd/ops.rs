@@ -5,7 +5,8 @@ use super::{FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind}
 use crate::back::abi::JitArgs;
 use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
-use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Unary};
+use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Stmt, Unary};
+use std::collections::HashMap;
 use std::mem::offset_of;
 
 const I32_MIN: u32 = 0x8000_0000;
@@ -314,22 +315,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let log2e = self.fconst(crate::numerics::LG2_FACTOR)?;
                 self.b.fbin(FBin::Mul, ln, log2e)?
             }
-            // SIN and COS in double-precision lanes; a step with a finite |x| ≥ 120 in a lane
-            // calls the host for all its lanes instead.
-            U::FSin | U::FCos if self.b.has_doubles() => {
-                let (fast, slow) = super::libm::sincos(&mut self.b, a, u == U::FCos)?;
-                let var = self.b.vector_var(Kind::F32)?;
-                self.b.def_vector(var, fast)?;
-                let any = self.b.any(slow)?;
-                let (call, join) = (self.b.block()?, self.b.block()?);
-                self.b.branch(any, call, join)?;
-                self.b.switch_to(call)?;
-                let host = lane_op(self)?;
-                self.b.def_vector(var, host)?;
-                self.b.jump(join)?;
-                self.b.switch_to(join)?;
-                self.b.use_vector(var)?
-            }
             // Transcendental functions (exact: fast math expanded them before), the rounding
             // of NV formats, and what the target has no instruction for.
             U::FExp2
@@ -551,6 +536,36 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.splat(x)
     }
 
+    /// SIN (or COS, `cos`) of `x` for instruction `i`, in double-precision lanes
+    /// (`libm.rs`); the reduction of large arguments only in steps that have one. The first
+    /// of a pair ([`sincos_pairs`]) computes its partner's result too.
+    fn sin_cos(&mut self, i: ir::Inst, cos: bool, x: ir::Value) -> R<B::V> {
+        if let Some(y) = self.sincos_ready.remove(&i) {
+            return Ok(y);
+        }
+        let a = self.float_operand(x)?;
+        let large = super::libm::sincos_large_lanes(&mut self.b, a)?;
+        let any = self.b.any(large)?;
+        let vars = [self.b.vector_var(Kind::F32)?, self.b.vector_var(Kind::F32)?];
+        let (with, without, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
+        self.b.branch(any, with, without)?;
+        for (block, large) in [(with, true), (without, false)] {
+            self.b.switch_to(block)?;
+            let y = super::libm::sincos(&mut self.b, a, large)?;
+            for (&var, y) in vars.iter().zip(y) {
+                self.b.def_vector(var, y)?;
+            }
+            self.b.jump(join)?;
+        }
+        self.b.switch_to(join)?;
+        let ys = [self.b.use_vector(vars[0])?, self.b.use_vector(vars[1])?];
+        let (mine, other) = if cos { (ys[1], ys[0]) } else { (ys[0], ys[1]) };
+        if let Some(&second) = self.sincos_pairs.get(&i) {
+            self.sincos_ready.insert(second, other);
+        }
+        Ok(mine)
+    }
+
     pub(super) fn inst(&mut self, i: ir::Inst) -> R<()> {
         let d = &self.f.insts[i];
         let (args, results) = (d.args.clone(), d.results.clone());
@@ -558,6 +573,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
             Op::Const(c) => {
                 let k = kind(self.f.ty(results[0]));
                 self.b.splat_const(k, *c)?
+            }
+            Op::Unary(u @ (Unary::FSin | Unary::FCos)) if self.b.has_doubles() => {
+                self.sin_cos(i, *u == Unary::FCos, args[0])?
             }
             Op::Unary(u) => self.unary(*u, args[0], results[0])?,
             Op::Binary(op) => self.binary(*op, args[0], args[1], results[0])?,
@@ -689,4 +707,44 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         self.set(results[0], out)
     }
+}
+
+/// The SIN and COS instructions of one value in one block with only instructions between
+/// them (so the first's code dominates the second's), by the first: lowered together, they
+/// share the reduction and polynomials (`libm::sincos`). Rotations take both of one angle.
+pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
+    fn walk(f: &ir::Function, b: &ir::Block, pairs: &mut HashMap<ir::Inst, ir::Inst>) {
+        // The unpaired SIN and COS since the last statement that is not an instruction.
+        let mut open: HashMap<(ir::Value, bool), ir::Inst> = HashMap::new();
+        for s in &b.0 {
+            match s {
+                Stmt::Inst(i) => {
+                    if let Op::Unary(u @ (Unary::FSin | Unary::FCos)) = f.insts[*i].op {
+                        let (x, cos) = (f.insts[*i].args[0], u == Unary::FCos);
+                        match open.remove(&(x, !cos)) {
+                            Some(first) => {
+                                pairs.insert(first, *i);
+                            }
+                            None => {
+                                open.entry((x, cos)).or_insert(*i);
+                            }
+                        }
+                    }
+                }
+                Stmt::If(s) => {
+                    open.clear();
+                    walk(f, &s.then_, pairs);
+                    walk(f, &s.else_, pairs);
+                }
+                Stmt::Loop(l) => {
+                    open.clear();
+                    walk(f, &l.body, pairs);
+                }
+                _ => open.clear(),
+            }
+        }
+    }
+    let mut pairs = HashMap::new();
+    walk(f, &f.body, &mut pairs);
+    pairs
 }
