@@ -83,7 +83,6 @@ pub fn pair_function(first: Unary, second: Unary, out: bool) -> Function {
 /// EX2, LG2, SIN and COS compiled in exact mode against the interpreter's (the C library's) results on
 /// every input `step` apart and the special values, bit for bit (for the targets with
 /// double-precision lanes: LLVM's).
-#[cfg(feature = "llvm")]
 pub fn check_exact_transcendentals(c: Compiler, step: usize) {
     use crate::back::abi::MathMode;
     use crate::ir::semantics as sem;
@@ -154,7 +153,6 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
 
 /// POW compiled in exact mode against the interpreter's on a grid of x (every `step`-th float)
 /// by y (integers, halves, a sweep and the special values), bit for bit.
-#[cfg(feature = "llvm")]
 pub fn check_exact_pow(c: Compiler, step: usize) {
     use crate::back::abi::MathMode;
     use crate::ir::Binary;

@@ -11,6 +11,7 @@
 //! integer division, high products, bit counts, F2U or per-lane shifts, so those are
 //! computed lane by lane inline ([`ClBuilder::per_lane`]), not by a call to the host.
 
+use super::doubles::Dx;
 use crate::back::abi::JitError;
 use crate::back::simd::{
     Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
@@ -26,11 +27,11 @@ use cranelift_frontend::{FunctionBuilder, Variable};
 use std::collections::HashMap;
 
 /// Vectors per value at most (32 lanes).
-const MAX_K: usize = 8;
+pub(super) const MAX_K: usize = 8;
 
 /// A step's lanes: `k` registers.
 #[derive(Clone, Copy)]
-pub struct Vx([Value; MAX_K]);
+pub struct Vx(pub(super) [Value; MAX_K]);
 
 /// A variable: `k` registers of one type, or one I64.
 #[derive(Clone, Copy)]
@@ -61,12 +62,15 @@ pub(super) struct Callees {
 /// Cranelift's function builder with what the lowering needs.
 pub(super) struct ClBuilder<'f> {
     pub b: FunctionBuilder<'f>,
-    k: usize,
+    pub(super) k: usize,
     args: Value,
     callees: Callees,
     consts: HashMap<(cl::Type, [u32; 4]), Value>,
     /// The entry block's final jump, once made: constants go before it.
-    entry_jump: Option<cl::Inst>,
+    pub(super) entry_jump: Option<cl::Inst>,
+    /// The stack copies of the tables double-precision lookups read, by table address
+    /// (`doubles.rs`).
+    pub(super) tables: HashMap<usize, Value>,
 }
 
 impl<'f> ClBuilder<'f> {
@@ -80,10 +84,11 @@ impl<'f> ClBuilder<'f> {
             callees,
             consts: HashMap::new(),
             entry_jump: None,
+            tables: HashMap::new(),
         }
     }
 
-    fn vx(&self, f: impl FnMut(usize) -> Value) -> Vx {
+    pub(super) fn vx(&self, f: impl FnMut(usize) -> Value) -> Vx {
         let mut out = [Value::from_u32(0); MAX_K];
         for (j, v) in (0..self.k).map(f).enumerate() {
             out[j] = v;
@@ -115,7 +120,7 @@ impl<'f> ClBuilder<'f> {
         out
     }
 
-    fn bitcast(&mut self, v: Value, ty: cl::Type) -> Value {
+    pub(super) fn bitcast(&mut self, v: Value, ty: cl::Type) -> Value {
         if self.b.func.dfg.value_type(v) == ty {
             v
         } else {
@@ -125,7 +130,7 @@ impl<'f> ClBuilder<'f> {
     }
 
     /// A vector constant, made once before the entry block's jump.
-    fn vconst(&mut self, ty: cl::Type, words: [u32; 4]) -> Value {
+    pub(super) fn vconst(&mut self, ty: cl::Type, words: [u32; 4]) -> Value {
         if let Some(&v) = self.consts.get(&(ty, words)) {
             return v;
         }
@@ -228,7 +233,7 @@ impl SimdBuilder for ClBuilder<'_> {
     type S = Value;
     type Var = Var;
     type Block = cl::Block;
-    type D = Vx;
+    type D = super::doubles::Dx;
 
     const FOLDS_DENORMALS: bool = false;
     const BRANCHLESS_LANE_MOVES: bool = false;
@@ -503,6 +508,43 @@ impl SimdBuilder for ClBuilder<'_> {
         // x + (−0): under DAZ a denormal reads as zero, so this flushes it (and keeps ±0).
         let nz = self.vconst(types::F32X4, [(-0.0f32).to_bits(); 4]);
         Ok(self.map(a, types::F32X4, |s, x| s.b.ins().fadd(x, nz)))
+    }
+
+    fn has_doubles(&self) -> bool {
+        true
+    }
+    fn d_from_float(&mut self, a: Vx) -> R<Dx> {
+        Ok(self.d_from_float_(a))
+    }
+    fn d_from_int(&mut self, a: Vx) -> R<Dx> {
+        Ok(self.d_from_int_(a))
+    }
+    fn d_to_float(&mut self, a: Dx) -> R<Vx> {
+        Ok(self.d_to_float_(a))
+    }
+    fn d_const(&mut self, x: f64) -> R<Dx> {
+        Ok(self.d_const_(x))
+    }
+    fn d_bin(&mut self, op: FBin, a: Dx, c: Dx) -> R<Dx> {
+        Ok(self.d_bin_(op, a, c))
+    }
+    fn d_fma(&mut self, a: Dx, b: Dx, c: Dx) -> R<Dx> {
+        Ok(self.d_fma_(a, b, c))
+    }
+    fn d_to_int(&mut self, a: Dx) -> R<Vx> {
+        Ok(self.d_to_int_(a))
+    }
+    fn d_lt(&mut self, a: Dx, c: Dx) -> R<Vx> {
+        Ok(self.d_lt_(a, c))
+    }
+    fn d_select(&mut self, m: Vx, x: Dx, y: Dx) -> R<Dx> {
+        Ok(self.d_select_(m, x, y))
+    }
+    fn d_lookup(&mut self, table: &'static [f64], idx: Vx) -> R<Dx> {
+        self.d_lookup_(table, idx)
+    }
+    fn d_scale(&mut self, a: Dx, e: Vx) -> R<Dx> {
+        Ok(self.d_scale_(a, e))
     }
 
     fn any(&mut self, m: Vx) -> R<Value> {

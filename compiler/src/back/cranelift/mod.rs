@@ -12,6 +12,7 @@
 //! may be called from many threads at once.
 
 mod builder;
+mod doubles;
 
 use super::simd;
 use crate::ir::Function;
@@ -271,6 +272,34 @@ mod tests {
     use crate::back::abi::MathMode;
     use crate::back::tests_support as ts;
     use crate::back::texpath::TexPaths;
+
+    #[test]
+    fn exact_transcendentals_in_vector_code_match_the_interpreter() {
+        // Every 4099th input (a million) at each step width; all 2³² in release mode:
+        // `cargo test -p tgsic --release cranelift::tests::exact_transcendentals -- --ignored`.
+        for lanes in [0, 4, 8, 32] {
+            ts::check_exact_transcendentals(&cranelift(lanes), 4099);
+        }
+    }
+
+    #[test]
+    fn exact_pow_in_vector_code_matches_the_interpreter() {
+        for lanes in [0, 8] {
+            ts::check_exact_pow(&cranelift(lanes), 1_048_573);
+        }
+    }
+
+    #[test]
+    #[ignore = "every f32: run in release mode"]
+    fn exact_transcendentals_exhaustive() {
+        ts::check_exact_transcendentals(&cranelift(0), 1);
+    }
+
+    #[test]
+    #[ignore = "320 million pairs: run in release mode"]
+    fn exact_pow_dense() {
+        ts::check_exact_pow(&cranelift(0), 4099);
+    }
 
     fn cranelift(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {

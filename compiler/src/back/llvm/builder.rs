@@ -417,6 +417,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn d_lookup(&mut self, table: &'static [f64], idx: V<'ctx>) -> R<V<'ctx>> {
+        let idx = self.ints(idx)?;
+        if let Some(v) = self.permuted_lookup(table, idx)? {
+            return Ok(v);
+        }
         let f64t = self.cx.f64_type();
         // One constant per table in the module, however many operations read it.
         let key = table.as_ptr() as usize;

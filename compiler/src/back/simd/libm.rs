@@ -282,6 +282,47 @@ pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, large: bool) -
     Ok(out)
 }
 
+/// Lane l: INV_PIO4[off + idx[l]] (idx below 16), its bits as i32. Where the target permutes
+/// lanes by index in one instruction, from the 16 words as constant vectors (one permute at
+/// 16 lanes and more, two and a select at 8): no memory access; else a gather of `table`
+/// (the words as doubles) and a conversion.
+fn window_word<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    table: &'static [f64],
+    off: usize,
+    idx: B::V,
+) -> R<B::V> {
+    use super::builder::{Optional, Scalar};
+    let lanes = b.lanes();
+    if !b.supports(Optional::Permute) || lanes < 8 {
+        let o = ic(b, off as u32)?;
+        let i = b.ibin(IBin::Add, idx, o)?;
+        let d = b.d_lookup(table, i)?;
+        return b.d_to_int(d);
+    }
+    let words = &glibc::sincosf::INV_PIO4[off..off + 16];
+    let mut parts = Vec::new();
+    for chunk in 0..16usize.div_ceil(lanes) {
+        let mut v = ic(b, 0)?;
+        for l in 0..lanes {
+            let w = words[(chunk * lanes + l) % 16];
+            let w = b.sconst(Scalar::I32, i64::from(w as i32))?;
+            v = b.insert(v, l, w)?;
+        }
+        parts.push(b.optional(Optional::Permute, &[v, idx])?);
+    }
+    match parts[..] {
+        [one] => Ok(one),
+        [low, high] => {
+            // Permutes read idx mod 8: the high words where idx ≥ 8.
+            let eight = ic(b, 8)?;
+            let is_low = b.icmp(crate::ir::ICmp::SLt, idx, eight)?;
+            b.select(is_low, low, high)
+        }
+        _ => unreachable!("8 lanes or more"),
+    }
+}
+
 /// glibc's `reduce_large` for the bits `xi` of a finite x with |x| ≥ 120: x·4/π's fraction
 /// as a 2.62 fixed-point number from three 32-bit windows of 4/π's bits (which window, by x's
 /// exponent), reduced to [−1/2, 1/2) quadrants, times π/4 (lanes of other x hold garbage).
@@ -306,10 +347,7 @@ fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, xi: B::V) -> R<(B::D, B::V)>
     let m = b.optional(Optional::Shift(Shift::Shl), &[mant, sh])?;
     let mut arr = [m; 3];
     for (k, a) in arr.iter_mut().enumerate() {
-        let off = ic(b, 4 * k as u32)?;
-        let i = b.ibin(IBin::Add, idx, off)?;
-        let d = b.d_lookup(table, i)?;
-        *a = b.d_to_int(d)?;
+        *a = window_word(b, table, 4 * k, idx)?;
     }
     let high = Optional::MulHigh { signed: false };
     // res0 = m·arr[0] mod 2³² (the high word); res1 = m·arr[4]; res2 = m·arr[8] (its high
@@ -349,9 +387,18 @@ pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::
     use super::builder::FUn;
     use crate::ir::ICmp;
     let v = Variant::host();
+    // Whether x or y is a signaling NaN, from their bits before the flush (which may be
+    // arithmetic, and quiet them).
+    let x_snan = {
+        let ix = b.cast(x, Kind::I32)?;
+        signaling(b, x, ix)?
+    };
+    let y_snan = {
+        let iy = b.cast(y, Kind::I32)?;
+        signaling(b, y, iy)?
+    };
     let (x, y) = (b.flush(x)?, b.flush(y)?);
     let ix = b.cast(x, Kind::I32)?;
-    let iy = b.cast(y, Kind::I32)?;
     let zero = fc(b, 0.0)?;
     let one = fc(b, 1.0)?;
     let inf = fc(b, f32::INFINITY)?;
@@ -458,11 +505,9 @@ pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::
     // x = 1: 1, unless y is a signaling NaN.
     let one_i = ic(b, 0x3f80_0000)?;
     let x_one = b.icmp(ICmp::Eq, ix, one_i)?;
-    let y_snan = signaling(b, y, iy)?;
     let xr1 = b.select(y_snan, nan, one)?;
     let ires = b.select(x_one, xr1, ires)?;
     // y = ±0: 1, unless x is a signaling NaN.
-    let x_snan = signaling(b, x, ix)?;
     let yr0 = b.select(x_snan, nan, one)?;
     let ires = b.select(y_zero, yr0, ires)?;
     let y_zin = b.ibin(IBin::Or, y_zero, y_inf)?;

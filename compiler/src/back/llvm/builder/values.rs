@@ -134,21 +134,8 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             return Ok(None);
         }
         let i32t = self.cx.i32_type();
-        let lanes = |r: std::ops::Range<u32>| {
-            VectorType::const_vector(
-                &r.map(|l| i32t.const_int(l as u64, false))
-                    .collect::<Vec<_>>(),
-            )
-        };
         let mut parts = Vec::new();
-        for k in 0..self.lanes / n {
-            let piece = if n == self.lanes {
-                a
-            } else {
-                let poison = a.get_type().get_poison();
-                self.b
-                    .build_shuffle_vector(a, poison, lanes(k * n..(k + 1) * n), "")?
-            };
+        for piece in self.pieces(a, n)? {
             let mut args: Vec<BasicMetadataValueEnum> = vec![piece.into()];
             if n == 16 {
                 // Pass-through, every lane written, the current rounding (truncation anyway).
@@ -161,18 +148,96 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
                 .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
             parts.push(vector(r)?);
         }
+        self.joined(parts).map(Some)
+    }
+
+    /// Lanes `k·n .. (k+1)·n` of `a` for each k (`a` itself when it has `n` lanes).
+    pub(super) fn pieces(&self, a: V<'ctx>, n: u32) -> R<Vec<V<'ctx>>> {
+        let size = a.get_type().get_size();
+        if n == size {
+            return Ok(vec![a]);
+        }
+        let poison = a.get_type().get_poison();
+        (0..size / n)
+            .map(|k| {
+                let mask = self.lane_indices(k * n..(k + 1) * n);
+                Ok(self.b.build_shuffle_vector(a, poison, mask, "")?)
+            })
+            .collect()
+    }
+
+    /// The pieces of [`Self::pieces`] put back together, in order.
+    pub(super) fn joined(&self, mut parts: Vec<V<'ctx>>) -> R<V<'ctx>> {
         while parts.len() > 1 {
             let m = parts[0].get_type().get_size();
             let mut joined = Vec::new();
             for pair in parts.chunks(2) {
-                joined.push(
-                    self.b
-                        .build_shuffle_vector(pair[0], pair[1], lanes(0..2 * m), "")?,
-                );
+                let mask = self.lane_indices(0..2 * m);
+                joined.push(self.b.build_shuffle_vector(pair[0], pair[1], mask, "")?);
             }
             parts = joined;
         }
-        Ok(parts.pop())
+        parts
+            .pop()
+            .ok_or_else(|| JitError::Codegen("nothing to join".into()))
+    }
+
+    fn lane_indices(&self, r: std::ops::Range<u32>) -> V<'ctx> {
+        let i32t = self.cx.i32_type();
+        VectorType::const_vector(
+            &r.map(|l| i32t.const_int(l as u64, false))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// `table[idx[l]]` per lane (`<lanes x double>`) by AVX-512's two-register permute
+    /// (`vpermi2pd`: 16 doubles, by an index's low 4 bits) of the table as constant
+    /// registers, a select between two of them for a 32-entry table, eight lanes at a time:
+    /// a few register operations where a gather loads each lane. `None` where that does not
+    /// apply (no AVX-512, a step not a multiple of 8 lanes, a table past 32 entries).
+    pub(super) fn permuted_lookup(&self, table: &[f64], idx: V<'ctx>) -> R<Option<V<'ctx>>> {
+        if self.width != 16 || !self.lanes.is_multiple_of(8) || table.len() > 32 {
+            return Ok(None);
+        }
+        let (f64t, i64t) = (self.cx.f64_type(), self.cx.i64_type());
+        let quarter = |q: usize| {
+            VectorType::const_vector(
+                &(0..8)
+                    .map(|k| f64t.const_float(table.get(8 * q + k).copied().unwrap_or(0.0)))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let name = "llvm.x86.avx512.vpermi2var.pd.512";
+        let mut parts = Vec::new();
+        for piece in self.pieces(idx, 8)? {
+            let i = self.b.build_int_z_extend(piece, i64t.vec_type(8), "")?;
+            let mut halves = Vec::new();
+            for h in 0..table.len().div_ceil(16) {
+                let args = [quarter(2 * h).into(), i.into(), quarter(2 * h + 1).into()];
+                let r = self
+                    .intrinsic(name, &[], &args)?
+                    .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
+                halves.push(vector(r)?);
+            }
+            parts.push(match halves[..] {
+                [one] => one,
+                [low, high] => {
+                    // Entries 16..32 where the index's bit 4 is set.
+                    let v8 = i64t.vec_type(8);
+                    let bit4 = VectorType::const_vector(&[i64t.const_int(16, false); 8]);
+                    let b4 = self.b.build_and(i, bit4, "")?;
+                    let high_half = self.b.build_int_compare(
+                        inkwell::IntPredicate::NE,
+                        b4,
+                        v8.const_zero(),
+                        "",
+                    )?;
+                    self.select_(high_half, high, low)?
+                }
+                _ => return Ok(None),
+            });
+        }
+        self.joined(parts).map(Some)
     }
 
     /// Calls intrinsic `name`, overloaded on `overload`.
