@@ -68,10 +68,11 @@ pub struct BindArgs {
 /// Options of the JIT engines and of parallel runs (shared by `run` and `bench`).
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// Float math in JIT code: fast (the default: inline approximations of SIN, COS, EX2,
-    /// LG2 and POW and fused multiply-adds, bounds in docs/jit.md; up to 4x faster) or exact
-    /// (bit-identical to the interpreter).
-    #[arg(long, value_enum, default_value_t = MathArg::Fast)]
+    /// Float math in JIT code: exact (the default: bit-identical to the interpreter, and so
+    /// to Mesa's softpipe) or fast (inline f32 approximations of SIN, COS, EX2, LG2 and POW,
+    /// products with reciprocals, fused multiply-adds: faster where those functions are
+    /// many, not bit-exact; differences and bounds in docs/jit.md).
+    #[arg(long, value_enum, default_value_t = MathArg::Exact)]
     pub math: MathArg,
     /// Worker threads (0: every core; at most 1024). The results do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
@@ -102,9 +103,9 @@ impl ExecArgs {
 /// `--math`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MathArg {
-    /// Bit-identical to the interpreter.
+    /// Bit-identical to the interpreter (the default).
     Exact,
-    /// Inline vector approximations and fused multiply-adds (the CLI's default).
+    /// Inline vector approximations and fused multiply-adds.
     Fast,
 }
 

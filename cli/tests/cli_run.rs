@@ -260,9 +260,9 @@ fn vertex_and_geometry_shaders_run_over_attribute_files() {
 }
 
 #[test]
-fn fast_math_is_the_default_and_exact_is_one_flag_away() {
-    // SIN and POW of a per-pixel value: the JIT's default (fast) approximates them, so some
-    // pixels differ from the interpreter's; `--math exact` gives its bits exactly.
+fn exact_math_is_the_default_and_fast_is_one_flag_away() {
+    // SIN and POW of a per-pixel value: the JIT's default (exact) gives the interpreter's
+    // bits; `--math fast` approximates them, so some pixels differ.
     let d = temp("math");
     let shader = d.join("sin.tgsi");
     std::fs::write(
@@ -293,8 +293,8 @@ fn fast_math_is_the_default_and_exact_is_one_flag_away() {
     let default = render("default.f32", &["--engine", "jit"]);
     let fast = render("fast.f32", &["--engine", "jit", "--math", "fast"]);
     assert_eq!(exact, interp, "exact is the interpreter's bits");
-    assert_eq!(default, fast, "the default is fast");
-    assert_ne!(default, interp, "fast approximates");
+    assert_eq!(default, exact, "the default is exact");
+    assert_ne!(fast, interp, "fast approximates");
     // Within the documented bounds: SIN to 2^-22 absolute here, POW to a few ulp.
     let floats = |b: &[u8]| -> Vec<f32> {
         b.chunks(4)
