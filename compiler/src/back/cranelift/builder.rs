@@ -223,6 +223,30 @@ impl<'f> ClBuilder<'f> {
         out
     }
 
+    /// The high 32 bits of each lane's 64-bit product: lanes widened in pairs and multiplied
+    /// (Cranelift's `pmuludq`/`pmuldq` pattern for products of widenings), the products' high
+    /// words picked by one shuffle.
+    fn mul_high(&mut self, signed: bool, a: Vx, c: Vx) -> Vx {
+        self.map2(a, c, types::I32X4, |s, x, y| {
+            let mut p = [x; 2];
+            for (h, p) in p.iter_mut().enumerate() {
+                let ins = |s: &mut Self, v| match (signed, h) {
+                    (true, 0) => s.b.ins().swiden_low(v),
+                    (true, _) => s.b.ins().swiden_high(v),
+                    (false, 0) => s.b.ins().uwiden_low(v),
+                    (false, _) => s.b.ins().uwiden_high(v),
+                };
+                let (wx, wy) = (ins(s, x), ins(s, y));
+                *p = s.b.ins().imul(wx, wy);
+            }
+            let bytes: Vec<u8> = [4u8, 12, 20, 28].iter().flat_map(|&b| b..b + 4).collect();
+            let (p0, p1) = (s.bitcast(p[0], types::I8X16), s.bitcast(p[1], types::I8X16));
+            let imm = s.b.func.dfg.immediates.push(bytes.into());
+            let r = s.b.ins().shuffle(p0, p1, imm);
+            s.bitcast(r, types::I32X4)
+        })
+    }
+
     fn lane(&self, v: Vx, lane: usize) -> (Value, u8) {
         (v.0[lane / 4], (lane % 4) as u8)
     }
@@ -477,6 +501,19 @@ impl SimdBuilder for ClBuilder<'_> {
                 let r = s.b.ins().select(max, zero, r);
                 s.b.ins().ireduce(types::I32, r)
             })),
+            (Optional::MulHigh { signed }, &[a, c]) => Ok(self.mul_high(signed, a, c)),
+            (Optional::Shift(Shift::Shl), &[a, c]) => {
+                // a · 2^c: 2^c made as a float's bits ((c + 127) << 23) and converted
+                // (cvttps2dq gives 2³¹'s bits for c = 31, as the product needs), then `pmulld`.
+                let one = self.vconst(types::I32X4, [0x3f80_0000; 4]);
+                let p = self.map(c, types::I32X4, |s, x| {
+                    let e = s.b.ins().ishl_imm_u(x, 23);
+                    s.b.ins().iadd(e, one)
+                });
+                let p = self.cast(p, Kind::F32)?;
+                let p = self.float_to_int(p)?;
+                Ok(self.map2(a, p, types::I32X4, |s, x, y| s.b.ins().imul(x, y)))
+            }
             (Optional::Fma | Optional::F2U | Optional::Permute, _) => {
                 Err(JitError::Codegen(format!("Cranelift: no vector {op:?}")))
             }

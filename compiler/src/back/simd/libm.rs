@@ -189,10 +189,14 @@ pub(super) fn sincos_large_lanes<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) ->
 
 /// SIN and COS of `x` (f32 lanes) as glibc's `sinf` and `cosf` compute them, from one
 /// reduction (the two share it and both polynomials, and differ only in which polynomial a
-/// quadrant takes); NaN for inf and NaN. With `large`, every lane is exact; without, only the
-/// lanes outside [`sincos_large_lanes`] are (the caller branches on that mask: the reduction
-/// of large arguments costs as much again as the rest, and most shaders never need it).
-pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, large: bool) -> R<[B::V; 2]> {
+/// quadrant takes); NaN for inf and NaN. `large` is [`reduce_large`]'s words for the lanes of
+/// [`sincos_large_lanes`], read only in those lanes (the caller computes them only in steps
+/// that have such a lane, and passes any words otherwise: most shaders never need them).
+pub(super) fn sincos<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    x: B::V,
+    large: [B::V; 3],
+) -> R<[B::V; 2]> {
     use glibc::sincosf::{C, HPI, HPI_INV, S};
     let v = Variant::host();
     let x = b.flush(x)?;
@@ -211,22 +215,20 @@ pub(super) fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, large: bool) -
     let ri = b.d_to_int(r)?;
     let half = ic(b, 0x80_0000)?;
     let n = b.ibin(IBin::Add, ri, half)?;
-    let mut n = b.shift_imm(Shift::ShrS, n, 24)?;
+    let n = b.shift_imm(Shift::ShrS, n, 24)?;
     let nd = b.d_from_int(n)?;
     let mhpi = b.d_const(-HPI)?;
-    let mut rx = mul_add(b, v, nd, mhpi, xd)?;
-    // The quadrant q that picks the signs is n, but for a large x, which glibc reduces from
-    // |x|, n plus x's sign bit.
-    let mut q = n;
-    if large {
-        let xi = b.cast(x, Kind::I32)?;
-        let (rl, nl) = reduce_large(b, xi)?;
-        let sign = b.shift_imm(Shift::ShrU, xi, 31)?;
-        let ql = b.ibin(IBin::Add, nl, sign)?;
-        q = b.select(fast, n, ql)?;
-        n = b.select(fast, n, nl)?;
-        rx = b.d_select(fast, rx, rl)?;
-    }
+    let rx = mul_add(b, v, nd, mhpi, xd)?;
+    // The large lanes' reduction; the quadrant q that picks the signs is n, but for a large
+    // x, which glibc reduces from |x|, n plus x's sign bit.
+    let [hi, lo, nl] = large;
+    let rl = large_radians(b, hi, lo)?;
+    let xi = b.cast(x, Kind::I32)?;
+    let sign = b.shift_imm(Shift::ShrU, xi, 31)?;
+    let ql = b.ibin(IBin::Add, nl, sign)?;
+    let q = b.select(fast, n, ql)?;
+    let n = b.select(fast, n, nl)?;
+    let rx = b.d_select(fast, rx, rl)?;
     // Signs by quadrant (+ − − +) on x, the cosine's coefficients negated in quadrants 2
     // and 3 (which negates its polynomial exactly: every term and sum changes sign), and the
     // polynomial: sin's for an even n, cos's for an odd (COS: the other way round).
@@ -323,15 +325,17 @@ fn window_word<B: SimdBuilder + ?Sized>(
     }
 }
 
-/// glibc's `reduce_large` for the bits `xi` of a finite x with |x| ≥ 120: x·4/π's fraction
-/// as a 2.62 fixed-point number from three 32-bit windows of 4/π's bits (which window, by x's
-/// exponent), reduced to [−1/2, 1/2) quadrants, times π/4 (lanes of other x hold garbage).
-/// glibc computes in 64-bit integers; here each 64-bit value is a pair of 32-bit lanes
-/// (high, low): the products' high halves by the unsigned high multiply, the carry of the
-/// low halves' sum by an unsigned compare, and the final i64 → f64 as hi·2³² + lo, whose one
-/// rounding is the conversion's (both terms are exact doubles).
-fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, xi: B::V) -> R<(B::D, B::V)> {
+/// glibc's `reduce_large`, its integer part, for the lanes of `x` (f32) that are finite with
+/// |x| ≥ 120: x·4/π's fraction as a 2.62 fixed-point number from three 32-bit windows of
+/// 4/π's bits (which window, by x's exponent), reduced to [−1/2, 1/2) quadrants; returns its
+/// (high, low) words and the quadrant n (lanes of other x hold garbage, which
+/// [`sincos`] does not read). glibc computes in 64-bit integers; here each 64-bit value is a
+/// pair of 32-bit lanes: the products' high halves by the unsigned high multiply, the carry
+/// of the low halves' sum by an unsigned compare. [`sincos`] converts the words to radians.
+/// Integer lanes only, so the caller can branch around it and join its results as vectors.
+pub(super) fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 3]> {
     use super::builder::Optional;
+    let xi = b.cast(x, Kind::I32)?;
     let table: &'static [f64] = &TABLES.inv_pio4;
     // The window: arr = INV_PIO4[(xi >> 26) & 15 ..]; m = the significand << ((xi >> 23) & 7).
     let idx = b.shift_imm(Shift::ShrU, xi, 26)?;
@@ -368,7 +372,13 @@ fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, xi: B::V) -> R<(B::D, B::V)>
     let n = b.shift_imm(Shift::ShrU, nb, 30)?;
     let n30 = b.shift_imm(Shift::Shl, n, 30)?;
     let hi = b.ibin(IBin::Sub, hi, n30)?;
-    // (double)(int64) res0 · π/2⁶²; lo as unsigned: (lo − 2³¹ as i32) + 2³¹, exact.
+    Ok([hi, lo, n])
+}
+
+/// `(double)(int64)(hi·2³² + lo) · π/2⁶²`, the radians of [`reduce_large`]'s words: lo as
+/// unsigned is (lo − 2³¹ as i32) + 2³¹, exact; hi·2³² + lo has the one rounding of glibc's
+/// i64 → f64 conversion (both terms are exact doubles).
+fn large_radians<B: SimdBuilder + ?Sized>(b: &mut B, hi: B::V, lo: B::V) -> R<B::D> {
     let hd = b.d_from_int(hi)?;
     let two32 = b.d_const(4_294_967_296.0)?;
     let hd = b.d_bin(FBin::Mul, hd, two32)?;
@@ -379,7 +389,7 @@ fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, xi: B::V) -> R<(B::D, B::V)>
     let lod = b.d_bin(FBin::Add, lod, two31)?;
     let r = b.d_bin(FBin::Add, hd, lod)?;
     let pi63 = b.d_const(glibc::sincosf::PI63)?;
-    Ok((b.d_bin(FBin::Mul, r, pi63)?, n))
+    b.d_bin(FBin::Mul, r, pi63)
 }
 
 /// POW of `x` and `y` (f32 lanes): glibc's `powf`, its special cases as selects.

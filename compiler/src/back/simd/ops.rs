@@ -544,21 +544,34 @@ impl<B: SimdBuilder> Lower<'_, B> {
             return Ok(y);
         }
         let a = self.float_operand(x)?;
+        // The integer part of the large reduction only in steps with a large argument;
+        // zeros elsewhere (no lane reads them).
         let large = super::libm::sincos_large_lanes(&mut self.b, a)?;
         let any = self.b.any(large)?;
-        let vars = [self.b.vector_var(Kind::F32)?, self.b.vector_var(Kind::F32)?];
+        let mut vars = Vec::new();
+        for _ in 0..3 {
+            vars.push(self.b.vector_var(Kind::I32)?);
+        }
         let (with, without, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
         self.b.branch(any, with, without)?;
-        for (block, large) in [(with, true), (without, false)] {
-            self.b.switch_to(block)?;
-            let y = super::libm::sincos(&mut self.b, a, large)?;
-            for (&var, y) in vars.iter().zip(y) {
-                self.b.def_vector(var, y)?;
-            }
-            self.b.jump(join)?;
+        self.b.switch_to(with)?;
+        let words = super::libm::reduce_large(&mut self.b, a)?;
+        for (&var, w) in vars.iter().zip(words) {
+            self.b.def_vector(var, w)?;
         }
+        self.b.jump(join)?;
+        self.b.switch_to(without)?;
+        let zero = self.iconst(0)?;
+        for &var in &vars {
+            self.b.def_vector(var, zero)?;
+        }
+        self.b.jump(join)?;
         self.b.switch_to(join)?;
-        let ys = [self.b.use_vector(vars[0])?, self.b.use_vector(vars[1])?];
+        let mut words = [zero; 3];
+        for (w, &var) in words.iter_mut().zip(&vars) {
+            *w = self.b.use_vector(var)?;
+        }
+        let ys = super::libm::sincos(&mut self.b, a, words)?;
         let (mine, other) = if cos { (ys[1], ys[0]) } else { (ys[0], ys[1]) };
         if let Some(&second) = self.sincos_pairs.get(&i) {
             self.sincos_ready.insert(second, other);
