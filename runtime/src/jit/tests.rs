@@ -147,6 +147,74 @@ fn uniform_values_computed_once_a_call_are_what_each_step_computes() {
 }
 
 #[test]
+fn uniform_values_inside_branches_and_loops_computed_once_a_call_are_right() {
+    // Uniform instructions inside statements that stay in the steps move before them one by
+    // one: the SIN/COS pair and the product of a constant read inside a branch on the pixel
+    // (taken by some lanes), a uniform value inside a loop (loop-invariant), and EX2 inside a
+    // uniform branch that also reads the pixel. Both back ends at three widths, both
+    // directions of the uniform branch, against the interpreter.
+    let p = Module::new(
+        tgsic::front::text::parse(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+             DCL CONST[0][0..1]\nDCL TEMP[0..3]\nIMM[0] FLT32 { 1.0, 0.5, 300.0, 0.0 }\n\
+             MOV TEMP[0], IMM[0].wwww\n\
+             SLT TEMP[1].x, IN[0].xxxx, IMM[0].yyyy\n\
+             IF TEMP[1].xxxx\n\
+             MUL TEMP[2].x, CONST[0][1].xxxx, IMM[0].zzzz\n\
+             SIN TEMP[0].x, TEMP[2].xxxx\n\
+             COS TEMP[0].y, TEMP[2].xxxx\n\
+             ELSE\nMOV TEMP[0].xy, IN[0].yxxx\nENDIF\n\
+             MOV TEMP[3].xy, IMM[0].wwww\n\
+             BGNLOOP\n\
+             SGE TEMP[1].y, TEMP[3].yyyy, CONST[0][0].yyyy\n\
+             IF TEMP[1].yyyy\nBRK\nENDIF\n\
+             MUL TEMP[1].z, CONST[0][0].xxxx, IMM[0].yyyy\n\
+             ADD TEMP[3].x, TEMP[3].xxxx, TEMP[1].zzzz\n\
+             ADD TEMP[3].y, TEMP[3].yyyy, IMM[0].xxxx\n\
+             ENDLOOP\n\
+             SLT TEMP[1].w, CONST[0][0].xxxx, IMM[0].yyyy\n\
+             IF TEMP[1].wwww\n\
+             EX2 TEMP[2].y, CONST[0][0].xxxx\n\
+             ADD TEMP[0].z, TEMP[2].yyyy, IN[0].yyyy\n\
+             ELSE\nMOV TEMP[0].z, IMM[0].xxxx\nENDIF\n\
+             ADD OUT[0].x, TEMP[0].xxxx, TEMP[3].xxxx\n\
+             MOV OUT[0].yzw, TEMP[0].yyzz\nEND\n",
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for (c, n, a) in [(0.25f32, 5.0f32, 0.3f32), (0.75, 3.0, 2.0)] {
+        let bind = Bindings {
+            constants: vec![vec![
+                [c.to_bits(), n.to_bits(), 0, 0],
+                [a.to_bits(), 0, 0, 0],
+            ]],
+            ..Bindings::default()
+        };
+        let batch = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, None);
+        let want = batch(&|io| {
+            let mut s = p.scratch();
+            p.run_batch(&bind, io, &mut s).unwrap();
+        });
+        for backend in backends() {
+            for lanes in [0, 4, 16] {
+                let config = CompileOptions {
+                    engine: backend.into(),
+                    lanes,
+                    ..CompileOptions::default()
+                };
+                let jit = JitShader::new(p.clone(), &config).unwrap();
+                let got = batch(&|io| {
+                    let mut s = jit.scratch();
+                    jit.run_batch(&bind, io, &mut s).unwrap();
+                });
+                assert_eq!(got, want, "{backend:?}, {lanes} lanes, CONST {c}, {n}, {a}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_run_of_batches_computes_what_each_batch_alone_does() {
     // A mipmapped lookup (its level from derivatives: the descriptors depend on how lanes
     // are arranged) plus a constant, over batches whose inputs, lanes and arrangement

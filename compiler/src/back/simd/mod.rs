@@ -250,6 +250,9 @@ struct Lower<'a, B: SimdBuilder> {
     /// instruction of a pair, the second; by the second, its result once the first made it.
     sincos_pairs: HashMap<ir::Inst, ir::Inst>,
     sincos_ready: HashMap<ir::Inst, B::V>,
+    /// The instructions inside statements of the steps that [`Self::hoist`] lowered before
+    /// them: the steps skip them.
+    prehoisted: std::collections::HashSet<ir::Inst>,
 }
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
@@ -311,6 +314,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         stores: Vec::new(),
         sincos_pairs: ops::sincos_pairs(f),
         sincos_ready: HashMap::new(),
+        prehoisted: Default::default(),
     };
     lw.steps()?;
     Ok((

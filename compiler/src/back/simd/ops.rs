@@ -580,6 +580,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     pub(super) fn inst(&mut self, i: ir::Inst) -> R<()> {
+        if self.prehoisted.contains(&i) {
+            return Ok(());
+        }
         let d = &self.f.insts[i];
         let (args, results) = (d.args.clone(), d.results.clone());
         let out = match &d.op {
