@@ -13,6 +13,7 @@
 //! [`SimdBuilder::D`]: crate::back::simd::SimdBuilder::D
 
 use super::builder::{ClBuilder, MAX_K, Vx};
+use crate::back::abi::JitError;
 use crate::back::simd::{FBin, R, SimdBuilder};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
@@ -183,10 +184,10 @@ impl ClBuilder<'_> {
 
     /// The stack copy of `table`, written once in the entry block (where every later block
     /// can read it).
-    fn table_addr(&mut self, table: &'static [f64]) -> Value {
+    fn table_addr(&mut self, table: &'static [f64]) -> R<Value> {
         let key = table.as_ptr() as usize;
         if let Some(&a) = self.tables.get(&key) {
-            return a;
+            return Ok(a);
         }
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -210,7 +211,10 @@ impl ClBuilder<'_> {
         let mut cur = match at {
             Some(at) => FuncCursor::new(self.b.func).at_inst(at),
             None => {
-                let block = self.b.current_block().expect("a current block");
+                let block = self
+                    .b
+                    .current_block()
+                    .ok_or_else(|| JitError::Codegen("a table lookup outside any block".into()))?;
                 FuncCursor::new(self.b.func).at_bottom(block)
             }
         };
@@ -225,11 +229,11 @@ impl ClBuilder<'_> {
             }
         }
         self.tables.insert(key, addr);
-        addr
+        Ok(addr)
     }
 
     pub(super) fn d_lookup_(&mut self, table: &'static [f64], idx: Vx) -> R<Dx> {
-        let base = self.table_addr(table);
+        let base = self.table_addr(table)?;
         let words = self.lane_words(idx)?;
         let flags = MemFlagsData::new().with_notrap();
         let mut out = Vec::with_capacity(2 * self.k);
