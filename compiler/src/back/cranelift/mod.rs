@@ -13,6 +13,7 @@
 
 mod builder;
 mod doubles;
+mod lanes;
 
 use super::simd;
 use crate::ir::Function;
