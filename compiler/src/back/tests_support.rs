@@ -81,8 +81,8 @@ pub fn pair_function(first: Unary, second: Unary, out: bool) -> Function {
 }
 
 /// EX2, LG2, SIN and COS compiled in exact mode against the interpreter's (the C library's) results on
-/// every input `step` apart and the special values, bit for bit (for the targets with
-/// double-precision lanes: LLVM's).
+/// every input `step` apart and the special values, bit for bit (both back ends compute them
+/// in double-precision lanes), alone and as SIN/COS pairs.
 pub fn check_exact_transcendentals(c: Compiler, step: usize) {
     use crate::back::abi::MathMode;
     use crate::ir::semantics as sem;

@@ -26,6 +26,45 @@ fn ramp_outputs(p: &Module, engine: &dyn Fn(&mut BatchIo), then: Option<u64>) ->
     io.outputs
 }
 
+/// The interpreter's [`ramp_outputs`] with `bind`, and each back end's at three step widths
+/// asserted equal to them (`what` names the case in a failure); returns the interpreter's, for
+/// the caller's own checks.
+fn assert_jits_match_interpreter(
+    p: &Module,
+    bind: &Bindings,
+    then: Option<u64>,
+    what: &str,
+) -> Vec<Reg> {
+    let want = ramp_outputs(
+        p,
+        &|io| {
+            let mut s = p.scratch();
+            p.run_batch(bind, io, &mut s).unwrap();
+        },
+        then,
+    );
+    for backend in backends() {
+        for lanes in [0, 4, 16] {
+            let config = CompileOptions {
+                engine: backend.into(),
+                lanes,
+                ..CompileOptions::default()
+            };
+            let jit = JitShader::new(p.clone(), &config).unwrap();
+            let got = ramp_outputs(
+                p,
+                &|io| {
+                    let mut s = jit.scratch();
+                    jit.run_batch(bind, io, &mut s).unwrap();
+                },
+                then,
+            );
+            assert_eq!(got, want, "{backend:?}, {lanes} lanes{what}");
+        }
+    }
+    want
+}
+
 #[test]
 fn outputs_of_lanes_that_do_not_run_are_zero_whatever_the_last_batch_left() {
     // OUT[0] is stored whole, OUT[1].x too (the IF's value is merged before the store),
@@ -43,11 +82,7 @@ fn outputs_of_lanes_that_do_not_run_are_zero_whatever_the_last_batch_left() {
     )
     .unwrap();
     let bind = Bindings::default();
-    let batches = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, Some(0b101));
-    let want = batches(&|io| {
-        let mut s = p.scratch();
-        p.run_batch(&bind, io, &mut s).unwrap();
-    });
+    let want = assert_jits_match_interpreter(&p, &bind, Some(0b101), "");
     assert_eq!(
         f32::from_bits(want[0][0][2]),
         2.0 / 64.0,
@@ -60,24 +95,6 @@ fn outputs_of_lanes_that_do_not_run_are_zero_whatever_the_last_batch_left() {
                     assert_eq!(x, 0, "OUT[{r}] component {k} of lane {l}");
                 }
             }
-        }
-    }
-    for backend in backends() {
-        for lanes in [0, 4, 16] {
-            let jit = JitShader::new(
-                p.clone(),
-                &CompileOptions {
-                    engine: backend.into(),
-                    lanes,
-                    ..CompileOptions::default()
-                },
-            )
-            .unwrap();
-            let got = batches(&|io| {
-                let mut s = jit.scratch();
-                jit.run_batch(&bind, io, &mut s).unwrap();
-            });
-            assert_eq!(got, want, "{backend:?}, {lanes} lanes");
         }
     }
 }
@@ -117,32 +134,13 @@ fn uniform_values_computed_once_a_call_are_what_each_step_computes() {
             constants: vec![vec![[c.to_bits(), n.to_bits(), 0, 0]]],
             ..Bindings::default()
         };
-        let batch = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, None);
-        let want = batch(&|io| {
-            let mut s = p.scratch();
-            p.run_batch(&bind, io, &mut s).unwrap();
-        });
+        let want = assert_jits_match_interpreter(&p, &bind, None, &format!(", CONST {c}, {n}"));
         let sum = (0..n as usize).fold(0.0f32, |a, _| a + (3.0 * c).sin());
         assert_eq!(
             f32::from_bits(want[0][0][0]),
             sum * 0.5,
             "OUT[0].x of lane 0"
         );
-        for backend in backends() {
-            for lanes in [0, 4, 16] {
-                let config = CompileOptions {
-                    engine: backend.into(),
-                    lanes,
-                    ..CompileOptions::default()
-                };
-                let jit = JitShader::new(p.clone(), &config).unwrap();
-                let got = batch(&|io| {
-                    let mut s = jit.scratch();
-                    jit.run_batch(&bind, io, &mut s).unwrap();
-                });
-                assert_eq!(got, want, "{backend:?}, {lanes} lanes, CONST {c}, {n}");
-            }
-        }
     }
 }
 
@@ -191,26 +189,7 @@ fn uniform_values_inside_branches_and_loops_computed_once_a_call_are_right() {
             ]],
             ..Bindings::default()
         };
-        let batch = |engine: &dyn Fn(&mut BatchIo)| ramp_outputs(&p, engine, None);
-        let want = batch(&|io| {
-            let mut s = p.scratch();
-            p.run_batch(&bind, io, &mut s).unwrap();
-        });
-        for backend in backends() {
-            for lanes in [0, 4, 16] {
-                let config = CompileOptions {
-                    engine: backend.into(),
-                    lanes,
-                    ..CompileOptions::default()
-                };
-                let jit = JitShader::new(p.clone(), &config).unwrap();
-                let got = batch(&|io| {
-                    let mut s = jit.scratch();
-                    jit.run_batch(&bind, io, &mut s).unwrap();
-                });
-                assert_eq!(got, want, "{backend:?}, {lanes} lanes, CONST {c}, {n}, {a}");
-            }
-        }
+        assert_jits_match_interpreter(&p, &bind, None, &format!(", CONST {c}, {n}, {a}"));
     }
 }
 

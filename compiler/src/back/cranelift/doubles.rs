@@ -152,32 +152,33 @@ impl ClBuilder<'_> {
         self.vx(|j| out[j])
     }
 
+    /// `v`'s I32 lanes sign-extended to I64X2 registers, paired with [`Dx`]'s.
+    fn widened(&mut self, v: Vx) -> Vec<Value> {
+        let mut out = Vec::with_capacity(2 * self.k);
+        for j in 0..self.k {
+            let w = self.bitcast(v.0[j], types::I32X4);
+            out.push(self.b.ins().swiden_low(w));
+            out.push(self.b.ins().swiden_high(w));
+        }
+        out
+    }
+
     pub(super) fn d_select_(&mut self, m: Vx, x: Dx, y: Dx) -> Dx {
         let mut out = x;
-        for j in 0..self.k {
-            let w = self.bitcast(m.0[j], types::I32X4);
-            let halves = [self.b.ins().swiden_low(w), self.b.ins().swiden_high(w)];
-            for (h, mask) in halves.into_iter().enumerate() {
-                let i = 2 * j + h;
-                let mask = self.bitcast(mask, types::F64X2);
-                out.0[i] = self.b.ins().bitselect(mask, x.0[i], y.0[i]);
-            }
+        for (i, mask) in self.widened(m).into_iter().enumerate() {
+            let mask = self.bitcast(mask, types::F64X2);
+            out.0[i] = self.b.ins().bitselect(mask, x.0[i], y.0[i]);
         }
         out
     }
 
     pub(super) fn d_scale_(&mut self, a: Dx, e: Vx) -> Dx {
         let mut out = a;
-        for j in 0..self.k {
-            let w = self.bitcast(e.0[j], types::I32X4);
-            let halves = [self.b.ins().swiden_low(w), self.b.ins().swiden_high(w)];
-            for (h, e) in halves.into_iter().enumerate() {
-                let i = 2 * j + h;
-                let e = self.b.ins().ishl_imm_u(e, 52);
-                let bits = self.bitcast(a.0[i], types::I64X2);
-                let bits = self.b.ins().iadd(bits, e);
-                out.0[i] = self.bitcast(bits, types::F64X2);
-            }
+        for (i, e) in self.widened(e).into_iter().enumerate() {
+            let e = self.b.ins().ishl_imm_u(e, 52);
+            let bits = self.bitcast(a.0[i], types::I64X2);
+            let bits = self.b.ins().iadd(bits, e);
+            out.0[i] = self.bitcast(bits, types::F64X2);
         }
         out
     }
