@@ -9,6 +9,7 @@
 
 use super::abi::{CodeOwner, JitArgs, JitError};
 use super::lane_ops;
+use super::simd::ExactFn;
 
 /// A function of this process that generated code may call by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,10 +31,18 @@ pub enum Symbol {
     Memcpy = 6,
     /// The C library's `memmove`.
     Memmove = 7,
+    /// Exact mode's `exp2f` for four lanes (Cranelift's `helpers.rs`).
+    ExactExp2 = 8,
+    /// Exact mode's `logf` for four lanes.
+    ExactLn = 9,
+    /// Exact mode's `powf` for four lanes.
+    ExactPow = 10,
+    /// Exact mode's `sinf` and `cosf` for four lanes.
+    ExactSinCos = 11,
 }
 
 impl Symbol {
-    const ALL: [Symbol; 8] = [
+    const ALL: [Symbol; 12] = [
         Symbol::Floorf,
         Symbol::Ceilf,
         Symbol::Truncf,
@@ -42,7 +51,28 @@ impl Symbol {
         Symbol::Memset,
         Symbol::Memcpy,
         Symbol::Memmove,
+        Symbol::ExactExp2,
+        Symbol::ExactLn,
+        Symbol::ExactPow,
+        Symbol::ExactSinCos,
     ];
+
+    /// The symbol of exact mode's function `f`.
+    pub fn exact_fn(f: ExactFn) -> Symbol {
+        match f {
+            ExactFn::Exp2 => Symbol::ExactExp2,
+            ExactFn::Ln => Symbol::ExactLn,
+            ExactFn::Pow => Symbol::ExactPow,
+            ExactFn::SinCos => Symbol::ExactSinCos,
+        }
+    }
+
+    /// The exact mode function it is, if it is one.
+    pub fn exact(self) -> Option<ExactFn> {
+        ExactFn::ALL
+            .into_iter()
+            .find(|&f| Symbol::exact_fn(f) == self)
+    }
 
     /// The symbol a back end names, if generated code may call it.
     pub fn from_name(name: &str) -> Option<Symbol> {
@@ -59,14 +89,23 @@ impl Symbol {
         })
     }
 
-    /// Its address in this process.
-    fn address(self) -> u64 {
+    /// Its address in this process (an exact mode function is compiled on first use).
+    ///
+    /// # Errors
+    /// The [`JitError`] of an exact mode function's compilation.
+    fn address(self) -> Result<u64, JitError> {
         unsafe extern "C" {
             fn memset(d: *mut u8, c: i32, n: usize) -> *mut u8;
             fn memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
             fn memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
         }
-        match self {
+        Ok(match self {
+            Symbol::ExactExp2 | Symbol::ExactLn | Symbol::ExactPow | Symbol::ExactSinCos => {
+                let f = self.exact().ok_or_else(|| {
+                    JitError::Codegen(format!("{self:?} is not an exact function"))
+                })?;
+                return super::cranelift::helpers::address(f);
+            }
             Symbol::Floorf => lane_ops::floorf_entered as *const () as usize as u64,
             Symbol::Ceilf => lane_ops::ceilf_entered as *const () as usize as u64,
             Symbol::Truncf => lane_ops::truncf_entered as *const () as usize as u64,
@@ -75,7 +114,7 @@ impl Symbol {
             Symbol::Memset => memset as *const () as usize as u64,
             Symbol::Memcpy => memcpy as *const () as usize as u64,
             Symbol::Memmove => memmove as *const () as usize as u64,
-        }
+        })
     }
 }
 
@@ -169,7 +208,7 @@ impl CodeImage {
         for r in &self.relocs {
             let target = match r.target {
                 Target::Image(t) => base + u64::from(t),
-                Target::Symbol(s) => s.address(),
+                Target::Symbol(s) => s.address()?,
             };
             let value = target.wrapping_add(r.addend as u64);
             let at = r.offset as usize;

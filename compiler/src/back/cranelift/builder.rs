@@ -14,7 +14,7 @@
 use super::doubles::Dx;
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
 };
 use crate::ir::{FCmp, ICmp};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -59,6 +59,30 @@ pub(super) struct Callees {
     pub emit: cl::SigRef,
 }
 
+impl Callees {
+    /// The signatures of the host functions a shader calls, declared in `func`.
+    pub fn declare(isa: &dyn cranelift_codegen::isa::TargetIsa, func: &mut cl::Function) -> Self {
+        let ptr = isa.pointer_type();
+        let sig = |callee: Callee<()>| {
+            let mut s = cl::Signature::new(isa.default_call_conv());
+            s.params.extend(callee.params().iter().map(|t| {
+                cl::AbiParam::new(match t {
+                    Scalar::I32 => types::I32,
+                    Scalar::F32 => types::F32,
+                    Scalar::I64 => types::I64,
+                    Scalar::Ptr => ptr,
+                })
+            }));
+            s
+        };
+        Callees {
+            lane_op: func.import_signature(sig(Callee::LaneOp(()))),
+            texture: func.import_signature(sig(Callee::Texture(()))),
+            emit: func.import_signature(sig(Callee::Emit(()))),
+        }
+    }
+}
+
 /// Cranelift's function builder with what the lowering needs.
 pub(super) struct ClBuilder<'f> {
     pub b: FunctionBuilder<'f>,
@@ -71,6 +95,12 @@ pub(super) struct ClBuilder<'f> {
     /// The stack copies of the tables double-precision lookups read, by table address
     /// (`doubles.rs`).
     pub(super) tables: HashMap<usize, Value>,
+    /// Whether this is the function of an exact function itself (`helpers.rs`), which
+    /// computes it in place and reads the tables where this process holds them, rather than
+    /// a shader's, which calls it.
+    pub(super) in_helper: bool,
+    /// The exact functions the code calls, once declared.
+    helper_refs: HashMap<ExactFn, cl::FuncRef>,
 }
 
 impl<'f> ClBuilder<'f> {
@@ -85,7 +115,34 @@ impl<'f> ClBuilder<'f> {
             consts: HashMap::new(),
             entry_jump: None,
             tables: HashMap::new(),
+            in_helper: false,
+            helper_refs: HashMap::new(),
         }
+    }
+
+    /// The out-of-line function computing `f` for one register of lanes, declared on first
+    /// use: a call through an address the image's relocation gives
+    /// ([`Symbol::Exact`](crate::back::image::Symbol)).
+    fn helper_ref(&mut self, f: ExactFn) -> cl::FuncRef {
+        if let Some(&r) = self.helper_refs.get(&f) {
+            return r;
+        }
+        let sig = self.b.import_signature(super::helpers::signature(f));
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(cl::UserExternalName::new(
+                super::helpers::NAMESPACE,
+                f as u32,
+            ));
+        let r = self.b.import_function(cl::ExtFuncData {
+            name: cl::ExternalName::user(name),
+            signature: sig,
+            colocated: false,
+            patchable: false,
+        });
+        self.helper_refs.insert(f, r);
+        r
     }
 
     pub(super) fn vx(&self, f: impl FnMut(usize) -> Value) -> Vx {
@@ -484,6 +541,27 @@ impl SimdBuilder for ClBuilder<'_> {
     }
     fn d_scale(&mut self, a: Dx, e: Vx) -> R<Dx> {
         Ok(self.d_scale_(a, e))
+    }
+
+    fn exact(&mut self, f: ExactFn, args: &[Vx]) -> R<[Vx; 2]> {
+        if self.in_helper {
+            return crate::back::simd::inline_exact(self, f, args);
+        }
+        // One call per register: the function's code once per process, not per use.
+        let r = self.helper_ref(f);
+        let mut out = [args[0]; 2];
+        for j in 0..self.k {
+            let xs: Vec<Value> = args
+                .iter()
+                .map(|a| self.bitcast(a.0[j], types::F32X4))
+                .collect();
+            let call = self.b.ins().call(r, &xs);
+            let ys = self.b.inst_results(call).to_vec();
+            for (i, o) in out.iter_mut().enumerate() {
+                o.0[j] = ys[i.min(ys.len() - 1)];
+            }
+        }
+        Ok(out)
     }
 
     fn any(&mut self, m: Vx) -> R<Value> {

@@ -190,6 +190,19 @@ impl ClBuilder<'_> {
         if let Some(&a) = self.tables.get(&key) {
             return Ok(a);
         }
+        if self.in_helper {
+            // This process's own code, never stored: the table where it lies.
+            let at = table.as_ptr() as i64;
+            let v = match self.entry_jump {
+                Some(j) => FuncCursor::new(self.b.func)
+                    .at_inst(j)
+                    .ins()
+                    .iconst(types::I64, at),
+                None => self.b.ins().iconst(types::I64, at),
+            };
+            self.tables.insert(key, v);
+            return Ok(v);
+        }
         let slot = self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             (table.len() * 8) as u32,

@@ -13,12 +13,13 @@
 
 mod builder;
 mod doubles;
+pub(crate) mod helpers;
 mod lanes;
 
 use super::simd;
 use crate::ir::Function;
 use cranelift_codegen::binemit::Reloc as ClReloc;
-use cranelift_codegen::ir::{self as cl, AbiParam, ExternalName, LibCall, types};
+use cranelift_codegen::ir::{self as cl, AbiParam, ExternalName, LibCall};
 use cranelift_codegen::isa::{OwnedTargetIsa, TargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{CompiledCode, Context, FinalizedRelocTarget};
@@ -154,6 +155,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let clif = text.then(|| ctx.func.display().to_string());
     let (image, code_size, stack_bytes, asm) =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let names = user_names(&ctx.func);
             let c = ctx
                 .compile(&*isa, &mut Default::default())
                 .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
@@ -164,7 +166,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
                 .frame_layout()
                 .map_or(0, |l| l.frame_to_fp_offset as usize);
             let size = c.code_info().total_size as usize;
-            Ok::<_, JitError>((image_of(c)?, size, stack, c.vcode.clone()))
+            Ok::<_, JitError>((image_of(c, &names)?, size, stack, c.vcode.clone()))
         }))
         .map_err(|_| JitError::Codegen("Cranelift panicked".into()))??;
     let info = CodeInfo {
@@ -182,8 +184,12 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
 }
 
 /// The image of a compiled function: its bytes (code and constants), and an absolute address
-/// for each call Cranelift makes to a C library stand-in (where the CPU lacks an instruction).
-fn image_of(compiled: &CompiledCode) -> Result<CodeImage, JitError> {
+/// for each call Cranelift makes to a C library stand-in (where the CPU lacks an instruction)
+/// and to an exact mode function (`helpers.rs`; the function's user `names` resolve theirs).
+fn image_of(
+    compiled: &CompiledCode,
+    names: &[cl::UserExternalName],
+) -> Result<CodeImage, JitError> {
     let relocs = compiled
         .buffer
         .relocs()
@@ -207,6 +213,19 @@ fn image_of(compiled: &CompiledCode) -> Result<CodeImage, JitError> {
                         }
                     })
                 }
+                (ClReloc::Abs8, FinalizedRelocTarget::ExternalName(ExternalName::User(r))) => {
+                    let name = names
+                        .get(cranelift_codegen::entity::EntityRef::index(*r))
+                        .ok_or_else(|| {
+                            JitError::Codegen("a call to an undeclared function".into())
+                        })?;
+                    let f = helpers::from_name(name).ok_or_else(|| {
+                        JitError::Codegen(format!(
+                            "Cranelift calls {name}, which tgsic does not provide"
+                        ))
+                    })?;
+                    Target::Symbol(Symbol::exact_fn(f))
+                }
                 (ClReloc::Abs8, FinalizedRelocTarget::Func(offset)) => Target::Image(*offset),
                 (kind, target) => {
                     return Err(JitError::Codegen(format!(
@@ -228,6 +247,11 @@ fn image_of(compiled: &CompiledCode) -> Result<CodeImage, JitError> {
     })
 }
 
+/// The user-named functions `func` declares, by their references' indices.
+fn user_names(func: &cl::Function) -> Vec<cl::UserExternalName> {
+    func.params.user_named_funcs().values().cloned().collect()
+}
+
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
 fn lower(
     f: &Function,
@@ -236,24 +260,7 @@ fn lower(
     func: &mut cl::Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<simd::Lowered, JitError> {
-    let ptr = isa.pointer_type();
-    let sig = |callee: simd::Callee<()>| {
-        let mut s = cl::Signature::new(isa.default_call_conv());
-        s.params.extend(callee.params().iter().map(|t| {
-            AbiParam::new(match t {
-                simd::Scalar::I32 => types::I32,
-                simd::Scalar::F32 => types::F32,
-                simd::Scalar::I64 => types::I64,
-                simd::Scalar::Ptr => ptr,
-            })
-        }));
-        s
-    };
-    let callees = builder::Callees {
-        lane_op: func.import_signature(sig(simd::Callee::LaneOp(()))),
-        texture: func.import_signature(sig(simd::Callee::Texture(()))),
-        emit: func.import_signature(sig(simd::Callee::Emit(()))),
-    };
+    let callees = builder::Callees::declare(isa, func);
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -300,6 +307,68 @@ mod tests {
     #[ignore = "320 million pairs: run in release mode"]
     fn exact_pow_dense() {
         ts::check_exact_pow(&cranelift(0), 4099);
+    }
+
+    /// `OUT[0].x` = SIN applied `n` times to `IN[0].x`.
+    fn sin_chain(n: usize) -> Function {
+        use crate::ir::{Op, Stmt, Type, Unary};
+        let mut f = ts::unary_function(Unary::FSin);
+        let (Stmt::Inst(x), Stmt::Inst(y)) = (f.body.0[0].clone(), f.body.0[1].clone()) else {
+            unreachable!("unary_function's body is three instructions")
+        };
+        let mut body = vec![Stmt::Inst(x), Stmt::Inst(y)];
+        let mut v = f.insts[y].results[0];
+        for _ in 1..n {
+            let i = f.new_inst(Op::Unary(Unary::FSin), vec![v], &[Type::F32], None);
+            v = f.insts[i].results[0];
+            body.push(Stmt::Inst(i));
+        }
+        let s = f.new_inst(Op::StoreOutput { slot: 0, comp: 0 }, vec![v], &[], None);
+        body.push(Stmt::Inst(s));
+        f.body.0 = body;
+        f
+    }
+
+    #[test]
+    fn exact_functions_are_called_not_copied_and_survive_the_byte_form() {
+        use crate::back::image::{Symbol, Target};
+        use crate::ir::{Unary, semantics as sem};
+        let (one, eight) = (sin_chain(1), sin_chain(8));
+        for lanes in [4, 16] {
+            let c = cranelift(lanes);
+            let (a, b) = (
+                c(&one, MathMode::Exact).unwrap(),
+                c(&eight, MathMode::Exact).unwrap(),
+            );
+            // Each SIN is a call per register (the function itself some 1,700 bytes).
+            let per_sin = (b.code_size - a.code_size) / 7;
+            assert!(
+                per_sin < 64 * lanes / 4,
+                "{per_sin} bytes a SIN at {lanes} lanes"
+            );
+            assert!(
+                b.image
+                    .relocs
+                    .iter()
+                    .any(|r| r.target == Target::Symbol(Symbol::ExactSinCos))
+            );
+            // Stored and mapped again, the image calls this process's function anew.
+            let again = CompiledShader::from_bytes(&b.to_bytes()).unwrap();
+            let xs: Vec<u32> = (0..4096u32)
+                .map(|i| i.wrapping_mul(0x9e37_79b9))
+                .chain([0, 0x8000_0000, 0x7f80_0000, 0x7fc0_0000, 0x4300_0000])
+                .collect();
+            let want: Vec<u32> = xs
+                .iter()
+                .map(|&x| (0..8).fold(x, |y, _| sem::unary(Unary::FSin, y)))
+                .collect();
+            assert_eq!(ts::run_inputs(&b, &xs), want, "{lanes} lanes");
+            assert_eq!(
+                ts::run_inputs(&again, &xs),
+                want,
+                "{lanes} lanes, mapped again"
+            );
+        }
     }
 
     fn cranelift(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {

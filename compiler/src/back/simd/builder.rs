@@ -290,6 +290,13 @@ pub trait SimdBuilder {
     fn has_doubles(&self) -> bool {
         false
     }
+    /// The exact function `f` of `args` (f32 lanes), where [`Self::has_doubles`]: its
+    /// results, the second the first again where `f` has one. By default computed in place
+    /// ([`super::inline_exact`]); a back end may call one copy of it instead, which must
+    /// compute the same bits.
+    fn exact(&mut self, f: super::ExactFn, args: &[Self::V]) -> R<[Self::V; 2]> {
+        super::inline_exact(self, f, args)
+    }
     /// Each lane of `a` (f32, read as the CPU reads it) as an f64, exactly.
     fn d_from_float(&mut self, _a: Self::V) -> R<Self::D> {
         Err(no_doubles())

@@ -14,6 +14,89 @@ use crate::ir::FCmp;
 use crate::numerics::CANONICAL_NAN;
 use crate::numerics::glibc::{self, Variant};
 
+/// The functions exact math computes in double-precision lanes, as a back end may call them:
+/// inline ([`inline`], the default of [`SimdBuilder::exact`]) or out of line, once in a
+/// function the code calls (Cranelift's `helpers.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExactFn {
+    /// glibc's `exp2f` of one value.
+    Exp2,
+    /// glibc's `logf` of one value (LG2 multiplies it by Mesa's constant).
+    Ln,
+    /// glibc's `powf` of two values.
+    Pow,
+    /// glibc's `sinf` and `cosf` of one value: two results, sine first.
+    SinCos,
+}
+
+impl ExactFn {
+    /// Every function, in the order of their numbers.
+    pub const ALL: [ExactFn; 4] = [ExactFn::Exp2, ExactFn::Ln, ExactFn::Pow, ExactFn::SinCos];
+
+    /// How many values it takes.
+    pub fn arity(self) -> usize {
+        if self == ExactFn::Pow { 2 } else { 1 }
+    }
+
+    /// How many values it returns.
+    pub fn results(self) -> usize {
+        if self == ExactFn::SinCos { 2 } else { 1 }
+    }
+}
+
+/// `f` of `args` (f32 lanes: [`ExactFn::arity`] of them) computed in place: its results
+/// first (the second is the first again where `f` has one).
+///
+/// # Errors
+/// As the builder's operations; [`JitError::Codegen`](crate::back::abi::JitError) for the
+/// wrong number of operands.
+pub fn inline<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> R<[B::V; 2]> {
+    if args.len() != f.arity() {
+        return Err(crate::back::abi::JitError::Codegen(format!(
+            "{f:?} of {} values",
+            args.len()
+        )));
+    }
+    let one = |y: B::V| [y, y];
+    Ok(match f {
+        ExactFn::Exp2 => one(exp2(b, args[0])?),
+        ExactFn::Ln => one(ln(b, args[0])?),
+        ExactFn::Pow => one(pow(b, args[0], args[1])?),
+        ExactFn::SinCos => sincos_step(b, args[0])?,
+    })
+}
+
+/// SIN and COS of `x` ([`sincos`]) with the integer part of the large reduction computed only
+/// in steps that have a large argument (zeros elsewhere, where no lane reads them).
+fn sincos_step<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
+    let large = sincos_large_lanes(b, x)?;
+    let any = b.any(large)?;
+    let mut vars = Vec::new();
+    for _ in 0..3 {
+        vars.push(b.vector_var(Kind::I32)?);
+    }
+    let (with, without, join) = (b.block()?, b.block()?, b.block()?);
+    b.branch(any, with, without)?;
+    b.switch_to(with)?;
+    let words = reduce_large(b, x)?;
+    for (&var, w) in vars.iter().zip(words) {
+        b.def_vector(var, w)?;
+    }
+    b.jump(join)?;
+    b.switch_to(without)?;
+    let zero = ic(b, 0)?;
+    for &var in &vars {
+        b.def_vector(var, zero)?;
+    }
+    b.jump(join)?;
+    b.switch_to(join)?;
+    let mut words = [zero; 3];
+    for (w, &var) in words.iter_mut().zip(&vars) {
+        *w = b.use_vector(var)?;
+    }
+    sincos(b, x, words)
+}
+
 /// `a · b + c` as `v`, glibc's build on this host, computes it.
 fn mul_add<B: SimdBuilder + ?Sized>(b: &mut B, v: Variant, a: B::D, x: B::D, c: B::D) -> R<B::D> {
     match v {
@@ -57,7 +140,7 @@ fn ic<B: SimdBuilder + ?Sized>(b: &mut B, x: u32) -> R<B::V> {
 }
 
 /// EX2 of `x` (f32 lanes, as the CPU reads them): glibc's `exp2f`.
-pub(super) fn exp2<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
+fn exp2<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let v = Variant::host();
     // k = 32·x rounded to nearest even, as glibc's x + 1.5·2⁴⁷ rounds (32·x is exact in
     // f32 below 2¹²³); r = x − k/32, exact in f32 (a multiple of x's ulp smaller than x, or
@@ -137,7 +220,7 @@ fn flush_tiny<B: SimdBuilder + ?Sized>(b: &mut B, y: B::D) -> R<B::D> {
 
 /// The natural logarithm of `x` (f32 lanes): glibc's `logf`, as LG2 = logf(x) · 1.442695
 /// uses it.
-pub(super) fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
+fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let v = Variant::host();
     // Its bits are read below: a denormal must read as the zero the CPU reads.
     let x = b.flush(x)?;
@@ -178,7 +261,7 @@ pub(super) fn ln<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
 
 /// The mask of the lanes whose SIN and COS need glibc's reduction of large arguments:
 /// finite |x| ≥ 120 (`x` flushed or not: a denormal is small either way).
-pub(super) fn sincos_large_lanes<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
+fn sincos_large_lanes<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<B::V> {
     let ax = b.fun(super::builder::FUn::Abs, x)?;
     let limit = fc(b, 120.0)?;
     let large = b.fcmp(FCmp::Ge, ax, limit)?;
@@ -192,11 +275,7 @@ pub(super) fn sincos_large_lanes<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) ->
 /// quadrant takes); NaN for inf and NaN. `large` is [`reduce_large`]'s words for the lanes of
 /// [`sincos_large_lanes`], read only in those lanes (the caller computes them only in steps
 /// that have such a lane, and passes any words otherwise: most shaders never need them).
-pub(super) fn sincos<B: SimdBuilder + ?Sized>(
-    b: &mut B,
-    x: B::V,
-    large: [B::V; 3],
-) -> R<[B::V; 2]> {
+fn sincos<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, large: [B::V; 3]) -> R<[B::V; 2]> {
     use glibc::sincosf::{C, HPI, HPI_INV, S};
     let v = Variant::host();
     let x = b.flush(x)?;
@@ -333,7 +412,7 @@ fn window_word<B: SimdBuilder + ?Sized>(
 /// pair of 32-bit lanes: the products' high halves by the unsigned high multiply, the carry
 /// of the low halves' sum by an unsigned compare. [`sincos`] converts the words to radians.
 /// Integer lanes only, so the caller can branch around it and join its results as vectors.
-pub(super) fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 3]> {
+fn reduce_large<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 3]> {
     use super::builder::Optional;
     let xi = b.cast(x, Kind::I32)?;
     let table: &'static [f64] = &TABLES.inv_pio4;
@@ -393,7 +472,7 @@ fn large_radians<B: SimdBuilder + ?Sized>(b: &mut B, hi: B::V, lo: B::V) -> R<B:
 }
 
 /// POW of `x` and `y` (f32 lanes): glibc's `powf`, its special cases as selects.
-pub(super) fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::V> {
+fn pow<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V, y: B::V) -> R<B::V> {
     use super::builder::FUn;
     use crate::ir::ICmp;
     let v = Variant::host();

@@ -46,6 +46,7 @@ mod plan;
 mod texture;
 
 pub use builder::*;
+pub use libm::{ExactFn, inline as inline_exact};
 pub use plan::{INTERLEAVE_INSTS, host_fma, prepare, step_lanes};
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};

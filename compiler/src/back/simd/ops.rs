@@ -1,7 +1,7 @@
 //! IR instructions to vector code, or to host calls for what the target has no vector
 //! instruction for; the interpreter's semantics under DAZ/FTZ.
 
-use super::{FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
+use super::{ExactFn, FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
 use crate::back::abi::JitArgs;
 use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
@@ -308,9 +308,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 self.b.cast(a, to)?
             }
             // Exact EX2 and LG2 in the target's double-precision lanes (`libm.rs`).
-            U::FExp2 if self.b.has_doubles() => super::libm::exp2(&mut self.b, a)?,
+            U::FExp2 if self.b.has_doubles() => self.b.exact(ExactFn::Exp2, &[a])?[0],
             U::FLg2 if self.b.has_doubles() => {
-                let ln = super::libm::ln(&mut self.b, a)?;
+                let ln = self.b.exact(ExactFn::Ln, &[a])?[0];
                 // LG2 = logf(x) · 1.442695f, Mesa's constant (`numerics::lg2`).
                 let log2e = self.fconst(crate::numerics::LG2_FACTOR)?;
                 self.b.fbin(FBin::Mul, ln, log2e)?
@@ -365,7 +365,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             // Exact powf (fast math expanded it before) in double-precision lanes (`libm.rs`).
             B_::FPow if self.b.has_doubles() => {
                 let (a, c) = (self.float_operand(x)?, self.float_operand(y)?);
-                return super::libm::pow(&mut self.b, a, c);
+                return Ok(self.b.exact(ExactFn::Pow, &[a, c])?[0]);
             }
             // Exact powf elsewhere, and ldexp: the host computes them.
             B_::FPow | B_::Ldexp => return lane_op(self),
@@ -544,34 +544,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             return Ok(y);
         }
         let a = self.float_operand(x)?;
-        // The integer part of the large reduction only in steps with a large argument;
-        // zeros elsewhere (no lane reads them).
-        let large = super::libm::sincos_large_lanes(&mut self.b, a)?;
-        let any = self.b.any(large)?;
-        let mut vars = Vec::new();
-        for _ in 0..3 {
-            vars.push(self.b.vector_var(Kind::I32)?);
-        }
-        let (with, without, join) = (self.b.block()?, self.b.block()?, self.b.block()?);
-        self.b.branch(any, with, without)?;
-        self.b.switch_to(with)?;
-        let words = super::libm::reduce_large(&mut self.b, a)?;
-        for (&var, w) in vars.iter().zip(words) {
-            self.b.def_vector(var, w)?;
-        }
-        self.b.jump(join)?;
-        self.b.switch_to(without)?;
-        let zero = self.iconst(0)?;
-        for &var in &vars {
-            self.b.def_vector(var, zero)?;
-        }
-        self.b.jump(join)?;
-        self.b.switch_to(join)?;
-        let mut words = [zero; 3];
-        for (w, &var) in words.iter_mut().zip(&vars) {
-            *w = self.b.use_vector(var)?;
-        }
-        let ys = super::libm::sincos(&mut self.b, a, words)?;
+        let ys = self.b.exact(ExactFn::SinCos, &[a])?;
         let (mine, other) = if cos { (ys[1], ys[0]) } else { (ys[0], ys[1]) };
         if let Some(&second) = self.sincos_pairs.get(&i) {
             self.sincos_ready.insert(second, other);

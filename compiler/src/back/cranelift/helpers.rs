@@ -1,0 +1,130 @@
+//! Exact math out of line: each of exact mode's functions (EX2, LN, POW, SIN/COS; `libm.rs`)
+//! compiled once per process, for one register of four lanes, and called from every shader's
+//! code, instead of a copy of its few hundred instructions per use.
+//!
+//! Cranelift's compile time grows with the code it is given, and each exact function inline
+//! is 100 to 400 instructions for every EX2, LG2, POW, SIN or COS of a shader (and every
+//! register of a step): exact mode compiled shaders up to 22% slower than fast mode (etnaviv
+//! p99). A shader's code now holds a call per register; the function itself is compiled the
+//! first time any code of this process needs it ([`address`]) and kept for the process's life.
+//!
+//! The code is this process's own: shader images name it by [`Symbol`] and get its address
+//! where they are mapped, as they do for the C library's functions, so that a cached image
+//! runs with the functions of the process that maps it (the same build: the code cache keys
+//! on it). Being never stored, the functions read `libm.rs`'s tables where this process holds
+//! them, not from stack copies.
+
+use super::builder::{Callees, ClBuilder, MAX_K, Vx};
+use super::{Allocator, image_of, isa, user_names};
+use crate::back::abi::JitError;
+use crate::back::image::{MappedCode, Target};
+use crate::back::simd::{ExactFn, SimdBuilder};
+use cranelift_codegen::Context;
+use cranelift_codegen::ir::{self as cl, AbiParam, InstBuilder, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use std::sync::OnceLock;
+
+/// The namespace of the functions' names in shader code (their index is `ExactFn as u32`).
+pub(super) const NAMESPACE: u32 = 1;
+
+/// The signature of `f`'s function: its operands' registers in, its results' out (F32X4).
+pub(super) fn signature(f: ExactFn) -> cl::Signature {
+    let conv = cranelift_codegen::isa::CallConv::SystemV;
+    let mut s = cl::Signature::new(conv);
+    s.params
+        .extend((0..f.arity()).map(|_| AbiParam::new(types::F32X4)));
+    s.returns
+        .extend((0..f.results()).map(|_| AbiParam::new(types::F32X4)));
+    s
+}
+
+/// The function a shader's name refers to: `ExactFn as u32` in [`NAMESPACE`].
+pub(super) fn from_name(name: &cl::UserExternalName) -> Option<ExactFn> {
+    if name.namespace != NAMESPACE {
+        return None;
+    }
+    ExactFn::ALL.get(name.index as usize).copied()
+}
+
+/// The address of `f`'s function in this process, compiled and mapped on first use.
+///
+/// # Errors
+/// The [`JitError`] of its compilation or mapping (the same on every later call).
+pub(crate) fn address(f: ExactFn) -> Result<u64, JitError> {
+    static CODE: [OnceLock<Result<(MappedCode, u64), JitError>>; 4] =
+        [const { OnceLock::new() }; 4];
+    let slot = &CODE[f as usize];
+    match slot.get_or_init(|| compile(f)) {
+        Ok((_, a)) => Ok(*a),
+        Err(e) => Err(e.clone()),
+    }
+}
+
+/// Compiles and maps `f`'s function: its mapping and its entry's address.
+fn compile(f: ExactFn) -> Result<(MappedCode, u64), JitError> {
+    let isa = isa(cfg!(debug_assertions), Allocator::Backtracking)?;
+    let mut ctx = Context::new();
+    ctx.func.signature = signature(f);
+    let mut fctx = FunctionBuilderContext::new();
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build(f, &*isa, &mut ctx.func, &mut fctx)
+    }))
+    .map_err(|_| JitError::Codegen(format!("the lowering of {f:?} panicked")))??;
+    let image = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let names = user_names(&ctx.func);
+        let c = ctx
+            .compile(&*isa, &mut Default::default())
+            .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
+        image_of(c, &names)
+    }))
+    .map_err(|_| JitError::Codegen(format!("Cranelift panicked on {f:?}")))??;
+    if image
+        .relocs
+        .iter()
+        .any(|r| matches!(r.target, Target::Symbol(s) if s.exact().is_some()))
+    {
+        return Err(JitError::Codegen(format!("{f:?} calls an exact function")));
+    }
+    let (code, entry) = image.map()?;
+    Ok((code, entry as usize as u64))
+}
+
+/// The body of `f`'s function: the shared lowering's, for one register (`k = 1`).
+fn build(
+    f: ExactFn,
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    func: &mut cl::Function,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<(), JitError> {
+    let callees = Callees::declare(isa, func);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    // The functions read no shader arguments.
+    let args = b.ins().iconst(types::I64, 0);
+    let mut cb = ClBuilder::new(b, 1, args, callees);
+    cb.in_helper = true;
+    let body = cb.block()?;
+    cb.end_entry(body)?;
+    cb.switch_to(body)?;
+    let xs: Vec<Vx> = params
+        .iter()
+        .map(|&p| {
+            let mut v = [p; MAX_K];
+            v[0] = p;
+            Vx(v)
+        })
+        .collect();
+    let ys = cb.exact(f, &xs)?;
+    let rets: Vec<cl::Value> = ys[..f.results()]
+        .iter()
+        .map(|y| cb.bitcast(y.0[0], types::F32X4))
+        .collect();
+    let mut b = cb.b;
+    b.ins().return_(&rets);
+    b.seal_all_blocks();
+    b.finalize(isa.frontend_config());
+    Ok(())
+}
