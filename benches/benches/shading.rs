@@ -35,11 +35,13 @@ fn shading(c: &mut Criterion) {
             b.iter(|| render(black_box(&case.shader), &case.bind, 256, 256, 0).expect("renders"))
         });
         let mut engines = vec![
-            ("jit", Backend::Cranelift, MathMode::Exact),
+            ("jit", Backend::Cranelift, MathMode::Accurate),
+            ("jit-exact", Backend::Cranelift, MathMode::Exact),
             ("jit-fast", Backend::Cranelift, MathMode::Fast),
         ];
         if Backend::Llvm.available() {
-            engines.push(("llvm", Backend::Llvm, MathMode::Exact));
+            engines.push(("llvm", Backend::Llvm, MathMode::Accurate));
+            engines.push(("llvm-exact", Backend::Llvm, MathMode::Exact));
             engines.push(("llvm-fast", Backend::Llvm, MathMode::Fast));
         }
         for (label, backend, math) in engines {

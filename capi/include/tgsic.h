@@ -28,7 +28,7 @@ typedef enum tgsic_status {
 typedef enum tgsic_engine {
   // The reference interpreter.
   TGSIC_ENGINE_INTERPRETER = 0,
-  // The Cranelift JIT (exact math: bit-identical to the interpreter).
+  // The Cranelift JIT.
   TGSIC_ENGINE_CRANELIFT = 1,
   // The LLVM JIT (builds with the `llvm` feature).
   TGSIC_ENGINE_LLVM = 2,
@@ -36,6 +36,18 @@ typedef enum tgsic_engine {
   // the code cache at once); Cranelift alone without the `llvm` feature.
   TGSIC_ENGINE_AUTO = 3,
 } tgsic_engine;
+
+// How a JIT computes float math (`docs/math.md`); the interpreter is always exact.
+typedef enum TgsicMath {
+  // The default: arithmetic rounded as the interpreter rounds it, SIN, COS, EX2, LG2 and
+  // POW as vector approximations within a few ulp (no less accurate than llvmpipe).
+  TGSIC_MATH_ACCURATE = 0,
+  // Bit-identical to the interpreter (and so to Mesa's softpipe).
+  TGSIC_MATH_EXACT = 1,
+  // The loosest: fused multiply-adds, products with reciprocals, SIN and COS within
+  // 2^-22 absolute for |x| <= 8192.
+  TGSIC_MATH_FAST = 2,
+} TgsicMath;
 
 // How a buffer orders its values (raw 32-bit register components, 4 per register).
 typedef enum tgsic_layout {
@@ -138,7 +150,8 @@ int32_t tgsic_module_output_register(const struct tgsic_module *m,
                                      const char *semantic,
                                      uint32_t index);
 
-// Compiles a module for `engine`, or takes it from the runtime's cache.
+// Compiles a module for `engine` with the default math (`TGSIC_MATH_ACCURATE`), or takes it
+// from the runtime's cache.
 //
 // # Safety
 // `rt` and `m` are live; `out` is valid.
@@ -146,6 +159,16 @@ enum tgsic_status tgsic_shader_compile(const struct tgsic_runtime *rt,
                                        const struct tgsic_module *m,
                                        enum tgsic_engine engine,
                                        struct tgsic_shader **out);
+
+// Compiles a module for `engine` with `math`, or takes it from the runtime's cache.
+//
+// # Safety
+// `rt` and `m` are live; `out` is valid.
+enum tgsic_status tgsic_shader_compile_with_math(const struct tgsic_runtime *rt,
+                                                 const struct tgsic_module *m,
+                                                 enum tgsic_engine engine,
+                                                 enum TgsicMath math,
+                                                 struct tgsic_shader **out);
 
 // The engine that runs a compiled shader's next batch: for `TGSIC_ENGINE_AUTO`, the tier
 // (Cranelift until LLVM's code is ready, then LLVM); for NULL, the interpreter.

@@ -17,6 +17,7 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use tgsic::back::abi::MathMode;
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
     CacheDir, CacheUse, CompileOptions, Compiled, EngineKind, HostError, Invocations, Layout,
@@ -50,13 +51,27 @@ pub enum TgsicStatus {
 pub enum TgsicEngine {
     /// The reference interpreter.
     Interpreter = 0,
-    /// The Cranelift JIT (exact math: bit-identical to the interpreter).
+    /// The Cranelift JIT.
     Cranelift = 1,
     /// The LLVM JIT (builds with the `llvm` feature).
     Llvm = 2,
     /// Tiered: Cranelift's code at once, LLVM's as soon as a background thread has it (or from
     /// the code cache at once); Cranelift alone without the `llvm` feature.
     Auto = 3,
+}
+
+/// How a JIT computes float math (`docs/math.md`); the interpreter is always exact.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TgsicMath {
+    /// The default: arithmetic rounded as the interpreter rounds it, SIN, COS, EX2, LG2 and
+    /// POW as vector approximations within a few ulp (no less accurate than llvmpipe).
+    Accurate = 0,
+    /// Bit-identical to the interpreter (and so to Mesa's softpipe).
+    Exact = 1,
+    /// The loosest: fused multiply-adds, products with reciprocals, SIN and COS within
+    /// 2^-22 absolute for |x| <= 8192.
+    Fast = 2,
 }
 
 /// How a buffer orders its values (raw 32-bit register components, 4 per register).
@@ -333,7 +348,8 @@ pub unsafe extern "C" fn tgsic_module_output_register(
     catch_unwind(|| unsafe { register(m, semantic, index, false) }).unwrap_or(-1)
 }
 
-/// Compiles a module for `engine`, or takes it from the runtime's cache.
+/// Compiles a module for `engine` with the default math (`TGSIC_MATH_ACCURATE`), or takes it
+/// from the runtime's cache.
 ///
 /// # Safety
 /// `rt` and `m` are live; `out` is valid.
@@ -342,6 +358,22 @@ pub unsafe extern "C" fn tgsic_shader_compile(
     rt: *const TgsicRuntime,
     m: *const TgsicModule,
     engine: TgsicEngine,
+    out: *mut *mut TgsicShader,
+) -> TgsicStatus {
+    // SAFETY: the caller's contract is the function's.
+    unsafe { tgsic_shader_compile_with_math(rt, m, engine, TgsicMath::Accurate, out) }
+}
+
+/// Compiles a module for `engine` with `math`, or takes it from the runtime's cache.
+///
+/// # Safety
+/// `rt` and `m` are live; `out` is valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tgsic_shader_compile_with_math(
+    rt: *const TgsicRuntime,
+    m: *const TgsicModule,
+    engine: TgsicEngine,
+    math: TgsicMath,
     out: *mut *mut TgsicShader,
 ) -> TgsicStatus {
     guard(|| {
@@ -356,7 +388,16 @@ pub unsafe extern "C" fn tgsic_shader_compile(
             TgsicEngine::Llvm => EngineKind::Llvm,
             TgsicEngine::Auto => EngineKind::Auto,
         };
-        let compiled = rt.0.compile(&m.0, &CompileOptions::with_engine(engine));
+        let math = match math {
+            TgsicMath::Accurate => MathMode::Accurate,
+            TgsicMath::Exact => MathMode::Exact,
+            TgsicMath::Fast => MathMode::Fast,
+        };
+        let opts = CompileOptions {
+            math,
+            ..CompileOptions::with_engine(engine)
+        };
+        let compiled = rt.0.compile(&m.0, &opts);
         // SAFETY: `out` is valid.
         unsafe { hand_out(out, compiled.map(TgsicShader)) }
     })

@@ -259,3 +259,70 @@ fn the_code_cache_is_chosen_and_reported_from_c() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_math_mode_is_chosen_per_compile() {
+    // SAFETY: every pointer is a live handle or a buffer of the length passed beside it.
+    unsafe {
+        let mut rt = null_mut();
+        assert_eq!(tgsic_runtime_new(1, 0, &mut rt), TgsicStatus::Ok);
+        let src = b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\n  0: SIN OUT[0], IN[0].xxxx\n  1: END\n";
+        let mut m = null_mut();
+        assert_eq!(
+            tgsic_module_load(rt, src.as_ptr(), src.len(), &mut m),
+            TgsicStatus::Ok
+        );
+        let xs: Vec<f32> = (0..256).map(|i| i as f32 * 37.3 + 0.1).collect();
+        let inputs: Vec<u32> = xs
+            .iter()
+            .flat_map(|&x| [x, 0.0, 0.0, 1.0])
+            .map(f32::to_bits)
+            .collect();
+        let run = |engine: TgsicEngine, math: Option<TgsicMath>| -> Vec<f32> {
+            let mut s = null_mut();
+            let status = match math {
+                Some(math) => tgsic_shader_compile_with_math(rt, m, engine, math, &mut s),
+                None => tgsic_shader_compile(rt, m, engine, &mut s),
+            };
+            assert_eq!(status, TgsicStatus::Ok, "{}", last());
+            let mut out = vec![0u32; inputs.len()];
+            assert_eq!(
+                tgsic_shader_run_fragments(
+                    rt,
+                    s,
+                    null(),
+                    xs.len(),
+                    TgsicLayout::Aos,
+                    inputs.as_ptr(),
+                    inputs.len(),
+                    out.as_mut_ptr(),
+                    out.len(),
+                    null_mut()
+                ),
+                TgsicStatus::Ok,
+                "{}",
+                last()
+            );
+            tgsic_shader_free(s);
+            out.chunks(4).map(|c| f32::from_bits(c[0])).collect()
+        };
+        let interp = run(TgsicEngine::Interpreter, None);
+        let exact = run(TgsicEngine::Cranelift, Some(TgsicMath::Exact));
+        let default = run(TgsicEngine::Cranelift, None);
+        let accurate = run(TgsicEngine::Cranelift, Some(TgsicMath::Accurate));
+        assert_eq!(exact, interp, "exact: the interpreter's bits");
+        assert_eq!(default, accurate, "the default is accurate");
+        assert_ne!(accurate, interp, "accurate is not bit-exact here");
+        for (k, &x) in xs.iter().enumerate() {
+            let t = f64::from(x).sin();
+            let ulp = 2f64.powi((t.abs() as f32).log2().floor() as i32 - 23);
+            assert!(
+                (f64::from(accurate[k]) - t).abs() <= 2.0 * ulp.max(2f64.powi(-28)),
+                "sin {x}: {} against {t}",
+                accurate[k]
+            );
+        }
+        tgsic_module_free(m);
+        tgsic_runtime_free(rt);
+    }
+}

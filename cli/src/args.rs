@@ -68,11 +68,12 @@ pub struct BindArgs {
 /// Options of the JIT engines and of parallel runs (shared by `run` and `bench`).
 #[derive(Debug, Args)]
 pub struct ExecArgs {
-    /// Float math in JIT code: exact (the default: bit-identical to the interpreter, and so
-    /// to Mesa's softpipe) or fast (inline f32 approximations of SIN, COS, EX2, LG2 and POW,
-    /// products with reciprocals, fused multiply-adds: faster where those functions are
-    /// many, not bit-exact; differences and bounds in docs/jit.md).
-    #[arg(long, value_enum, default_value_t = MathArg::Exact)]
+    /// Float math in JIT code: accurate (the default: arithmetic rounded as the interpreter
+    /// rounds it, vector SIN, COS, EX2, LG2 and POW within a few ulp: no less accurate than
+    /// llvmpipe), exact (bit-identical to the interpreter, and so to Mesa's softpipe; slower
+    /// where those functions are many) or fast (looser SIN and COS, products with
+    /// reciprocals, fused multiply-adds). Bounds and figures in docs/math.md.
+    #[arg(long, value_enum, default_value_t = MathArg::Accurate)]
     pub math: MathArg,
     /// Worker threads (0: every core; at most 1024). The results do not depend on it.
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
@@ -103,9 +104,11 @@ impl ExecArgs {
 /// `--math`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MathArg {
-    /// Bit-identical to the interpreter (the default).
+    /// Interpreter arithmetic, vector transcendentals within a few ulp (the default).
+    Accurate,
+    /// Bit-identical to the interpreter.
     Exact,
-    /// Inline vector approximations and fused multiply-adds.
+    /// Looser approximations, fused multiply-adds, reciprocal products.
     Fast,
 }
 
@@ -127,6 +130,7 @@ impl ExecArgs {
         Ok(CompileOptions {
             engine,
             math: match self.math {
+                MathArg::Accurate => MathMode::Accurate,
                 MathArg::Exact => MathMode::Exact,
                 MathArg::Fast => MathMode::Fast,
             },

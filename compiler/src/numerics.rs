@@ -18,6 +18,7 @@
 //! engines). Bit moves (MOV, selects, negate/abs modifiers) and integer operations never go
 //! through these helpers and keep their bits.
 
+pub mod accurate;
 pub mod glibc;
 
 /// MXCSR: denormals are zeros.

@@ -131,7 +131,11 @@ pub fn code_cache(data: &[u8]) {
     let first = runtime();
     let module = first.load(CACHED_SHADER.as_bytes()).expect("loads");
     let want = tgsic_runtime::dispatch::render(&module, &bind, 8, 8, 0).expect("renders");
-    let opts = CompileOptions::default();
+    // Exact math: the pixels are checked against the interpreter's.
+    let opts = CompileOptions {
+        math: tgsic::back::abi::MathMode::Exact,
+        ..CompileOptions::default()
+    };
     let c = first.compile(&module, &opts).expect("compiles");
     assert_eq!(c.cache_use(), CacheUse::Miss);
     let entries: Vec<_> = std::fs::read_dir(&dir)
@@ -198,6 +202,7 @@ pub fn jit_vs_interp(data: &[u8]) {
     let config = CompileOptions {
         engine: Backend::Cranelift.into(),
         lanes,
+        math: tgsic::back::abi::MathMode::Exact,
         ..CompileOptions::default()
     };
     let jit = JitShader::new(shader.clone(), &config)

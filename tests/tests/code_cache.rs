@@ -4,6 +4,7 @@
 //! run: they are compiled again and replaced, and every image is the interpreter's.
 
 use std::path::{Path, PathBuf};
+use tgsic::back::abi::MathMode;
 use tgsic_runtime::dispatch::render;
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{
@@ -44,15 +45,21 @@ const FRAME: Frame = Frame {
     output: 0,
 };
 
-/// Compiles `name` for `engine` on a new runtime over `dir`, renders it, checks the pixels are
-/// the interpreter's, and says whether the cache answered.
+/// `engine` with exact math, whose pixels are the interpreter's.
+fn exact(engine: EngineKind) -> CompileOptions {
+    CompileOptions {
+        math: MathMode::Exact,
+        ..CompileOptions::with_engine(engine)
+    }
+}
+
+/// Compiles `name` for `engine` (exact math) on a new runtime over `dir`, renders it, checks
+/// the pixels are the interpreter's, and says whether the cache answered.
 fn compile_and_check(dir: &Path, name: &str, engine: EngineKind) -> CacheUse {
     let rt = runtime(dir);
     let m = load(&rt, name);
     let bind = Bindings::default();
-    let c = rt
-        .compile(&m, &CompileOptions::with_engine(engine))
-        .expect("compiles");
+    let c = rt.compile(&m, &exact(engine)).expect("compiles");
     let got = c
         .render(&rt, &bind, FRAME, &RunControl::default())
         .expect("renders");
@@ -95,13 +102,16 @@ fn a_second_runtime_reads_what_the_first_compiled() {
     assert_eq!(entries(&dir).len(), SHADERS.len() * engines().len());
     let rt = runtime(&dir);
     let m = load(&rt, SHADERS[0]);
-    let exact = rt.compile(&m, &CompileOptions::default()).unwrap();
-    let fast = CompileOptions {
-        math: tgsic::back::abi::MathMode::Fast,
-        ..CompileOptions::default()
-    };
-    assert_eq!(exact.cache_use(), CacheUse::Hit);
-    assert_eq!(rt.compile(&m, &fast).unwrap().cache_use(), CacheUse::Miss);
+    let engine = CompileOptions::default().engine;
+    let again = rt.compile(&m, &exact(engine)).unwrap();
+    assert_eq!(again.cache_use(), CacheUse::Hit);
+    for math in [MathMode::Accurate, MathMode::Fast] {
+        let other = CompileOptions {
+            math,
+            ..exact(engine)
+        };
+        assert_eq!(rt.compile(&m, &other).unwrap().cache_use(), CacheUse::Miss);
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -71,9 +71,12 @@ fn a_host_renders_what_tgsic_run_renders() {
         let color = m.reflection().output(Semantic::Color, 0).unwrap() as usize;
         let outs = m.reflection().output_registers;
         for engine in &engines {
-            let c = rt
-                .compile(&m, &CompileOptions::with_engine(*engine))
-                .unwrap();
+            // Exact math: the interpreter's bits.
+            let exact = CompileOptions {
+                math: tgsic::back::abi::MathMode::Exact,
+                ..CompileOptions::with_engine(*engine)
+            };
+            let c = rt.compile(&m, &exact).unwrap();
             for layout in [Layout::Aos, Layout::Soa] {
                 let (data, pixels) = inputs(&m, w, h, layout);
                 let n = pixels.len();

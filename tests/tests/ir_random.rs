@@ -47,6 +47,7 @@ fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, JitShader)>, S
             let config = CompileOptions {
                 engine: backend.into(),
                 lanes,
+                math: tgsic::back::abi::MathMode::Exact,
                 ..CompileOptions::default()
             };
             JitShader::new(shader.clone(), &config)

@@ -15,7 +15,11 @@ const SEEDS: u64 = 3;
 #[test]
 fn jit_matches_the_interpreter() {
     for (backend, _) in jit_backends() {
-        check(CompileOptions::with_engine(backend));
+        // Exact math: the interpreter's bits.
+        check(CompileOptions {
+            math: tgsic::back::abi::MathMode::Exact,
+            ..CompileOptions::with_engine(backend)
+        });
     }
 }
 

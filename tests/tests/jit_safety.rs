@@ -894,8 +894,11 @@ fn two_threads_render_what_one_renders() {
         .contains(&c.name.as_str())
     }) {
         for (backend, _) in jit_backends() {
-            let jit =
-                JitShader::new(c.shader.clone(), &CompileOptions::with_engine(backend)).unwrap();
+            let exact = CompileOptions {
+                math: tgsic::back::abi::MathMode::Exact,
+                ..CompileOptions::with_engine(backend)
+            };
+            let jit = JitShader::new(c.shader.clone(), &exact).unwrap();
             let one = render_with(
                 &jit,
                 &c.bind,

@@ -29,8 +29,8 @@ pub struct IrArgs {
     #[arg(long, default_value = "cranelift", value_parser = crate::args::parse_engine)]
     pub engine: crate::args::EngineArg,
     /// Float math in generated code (with --emit clif|llvm-ir|asm), as `run` compiles it by
-    /// default: exact.
-    #[arg(long, value_enum, default_value_t = crate::args::MathArg::Exact)]
+    /// default: accurate.
+    #[arg(long, value_enum, default_value_t = crate::args::MathArg::Accurate)]
     pub math: crate::args::MathArg,
     /// JIT lanes per step, 0 for the engine's default (with --emit clif|llvm-ir|asm).
     #[arg(long, default_value_t = 0, value_parser = crate::args::parse_lanes)]

@@ -11,14 +11,22 @@ use thiserror::Error;
 /// Invocations per call of the generated code.
 pub const BATCH_LANES: usize = 64;
 
-/// How transcendental functions are computed.
+/// How float math is computed (`docs/math.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MathMode {
-    /// Bit-identical to the interpreter (glibc's functions, called per lane).
+    /// The default: every arithmetic operation rounded as the interpreter rounds it (no
+    /// fused multiply-adds, no products with reciprocals, MIN/MAX/comparison NaN rules kept),
+    /// SIN and COS within 2 ulp with a reduction good for |x| < 2³⁰ (exact beyond;
+    /// [`crate::numerics::accurate`]), EX2, LG2 and POW vector approximations within the
+    /// bounds of [`fast_math`](crate::opt::fast_math). No less accurate than llvmpipe on the
+    /// corpus; not bit-identical to the interpreter.
     #[default]
+    Accurate,
+    /// Bit-identical to the interpreter (glibc's functions, computed in the code).
     Exact,
-    /// Polynomial approximations expanded into the IR before code generation (bounds in
-    /// [`fast_math`](crate::opt::fast_math)).
+    /// The loosest and fastest: [`Accurate`](Self::Accurate)'s EX2, LG2 and POW, SIN and COS
+    /// within 2⁻²² absolute for |x| ≤ 8192, multiply-adds fused, divisions by constants and
+    /// shared divisors made products with reciprocals.
     Fast,
 }
 

@@ -151,6 +151,66 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
     }
 }
 
+/// SIN and COS compiled in accurate mode (alone and as a pair, either first and either read)
+/// against [`crate::numerics::accurate::sincos`], bit for bit: every `step`-th f32, special
+/// values, and inputs scattered over every exponent, so that steps mix near lanes with far
+/// ones (|x| ≥ 2³⁰, inf, NaN), which take the exact functions.
+pub fn check_accurate_sincos(c: Compiler, step: usize) {
+    use crate::numerics::accurate;
+    let mut cases: Vec<(Function, bool)> = vec![
+        (unary_function(Unary::FSin), false),
+        (unary_function(Unary::FCos), true),
+    ];
+    for (first, second) in [(Unary::FSin, Unary::FCos), (Unary::FCos, Unary::FSin)] {
+        for (out, u) in [(false, first), (true, second)] {
+            cases.push((pair_function(first, second, out), u == Unary::FCos));
+        }
+    }
+    let specials = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x4e80_0000,
+        0x4e7f_ffff,
+        0xce80_0000,
+        0x3f49_0fdb,
+        0x3fc9_0fdb,
+        0x4b80_0000,
+        0x47c3_5000,
+    ];
+    for (f, cos) in cases {
+        let shader = c(&f, MathMode::Accurate).expect("compiles");
+        let scattered = (0..1u32 << 16).map(|i| i.wrapping_mul(0x9e37_79b9));
+        let mut inputs = (0..=u32::MAX)
+            .step_by(step)
+            .chain(specials)
+            .chain(scattered)
+            .peekable();
+        let (mut bad, mut count, mut first) = (0u64, 0u64, None);
+        while inputs.peek().is_some() {
+            let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
+            let got = run_inputs(&shader, &xs);
+            for (&x, &g) in xs.iter().zip(&got) {
+                let (s, c) = accurate::sincos(f32::from_bits(x));
+                let want = if cos { c } else { s }.to_bits();
+                if want != g {
+                    bad += 1;
+                    first.get_or_insert((x, want, g));
+                }
+            }
+            count += xs.len() as u64;
+        }
+        assert_eq!(
+            bad, 0,
+            "cos {cos}: {bad} of {count} inputs differ; first (x, reference, code): {first:#010x?}"
+        );
+    }
+}
+
 /// POW compiled in exact mode against the interpreter's on a grid of x (every `step`-th float)
 /// by y (integers, halves, a sweep and the special values), bit for bit.
 pub fn check_exact_pow(c: Compiler, step: usize) {

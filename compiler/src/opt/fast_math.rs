@@ -26,6 +26,16 @@ use crate::ir::*;
 
 /// Expands every transcendental function of `f`; returns whether there was one.
 pub fn run(f: &mut Function) -> bool {
+    expand(f, true)
+}
+
+/// Expands EX2, LG2 and POW of `f` (accurate math computes SIN and COS in the lowering);
+/// returns whether there was one.
+pub fn run_except_sincos(f: &mut Function) -> bool {
+    expand(f, false)
+}
+
+fn expand(f: &mut Function, sincos: bool) -> bool {
     super::util::rewrite_insts(f, &mut |f, out, i| {
         let d = &f.insts[i];
         let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
@@ -33,8 +43,8 @@ pub fn run(f: &mut Function) -> bool {
         let last = match op {
             Op::Unary(Unary::FExp2) => e.exp2(args[0]),
             Op::Unary(Unary::FLg2) => e.lg2(args[0]),
-            Op::Unary(Unary::FSin) => e.sincos(args[0], false),
-            Op::Unary(Unary::FCos) => e.sincos(args[0], true),
+            Op::Unary(Unary::FSin) if sincos => e.sincos(args[0], false),
+            Op::Unary(Unary::FCos) if sincos => e.sincos(args[0], true),
             Op::Binary(Binary::FPow) => e.pow(args[0], args[1]),
             _ => return false,
         };

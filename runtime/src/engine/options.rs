@@ -94,7 +94,8 @@ impl std::fmt::Display for EngineKind {
 pub struct CompileOptions {
     /// The engine.
     pub engine: EngineKind,
-    /// Float math in generated code: exact (bit-identical to the interpreter) or fast.
+    /// Float math in generated code: accurate (the default), exact (bit-identical to the
+    /// interpreter) or fast ([`MathMode`]).
     pub math: MathMode,
     /// Lanes per step of the generated code, 0 for the back end's choice per shader
     /// ([`tgsic::back::CodegenOptions::lanes`] says which widths each back end takes).
@@ -105,12 +106,12 @@ pub struct CompileOptions {
 
 impl Default for CompileOptions {
     /// The build's default engine ([`EngineKind::best_default`]: tiered where LLVM is built
-    /// in, else Cranelift), exact math (bit-identical to the interpreter), lanes chosen per
-    /// shader, -O2.
+    /// in, else Cranelift), accurate math (no less accurate than llvmpipe; `docs/math.md`),
+    /// lanes chosen per shader, -O2.
     fn default() -> Self {
         CompileOptions {
             engine: EngineKind::best_default(),
-            math: MathMode::Exact,
+            math: MathMode::Accurate,
             lanes: 0,
             opt: OptLevel::O2,
         }

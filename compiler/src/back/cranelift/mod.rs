@@ -267,7 +267,7 @@ fn lower(
     b.switch_to_block(entry);
     let args = b.block_params(entry)[0];
     let builder = builder::ClBuilder::new(b, opts.lanes / 4, args, callees);
-    let (cb, lowered) = simd::lower(f, builder, opts.textures)?;
+    let (cb, lowered) = simd::lower(f, builder, opts.textures, opts.math)?;
     let mut b = cb.b;
     b.seal_all_blocks();
     b.finalize(isa.frontend_config());
@@ -287,6 +287,13 @@ mod tests {
         // `cargo test -p tgsic --release cranelift::tests::exact_transcendentals -- --ignored`.
         for lanes in [0, 4, 8, 32] {
             ts::check_exact_transcendentals(&cranelift(lanes), 4099);
+        }
+    }
+
+    #[test]
+    fn accurate_sin_and_cos_match_their_reference() {
+        for lanes in [0, 4, 8] {
+            ts::check_accurate_sincos(&cranelift(lanes), 4099);
         }
     }
 

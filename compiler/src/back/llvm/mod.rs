@@ -260,7 +260,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let tm = target_machine(cpu)?;
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
-    let lowered = lower(&f, lanes, opts.textures, cpu, cx, &module)?;
+    let lowered = lower(&f, lanes, opts.textures, opts.math, cpu, cx, &module)?;
     if opts.verify {
         module
             .verify()
@@ -347,6 +347,7 @@ fn lower<'ctx>(
     f: &Function,
     lanes: usize,
     tex_paths: TexPaths,
+    math: crate::back::abi::MathMode,
     cpu: &HostCpu,
     cx: &'ctx Context,
     module: &Module<'ctx>,
@@ -405,7 +406,7 @@ fn lower<'ctx>(
         callees,
         (cpu.fma, cpu.width as u32, cpu.hardware_gather),
     )?;
-    Ok(simd::lower(f, lb, tex_paths)?.1)
+    Ok(simd::lower(f, lb, tex_paths, math)?.1)
 }
 
 /// The bytes of code (not constants) in the object `bytes`: the text sections (`.ltext` in
@@ -499,6 +500,13 @@ mod tests {
         // `cargo test -p tgsic --release --features llvm exact_transcendentals -- --ignored`.
         for lanes in [0, 4, 8, 64] {
             ts::check_exact_transcendentals(&llvm(lanes), 4099);
+        }
+    }
+
+    #[test]
+    fn accurate_sin_and_cos_match_their_reference() {
+        for lanes in [0, 4, 8, 64] {
+            ts::check_accurate_sincos(&llvm(lanes), 4099);
         }
     }
 

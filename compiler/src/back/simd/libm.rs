@@ -97,6 +97,95 @@ fn sincos_step<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     sincos(b, x, words)
 }
 
+/// SIN and COS of `x` (f32 lanes) as accurate math computes them
+/// ([`crate::numerics::accurate`], operation for operation): a reduction in double-precision
+/// lanes, f32 polynomials; the steps with a lane of |x| ≥ 2³⁰, inf or NaN also compute the
+/// exact functions ([`SimdBuilder::exact`]) and take them in those lanes.
+pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
+    use crate::numerics::accurate::{COS, LIMIT, PIO2, ROUNDER, SIN, TINY, TWO_OVER_PI};
+    let x = b.flush(x)?;
+    let ax = b.fun(super::builder::FUn::Abs, x)?;
+    let limit = fc(b, LIMIT)?;
+    let near = b.fcmp(FCmp::Lt, ax, limit)?;
+    let zero = fc(b, 0.0)?;
+    let xs = b.select(near, x, zero)?;
+    let xd = b.d_from_float(xs)?;
+    let k = b.d_const(TWO_OVER_PI)?;
+    let t = b.d_bin(FBin::Mul, xd, k)?;
+    let rounder = b.d_const(ROUNDER)?;
+    let t = b.d_bin(FBin::Add, t, rounder)?;
+    let q = b.d_bin(FBin::Sub, t, rounder)?;
+    let mut r = xd;
+    for part in PIO2 {
+        let p = b.d_const(part)?;
+        let m = b.d_bin(FBin::Mul, q, p)?;
+        r = b.d_bin(FBin::Sub, r, m)?;
+    }
+    let r = b.d_to_float(r)?;
+    let n = b.d_to_int(q)?;
+    let z = b.fbin(FBin::Mul, r, r)?;
+    let poly = |b: &mut B, c: [f32; 3]| -> R<B::V> {
+        let c2 = fc(b, c[2])?;
+        let p = b.fbin(FBin::Mul, c2, z)?;
+        let c1 = fc(b, c[1])?;
+        let p = b.fbin(FBin::Add, p, c1)?;
+        let p = b.fbin(FBin::Mul, p, z)?;
+        let c0 = fc(b, c[0])?;
+        let p = b.fbin(FBin::Add, p, c0)?;
+        b.fbin(FBin::Mul, p, z)
+    };
+    let p = poly(b, SIN)?;
+    let p = b.fbin(FBin::Mul, p, r)?;
+    let s = b.fbin(FBin::Add, p, r)?;
+    let ar = b.fun(super::builder::FUn::Abs, r)?;
+    let tiny = fc(b, TINY)?;
+    let is_tiny = b.fcmp(FCmp::Lt, ar, tiny)?;
+    let s = b.select(is_tiny, r, s)?;
+    let p = poly(b, COS)?;
+    let p = b.fbin(FBin::Mul, p, z)?;
+    let half = fc(b, 0.5)?;
+    let hz = b.fbin(FBin::Mul, z, half)?;
+    let c = b.fbin(FBin::Sub, p, hz)?;
+    let one = fc(b, 1.0)?;
+    let c = b.fbin(FBin::Add, c, one)?;
+    // Quadrant n: sin = (s, c, −s, −c)[n mod 4], cos = sin's at n + 1.
+    let (one_i, zero_i) = (ic(b, 1)?, ic(b, 0)?);
+    let mut out = [x; 2];
+    for (j, y) in out.iter_mut().enumerate() {
+        let m = if j == 0 {
+            n
+        } else {
+            b.ibin(IBin::Add, n, one_i)?
+        };
+        let bit = b.ibin(IBin::And, m, one_i)?;
+        let odd = b.icmp(crate::ir::ICmp::Ne, bit, zero_i)?;
+        let v = b.select(odd, c, s)?;
+        let sign = b.shift_imm(Shift::ShrU, m, 1)?;
+        let sign = b.shift_imm(Shift::Shl, sign, 31)?;
+        let v = b.cast(v, Kind::I32)?;
+        let v = b.ibin(IBin::Xor, v, sign)?;
+        *y = b.cast(v, Kind::F32)?;
+    }
+    // The exact functions where the reduction does not reach, only in steps that need them.
+    let far = b.not(near)?;
+    let any = b.any(far)?;
+    let vars = [b.vector_var(Kind::F32)?, b.vector_var(Kind::F32)?];
+    let (with, join) = (b.block()?, b.block()?);
+    for (&var, &y) in vars.iter().zip(&out) {
+        b.def_vector(var, y)?;
+    }
+    b.branch(any, with, join)?;
+    b.switch_to(with)?;
+    let exact = b.exact(ExactFn::SinCos, &[x])?;
+    for ((&var, &y), e) in vars.iter().zip(&out).zip(exact) {
+        let y = b.select(near, y, e)?;
+        b.def_vector(var, y)?;
+    }
+    b.jump(join)?;
+    b.switch_to(join)?;
+    Ok([b.use_vector(vars[0])?, b.use_vector(vars[1])?])
+}
+
 /// `a · b + c` as `v`, glibc's build on this host, computes it.
 fn mul_add<B: SimdBuilder + ?Sized>(b: &mut B, v: Variant, a: B::D, x: B::D, c: B::D) -> R<B::D> {
     match v {

@@ -179,6 +179,8 @@ struct Lower<'a, B: SimdBuilder> {
     /// The instructions inside statements of the steps that [`Self::hoist`] lowered before
     /// them: the steps skip them.
     prehoisted: std::collections::HashSet<ir::Inst>,
+    /// SIN and COS as accurate math computes them (`libm::sincos_accurate`), not exactly.
+    accurate_sincos: bool,
 }
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
@@ -188,7 +190,12 @@ struct Lower<'a, B: SimdBuilder> {
 ///
 /// # Errors
 /// What the builder reports ([`JitError::Codegen`](super::abi::JitError::Codegen)).
-pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) -> R<(B, Lowered)> {
+pub fn lower<B: SimdBuilder>(
+    f: &ir::Function,
+    mut b: B,
+    tex_paths: TexPaths,
+    math: super::abi::MathMode,
+) -> R<(B, Lowered)> {
     let lanes = b.lanes();
     let args = b.args();
     let ptr = |b: &mut B, off: usize| b.load(Scalar::Ptr, args, off as i32);
@@ -241,6 +248,7 @@ pub fn lower<B: SimdBuilder>(f: &ir::Function, mut b: B, tex_paths: TexPaths) ->
         sincos_pairs: ops::sincos_pairs(f),
         sincos_ready: HashMap::new(),
         prehoisted: Default::default(),
+        accurate_sincos: math == super::abi::MathMode::Accurate,
     };
     lw.steps()?;
     Ok((

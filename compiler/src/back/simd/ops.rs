@@ -544,7 +544,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             return Ok(y);
         }
         let a = self.float_operand(x)?;
-        let ys = self.b.exact(ExactFn::SinCos, &[a])?;
+        let ys = if self.accurate_sincos {
+            super::libm::sincos_accurate(&mut self.b, a)?
+        } else {
+            self.b.exact(ExactFn::SinCos, &[a])?
+        };
         let (mine, other) = if cos { (ys[1], ys[0]) } else { (ys[0], ys[1]) };
         if let Some(&second) = self.sincos_pairs.get(&i) {
             self.sincos_ready.insert(second, other);

@@ -1,0 +1,147 @@
+//! SIN and COS of accurate math ([`MathMode::Accurate`](crate::back::abi::MathMode)), the
+//! scalar statement of what the generated code computes for a whole step of lanes
+//! (`back/simd/libm.rs`, `sincos_accurate`), operation for operation, so that tests can
+//! compare the two bit for bit and measure the error of either against the true sine.
+//!
+//! - **Reduction in double precision.** r = x − q·π/2 with q the integer nearest x·2/π, π/2 in
+//!   three parts: the first two of 23 significant bits, so that q·part is exact for every
+//!   |q| < 2³⁰, the third the rest rounded to a double. x − q·P1 is exact (the two are within a
+//!   factor of 2), so r is within a few units of 2⁻⁵³·|r| plus 2⁻⁷⁰ of the true x − q·π/2, for
+//!   every |x| < 2³⁰ — hash functions such as `fract(sin(x) · 43758.5)` keep their bits up to
+//!   there, where an f32 reduction loses them from a few thousand on.
+//! - **Polynomials in f32** on r rounded to f32 (|r| ≤ π/4 and a little), Cephes's `sinf` and
+//!   `cosf` minimax coefficients, each operation rounded (no fused multiply-add, so every
+//!   host and back end computes the same bits).
+//! - **|x| ≥ 2³⁰, inf, NaN**: the exact functions (glibc's `sinf`/`cosf`, as the interpreter).
+//!
+//! Error against the correctly rounded sine and cosine, every f32 below 2³⁰ (measured by
+//! `accurate_sincos_error_over_every_float`): at most 2 units in the last place, or 2⁻²⁸
+//! absolute where the result is below 2⁻⁴ (the cosine's `1 − z/2` near π/4 and the quadrant
+//! swap round there).
+
+use super::{add, ftz, mul, round_ftz, sub};
+
+/// Arguments at least this large (and inf, NaN) take the exact functions.
+pub const LIMIT: f32 = 1_073_741_824.0;
+/// 2/π, rounded to a double.
+pub const TWO_OVER_PI: f64 = f64::from_bits(0x3fe4_5f30_6dc9_c883);
+/// Rounds a double below 2⁵¹ in magnitude to the nearest integer by an addition and a
+/// subtraction.
+pub const ROUNDER: f64 = 6_755_399_441_055_744.0;
+/// π/2 in three parts: `P1 + P2` 46 bits of it, each 23 bits, so that `q · P1` and `q · P2`
+/// are exact for |q| < 2³⁰; `P3` the rest.
+pub const PIO2: [f64; 3] = [
+    f64::from_bits(0x3ff9_21fb_4000_0000),
+    f64::from_bits(0x3e74_442d_0000_0000),
+    f64::from_bits(0x3cf8_4698_98cc_5170),
+];
+/// |r| below this: sin r is r.
+pub const TINY: f32 = 1.0 / 4096.0;
+/// sin r ≈ r + r·z·(S1 + z·(S2 + z·S3)), z = r² (Cephes's `sinf`).
+pub const SIN: [f32; 3] = [-1.666_665_5e-1, 8.332_161e-3, -1.951_529_6e-4];
+/// cos r ≈ 1 − z/2 + z²·(C1 + z·(C2 + z·C3)) (Cephes's `cosf`).
+pub const COS: [f32; 3] = [4.166_664_6e-2, -1.388_731_6e-3, 2.443_315_7e-5];
+
+/// SIN and COS of `x` (register bits read as the CPU reads them: a denormal is a zero of its
+/// sign), as accurate math computes them.
+pub fn sincos(x: f32) -> (f32, f32) {
+    let x = ftz(x);
+    // NaN compares false: it is not near.
+    let near = x.abs() < LIMIT;
+    if !near {
+        // As the interpreter reads them: a NaN result is the canonical NaN.
+        let canon = |y: f32| {
+            if y.is_nan() {
+                f32::from_bits(super::CANONICAL_NAN)
+            } else {
+                y
+            }
+        };
+        return (canon(super::libm::sin(x)), canon(super::libm::cos(x)));
+    }
+    let xd = f64::from(x);
+    let q = (xd * TWO_OVER_PI + ROUNDER) - ROUNDER;
+    let r = ((xd - q * PIO2[0]) - q * PIO2[1]) - q * PIO2[2];
+    let r = round_ftz(r);
+    let z = mul(r, r);
+    // Sine: ((S3·z + S2)·z + S1)·z·r + r.
+    let p = add(mul(SIN[2], z), SIN[1]);
+    let p = add(mul(p, z), SIN[0]);
+    let s = add(mul(mul(p, z), r), r);
+    // Below 2⁻¹², r·z·p is under half an ulp of r and the sum is r: exactly r, so that
+    // SIN(−0) is −0.
+    let s = if r.abs() < TINY { r } else { s };
+    // Cosine: ((C3·z + C2)·z + C1)·z·z − z/2 + 1.
+    let p = add(mul(COS[2], z), COS[1]);
+    let p = add(mul(p, z), COS[0]);
+    let c = sub(mul(mul(p, z), z), mul(z, 0.5));
+    let c = add(c, 1.0);
+    let n = q as i32;
+    let pick = |n: i32| {
+        let v = if n & 1 != 0 { c } else { s };
+        if n & 2 != 0 { -v } else { v }
+    };
+    (pick(n), pick(n.wrapping_add(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The largest error of `sincos` over the f32 bit patterns `xs` (|x| < LIMIT), in units
+    /// in the last place of the true result (f64's `sin` and `cos`, within 2⁻⁵² of it), or
+    /// absolute where the result is below 2⁻⁴; with an input where each is reached.
+    fn worst(xs: impl Iterator<Item = u32>) -> [(f64, u32); 2] {
+        let mut w = [(0.0, 0u32); 2];
+        for bits in xs {
+            let x = f32::from_bits(bits);
+            let near = x.abs() < LIMIT;
+            if !near || x.is_subnormal() {
+                continue;
+            }
+            let (s, c) = sincos(x);
+            for (k, (y, t)) in [(s, f64::from(x).sin()), (c, f64::from(x).cos())]
+                .into_iter()
+                .enumerate()
+            {
+                let e = (f64::from(y) - t).abs();
+                let e = if t.abs() < 0.0625 {
+                    e / 2f64.powi(-28)
+                } else {
+                    let ulp = 2f64.powi((t.abs() as f32).log2().floor() as i32 - 23);
+                    e / ulp
+                };
+                if e > w[k].0 {
+                    w[k] = (e, bits);
+                }
+            }
+        }
+        w
+    }
+
+    #[test]
+    fn accurate_sincos_error_is_bounded() {
+        let w = worst((0..=u32::MAX).step_by(997));
+        eprintln!("sample: sin {:?}, cos {:?}", w[0], w[1]);
+        assert!(w.iter().all(|&(e, _)| e <= 2.0), "{w:?}");
+        // Odd and even: −x gives −sin x and cos x, bit for bit.
+        for bits in (0..0x4e80_0000u32).step_by(9973) {
+            let x = f32::from_bits(bits);
+            let (s, c) = sincos(x);
+            let (ns, nc) = sincos(-x);
+            assert_eq!(
+                (ns.to_bits(), nc.to_bits()),
+                ((-s).to_bits(), c.to_bits()),
+                "{x}"
+            );
+        }
+    }
+
+    #[test]
+    #[ignore = "every positive f32 below 2³⁰: run in release mode"]
+    fn accurate_sincos_error_over_every_float() {
+        let w = worst(0..0x4e80_0000u32);
+        eprintln!("every float: sin {:?}, cos {:?}", w[0], w[1]);
+        assert!(w.iter().all(|&(e, _)| e <= 2.0), "{w:?}");
+    }
+}
