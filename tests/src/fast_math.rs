@@ -125,6 +125,21 @@ pub fn ex2_within_2_ulp(run: Runner) -> u64 {
         &[f32::INFINITY, f32::NEG_INFINITY, 200.0, -200.0],
     );
     assert_eq!(special, [f32::INFINITY, 0.0, f32::INFINITY, 0.0]);
+    // The edges of the normal range: 2⁻¹²⁶ itself, results below it flushed to 0, and the
+    // last binade below overflow finite.
+    let edges = unary(
+        run,
+        Func::Ex2,
+        &[-126.0, -126.25, -126.5, -127.0, 127.5, 127.99],
+    );
+    assert_eq!(&edges[..4], &[f32::MIN_POSITIVE, 0.0, 0.0, 0.0]);
+    for (&y, x) in edges[4..].iter().zip([127.5f32, 127.99]) {
+        let want = f64::from(x).exp2();
+        assert!(
+            y.is_finite() && (f64::from(y) - want).abs() <= want * 2f64.powi(-22),
+            "{x}: {y}"
+        );
+    }
     w.0
 }
 

@@ -122,24 +122,20 @@ impl Expand<'_> {
             .map(|j| (ln2.powi(j) / (1..=j).map(f64::from).product::<f64>()) as f32)
             .collect();
         let p = self.poly(t, &coef);
-        // 2^n in two exact steps (n/2 and the rest, each within the normal range), so only the
-        // final product rounds — and flushes to zero or overflows where the true result does.
+        // 2^n · p by adding n to p's exponent (p in [0.70, 1.42]): exact wherever the result
+        // is a normal float. At n = 128 (x clamped to 128, so t ≤ 0 and p ≤ 1) it is the
+        // largest finite binade or, for p = 1, inf; below x = −126 the true result is under
+        // 2⁻¹²⁶, which FTZ makes 0 (the sum would be a denormal's bits).
         let ni = self.un(Unary::FloorToInt, n, Type::I32);
-        let one = self.ic(1);
-        let na = self.bin(Binary::ShrS, ni, one);
-        let nb = self.bin(Binary::ISub, ni, na);
-        let (bias, s23) = (self.ic(127), self.ic(23));
-        let mut r = p;
-        for part in [na, nb] {
-            let e = self.bin(Binary::IAdd, part, bias);
-            let e = self.bin(Binary::Shl, e, s23);
-            let scale = self.un(Unary::Bitcast, e, Type::F32);
-            r = self.bin(Binary::FMul, r, scale);
-        }
-        // 2^128 overflows to inf even where p < 1.
-        let big = self.fcmp(FCmp::Ge, x, hi);
-        let inf = self.fc(f32::INFINITY);
-        let r = self.select([big, inf, r]);
+        let s23 = self.ic(23);
+        let e = self.bin(Binary::Shl, ni, s23);
+        let pi = self.un(Unary::Bitcast, p, Type::I32);
+        let ri = self.bin(Binary::IAdd, pi, e);
+        let r = self.un(Unary::Bitcast, ri, Type::F32);
+        let min = self.fc(-126.0);
+        let tiny = self.fcmp(FCmp::Lt, x, min);
+        let z = self.fc(0.0);
+        let r = self.select([tiny, z, r]);
         let nan = self.fcmp(FCmp::Ne, x, x);
         [nan, x, r]
     }
