@@ -125,6 +125,10 @@ pub fn ex2_within_2_ulp(run: Runner) -> u64 {
         &[f32::INFINITY, f32::NEG_INFINITY, 200.0, -200.0],
     );
     assert_eq!(special, [f32::INFINITY, 0.0, f32::INFINITY, 0.0]);
+    // Integers give their powers of two exactly.
+    let ints = unary(run, Func::Ex2, &[0.0, 1.0, 3.0, -2.0, 10.0, -126.0, 127.0]);
+    let want = [1.0, 2.0, 8.0, 0.25, 1024.0, 2f32.powi(-126), 2f32.powi(127)];
+    assert_eq!(ints, want);
     // The edges of the normal range: 2⁻¹²⁶ itself, results below it flushed to 0, and the
     // last binade below overflow finite.
     let edges = unary(

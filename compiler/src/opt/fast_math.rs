@@ -54,6 +54,18 @@ fn expand(f: &mut Function, sincos: bool) -> bool {
     })
 }
 
+/// 2^t on [0, 1), lowest degree first: the polynomial of degree 6 through 2^t at the seven
+/// Chebyshev nodes of [0, 1], rounded to f32 (1.0 exactly).
+const EXP2_POLY: [f32; 7] = [
+    1.0,
+    0.693_146_94,
+    0.240_230_46,
+    0.055_480_63,
+    0.009_684_186,
+    0.001_239_133_2,
+    0.000_218_657_85,
+];
+
 /// Emits instructions before the one being expanded.
 struct Expand<'a> {
     f: &'a mut Function,
@@ -109,35 +121,30 @@ impl Expand<'_> {
     /// 2^x.
     fn exp2(&mut self, x: Value) -> Sel {
         let (lo, hi) = (self.fc(-127.0), self.fc(128.0));
-        // Clamp (NaN is restored at the end); round to the nearest integer n, |t| ≤ 0.5.
+        // Clamp (NaN is restored at the end); n = ⌊x⌋, t in [0, 1).
         let c = self.fcmp(FCmp::Gt, x, lo);
         let xc = self.select([c, x, lo]);
         let c = self.fcmp(FCmp::Lt, xc, hi);
         let xc = self.select([c, xc, hi]);
-        let n = self.un(Unary::FRound, xc, Type::F32);
+        let n = self.un(Unary::FFloor, xc, Type::F32);
         let t = self.bin(Binary::FSub, xc, n);
-        // 2^t = e^(t·ln 2): Taylor to degree 7 (remainder below 2⁻²⁶ on |t| ≤ 0.5).
-        let ln2 = std::f64::consts::LN_2;
-        let coef: Vec<f32> = (0..8)
-            .map(|j| (ln2.powi(j) / (1..=j).map(f64::from).product::<f64>()) as f32)
-            .collect();
-        let p = self.poly(t, &coef);
-        // 2^n · p by adding n to p's exponent (p in [0.70, 1.42]): exact wherever the result
-        // is a normal float. At n = 128 (x clamped to 128, so t ≤ 0 and p ≤ 1) it is the
-        // largest finite binade or, for p = 1, inf; below x = −126 the true result is under
-        // 2⁻¹²⁶, which FTZ makes 0 (the sum would be a denormal's bits).
+        // 2^t on [0, 1): the degree-6 polynomial interpolating it at the Chebyshev nodes,
+        // 1 at t = 0 exactly (so an integer x gives its power of two exactly), within 1.3 ulp
+        // with each f32 rounding.
+        let p = self.poly(t, &EXP2_POLY);
+        // 2^n as a float's exponent field: for n = −127 (x below −126) its bits are 0, the
+        // result 0 as FTZ makes it; for n = 128 (x ≥ 128, so t = 0 and p = 1) inf. Otherwise
+        // a normal power of two, so the product is exact: p · 2^n ≥ 2⁻¹²⁶.
         let ni = self.un(Unary::FloorToInt, n, Type::I32);
+        let bias = self.ic(127);
+        let e = self.bin(Binary::IAdd, ni, bias);
         let s23 = self.ic(23);
-        let e = self.bin(Binary::Shl, ni, s23);
-        let pi = self.un(Unary::Bitcast, p, Type::I32);
-        let ri = self.bin(Binary::IAdd, pi, e);
-        let r = self.un(Unary::Bitcast, ri, Type::F32);
-        let min = self.fc(-126.0);
-        let tiny = self.fcmp(FCmp::Lt, x, min);
-        let z = self.fc(0.0);
-        let r = self.select([tiny, z, r]);
+        let e = self.bin(Binary::Shl, e, s23);
+        let scale = self.un(Unary::Bitcast, e, Type::F32);
+        let r = self.bin(Binary::FMul, p, scale);
         let nan = self.fcmp(FCmp::Ne, x, x);
-        [nan, x, r]
+        let canonical = self.fc(f32::from_bits(crate::numerics::CANONICAL_NAN));
+        [nan, canonical, r]
     }
 
     /// log2(x).
