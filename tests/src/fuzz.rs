@@ -131,10 +131,11 @@ pub fn code_cache(data: &[u8]) {
     let first = runtime();
     let module = first.load(CACHED_SHADER.as_bytes()).expect("loads");
     let want = tgsic_runtime::dispatch::render(&module, &bind, 8, 8, 0).expect("renders");
-    // Exact math: the pixels are checked against the interpreter's.
+    // Exact math: the pixels are checked against the interpreter's. One engine: a tiered
+    // compile's second tier would write its own entry in the background, racing the damage.
     let opts = CompileOptions {
         math: tgsic::back::abi::MathMode::Exact,
-        ..CompileOptions::default()
+        ..CompileOptions::with_engine(tgsic_runtime::engine::EngineKind::Cranelift)
     };
     let c = first.compile(&module, &opts).expect("compiles");
     assert_eq!(c.cache_use(), CacheUse::Miss);

@@ -50,6 +50,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let args = &self.f.insts[i].args;
                 match &self.f.insts[i].op {
                     Op::Const(c) => f32::from_bits(*c).is_subnormal(),
+                    // Bits shifted left by 23 or more: no significand bits, so never a
+                    // denormal (a power of two built in the exponent field, or zero).
+                    Op::Unary(U::Bitcast) if self.shifted_past_significand(args[0]) => false,
                     Op::Unary(U::FNeg | U::FAbs | U::Bitcast) => {
                         self.may_fold_within(args[0], depth)
                     }
@@ -63,6 +66,21 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 }
             }
             _ => !float || self.arith[v.index()] == Class::Exact,
+        }
+    }
+
+    /// Whether `v` is an integer shifted left by a constant of 23 to 31: its low 23 bits are 0.
+    fn shifted_past_significand(&self, v: ir::Value) -> bool {
+        match self.f.values[v].def {
+            Def::Inst(i, _) => {
+                let d = &self.f.insts[i];
+                d.op == Op::Binary(Binary::Shl)
+                    && self
+                        .f
+                        .const_value(d.args[1])
+                        .is_some_and(|n| (23..32).contains(&n))
+            }
+            _ => false,
         }
     }
 
@@ -492,6 +510,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// flushed in integer arithmetic first, and a comparison with a zero constant is an integer
     /// test of the other operand's exponent.
     fn float_equal(&mut self, ne: bool, x: ir::Value, y: ir::Value) -> R<B::V> {
+        if x == y {
+            // x ≠ x: whether x is a NaN, which a flush never changes.
+            let a = self.get(x)?;
+            return self.b.fcmp(if ne { FCmp::Ne } else { FCmp::Eq }, a, a);
+        }
         let zero = |s: &Self, v: ir::Value| {
             s.f.const_value(v)
                 .is_some_and(|b| crate::numerics::f(b) == 0.0)
