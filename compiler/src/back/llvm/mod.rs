@@ -511,6 +511,12 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "every f32: run in release mode"]
+    fn accurate_sin_and_cos_exhaustive() {
+        ts::check_accurate_sincos(&llvm(0), 1);
+    }
+
+    #[test]
     fn exact_pow_in_vector_code_matches_the_interpreter() {
         for lanes in [0, 8] {
             ts::check_exact_pow(&llvm(lanes), 1_048_573);

@@ -115,11 +115,25 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     let rounder = b.d_const(ROUNDER)?;
     let t = b.d_bin(FBin::Add, t, rounder)?;
     let q = b.d_bin(FBin::Sub, t, rounder)?;
+    // r − q·P for each part. The first two products are exact, so a fused multiply-add
+    // (where the host has one) rounds the same sum once, as the two operations do.
+    // −q as −1·q, so that q = 0 gives −0 and x = ±0 keeps its sign through the sums.
+    let mq = if super::host_fma() {
+        let m1 = b.d_const(-1.0)?;
+        Some(b.d_bin(FBin::Mul, q, m1)?)
+    } else {
+        None
+    };
     let mut r = xd;
-    for part in PIO2 {
+    for (k, part) in PIO2.into_iter().enumerate() {
         let p = b.d_const(part)?;
-        let m = b.d_bin(FBin::Mul, q, p)?;
-        r = b.d_bin(FBin::Sub, r, m)?;
+        r = match mq {
+            Some(mq) if k < 2 => b.d_fma(mq, p, r)?,
+            _ => {
+                let m = b.d_bin(FBin::Mul, q, p)?;
+                b.d_bin(FBin::Sub, r, m)?
+            }
+        };
     }
     let r = b.d_to_float(r)?;
     let n = b.d_to_int(q)?;
