@@ -50,9 +50,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let args = &self.f.insts[i].args;
                 match &self.f.insts[i].op {
                     Op::Const(c) => f32::from_bits(*c).is_subnormal(),
-                    // Bits shifted left by 23 or more: no significand bits, so never a
-                    // denormal (a power of two built in the exponent field, or zero).
-                    Op::Unary(U::Bitcast) if self.shifted_past_significand(args[0]) => false,
+                    // Bits built with an exponent (a power of two in the exponent field, a
+                    // significand or-ed into 1.0's bits): never a denormal.
+                    Op::Unary(U::Bitcast) if self.never_denormal_bits(args[0]) => false,
                     Op::Unary(U::FNeg | U::FAbs | U::Bitcast) => {
                         self.may_fold_within(args[0], depth)
                     }
@@ -69,16 +69,24 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// Whether `v` is an integer shifted left by a constant of 23 to 31: its low 23 bits are 0.
-    fn shifted_past_significand(&self, v: ir::Value) -> bool {
+    /// Whether the float of `v`'s bits is never a denormal: `v` is an integer shifted left by a
+    /// constant of 23 to 31 (no significand bits: zero or a power of two), or an `or` with a
+    /// constant that has an exponent bit set (the exponent field is never 0).
+    fn never_denormal_bits(&self, v: ir::Value) -> bool {
         match self.f.values[v].def {
             Def::Inst(i, _) => {
                 let d = &self.f.insts[i];
-                d.op == Op::Binary(Binary::Shl)
-                    && self
+                match d.op {
+                    Op::Binary(Binary::Shl) => self
                         .f
                         .const_value(d.args[1])
-                        .is_some_and(|n| (23..32).contains(&n))
+                        .is_some_and(|n| (23..32).contains(&n)),
+                    Op::Binary(Binary::Or) => d
+                        .args
+                        .iter()
+                        .any(|&a| self.f.const_value(a).is_some_and(|c| c & 0x7F80_0000 != 0)),
+                    _ => false,
+                }
             }
             _ => false,
         }
