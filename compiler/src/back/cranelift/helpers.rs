@@ -8,7 +8,8 @@
 //! p99). A shader's code now holds a call per register; the function itself is compiled the
 //! first time any code of this process needs it ([`address`]) and kept for the process's life.
 //!
-//! The code is this process's own: shader images name it by [`Symbol`] and get its address
+//! The code is this process's own: shader images name it by
+//! [`Symbol`](crate::back::image::Symbol) and get its address
 //! where they are mapped, as they do for the C library's functions, so that a cached image
 //! runs with the functions of the process that maps it (the same build: the code cache keys
 //! on it). Being never stored, the functions read `libm.rs`'s tables where this process holds
@@ -109,14 +110,8 @@ fn build(
     let body = cb.block()?;
     cb.end_entry(body)?;
     cb.switch_to(body)?;
-    let xs: Vec<Vx> = params
-        .iter()
-        .map(|&p| {
-            let mut v = [p; MAX_K];
-            v[0] = p;
-            Vx(v)
-        })
-        .collect();
+    // One register a value (k = 1): only the first of each `Vx` is read.
+    let xs: Vec<Vx> = params.iter().map(|&p| Vx([p; MAX_K])).collect();
     let ys = cb.exact(f, &xs)?;
     let rets: Vec<cl::Value> = ys[..f.results()]
         .iter()
