@@ -110,45 +110,65 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
         0x7f7f_ffff,
         0xbf80_0000,
     ];
-    let mut cases: Vec<(Function, Unary)> = [Unary::FExp2, Unary::FLg2, Unary::FSin, Unary::FCos]
+    let mut cases: Vec<(Function, Unary)> = [Unary::FExp2, Unary::FLg2]
         .map(|u| (unary_function(u), u))
         .into();
-    // SIN and COS of one value, either first, either one read.
-    for (first, second) in [(Unary::FSin, Unary::FCos), (Unary::FCos, Unary::FSin)] {
-        for (out, u) in [(false, first), (true, second)] {
-            cases.push((pair_function(first, second, out), u));
-        }
-    }
+    cases.extend(sincos_cases());
     for (f, u) in cases {
         let shader = c(&f, MathMode::Exact).expect("compiles");
-        let (mut bad, mut count) = (0u64, 0u64);
-        let mut first = None;
-        // In chunks of a million inputs (all 2³² at once would take 16 GiB); then inputs
-        // scattered over every exponent, so that a step mixes small, large and special lanes
-        // (SIN and COS reduce |x| ≥ 120 another way).
-        let scattered = (0..1u32 << 16).map(|i| i.wrapping_mul(0x9e37_79b9));
-        let mut inputs = (0..=u32::MAX)
-            .step_by(step)
-            .chain(specials)
-            .chain(scattered)
-            .peekable();
-        while inputs.peek().is_some() {
-            let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
-            let got = run_inputs(&shader, &xs);
-            for (&x, &g) in xs.iter().zip(&got) {
-                let want = sem::unary(u, x);
-                if want != g {
-                    bad += 1;
-                    first.get_or_insert((x, want, g));
-                }
-            }
-            count += xs.len() as u64;
-        }
+        let (bad, count, first) = mismatches(&shader, step, &specials, |x| sem::unary(u, x));
         assert_eq!(
             bad, 0,
             "{u:?}: {bad} of {count} inputs differ; first (x, interpreter, code): {first:#010x?}"
         );
     }
+}
+
+/// SIN and COS alone, and of one value as a pair (either first, either one read), with the
+/// function each case's output is.
+fn sincos_cases() -> Vec<(Function, Unary)> {
+    let mut cases = vec![
+        (unary_function(Unary::FSin), Unary::FSin),
+        (unary_function(Unary::FCos), Unary::FCos),
+    ];
+    for (first, second) in [(Unary::FSin, Unary::FCos), (Unary::FCos, Unary::FSin)] {
+        for (out, u) in [(false, first), (true, second)] {
+            cases.push((pair_function(first, second, out), u));
+        }
+    }
+    cases
+}
+
+/// Runs `shader` (one input, one output) on every `step`-th f32, then `specials`, then inputs
+/// scattered over every exponent (so that a step mixes small, large and special lanes), in
+/// chunks of a million (all 2³² at once would take 16 GiB), against `want`: how many differ,
+/// of how many, and the first (x, wanted, got).
+fn mismatches(
+    shader: &CompiledShader,
+    step: usize,
+    specials: &[u32],
+    want: impl Fn(u32) -> u32,
+) -> (u64, u64, Option<(u32, u32, u32)>) {
+    let scattered = (0..1u32 << 16).map(|i| i.wrapping_mul(0x9e37_79b9));
+    let mut inputs = (0..=u32::MAX)
+        .step_by(step)
+        .chain(specials.iter().copied())
+        .chain(scattered)
+        .peekable();
+    let (mut bad, mut count, mut first) = (0u64, 0u64, None);
+    while inputs.peek().is_some() {
+        let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
+        let got = run_inputs(shader, &xs);
+        for (&x, &g) in xs.iter().zip(&got) {
+            let w = want(x);
+            if w != g {
+                bad += 1;
+                first.get_or_insert((x, w, g));
+            }
+        }
+        count += xs.len() as u64;
+    }
+    (bad, count, first)
 }
 
 /// SIN and COS compiled in accurate mode (alone and as a pair, either first and either read)
@@ -157,15 +177,6 @@ pub fn check_exact_transcendentals(c: Compiler, step: usize) {
 /// ones (|x| ≥ 2³⁰, inf, NaN), which take the exact functions.
 pub fn check_accurate_sincos(c: Compiler, step: usize) {
     use crate::numerics::accurate;
-    let mut cases: Vec<(Function, bool)> = vec![
-        (unary_function(Unary::FSin), false),
-        (unary_function(Unary::FCos), true),
-    ];
-    for (first, second) in [(Unary::FSin, Unary::FCos), (Unary::FCos, Unary::FSin)] {
-        for (out, u) in [(false, first), (true, second)] {
-            cases.push((pair_function(first, second, out), u == Unary::FCos));
-        }
-    }
     let specials = [
         0u32,
         0x8000_0000,
@@ -182,31 +193,15 @@ pub fn check_accurate_sincos(c: Compiler, step: usize) {
         0x4b80_0000,
         0x47c3_5000,
     ];
-    for (f, cos) in cases {
+    for (f, u) in sincos_cases() {
         let shader = c(&f, MathMode::Accurate).expect("compiles");
-        let scattered = (0..1u32 << 16).map(|i| i.wrapping_mul(0x9e37_79b9));
-        let mut inputs = (0..=u32::MAX)
-            .step_by(step)
-            .chain(specials)
-            .chain(scattered)
-            .peekable();
-        let (mut bad, mut count, mut first) = (0u64, 0u64, None);
-        while inputs.peek().is_some() {
-            let xs: Vec<u32> = inputs.by_ref().take(1 << 20).collect();
-            let got = run_inputs(&shader, &xs);
-            for (&x, &g) in xs.iter().zip(&got) {
-                let (s, c) = accurate::sincos(f32::from_bits(x));
-                let want = if cos { c } else { s }.to_bits();
-                if want != g {
-                    bad += 1;
-                    first.get_or_insert((x, want, g));
-                }
-            }
-            count += xs.len() as u64;
-        }
+        let (bad, count, first) = mismatches(&shader, step, &specials, |x| {
+            let (s, c) = accurate::sincos(f32::from_bits(x));
+            if u == Unary::FCos { c } else { s }.to_bits()
+        });
         assert_eq!(
             bad, 0,
-            "cos {cos}: {bad} of {count} inputs differ; first (x, reference, code): {first:#010x?}"
+            "{u:?}: {bad} of {count} inputs differ; first (x, reference, code): {first:#010x?}"
         );
     }
 }

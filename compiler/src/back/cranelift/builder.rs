@@ -92,8 +92,7 @@ pub(super) struct ClBuilder<'f> {
     pub(super) consts: HashMap<(cl::Type, [u32; 4]), Value>,
     /// The entry block's final jump, once made: constants go before it.
     pub(super) entry_jump: Option<cl::Inst>,
-    /// The stack copies of the tables double-precision lookups read, by table address
-    /// (`doubles.rs`).
+    /// The addresses of the tables double-precision lookups read, by table (`doubles.rs`).
     pub(super) tables: HashMap<usize, Value>,
     /// Whether this is the function of an exact function itself (`helpers.rs`), which
     /// computes it in place and reads the tables where this process holds them, rather than

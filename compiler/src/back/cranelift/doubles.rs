@@ -6,9 +6,9 @@
 //! Each operation is one SSE2/SSE4.1 instruction per register or a short sequence Cranelift
 //! lowers to one: a widening is `cvtps2pd`/`cvtdq2pd` of the low pair (the high pair moved
 //! down first), a narrowing `cvtpd2ps`/`cvttpd2dq` of each half and a shuffle that joins them.
-//! SSE has no gather: a table lookup loads a lane at a time from a copy of the table that the
-//! entry block writes to the stack (a table in the code's own memory would need a relocation
-//! the code cache's images do not carry).
+//! SSE has no gather: a table lookup loads a lane at a time from the table where this process
+//! holds it, which only the exact functions' own code does (`helpers.rs`: compiled per process,
+//! never stored).
 //!
 //! [`SimdBuilder::D`]: crate::back::simd::SimdBuilder::D
 
@@ -17,9 +17,7 @@ use crate::back::abi::JitError;
 use crate::back::simd::{FBin, R, SimdBuilder};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
-use cranelift_codegen::ir::{
-    self as cl, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value, types,
-};
+use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, Value, types};
 
 /// A step's lanes as f64: two F64X2 registers per 4-lane register, low pair first.
 #[derive(Clone, Copy)]
@@ -183,67 +181,30 @@ impl ClBuilder<'_> {
         out
     }
 
-    /// The stack copy of `table`, written once in the entry block (where every later block
-    /// can read it).
+    /// The address of `table` in this process, made once before the entry block's jump.
+    /// Only the exact functions' own code (`helpers.rs`) looks tables up: it is never stored,
+    /// so it may hold an address of this process. A shader's code calls those functions and
+    /// never reads a table; one that did would need the address as a relocation.
     fn table_addr(&mut self, table: &'static [f64]) -> R<Value> {
+        if !self.in_helper {
+            return Err(JitError::Codegen(
+                "a table lookup in a shader's Cranelift code (exact functions are called)".into(),
+            ));
+        }
         let key = table.as_ptr() as usize;
         if let Some(&a) = self.tables.get(&key) {
             return Ok(a);
         }
-        if self.in_helper {
-            // This process's own code, never stored: the table where it lies.
-            let at = table.as_ptr() as i64;
-            let v = match self.entry_jump {
-                Some(j) => FuncCursor::new(self.b.func)
-                    .at_inst(j)
-                    .ins()
-                    .iconst(types::I64, at),
-                None => self.b.ins().iconst(types::I64, at),
-            };
-            self.tables.insert(key, v);
-            return Ok(v);
-        }
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            (table.len() * 8) as u32,
-            4,
-        ));
-        let consts: Vec<Value> = table
-            .chunks(2)
-            .map(|pair| {
-                let words = pair.iter().flat_map(|x| {
-                    let b = x.to_bits();
-                    [b as u32, (b >> 32) as u32]
-                });
-                let mut w = [0u32; 4];
-                w.iter_mut().zip(words).for_each(|(d, s)| *d = s);
-                self.vconst(types::F64X2, w)
-            })
-            .collect();
-        let flags = MemFlagsData::new().with_notrap();
-        let at = self.entry_jump;
-        let mut cur = match at {
-            Some(at) => FuncCursor::new(self.b.func).at_inst(at),
-            None => {
-                let block = self
-                    .b
-                    .current_block()
-                    .ok_or_else(|| JitError::Codegen("a table lookup outside any block".into()))?;
-                FuncCursor::new(self.b.func).at_bottom(block)
-            }
+        let at = table.as_ptr() as i64;
+        let v = match self.entry_jump {
+            Some(j) => FuncCursor::new(self.b.func)
+                .at_inst(j)
+                .ins()
+                .iconst(types::I64, at),
+            None => self.b.ins().iconst(types::I64, at),
         };
-        let addr = cur.ins().stack_addr(types::I64, slot, 0);
-        for (i, &c) in consts.iter().enumerate() {
-            if 2 * i + 1 < table.len() {
-                cur.ins().store(flags, c, addr, (16 * i) as i32);
-            } else {
-                // An odd table's last entry alone: its lane 0.
-                let x = cur.ins().extractlane(c, 0);
-                cur.ins().store(flags, x, addr, (16 * i) as i32);
-            }
-        }
-        self.tables.insert(key, addr);
-        Ok(addr)
+        self.tables.insert(key, v);
+        Ok(v)
     }
 
     pub(super) fn d_lookup_(&mut self, table: &'static [f64], idx: Vx) -> R<Dx> {

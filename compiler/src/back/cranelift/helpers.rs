@@ -13,7 +13,7 @@
 //! where they are mapped, as they do for the C library's functions, so that a cached image
 //! runs with the functions of the process that maps it (the same build: the code cache keys
 //! on it). Being never stored, the functions read `libm.rs`'s tables where this process holds
-//! them, not from stack copies.
+//! them (shader code, which may be stored, never reads a table).
 
 use super::builder::{Callees, ClBuilder, MAX_K, Vx};
 use super::{Allocator, image_of, isa, user_names};

@@ -70,31 +70,41 @@ pub fn inline<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> 
 /// in steps that have a large argument (zeros elsewhere, where no lane reads them).
 fn sincos_step<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     let large = sincos_large_lanes(b, x)?;
-    let any = b.any(large)?;
-    let mut vars = Vec::new();
-    for _ in 0..3 {
-        vars.push(b.vector_var(Kind::I32)?);
-    }
-    let (with, without, join) = (b.block()?, b.block()?, b.block()?);
-    b.branch(any, with, without)?;
-    b.switch_to(with)?;
-    let words = reduce_large(b, x)?;
-    for (&var, w) in vars.iter().zip(words) {
-        b.def_vector(var, w)?;
-    }
-    b.jump(join)?;
-    b.switch_to(without)?;
     let zero = ic(b, 0)?;
-    for &var in &vars {
-        b.def_vector(var, zero)?;
+    let words = where_any(b, large, Kind::I32, [zero; 3], |b| reduce_large(b, x))?;
+    sincos(b, x, words)
+}
+
+/// `compute`'s vectors (of `kind`) in the steps where a lane of `mask` is set, computed in a
+/// branch only those steps take; `otherwise` in the others.
+fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
+    b: &mut B,
+    mask: B::V,
+    kind: Kind,
+    otherwise: [B::V; N],
+    compute: impl FnOnce(&mut B) -> R<[B::V; N]>,
+) -> R<[B::V; N]> {
+    let any = b.any(mask)?;
+    let mut vars = Vec::with_capacity(N);
+    for &v in &otherwise {
+        let var = b.vector_var(kind)?;
+        b.def_vector(var, v)?;
+        vars.push(var);
+    }
+    let (with, join) = (b.block()?, b.block()?);
+    b.branch(any, with, join)?;
+    b.switch_to(with)?;
+    let computed = compute(b)?;
+    for (&var, v) in vars.iter().zip(computed) {
+        b.def_vector(var, v)?;
     }
     b.jump(join)?;
     b.switch_to(join)?;
-    let mut words = [zero; 3];
-    for (w, &var) in words.iter_mut().zip(&vars) {
-        *w = b.use_vector(var)?;
+    let mut out = otherwise;
+    for (o, &var) in out.iter_mut().zip(&vars) {
+        *o = b.use_vector(var)?;
     }
-    sincos(b, x, words)
+    Ok(out)
 }
 
 /// SIN and COS of `x` (f32 lanes) as accurate math computes them
@@ -182,22 +192,13 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     }
     // The exact functions where the reduction does not reach, only in steps that need them.
     let far = b.not(near)?;
-    let any = b.any(far)?;
-    let vars = [b.vector_var(Kind::F32)?, b.vector_var(Kind::F32)?];
-    let (with, join) = (b.block()?, b.block()?);
-    for (&var, &y) in vars.iter().zip(&out) {
-        b.def_vector(var, y)?;
-    }
-    b.branch(any, with, join)?;
-    b.switch_to(with)?;
-    let exact = b.exact(ExactFn::SinCos, &[x])?;
-    for ((&var, &y), e) in vars.iter().zip(&out).zip(exact) {
-        let y = b.select(near, y, e)?;
-        b.def_vector(var, y)?;
-    }
-    b.jump(join)?;
-    b.switch_to(join)?;
-    Ok([b.use_vector(vars[0])?, b.use_vector(vars[1])?])
+    where_any(b, far, Kind::F32, out, |b| {
+        let exact = b.exact(ExactFn::SinCos, &[x])?;
+        Ok([
+            b.select(near, out[0], exact[0])?,
+            b.select(near, out[1], exact[1])?,
+        ])
+    })
 }
 
 /// `a · b + c` as `v`, glibc's build on this host, computes it.
