@@ -1,6 +1,8 @@
 //! Fast math ([`tgsic::opt::fast_math`]) through every engine: the IR evaluator runs the
 //! expanded IR, each JIT back end compiles it; all stay within the documented bounds, and the
 //! JITs compute the IR evaluator's bits exactly (one expansion, the same code everywhere).
+//! Accurate math expands EX2, LG2 and POW the same way (polynomials fused where the host has
+//! FMA, the rest of the arithmetic unfused): the same bounds and the same agreement hold.
 
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
@@ -32,28 +34,34 @@ where
         .collect()
 }
 
-/// The IR evaluator on the lifted function as the JITs compile it in fast mode (optimized,
-/// expanded, divisions made products with reciprocals, and fused where the host has FMA).
-fn ir(func: Func, pairs: &[(f32, f32)]) -> Vec<f32> {
-    let mut s = IrShader::lift(prepared(func)).expect("lifts");
-    // Optimized as the JITs' code is (value numbering makes IN[0].y one divisor).
-    tgsic::opt::optimize(&mut s.function, tgsic::opt::OptLevel::O2);
-    let before = tgsic::ir::print::print(&s.function);
-    s.function = tgsic::back::simd::prepare(&s.function, MathMode::Fast).into_owned();
-    assert_ne!(
-        tgsic::ir::print::print(&s.function),
-        before,
-        "{func:?} is rewritten"
-    );
-    run(&s, pairs)
+/// The functions accurate math expands as fast math does.
+const ACCURATE: [Func; 3] = [Func::Ex2, Func::Lg2, Func::Pow];
+
+/// The IR evaluator on the lifted function as the JITs compile it in `math` mode (optimized,
+/// expanded; in fast mode divisions made products with reciprocals and multiply-adds fused
+/// where the host has FMA).
+fn ir(math: MathMode) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
+    move |func, pairs| {
+        let mut s = IrShader::lift(prepared(func)).expect("lifts");
+        // Optimized as the JITs' code is (value numbering makes IN[0].y one divisor).
+        tgsic::opt::optimize(&mut s.function, tgsic::opt::OptLevel::O2);
+        let before = tgsic::ir::print::print(&s.function);
+        s.function = tgsic::back::simd::prepare(&s.function, math).into_owned();
+        assert_ne!(
+            tgsic::ir::print::print(&s.function),
+            before,
+            "{func:?} is rewritten in {math:?} mode"
+        );
+        run(&s, pairs)
+    }
 }
 
-/// A JIT back end in fast-math mode.
-fn jit(backend: Backend) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
+/// A JIT back end in `math` mode.
+fn jit(backend: Backend, math: MathMode) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
     move |func, pairs| {
         let config = CompileOptions {
             engine: backend.into(),
-            math: MathMode::Fast,
+            math,
             ..CompileOptions::default()
         };
         let s = JitShader::new(prepared(func), &config).expect("compiles");
@@ -71,24 +79,37 @@ fn backends() -> Vec<Backend> {
 /// An engine by name.
 type Named = (String, Box<dyn Fn(Func, &[(f32, f32)]) -> Vec<f32>>);
 
-fn engines() -> Vec<Named> {
-    let mut out: Vec<Named> = vec![("IR evaluator".into(), Box::new(ir))];
+/// Every engine in `math` mode.
+fn engines_in(math: MathMode) -> Vec<Named> {
+    let mut out: Vec<Named> = vec![(format!("IR evaluator, {math:?}"), Box::new(ir(math)))];
     for b in backends() {
-        out.push((format!("{b:?}"), Box::new(jit(b))));
+        out.push((format!("{b:?}, {math:?}"), Box::new(jit(b, math))));
     }
+    out
+}
+
+/// Every engine in fast mode.
+fn engines() -> Vec<Named> {
+    engines_in(MathMode::Fast)
+}
+
+/// Every engine in fast mode, then in accurate mode.
+fn engines_both() -> Vec<Named> {
+    let mut out = engines();
+    out.extend(engines_in(MathMode::Accurate));
     out
 }
 
 #[test]
 fn ex2_within_2_ulp_on_every_engine() {
-    for (name, e) in engines() {
+    for (name, e) in engines_both() {
         println!("{name}: EX2 worst {} ulp", fm::ex2_within_2_ulp(&*e));
     }
 }
 
 #[test]
 fn lg2_within_2_ulp_or_2_pow_22_on_every_engine() {
-    for (name, e) in engines() {
+    for (name, e) in engines_both() {
         let (u, a) = fm::lg2_within_2_ulp_or_tiny_absolute(&*e);
         println!("{name}: LG2 worst {u} ulp, {a:e} absolute");
     }
@@ -104,7 +125,7 @@ fn sin_cos_within_2_pow_22_on_every_engine() {
 
 #[test]
 fn pow_within_its_bound_on_every_engine() {
-    for (name, e) in engines() {
+    for (name, e) in engines_both() {
         println!(
             "{name}: POW worst {:.2} of the bound",
             fm::pow_within_its_bound(&*e)
@@ -122,15 +143,19 @@ fn reciprocal_products_within_2_ulp_on_every_engine() {
 #[test]
 fn the_jits_compute_the_ir_evaluators_bits() {
     let pairs = fm::agreement_inputs();
-    for func in Func::ALL {
-        let want = ir(func, &pairs);
+    let runs = Func::ALL
+        .map(|f| (MathMode::Fast, f))
+        .into_iter()
+        .chain(ACCURATE.map(|f| (MathMode::Accurate, f)));
+    for (math, func) in runs {
+        let want = ir(math)(func, &pairs);
         for b in backends() {
-            let got = jit(b)(func, &pairs);
+            let got = jit(b, math)(func, &pairs);
             for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
                     g.to_bits(),
                     w.to_bits(),
-                    "{b:?} {func:?}{:?}: {g:e} against the IR evaluator's {w:e}",
+                    "{b:?} {math:?} {func:?}{:?}: {g:e} against the IR evaluator's {w:e}",
                     pairs[k]
                 );
             }

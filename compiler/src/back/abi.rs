@@ -432,10 +432,28 @@ impl CompiledShader {
     /// # Errors
     /// [`JitError::Host`] when that thread cannot be started (the code did not run).
     pub unsafe fn call(&self, args: &mut JitArgs) -> Result<(), JitError> {
+        // SAFETY: captured on this thread just now; the caller vouches for the rest.
+        unsafe { self.call_in(&super::fpenv::FpEnv::capture(), args) }
+    }
+
+    /// As [`Self::call`], with the floating-point environments captured before
+    /// ([`super::fpenv::call_in`]): a caller that runs many batches captures them once.
+    ///
+    /// # Safety
+    /// As [`Self::call`], and `env` was captured on the calling thread with the MXCSR
+    /// unchanged since.
+    ///
+    /// # Errors
+    /// As [`Self::call`].
+    pub unsafe fn call_in(
+        &self,
+        env: &super::fpenv::FpEnv,
+        args: &mut JitArgs,
+    ) -> Result<(), JitError> {
         if self.stack_bytes <= INLINE_STACK {
             // SAFETY: the caller upholds this function's contract, which is the code's; its
-            // frame fits the calling thread's stack.
-            unsafe { super::fpenv::call_with_ftz(self.entry, args) };
+            // frame fits the calling thread's stack, and `env` is the thread's.
+            unsafe { super::fpenv::call_in(env, self.entry, args) };
             return Ok(());
         }
         /// The call, moved to the deep thread (the caller waits, so nothing is shared).

@@ -24,22 +24,31 @@
 
 use crate::ir::*;
 
-/// Expands every transcendental function of `f`; returns whether there was one.
+/// Expands every transcendental function of `f`; returns whether there was one. Its
+/// polynomials are separate multiplies and adds (fast math's contraction fuses them after).
 pub fn run(f: &mut Function) -> bool {
-    expand(f, true)
+    expand(f, true, false)
 }
 
 /// Expands EX2, LG2 and POW of `f` (accurate math computes SIN and COS in the lowering);
-/// returns whether there was one.
-pub fn run_except_sincos(f: &mut Function) -> bool {
-    expand(f, false)
+/// returns whether there was one. With `fused` (a target with a vector fused multiply-add)
+/// their polynomials are evaluated with `fma`, one rounding a step instead of two: half the
+/// instructions, and never less accurate (the bounds of the module documentation hold for
+/// both forms, each tested).
+pub fn run_except_sincos(f: &mut Function, fused: bool) -> bool {
+    expand(f, false, fused)
 }
 
-fn expand(f: &mut Function, sincos: bool) -> bool {
+fn expand(f: &mut Function, sincos: bool, fused: bool) -> bool {
     super::util::rewrite_insts(f, &mut |f, out, i| {
         let d = &f.insts[i];
         let (op, args, origin) = (d.op.clone(), d.args.clone(), d.origin);
-        let mut e = Expand { f, out, origin };
+        let mut e = Expand {
+            f,
+            out,
+            origin,
+            fused,
+        };
         let last = match op {
             Op::Unary(Unary::FExp2) => e.exp2(args[0]),
             Op::Unary(Unary::FLg2) => e.lg2(args[0]),
@@ -71,6 +80,8 @@ struct Expand<'a> {
     f: &'a mut Function,
     out: &'a mut Vec<Stmt>,
     origin: Option<u32>,
+    /// Polynomials with `fma`.
+    fused: bool,
 }
 
 /// A `select`'s operands: the expansion's last step, which the expanded instruction becomes.
@@ -107,13 +118,17 @@ impl Expand<'_> {
         self.op(Op::Select, vec![c, x, y], ty)
     }
 
-    /// Horner evaluation of `c[0] + c[1]·t + …`.
+    /// Horner evaluation of `c[0] + c[1]·t + …`, each step one `fma` when fused.
     fn poly(&mut self, t: Value, c: &[f32]) -> Value {
         let mut acc = self.fc(c[c.len() - 1]);
         for &ci in c[..c.len() - 1].iter().rev() {
-            let m = self.bin(Binary::FMul, acc, t);
             let k = self.fc(ci);
-            acc = self.bin(Binary::FAdd, m, k);
+            acc = if self.fused {
+                self.op(Op::Nary(Nary::Fma), vec![acc, t, k], Type::F32)
+            } else {
+                let m = self.bin(Binary::FMul, acc, t);
+                self.bin(Binary::FAdd, m, k)
+            };
         }
         acc
     }

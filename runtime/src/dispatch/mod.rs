@@ -398,7 +398,8 @@ where
             if filled == tiles {
                 return Ok(false);
             }
-            if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            // The clock every fourth tile: reading it costs as much as a simple tile's shading.
+            if filled % 4 == 0 && opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(RunError::TimeLimit);
             }
             let tx = tx0 + 8 * filled;

@@ -46,6 +46,7 @@ use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
 
 pub use textures::Lookups;
 use tgsic::back::abi::{CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS};
+use tgsic::back::fpenv::FpEnv;
 use tgsic::back::texpath::TexPaths;
 use tgsic::back::{Backend, CodegenOptions};
 use tgsic::ir::{Function, LiftError};
@@ -590,6 +591,8 @@ impl Engine for JitShader {
                 lane_op: tgsic::back::lane_ops::tgsic_lanes_op_entered,
                 tex_descs: scratch.tex_descs.as_ptr(),
             };
+            // Read once for the run: Rust code between the batches leaves the MXCSR alone.
+            let fp_env = FpEnv::capture();
             loop {
                 // The code addresses the batch's registers as this shader sized them: a batch
                 // made for another shader must not reach it.
@@ -610,7 +613,10 @@ impl Engine for JitShader {
                 args.sv = io.sv.as_ptr() as *const u32;
                 args.outputs = io.outputs.as_mut_ptr() as *mut u32;
                 args.arrays = scratch.arrays.as_mut_ptr();
-                (args.alive, args.helpers) = (io.alive, io.helpers);
+                // One word at a time: the feed has just stored each, and a load of both at once
+                // waits for those stores to reach the cache (no store forwarding).
+                args.alive = std::hint::black_box(io.alive);
+                args.helpers = std::hint::black_box(io.helpers);
                 (args.killed, args.exhausted) = (0, 0);
                 // SAFETY: every buffer is sized as the function needs: inputs, system values
                 // and outputs as the module declares (`BatchIo::fits`; the IR reads
@@ -618,8 +624,9 @@ impl Engine for JitShader {
                 // as `uniforms`; the texture descriptors were written for this code and these
                 // bindings by `choose_code`; the callbacks get `host`, alive for the call, and
                 // are entered through trampolines that give them Rust's floating-point
-                // environment.
-                let called = unsafe { c.call(&mut args) };
+                // environment; `fp_env` was captured on this thread, and neither the feed nor
+                // the callbacks leave the MXCSR changed.
+                let called = unsafe { c.call_in(&fp_env, &mut args) };
                 called.map_err(|e| RunError::Unsupported(e.to_string()))?;
                 if let Some(e) = callbacks.error.take() {
                     return Err(e);

@@ -8,7 +8,8 @@ use std::borrow::Cow;
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; in accurate mode,
 /// `f` with EX2, LG2 and POW expanded into [`crate::opt::fast_math`]'s approximations (SIN and
-/// COS stay, for the lowering's accurate ones); with fast math, `f`
+/// COS stay, for the lowering's accurate ones), their polynomials fused where the host has
+/// fused multiply-add ([`host_fma`]); with fast math, `f`
 /// with its transcendental functions expanded into the approximations of
 /// [`crate::opt::fast_math`], its divisions by constants and shared divisors made products
 /// with reciprocals ([`crate::opt::reciprocal`]), then, when the host has fused multiply-add
@@ -19,7 +20,7 @@ pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
         MathMode::Exact => Cow::Borrowed(f),
         MathMode::Accurate => {
             let mut g = f.clone();
-            if crate::opt::fast_math::run_except_sincos(&mut g) {
+            if crate::opt::fast_math::run_except_sincos(&mut g, host_fma()) {
                 Cow::Owned(g)
             } else {
                 Cow::Borrowed(f)
