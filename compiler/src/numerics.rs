@@ -26,6 +26,19 @@ pub const MXCSR_DAZ: u32 = 1 << 6;
 /// MXCSR: flush to zero.
 pub const MXCSR_FTZ: u32 = 1 << 15;
 
+/// Whether this machine has a vector fused multiply-add (x86's FMA3), which both back ends
+/// then use for `fma`; without it they compute `fma` lane by lane on the host.
+pub fn host_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Reads the MXCSR (0 on other architectures).
 pub fn get_mxcsr() -> u32 {
     #[cfg(target_arch = "x86_64")]

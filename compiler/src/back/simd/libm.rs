@@ -108,12 +108,93 @@ fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
 }
 
 /// SIN and COS of `x` (f32 lanes) as accurate math computes them
-/// ([`crate::numerics::accurate`], operation for operation): a reduction in double-precision
-/// lanes, f32 polynomials; the steps with a lane of |x| ≥ 2³⁰, inf or NaN also compute the
-/// exact functions ([`SimdBuilder::exact`]) and take them in those lanes.
+/// ([`crate::numerics::accurate`], operation for operation): on a host with fused
+/// multiply-add, a reduction in f32 for |x| < 2¹⁷, and the steps with a lane beyond also
+/// compute the double-precision path and take it in those lanes; without, the
+/// double-precision path everywhere: a reduction in double-precision lanes, f32 polynomials,
+/// and in the steps with a lane of |x| ≥ 2³⁰, inf or NaN the exact functions
+/// ([`SimdBuilder::exact`]) in those lanes.
 pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
-    use crate::numerics::accurate::{COS, LIMIT, PIO2, ROUNDER, SIN, TINY, TWO_OVER_PI};
     let x = b.flush(x)?;
+    if !crate::numerics::host_fma() {
+        return sincos_accurate_double(b, x);
+    }
+    // With fused multiply-add, |x| < NEAR_F32 reduces in f32 (`sincos_f32`); the steps with
+    // a lane beyond take the double-precision path in a branch, in those lanes.
+    use super::builder::{FUn, Optional};
+    use crate::numerics::accurate::{
+        COS, NEAR_F32, PIO2_F32, ROUNDER_F32, SIN, TINY, TWO_OVER_PI_F32,
+    };
+    let ax = b.fun(FUn::Abs, x)?;
+    let limit = fc(b, NEAR_F32)?;
+    let near = b.fcmp(FCmp::Lt, ax, limit)?;
+    let fma = |b: &mut B, a: B::V, m: B::V, c: B::V| b.optional(Optional::Fma, &[a, m, c]);
+    // q by a sum and a difference with 1.5·2²³: +0 for either zero, so that q·(−π/2) is −0
+    // and x = ±0 keeps its sign through the sums.
+    let k = fc(b, TWO_OVER_PI_F32)?;
+    let q = b.fbin(FBin::Mul, x, k)?;
+    let rounder = fc(b, ROUNDER_F32)?;
+    let q = b.fbin(FBin::Add, q, rounder)?;
+    let q = b.fbin(FBin::Sub, q, rounder)?;
+    let mut r = x;
+    for part in PIO2_F32 {
+        let p = fc(b, -part)?;
+        r = fma(b, q, p, r)?;
+    }
+    let z = b.fbin(FBin::Mul, r, r)?;
+    let poly = |b: &mut B, c: [f32; 3]| -> R<B::V> {
+        let (c2, c1, c0) = (fc(b, c[2])?, fc(b, c[1])?, fc(b, c[0])?);
+        let p = fma(b, c2, z, c1)?;
+        let p = fma(b, p, z, c0)?;
+        b.fbin(FBin::Mul, p, z)
+    };
+    let p = poly(b, SIN)?;
+    let s = fma(b, p, r, r)?;
+    let ar = b.fun(FUn::Abs, r)?;
+    let tiny = fc(b, TINY)?;
+    let is_tiny = b.fcmp(FCmp::Lt, ar, tiny)?;
+    let s = b.select(is_tiny, r, s)?;
+    let p = poly(b, COS)?;
+    let mhalf = fc(b, -0.5)?;
+    let hz = b.fbin(FBin::Mul, z, mhalf)?;
+    let c = fma(b, p, z, hz)?;
+    let one = fc(b, 1.0)?;
+    let c = b.fbin(FBin::Add, c, one)?;
+    let n = b.float_to_int(q)?;
+    let out = quadrants(b, n, s, c)?;
+    let far = b.not(near)?;
+    where_any(b, far, Kind::F32, out, |b| {
+        let d = sincos_accurate_double(b, x)?;
+        Ok([b.select(near, out[0], d[0])?, b.select(near, out[1], d[1])?])
+    })
+}
+
+/// SIN and COS from the quadrant `n` (i32 lanes) and the sine `s` and cosine `c` of the
+/// reduced argument: sin = (s, c, −s, −c)[n mod 4], cos = sin's at n + 1.
+fn quadrants<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, s: B::V, c: B::V) -> R<[B::V; 2]> {
+    let (one_i, zero_i) = (ic(b, 1)?, ic(b, 0)?);
+    let mut out = [s; 2];
+    for (j, y) in out.iter_mut().enumerate() {
+        let m = if j == 0 {
+            n
+        } else {
+            b.ibin(IBin::Add, n, one_i)?
+        };
+        let bit = b.ibin(IBin::And, m, one_i)?;
+        let odd = b.icmp(crate::ir::ICmp::Ne, bit, zero_i)?;
+        let v = b.select(odd, c, s)?;
+        let sign = b.shift_imm(Shift::ShrU, m, 1)?;
+        let sign = b.shift_imm(Shift::Shl, sign, 31)?;
+        let v = b.cast(v, Kind::I32)?;
+        let v = b.ibin(IBin::Xor, v, sign)?;
+        *y = b.cast(v, Kind::F32)?;
+    }
+    Ok(out)
+}
+
+/// The double-precision path of [`sincos_accurate`] for flushed `x`.
+fn sincos_accurate_double<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
+    use crate::numerics::accurate::{COS, LIMIT, PIO2, ROUNDER, SIN, TINY, TWO_OVER_PI};
     let ax = b.fun(super::builder::FUn::Abs, x)?;
     let limit = fc(b, LIMIT)?;
     let near = b.fcmp(FCmp::Lt, ax, limit)?;
@@ -172,24 +253,7 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     let c = b.fbin(FBin::Sub, p, hz)?;
     let one = fc(b, 1.0)?;
     let c = b.fbin(FBin::Add, c, one)?;
-    // Quadrant n: sin = (s, c, −s, −c)[n mod 4], cos = sin's at n + 1.
-    let (one_i, zero_i) = (ic(b, 1)?, ic(b, 0)?);
-    let mut out = [x; 2];
-    for (j, y) in out.iter_mut().enumerate() {
-        let m = if j == 0 {
-            n
-        } else {
-            b.ibin(IBin::Add, n, one_i)?
-        };
-        let bit = b.ibin(IBin::And, m, one_i)?;
-        let odd = b.icmp(crate::ir::ICmp::Ne, bit, zero_i)?;
-        let v = b.select(odd, c, s)?;
-        let sign = b.shift_imm(Shift::ShrU, m, 1)?;
-        let sign = b.shift_imm(Shift::Shl, sign, 31)?;
-        let v = b.cast(v, Kind::I32)?;
-        let v = b.ibin(IBin::Xor, v, sign)?;
-        *y = b.cast(v, Kind::F32)?;
-    }
+    let out = quadrants(b, n, s, c)?;
     // The exact functions where the reduction does not reach, only in steps that need them.
     let far = b.not(near)?;
     where_any(b, far, Kind::F32, out, |b| {

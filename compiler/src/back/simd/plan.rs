@@ -80,15 +80,7 @@ pub fn step_lanes(
     if twice { 2 * width } else { width }
 }
 
-/// Whether this machine has a vector fused multiply-add (x86's FMA3), which both back ends
-/// then use for `fma`; without it they compute `fma` lane by lane on the host.
+/// Whether this machine has a vector fused multiply-add ([`crate::numerics::host_fma`]).
 pub fn host_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::numerics::host_fma()
 }
