@@ -120,14 +120,27 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
         return sincos_accurate_double(b, x);
     }
     // With fused multiply-add, |x| < NEAR_F32 reduces in f32 (`sincos_f32`); the steps with
-    // a lane beyond take the double-precision path in a branch, in those lanes.
-    use super::builder::{FUn, Optional};
-    use crate::numerics::accurate::{
-        COS, NEAR_F32, PIO2_F32, ROUNDER_F32, SIN, TINY, TWO_OVER_PI_F32,
-    };
+    // a lane beyond take the double-precision path in a branch, in those lanes. Each path runs
+    // only in the steps that have a lane for it.
+    use super::builder::FUn;
+    use crate::numerics::accurate::NEAR_F32;
     let ax = b.fun(FUn::Abs, x)?;
     let limit = fc(b, NEAR_F32)?;
     let near = b.fcmp(FCmp::Lt, ax, limit)?;
+    let zero = fc(b, 0.0)?;
+    let out = where_any(b, near, Kind::F32, [zero; 2], |b| sincos_f32(b, x))?;
+    let far = b.not(near)?;
+    where_any(b, far, Kind::F32, out, |b| {
+        let d = sincos_accurate_double(b, x)?;
+        Ok([b.select(near, out[0], d[0])?, b.select(near, out[1], d[1])?])
+    })
+}
+
+/// The f32 path of [`sincos_accurate`] for flushed `x`, |x| < 2¹⁷ (other lanes get
+/// unspecified values), with fused multiply-adds.
+fn sincos_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
+    use super::builder::{FUn, Optional};
+    use crate::numerics::accurate::{COS, PIO2_F32, ROUNDER_F32, SIN, TINY, TWO_OVER_PI_F32};
     let fma = |b: &mut B, a: B::V, m: B::V, c: B::V| b.optional(Optional::Fma, &[a, m, c]);
     // q by a sum and a difference with 1.5·2²³: +0 for either zero, so that q·(−π/2) is −0
     // and x = ±0 keeps its sign through the sums.
@@ -161,12 +174,7 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     let one = fc(b, 1.0)?;
     let c = b.fbin(FBin::Add, c, one)?;
     let n = b.float_to_int(q)?;
-    let out = quadrants(b, n, s, c)?;
-    let far = b.not(near)?;
-    where_any(b, far, Kind::F32, out, |b| {
-        let d = sincos_accurate_double(b, x)?;
-        Ok([b.select(near, out[0], d[0])?, b.select(near, out[1], d[1])?])
-    })
+    quadrants(b, n, s, c)
 }
 
 /// SIN and COS from the quadrant `n` (i32 lanes) and the sine `s` and cosine `c` of the

@@ -397,17 +397,22 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let x = self.get(v)?;
         match self.arith[v.index()] {
             Class::Exact => Ok(x),
-            c => self.canonical(x, c),
+            c => {
+                let flush = B::FOLDS_DENORMALS && !self.known_flushed(v);
+                self.canonical_with(x, c, flush)
+            }
         }
     }
 
     /// The interpreter's bits of a value of class `class`.
     fn canonical(&mut self, x: B::V, class: Class) -> R<B::V> {
-        let x = if B::FOLDS_DENORMALS {
-            self.b.flush(x)?
-        } else {
-            x
-        };
+        self.canonical_with(x, class, B::FOLDS_DENORMALS)
+    }
+
+    /// The interpreter's bits of a value of class `class`, flushed first when `flush` (a
+    /// target that folds denormals, for a value not known to be flushed).
+    fn canonical_with(&mut self, x: B::V, class: Class, flush: bool) -> R<B::V> {
+        let x = if flush { self.b.flush(x)? } else { x };
         let nan = self.b.fcmp(FCmp::Ne, x, x)?;
         let c = self.b.splat_const(Kind::F32, class.canonical_nan())?;
         self.b.select(nan, c, x)

@@ -92,6 +92,123 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
+    /// Whether `v` is never a denormal in the generated code even on a target that folds
+    /// float operations as IEEE does ([`SimdBuilder::FOLDS_DENORMALS`]), so that its bits need
+    /// no flush where they are observed. Float arithmetic the CPU executes flushes under FTZ;
+    /// the target may instead (1) fold it completely when every operand may be a constant to
+    /// it (through selects), in IEEE arithmetic, which can underflow to a denormal, or (2)
+    /// remove it for an identity operand (`x·1`, `x·−1`, `x + −0`, `x / 1`: where an operand
+    /// may be ±0 or ±1), leaving another operand's bits. So an arithmetic result is flushed
+    /// when an operand is a run-time value (read from memory, or arithmetic on one) and, where
+    /// an operand may be an identity, the other operands are flushed. Constants that are not
+    /// denormals, SSG, rounding, selects and sign operations of flushed values are flushed;
+    /// values read from memory are not. Looked through up to [`SELECT_DEPTH`] · 2 levels.
+    pub(super) fn known_flushed(&self, v: ir::Value) -> bool {
+        self.flushed_within(v, 2 * SELECT_DEPTH)
+    }
+
+    fn flushed_within(&self, v: ir::Value, depth: u32) -> bool {
+        use Unary as U;
+        let Def::Inst(i, _) = self.f.values[v].def else {
+            return false;
+        };
+        if depth == 0 {
+            return false;
+        }
+        let args = &self.f.insts[i].args;
+        let all = |s: &Self| args.iter().all(|&a| s.flushed_within(a, depth - 1));
+        match &self.f.insts[i].op {
+            Op::Const(c) => !f32::from_bits(*c).is_subnormal(),
+            Op::Unary(U::FSign | U::BoolToFloat | U::FFloor | U::FCeil | U::FTrunc | U::FRound) => {
+                true
+            }
+            Op::Unary(U::I2F | U::U2F) => true,
+            Op::Unary(U::Bitcast) => self.never_denormal_bits(args[0]) || all(self),
+            Op::Unary(U::FNeg | U::FAbs | U::FSat01 | U::FSat11) => all(self),
+            Op::Select => {
+                self.flushed_within(args[1], depth - 1) && self.flushed_within(args[2], depth - 1)
+            }
+            Op::Binary(Binary::FMin | Binary::FMax) => all(self),
+            Op::Binary(Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv)
+            | Op::Nary(Nary::Fma)
+            | Op::Derivative { .. } => {
+                args.iter().any(|&a| self.run_time(a, depth - 1))
+                    && args.iter().enumerate().all(|(k, &a)| {
+                        !self.may_be_identity(a, SELECT_DEPTH)
+                            || args
+                                .iter()
+                                .enumerate()
+                                .all(|(j, &b)| j == k || self.flushed_within(b, depth - 1))
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `v` is a value only known when the code runs (read from memory, or float
+    /// arithmetic, a derivative or a sign operation on such a value): the target cannot fold
+    /// an operation of it into a constant.
+    fn run_time(&self, v: ir::Value, depth: u32) -> bool {
+        use Unary as U;
+        let Def::Inst(i, _) = self.f.values[v].def else {
+            return false;
+        };
+        let args = &self.f.insts[i].args;
+        match &self.f.insts[i].op {
+            Op::Input { .. }
+            | Op::InputIndirect { .. }
+            | Op::GsInput { .. }
+            | Op::SysVal { .. }
+            | Op::Uniform { .. }
+            | Op::UniformIndirect { .. }
+            | Op::ImmIndirect { .. } => true,
+            Op::Binary(Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv)
+            | Op::Nary(Nary::Fma)
+            | Op::Derivative { .. }
+            | Op::Unary(U::FNeg | U::FAbs) => {
+                depth > 0 && args.iter().any(|&a| self.run_time(a, depth - 1))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the target may see `v` as ±0, a denormal or ±1 (a constant, through selects and
+    /// sign operations; any value not computed by an instruction, such as a merge).
+    fn may_be_identity(&self, v: ir::Value, depth: u32) -> bool {
+        use Unary as U;
+        let Def::Inst(i, _) = self.f.values[v].def else {
+            return true;
+        };
+        let args = &self.f.insts[i].args;
+        match &self.f.insts[i].op {
+            // A denormal constant is a zero to a target that knows DAZ (`x − 0x2` is `x`).
+            Op::Const(c) => {
+                let c = f32::from_bits(*c);
+                c.is_subnormal() || matches!(c.abs(), 0.0 | 1.0)
+            }
+            Op::Unary(U::FNeg | U::FAbs | U::Bitcast) => {
+                depth == 0 || self.may_be_identity(args[0], depth - 1)
+            }
+            Op::Select => {
+                depth == 0
+                    || self.may_be_identity(args[1], depth - 1)
+                    || self.may_be_identity(args[2], depth - 1)
+            }
+            // Values read from memory and arithmetic results: not constants to the target.
+            Op::Input { .. }
+            | Op::InputIndirect { .. }
+            | Op::GsInput { .. }
+            | Op::SysVal { .. }
+            | Op::Uniform { .. }
+            | Op::UniformIndirect { .. }
+            | Op::ImmIndirect { .. } => false,
+            Op::Binary(Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv)
+            | Op::Nary(Nary::Fma)
+            | Op::Derivative { .. } => !self.run_time(v, depth),
+            _ => true,
+        }
+    }
+
     /// `x`, the vector of `v`, as an operand of float arithmetic or a comparison: flushed
     /// where the target could fold the operation as IEEE does.
     fn arith_operand(&mut self, v: ir::Value, x: B::V) -> R<B::V> {
@@ -113,7 +230,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// value may unless it is an arithmetic result (flushed by the CPU) or a normal constant.
     fn may_be_denormal(&self, v: ir::Value) -> bool {
         if B::FOLDS_DENORMALS {
-            !self.normal_const(v)
+            !self.normal_const(v) && !self.known_flushed(v)
         } else {
             self.arith[v.index()] == Class::Exact && !self.normal_const(v)
         }
@@ -537,7 +654,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let Some(v) = other else {
             let operand = |s: &mut Self, v| {
                 let l = s.get(v)?;
-                if s.normal_const(v) {
+                if s.normal_const(v) || s.known_flushed(v) {
                     Ok(l)
                 } else {
                     s.b.flush(l)
