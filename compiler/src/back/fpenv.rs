@@ -23,8 +23,9 @@ use super::abi::JitArgs;
 /// cost of switching (`stmxcsr` waits for the pipeline on the hosts measured).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FpEnv {
-    rust: u32,
-    shader: u32,
+    /// The generated code's MXCSR, then Rust's: read in place by [`call_in`] (a copy made
+    /// just before each call would make `ldmxcsr` wait for the store).
+    words: [u32; 2],
 }
 
 impl FpEnv {
@@ -32,8 +33,10 @@ impl FpEnv {
     pub fn capture() -> FpEnv {
         let rust = crate::numerics::get_mxcsr();
         FpEnv {
-            rust,
-            shader: rust | crate::numerics::MXCSR_DAZ | crate::numerics::MXCSR_FTZ,
+            words: [
+                rust | crate::numerics::MXCSR_DAZ | crate::numerics::MXCSR_FTZ,
+                rust,
+            ],
         }
     }
 }
@@ -70,7 +73,7 @@ pub unsafe fn call_in(env: &FpEnv, entry: unsafe extern "C" fn(*mut JitArgs), ar
             "call {func}",
             "ldmxcsr [r12 + 4]",
             // r12 survives the call (callee-saved), unlike the registers `reg` may choose.
-            in("r12") &[env.shader, env.rust],
+            in("r12") env.words.as_ptr(),
             func = in(reg) entry,
             in("rdi") args,
             clobber_abi("C"),

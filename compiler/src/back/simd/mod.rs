@@ -143,6 +143,8 @@ struct Lower<'a, B: SimdBuilder> {
     f: &'a ir::Function,
     b: B,
     arith: Vec<Class>,
+    /// Values never denormal, values only known at run time ([`ops::Flushed`]).
+    flushed: ops::Flushed,
     uniform: ir::uniform::Uniformity,
     vals: Vec<Option<B::V>>,
     vars: HashMap<ir::Value, B::Var>,
@@ -228,6 +230,7 @@ pub fn lower<B: SimdBuilder>(
         f,
         b,
         arith: nan::classes(f),
+        flushed: ops::Flushed::analyze(f),
         uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         vars: HashMap::new(),
