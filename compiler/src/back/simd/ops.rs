@@ -805,7 +805,9 @@ impl Flushed {
                 | Op::SysVal { .. }
                 | Op::Uniform { .. }
                 | Op::UniformIndirect { .. }
-                | Op::ImmIndirect { .. } => true,
+                | Op::ImmIndirect { .. }
+                | Op::ArrayLoad { .. }
+                | Op::Texture(_) => true,
                 // Not saturation, MIN or MAX: selects with constant arms, which the target folds
                 // where it can tell the comparison (a saturated sum it knows is ≥ 1 is 1.0).
                 Op::Binary(Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv)
