@@ -367,9 +367,48 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let one = self.iconst(1)?;
         let d = self.b.select(bad, one, c)?;
         let rem = matches!(op, Binary::IRemS | Binary::IRemU);
-        let r = self.b.optional(Optional::Div { signed, rem }, &[a, d])?;
+        let r = if self.b.has_doubles() {
+            self.divide_in_doubles(signed, rem, a, d)?
+        } else {
+            self.b.optional(Optional::Div { signed, rem }, &[a, d])?
+        };
         let on_zero = self.iconst(if op == Binary::IDivS { 0 } else { u32::MAX })?;
         self.b.select(z, on_zero, r)
+    }
+
+    /// `a / d` (`a % d` when `rem`) for a safe divisor (not 0, and not −1 with `a` = INT_MIN
+    /// when `signed`), through double-precision lanes: a vector has no integer division, and
+    /// one lane at a time it costs a `div` each. Both operands are exact as doubles, and the
+    /// rounded quotient truncates to the integer quotient: a quotient k − ε of integers below
+    /// 2³² has ε ≥ 1/d ≥ k·2⁻³², far above the quotient's rounding (k·2⁻⁵³), so rounding never
+    /// reaches the integer. The remainder is `a − q·d` (wrapping).
+    fn divide_in_doubles(&mut self, signed: bool, rem: bool, a: B::V, d: B::V) -> R<B::V> {
+        // Unsigned words as doubles: the signed value of `x ^ 2³¹`, plus 2³¹.
+        let to_double = |s: &mut Self, x: B::V| -> R<B::D> {
+            if signed {
+                return s.b.d_from_int(x);
+            }
+            let k = s.iconst(I32_MIN)?;
+            let x = s.b.ibin(IBin::Xor, x, k)?;
+            let x = s.b.d_from_int(x)?;
+            let k = s.b.d_const(2_147_483_648.0)?;
+            s.b.d_bin(FBin::Add, x, k)
+        };
+        let (ad, dd) = (to_double(self, a)?, to_double(self, d)?);
+        let qd = self.b.d_bin(FBin::Div, ad, dd)?;
+        // Truncated to i32: every signed quotient fits (INT_MIN / −1 was made safe); an
+        // unsigned one is below 2³¹ unless d = 1, where it is a itself.
+        let mut q = self.b.d_to_int(qd)?;
+        if !signed {
+            let one = self.iconst(1)?;
+            let by_one = self.b.icmp(ICmp::Eq, d, one)?;
+            q = self.b.select(by_one, a, q)?;
+        }
+        if !rem {
+            return Ok(q);
+        }
+        let qd = self.b.ibin(IBin::Mul, q, d)?;
+        self.b.ibin(IBin::Sub, a, qd)
     }
 
     fn binary(&mut self, op: Binary, x: ir::Value, y: ir::Value, result: ir::Value) -> R<B::V> {
@@ -798,16 +837,16 @@ impl Flushed {
             let args = &d.args;
             let rt = |a: &ir::Value| out.run_time[a.index()];
             let fl = |a: &ir::Value| out.flushed[a.index()];
+            // Not an indirect uniform (a select of the load and 0.0 outside the buffers), an
+            // array element (the target forwards a stored constant to its load) or a texel (a
+            // border colour): the target may see a constant in some lanes.
             let run_time = match &d.op {
                 Op::Input { .. }
                 | Op::InputIndirect { .. }
                 | Op::GsInput { .. }
                 | Op::SysVal { .. }
                 | Op::Uniform { .. }
-                | Op::UniformIndirect { .. }
-                | Op::ImmIndirect { .. }
-                | Op::ArrayLoad { .. }
-                | Op::Texture(_) => true,
+                | Op::ImmIndirect { .. } => true,
                 // Not saturation, MIN or MAX: selects with constant arms, which the target folds
                 // where it can tell the comparison (a saturated sum it knows is ≥ 1 is 1.0).
                 Op::Binary(Binary::FAdd | Binary::FSub | Binary::FMul | Binary::FDiv)
