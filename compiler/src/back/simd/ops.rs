@@ -348,8 +348,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Integer division and remainder with the interpreter's results for a zero divisor (and
-    /// `INT_MIN / −1`), the divisor made safe first.
-    fn divide(&mut self, op: Binary, a: B::V, c: B::V) -> R<B::V> {
+    /// `INT_MIN / −1`), the divisor made safe first. A divisor that is a constant stays the
+    /// target's division, which becomes a multiply and shifts.
+    fn divide(&mut self, op: Binary, a: B::V, c: B::V, by_constant: bool) -> R<B::V> {
         let zero = self.iconst(0)?;
         let z = self.b.icmp(ICmp::Eq, c, zero)?;
         let signed = matches!(op, Binary::IDivS | Binary::IRemS);
@@ -367,7 +368,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let one = self.iconst(1)?;
         let d = self.b.select(bad, one, c)?;
         let rem = matches!(op, Binary::IRemS | Binary::IRemU);
-        let r = if self.b.has_doubles() {
+        let r = if self.b.has_doubles() && !by_constant {
             self.divide_in_doubles(signed, rem, a, d)?
         } else {
             self.b.optional(Optional::Div { signed, rem }, &[a, d])?
@@ -484,7 +485,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 },
                 &[a, c],
             ),
-            B_::IDivS | B_::IDivU | B_::IRemS | B_::IRemU => self.divide(op, a, c),
+            B_::IDivS | B_::IDivU | B_::IRemS | B_::IRemU => {
+                let by_constant = self.f.const_value(y).is_some();
+                self.divide(op, a, c, by_constant)
+            }
             B_::Shl | B_::ShrS | B_::ShrU => {
                 let sh = match op {
                     B_::Shl => Shift::Shl,
