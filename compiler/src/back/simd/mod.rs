@@ -38,6 +38,7 @@
 //! runs them by adding one line per test.
 
 mod builder;
+mod denormals;
 mod hoist;
 mod libm;
 mod mem;
@@ -143,8 +144,8 @@ struct Lower<'a, B: SimdBuilder> {
     f: &'a ir::Function,
     b: B,
     arith: Vec<Class>,
-    /// Values never denormal, values only known at run time ([`ops::Flushed`]).
-    flushed: ops::Flushed,
+    /// Values never denormal, values only known at run time ([`denormals::Flushed`]).
+    flushed: denormals::Flushed,
     uniform: ir::uniform::Uniformity,
     vals: Vec<Option<B::V>>,
     vars: HashMap<ir::Value, B::Var>,
@@ -230,7 +231,7 @@ pub fn lower<B: SimdBuilder>(
         f,
         b,
         arith: nan::classes(f),
-        flushed: ops::Flushed::analyze(f),
+        flushed: denormals::Flushed::analyze(f),
         uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         vars: HashMap::new(),
