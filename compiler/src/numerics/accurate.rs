@@ -106,17 +106,12 @@ pub fn sincos_with(x: f32, fused: bool) -> (f32, f32) {
     let p = add(mul(p, z), COS[0]);
     let c = sub(mul(mul(p, z), z), mul(z, 0.5));
     let c = add(c, 1.0);
-    let n = q as i32;
-    let pick = |n: i32| {
-        let v = if n & 1 != 0 { c } else { s };
-        if n & 2 != 0 { -v } else { v }
-    };
-    (pick(n), pick(n.wrapping_add(1)))
+    quadrants(q as i32, s, c)
 }
 
 /// The f32 path, |x| < [`NEAR_F32`], with fused multiply-adds: q = x·2/π rounded to an
-/// integer (`q·P1` is exact in a fused multiply-add for any q); r = x − q·π/2 by three fused steps (the first exact: both terms are multiples of
-/// 2⁻²³ and their difference is below 1); the polynomials fused.
+/// integer; r = x − q·π/2 by three fused steps (the first exact: both terms are multiples
+/// of 2⁻²³ and their difference is below 1); the polynomials fused.
 fn sincos_f32(x: f32) -> (f32, f32) {
     use super::fma;
     // q by a sum and a difference with 1.5·2²³ (|x·2/π| < 2²²): +0 for either zero, so that
@@ -134,7 +129,12 @@ fn sincos_f32(x: f32) -> (f32, f32) {
     let p = fma(p, z, COS[0]);
     let c = fma(mul(p, z), z, mul(z, -0.5));
     let c = add(c, 1.0);
-    let n = q as i32;
+    quadrants(q as i32, s, c)
+}
+
+/// SIN and COS from the quadrant `n` and the sine `s` and cosine `c` of the reduced argument:
+/// sin = (s, c, −s, −c)[n mod 4], cos = sin's at n + 1.
+fn quadrants(n: i32, s: f32, c: f32) -> (f32, f32) {
     let pick = |n: i32| {
         let v = if n & 1 != 0 { c } else { s };
         if n & 2 != 0 { -v } else { v }

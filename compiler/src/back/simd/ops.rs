@@ -1,6 +1,7 @@
 //! IR instructions to vector code, or to host calls for what the target has no vector
 //! instruction for; the interpreter's semantics under DAZ/FTZ.
 
+use super::denormals::never_denormal_bits;
 use super::{ExactFn, FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
 use crate::back::abi::JitArgs;
 use crate::back::lane_ops::LaneOp;
@@ -52,7 +53,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     Op::Const(c) => f32::from_bits(*c).is_subnormal(),
                     // Bits built with an exponent (a power of two in the exponent field, a
                     // significand or-ed into 1.0's bits): never a denormal.
-                    Op::Unary(U::Bitcast) if self.never_denormal_bits(args[0]) => false,
+                    Op::Unary(U::Bitcast) if never_denormal_bits(self.f, args[0]) => false,
                     Op::Unary(U::FNeg | U::FAbs | U::Bitcast) => {
                         self.may_fold_within(args[0], depth)
                     }
@@ -69,14 +70,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// Whether the float of `v`'s bits is never a denormal ([`never_denormal_bits`]).
-    fn never_denormal_bits(&self, v: ir::Value) -> bool {
-        super::denormals::never_denormal_bits(self.f, v)
-    }
-
     /// Whether `v` is never a denormal in the generated code even on a target that folds
     /// float operations as IEEE does ([`SimdBuilder::FOLDS_DENORMALS`]), so that its bits need
-    /// no flush where they are observed ([`super::denormals::Flushed`]).
+    /// no flush where they are observed ([`super::denormals::Flushed`]; constants that are
+    /// not denormals among them).
     pub(super) fn known_flushed(&self, v: ir::Value) -> bool {
         self.flushed.flushed[v.index()]
     }
@@ -102,7 +99,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// value may unless it is an arithmetic result (flushed by the CPU) or a normal constant.
     fn may_be_denormal(&self, v: ir::Value) -> bool {
         if B::FOLDS_DENORMALS {
-            !self.normal_const(v) && !self.known_flushed(v)
+            !self.known_flushed(v)
         } else {
             self.arith[v.index()] == Class::Exact && !self.normal_const(v)
         }
@@ -569,7 +566,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let Some(v) = other else {
             let operand = |s: &mut Self, v| {
                 let l = s.get(v)?;
-                if s.normal_const(v) || s.known_flushed(v) {
+                if s.known_flushed(v) {
                     Ok(l)
                 } else {
                     s.b.flush(l)
