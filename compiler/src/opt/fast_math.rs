@@ -19,8 +19,9 @@
 //! LG2(inf) = inf, SIN/COS(inf) = NaN, POW(x, 0) = 1, POW(1, y) = 1, POW(0, y > 0) = 0,
 //! POW(0, y < 0) = inf, POW(x < 0, integer y) = ±POW(|x|, y), POW(x < 0, other y) = NaN.
 //!
-//! Each expanded instruction becomes the final `select` of its expansion, so its result value
-//! (and every use of it) stays.
+//! Each expanded instruction becomes the last step of its expansion (a `select` for the
+//! special values, or EX2's product with its power of two), so its result value (and every
+//! use of it) stays.
 
 use crate::ir::*;
 
@@ -49,16 +50,16 @@ fn expand(f: &mut Function, sincos: bool, fused: bool) -> bool {
             origin,
             fused,
         };
-        let last = match op {
+        let (op, args) = match op {
             Op::Unary(Unary::FExp2) => e.exp2(args[0]),
-            Op::Unary(Unary::FLg2) => e.lg2(args[0]),
-            Op::Unary(Unary::FSin) if sincos => e.sincos(args[0], false),
-            Op::Unary(Unary::FCos) if sincos => e.sincos(args[0], true),
-            Op::Binary(Binary::FPow) => e.pow(args[0], args[1]),
+            Op::Unary(Unary::FLg2) => select(e.lg2(args[0])),
+            Op::Unary(Unary::FSin) if sincos => select(e.sincos(args[0], false)),
+            Op::Unary(Unary::FCos) if sincos => select(e.sincos(args[0], true)),
+            Op::Binary(Binary::FPow) => select(e.pow(args[0], args[1])),
             _ => return false,
         };
-        f.insts[i].op = Op::Select;
-        f.insts[i].args = last.to_vec();
+        f.insts[i].op = op;
+        f.insts[i].args = args;
         true
     })
 }
@@ -84,8 +85,17 @@ struct Expand<'a> {
     fused: bool,
 }
 
-/// A `select`'s operands: the expansion's last step, which the expanded instruction becomes.
+/// A `select`'s operands.
 type Sel = [Value; 3];
+
+/// The expansion's last step, which the expanded instruction becomes: an F32 operation and
+/// its arguments.
+type Last = (Op, Vec<Value>);
+
+/// A last step that selects.
+fn select(s: Sel) -> Last {
+    (Op::Select, s.to_vec())
+}
 
 impl Expand<'_> {
     fn op(&mut self, op: Op, args: Vec<Value>, ty: Type) -> Value {
@@ -117,6 +127,10 @@ impl Expand<'_> {
         let ty = self.f.ty(x);
         self.op(Op::Select, vec![c, x, y], ty)
     }
+    /// The value of an expansion's last step (an F32 operation).
+    fn last(&mut self, (op, args): Last) -> Value {
+        self.op(op, args, Type::F32)
+    }
 
     /// Horner evaluation of `c[0] + c[1]·t + …`, each step one `fma` when fused.
     fn poly(&mut self, t: Value, c: &[f32]) -> Value {
@@ -134,32 +148,54 @@ impl Expand<'_> {
     }
 
     /// 2^x.
-    fn exp2(&mut self, x: Value) -> Sel {
+    fn exp2(&mut self, x: Value) -> Last {
         let (lo, hi) = (self.fc(-127.0), self.fc(128.0));
-        // Clamp (NaN is restored at the end); n = ⌊x⌋, t in [0, 1).
-        let c = self.fcmp(FCmp::Gt, x, lo);
-        let xc = self.select([c, x, lo]);
-        let c = self.fcmp(FCmp::Lt, xc, hi);
-        let xc = self.select([c, xc, hi]);
+        // Clamp, a NaN passing through (both comparisons are false for it); n = ⌊x⌋, t in
+        // [0, 1).
+        let c = self.fcmp(FCmp::Lt, x, lo);
+        let xc = self.select([c, lo, x]);
+        let c = self.fcmp(FCmp::Gt, xc, hi);
+        let xc = self.select([c, hi, xc]);
         let n = self.un(Unary::FFloor, xc, Type::F32);
         let t = self.bin(Binary::FSub, xc, n);
         // 2^t on [0, 1): the degree-6 polynomial interpolating it at the Chebyshev nodes,
         // 1 at t = 0 exactly (so an integer x gives its power of two exactly), within 1.3 ulp
         // with each f32 rounding.
-        let p = self.poly(t, &EXP2_POLY);
+        let p = if self.fused {
+            self.exp2_poly_paired(t)
+        } else {
+            self.poly(t, &EXP2_POLY)
+        };
         // 2^n as a float's exponent field: for n = −127 (x below −126) its bits are 0, the
         // result 0 as FTZ makes it; for n = 128 (x ≥ 128, so t = 0 and p = 1) inf. Otherwise
-        // a normal power of two, so the product is exact: p · 2^n ≥ 2⁻¹²⁶.
-        let ni = self.un(Unary::FloorToInt, n, Type::I32);
+        // a normal power of two, so the product is exact: p · 2^n ≥ 2⁻¹²⁶. n is an integer
+        // in [−127, 128], so F2I converts it exactly; for a NaN x it gives i32::MIN, whose
+        // field is 1.0's, and the product is NaN.
+        let ni = self.un(Unary::F2I, n, Type::I32);
         let bias = self.ic(127);
         let e = self.bin(Binary::IAdd, ni, bias);
         let s23 = self.ic(23);
         let e = self.bin(Binary::Shl, e, s23);
         let scale = self.un(Unary::Bitcast, e, Type::F32);
-        let r = self.bin(Binary::FMul, p, scale);
-        let nan = self.fcmp(FCmp::Ne, x, x);
-        let canonical = self.fc(f32::from_bits(crate::numerics::CANONICAL_NAN));
-        [nan, canonical, r]
+        (Op::Binary(Binary::FMul), vec![p, scale])
+    }
+
+    /// [`EXP2_POLY`] at `t` with `fma`, as `1 + t·q(t)`: `q`'s terms in pairs (`c1 + c2·t`,
+    /// `c3 + c4·t`, `c5 + c6·t`) by Horner's scheme in `t²`, a dependency chain of 4 steps
+    /// instead of Horner's 6 (EX2 is latency-bound where a shader computes several), and the
+    /// leading 1 added by the last step, one rounding, so that `q`'s rounding errors count
+    /// only scaled by `t`. Every step's operands are non-negative for `t` in [0, 1), and
+    /// `t = 0` gives 1 exactly.
+    fn exp2_poly_paired(&mut self, t: Value) -> Value {
+        let c = EXP2_POLY.map(|k| self.fc(k));
+        let fma = |e: &mut Self, a, b, c| e.op(Op::Nary(Nary::Fma), vec![a, b, c], Type::F32);
+        let t2 = self.bin(Binary::FMul, t, t);
+        let a = fma(self, c[2], t, c[1]);
+        let b = fma(self, c[4], t, c[3]);
+        let d = fma(self, c[6], t, c[5]);
+        let q = fma(self, d, t2, b);
+        let q = fma(self, q, t2, a);
+        fma(self, q, t, c[0])
     }
 
     /// log2(x).
@@ -272,7 +308,7 @@ impl Expand<'_> {
         let l = self.select(l);
         let p = self.bin(Binary::FMul, y, l);
         let r = self.exp2(p);
-        let r = self.select(r);
+        let r = self.last(r);
         // x < 0: an odd integer y negates, a non-integer y gives NaN.
         let z = self.fc(0.0);
         let neg = self.fcmp(FCmp::Lt, x, z);

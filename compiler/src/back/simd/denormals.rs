@@ -20,6 +20,13 @@ const SELECT_DEPTH: u32 = 4;
 /// other operands are flushed. Constants that are not denormals, SSG, rounding, conversions
 /// from integers, and selects, sign operations, saturation, MIN and MAX of flushed values are
 /// flushed; values read from memory are not.
+///
+/// A product of a value known to be at least 1 (or NaN) and a flushed value is flushed too,
+/// however it is computed: its magnitude is at least the flushed operand's (so 0 or at least
+/// 2⁻¹²⁶), and removing either operand as an identity leaves the other. Values at least 1 are
+/// constants at least 1, and sums and fused products of non-negative values with one at least
+/// 1 (a polynomial with non-negative coefficients in `x − ⌊x⌋`, which is non-negative, and a
+/// constant term of 1: EX2's); these hold in IEEE arithmetic as under FTZ.
 pub(crate) struct Flushed {
     /// Per value: never a denormal.
     pub flushed: Vec<bool>,
@@ -35,6 +42,9 @@ impl Flushed {
             flushed: vec![false; f.values.len()],
             run_time: vec![false; f.values.len()],
         };
+        // Per value: at least +0 (or NaN), and at least 1 (or NaN).
+        let mut nonneg = vec![false; f.values.len()];
+        let mut ge_one = vec![false; f.values.len()];
         f.for_each_inst(|i| {
             let d = &f.insts[i];
             let Some(&r) = d.results.first() else {
@@ -76,7 +86,11 @@ impl Flushed {
                     | U::I2F
                     | U::U2F,
                 ) => true,
-                Op::Unary(U::Bitcast) => never_denormal_bits(f, args[0]) || fl(&args[0]),
+                Op::Unary(U::Bitcast) => {
+                    never_denormal_bits(f, args[0])
+                        || fl(&args[0])
+                        || sign_flip_of(f, args[0]).is_some_and(|v| fl(&v))
+                }
                 Op::Unary(U::FNeg | U::FAbs | U::FSat01 | U::FSat11)
                 | Op::Binary(Binary::FMin | Binary::FMax) => args.iter().all(fl),
                 Op::Select => fl(&args[1]) && fl(&args[2]),
@@ -91,10 +105,70 @@ impl Flushed {
                 }
                 _ => false,
             };
+            let nn = |a: &ir::Value| nonneg[a.index()];
+            let one = |a: &ir::Value| ge_one[a.index()];
+            let (is_nonneg, is_ge_one) = match &d.op {
+                Op::Const(c) => {
+                    let c = f32::from_bits(*c);
+                    (c.is_sign_positive(), c >= 1.0)
+                }
+                Op::Binary(Binary::FSub) => {
+                    let fract = matches!(f.values[args[1]].def, Def::Inst(j, _)
+                        if f.insts[j].op == Op::Unary(U::FFloor) && f.insts[j].args[0] == args[0]);
+                    (fract, false)
+                }
+                Op::Binary(Binary::FAdd) => (
+                    args.iter().all(nn),
+                    nn(&args[0]) && nn(&args[1]) && (one(&args[0]) || one(&args[1])),
+                ),
+                Op::Binary(Binary::FMul) => (args.iter().all(nn), args.iter().all(one)),
+                Op::Nary(Nary::Fma) => (args.iter().all(nn), args.iter().all(nn) && one(&args[2])),
+                Op::Select => (nn(&args[1]) && nn(&args[2]), one(&args[1]) && one(&args[2])),
+                _ => (false, false),
+            };
+            // A product of a value at least 1 and a flushed one (see above).
+            let scaled = matches!(d.op, Op::Binary(Binary::FMul))
+                && ((one(&args[0]) && fl(&args[1])) || (fl(&args[0]) && one(&args[1])));
+            nonneg[r.index()] = is_nonneg || is_ge_one;
+            ge_one[r.index()] = is_ge_one;
             out.run_time[r.index()] = run_time;
-            out.flushed[r.index()] = flushed;
+            out.flushed[r.index()] = flushed || scaled || is_ge_one;
         });
         out
+    }
+}
+
+/// The float `v`'s bits flip the sign of, when `v` is `bits(x) ^ (k << 31)`: only its sign
+/// differs from `x`'s, so it is a denormal exactly when `x` is.
+fn sign_flip_of(f: &ir::Function, v: ir::Value) -> Option<ir::Value> {
+    let Def::Inst(i, _) = f.values[v].def else {
+        return None;
+    };
+    let d = &f.insts[i];
+    if d.op != Op::Binary(Binary::Xor) {
+        return None;
+    }
+    let sign_only = |a: ir::Value| match f.values[a].def {
+        Def::Inst(j, _) => {
+            f.insts[j].op == Op::Binary(Binary::Shl)
+                && f.const_value(f.insts[j].args[1]) == Some(31)
+        }
+        _ => f.const_value(a).is_some_and(|c| c & 0x7FFF_FFFF == 0),
+    };
+    let float_bits = |a: ir::Value| match f.values[a].def {
+        Def::Inst(j, _) if f.insts[j].op == Op::Unary(Unary::Bitcast) => {
+            let x = f.insts[j].args[0];
+            (f.ty(x) == ir::Type::F32).then_some(x)
+        }
+        _ => None,
+    };
+    let [a, b] = [d.args[0], d.args[1]];
+    if sign_only(b) {
+        float_bits(a)
+    } else if sign_only(a) {
+        float_bits(b)
+    } else {
+        None
     }
 }
 
@@ -144,5 +218,53 @@ pub(crate) fn never_denormal_bits(f: &ir::Function, v: ir::Value) -> bool {
             }
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Flushed;
+    use crate::ir::{Op, lift};
+
+    /// The values stored to OUT[0].x, .y, ... of `text` after accurate math's expansion (with
+    /// fused polynomials), and whether the analysis finds each flushed.
+    fn stored_flushed(text: &str) -> Vec<bool> {
+        let mut f = lift(&crate::front::text::parse(text).unwrap()).unwrap();
+        crate::opt::fast_math::run_except_sincos(&mut f, true);
+        crate::ir::verify::verify(&f).unwrap();
+        let fl = Flushed::analyze(&f);
+        let mut out = Vec::new();
+        f.for_each_inst(|i| {
+            if let Op::StoreOutput { .. } = f.insts[i].op {
+                out.push(fl.flushed[f.insts[i].args[0].index()]);
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn ex2_results_and_their_sign_flips_are_never_denormal() {
+        // TEMP[0].x is a MAX with a constant: no run-time value to the analysis (the target
+        // may fold it), so arithmetic on it is not flushed for that reason. EX2 and POW (EX2
+        // inside, with its sign flip for a negative base) of it are; its square is not.
+        let got = stored_flushed(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+             IMM[0] FLT32 {-200.0, 0.0, 0.0, 0.0}\nMAX TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n\
+             EX2 OUT[0].x, TEMP[0].xxxx\nPOW OUT[0].y, TEMP[0].xxxx, IN[0].yyyy\n\
+             MUL OUT[0].z, TEMP[0].xxxx, TEMP[0].xxxx\nEND\n",
+        );
+        assert_eq!(got, [true, true, false]);
+    }
+
+    #[test]
+    fn a_product_with_a_value_below_one_is_not_flushed() {
+        // x − ⌊x⌋ is non-negative but may be below 1: its product with a flushed value may
+        // underflow in IEEE arithmetic.
+        let got = stored_flushed(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+             IMM[0] FLT32 {-200.0, 0.0, 0.0, 0.0}\nMAX TEMP[0].x, IN[0].xxxx, IMM[0].xxxx\n\
+             FRC TEMP[0].y, TEMP[0].xxxx\nMUL OUT[0].x, TEMP[0].yyyy, TEMP[0].xxxx\nEND\n",
+        );
+        assert_eq!(got, [false]);
     }
 }
