@@ -690,6 +690,37 @@ pub fn check_constant_operands(c: Compiler) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// F2U (truncation through i64, the low 32 bits) on both signs of every exponent, with
+/// significands at and near its ends: the range boundaries of every way a target computes
+/// it (the 32-bit conversion below 2³¹, the significand shifted left from 2³¹ to 2⁶³, 0
+/// beyond, for infinities and for NaN): the interpreter's bits.
+pub fn check_f2u_every_exponent(c: Compiler) {
+    use crate::ir::semantics as sem;
+    let mut xs = Vec::new();
+    for sign in [0u32, 0x8000_0000] {
+        for e in 0..=255u32 {
+            for m in [0u32, 1, 0x2A_AAAB, 0x40_0000, 0x7F_FFFE, 0x7F_FFFF] {
+                xs.push(sign | e << 23 | m);
+            }
+        }
+    }
+    let shader = c(&unary_function(Unary::F2U), MathMode::Exact).expect("compiles");
+    let got = run_inputs(&shader, &xs);
+    let bad: Vec<(u32, u32, u32)> = xs
+        .iter()
+        .zip(&got)
+        .map(|(&x, &g)| (x, sem::unary(Unary::F2U, x), g))
+        .filter(|&(_, want, g)| want != g)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "F2U: {} of {} inputs differ; first (x, interpreter, code): {:#010x?}",
+        bad.len(),
+        xs.len(),
+        bad.first()
+    );
+}
+
 /// Fused multiply-adds with negated operands, in every combination (a back end may fold a
 /// negation into the instruction, as x86's `vfnmadd`/`vfmsub` do), on special and ordinary
 /// words: the interpreter's bits.

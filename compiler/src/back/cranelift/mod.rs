@@ -420,6 +420,13 @@ mod tests {
     }
 
     #[test]
+    fn f2u_matches_the_interpreter_on_every_exponent() {
+        for lanes in [4, 8] {
+            ts::check_f2u_every_exponent(&cranelift(lanes));
+        }
+    }
+
+    #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         ts::check_every_operation(&cranelift(8));
     }

@@ -300,6 +300,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             // `vpermd` (AVX2, AVX-512) over one register; LLVM has no generic
             // variable-index shuffle, so other widths have none.
             Optional::Permute => self.permute().is_some(),
+            // Through a vector of i64 (`vcvttps2qq`) with AVX-512 (every AVX-512 CPU but the
+            // Xeon Phi has its DQ part); without it LLVM converts lane by lane, and the
+            // lowering's 32-bit form (`Lower::f2u`) is faster.
+            Optional::F2U => self.lanes >= 16,
             _ => true,
         }
     }

@@ -495,6 +495,13 @@ mod tests {
     }
 
     #[test]
+    fn f2u_matches_the_interpreter_on_every_exponent() {
+        for lanes in [4, 8, 16] {
+            ts::check_f2u_every_exponent(&llvm(lanes));
+        }
+    }
+
+    #[test]
     fn exact_transcendentals_in_vector_code_match_the_interpreter() {
         // Every 4099th input (a million) at each step width; all 2³² in release mode:
         // `cargo test -p tgsic --release --features llvm exact_transcendentals -- --ignored`.

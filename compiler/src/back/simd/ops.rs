@@ -230,6 +230,34 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.minus_one_if_zero(v, r)
     }
 
+    /// F2U without a 64-bit conversion: truncation through i64, the low 32 bits; NaN and
+    /// |x| ≥ 2⁶³ give 0. Below 2³¹ in magnitude the 32-bit conversion truncates exactly;
+    /// from 2³¹ on, |x| is the integer `m · 2^s` (`m` the significand with its leading 1,
+    /// `s` = exponent − 150 ≥ 8), whose low 32 bits are `m << s` (0 from s = 32 on, which
+    /// takes in every |x| ≥ 2⁶³, infinities and NaN); a negative x negates (wrapping).
+    fn f2u(&mut self, a: B::V) -> R<B::V> {
+        let ax = self.b.fun(FUn::Abs, a)?;
+        let two31 = self.fconst(2_147_483_648.0)?;
+        let small = self.b.fcmp(FCmp::Lt, ax, two31)?;
+        let lo = self.b.float_to_int(ax)?;
+        let bits = self.b.cast(ax, Kind::I32)?;
+        let e = self.b.shift_imm(Shift::ShrU, bits, 23)?;
+        let s = self.ik(IBin::Sub, e, 150)?;
+        let m = self.ik(IBin::And, bits, 0x007F_FFFF)?;
+        let m = self.ik(IBin::Or, m, 0x0080_0000)?;
+        let s5 = self.amount(s)?;
+        let hi = self.shift(Shift::Shl, m, s5)?;
+        let k32 = self.iconst(32)?;
+        let in_range = self.b.icmp(ICmp::ULt, s, k32)?;
+        let zero = self.iconst(0)?;
+        let hi = self.b.select(in_range, hi, zero)?;
+        let r = self.b.select(small, lo, hi)?;
+        let fz = self.fconst(0.0)?;
+        let neg = self.b.fcmp(FCmp::Lt, a, fz)?;
+        let nr = self.b.ibin(IBin::Sub, zero, r)?;
+        self.b.select(neg, nr, r)
+    }
+
     /// Shift amounts: the low 5 bits.
     fn amount(&mut self, v: B::V) -> R<B::V> {
         self.ik(IBin::And, v, 31)
@@ -272,6 +300,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
             U::F2I => self.b.float_to_int(a)?,
             U::F2U if has(self, Optional::F2U) => self.b.optional(Optional::F2U, &[a])?,
+            U::F2U => self.f2u(a)?,
             U::FloorToInt => self.sat_floor(a)?,
             U::I2F => self.b.int_to_float(a, true)?,
             U::U2F => self.b.int_to_float(a, false)?,
@@ -335,7 +364,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
             | U::FCos
             | U::FRoundF16
             | U::FRoundFx12
-            | U::F2U
             | U::BitRev
             | U::Popcount
             | U::FindLsb
