@@ -129,7 +129,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let f = &*crate::back::simd::prepare(f, opts.math);
     let opts = &CodegenOptions {
         lanes: match opts.lanes {
-            0 => crate::back::simd::step_lanes(f, 4, 16, false),
+            0 => crate::back::simd::step_lanes(f, 4, 16, crate::back::simd::StraightLine::Light),
             n => n,
         },
         ..*opts

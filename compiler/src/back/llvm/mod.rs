@@ -217,7 +217,11 @@ fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
             f,
             cpu.width,
             if cpu.width == 16 { 32 } else { 16 },
-            cpu.width == 8,
+            if cpu.width == 8 {
+                simd::StraightLine::Long
+            } else {
+                simd::StraightLine::OneStep
+            },
         )),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
         n => Err(JitError::Options(format!(

@@ -48,7 +48,10 @@ mod texture;
 
 pub use builder::*;
 pub use libm::{ExactFn, inline as inline_exact};
-pub use plan::{INTERLEAVE_INSTS, host_fma, prepare, step_lanes};
+pub use plan::{
+    INTERLEAVE_INSTS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, StraightLine, host_fma, prepare,
+    step_lanes,
+};
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};
 use super::nan::{self, Class};
@@ -734,22 +737,38 @@ mod tests {
     fn long_straight_line_code_interleaves_two_steps_where_asked() {
         let long = shader(150, 0);
         assert!(long.body.inst_count() >= INTERLEAVE_INSTS);
-        assert_eq!(step_lanes(&long, 8, 16, true), 16);
-        assert_eq!(step_lanes(&long, 8, 16, false), 8);
+        assert_eq!(step_lanes(&long, 8, 16, StraightLine::Long), 16);
+        assert_eq!(step_lanes(&long, 8, 16, StraightLine::OneStep), 8);
         let mut vertex = long.clone();
         vertex.processor = crate::tgsi::Processor::Vertex;
-        assert_eq!(step_lanes(&vertex, 8, 16, true), 8);
+        assert_eq!(step_lanes(&vertex, 8, 16, StraightLine::Long), 8);
         // Short code, and code with a lookup in fewer than 20 instructions, keep one step.
         let short = shader(20, 0);
         assert!(short.body.inst_count() < INTERLEAVE_INSTS);
-        assert_eq!(step_lanes(&short, 8, 16, true), 8);
+        assert_eq!(step_lanes(&short, 8, 16, StraightLine::Long), 8);
         let sparse = shader(150, 10);
-        assert_eq!(step_lanes(&sparse, 8, 16, true), 16);
+        assert_eq!(step_lanes(&sparse, 8, 16, StraightLine::Long), 16);
         let dense = shader(150, 100);
         assert!(20 * 100 > dense.body.inst_count());
-        assert_eq!(step_lanes(&dense, 8, 16, true), 8);
+        assert_eq!(step_lanes(&dense, 8, 16, StraightLine::Long), 8);
+        // Cranelift's rule: short code with few live values and lookups interleaves; long
+        // code, and code with many lookups, keeps one step.
+        let light = shader(10, 0);
+        assert!(light.body.inst_count() <= LIGHT_INSTS);
+        assert!(crate::ir::pressure::max_live(&light) <= LIGHT_LIVE);
+        assert_eq!(step_lanes(&light, 4, 16, StraightLine::Light), 8);
+        assert_eq!(step_lanes(&light, 4, 16, StraightLine::OneStep), 4);
+        assert!(long.body.inst_count() > LIGHT_INSTS);
+        assert_eq!(step_lanes(&long, 4, 16, StraightLine::Light), 4);
+        let looked_up = shader(10, LIGHT_LOOKUPS);
+        assert!(
+            looked_up.body.inst_count() <= LIGHT_INSTS,
+            "{}",
+            looked_up.body.inst_count()
+        );
+        assert_eq!(step_lanes(&looked_up, 4, 16, StraightLine::Light), 4);
         // A loop whose values fit the registers twice over interleaves on any target.
         let looping = crate::back::tests_support::endless_loop_function();
-        assert_eq!(step_lanes(&looping, 4, 16, false), 8);
+        assert_eq!(step_lanes(&looping, 4, 16, StraightLine::OneStep), 8);
     }
 }

@@ -61,24 +61,60 @@ pub const INTERLEAVE_INSTS: usize = 800;
 ///   take 1.3–1.8 times as long to compile, so shorter shaders keep one step (all but two
 ///   fragment shaders of the etnaviv corpus have at most 530 instructions, and its p99
 ///   compile time holds), though ALU shaders from 500 instructions gained 8–13% too. With
-///   AVX-512's 32 registers the gains were mixed (−12% to +9%), and Cranelift's 128-bit
-///   steps spill too much (twice as slow), so they keep one step.
+///   AVX-512's 32 registers the gains were mixed (−12% to +9%), so it keeps one step.
+/// - Cranelift (`StraightLine::Light`), which does not schedule instructions, interleaves
+///   straight-line fragment shaders of at most [`LIGHT_INSTS`] instructions with at most
+///   [`LIGHT_LIVE`] values live at once and fewer than [`LIGHT_LOOKUPS`] texture lookups:
+///   two 128-bit steps at once ran 9% faster over the mesa corpus (up to 1.4x: toon, film,
+///   starwipe, kaleidoscope), but the shaders with more live values spill (classic 3D noise
+///   1.5x slower, curl noise 12%), lookup-dense ones gain nothing (linearblur 24% slower),
+///   and longer ones take up to 1.5 times as long to compile (etnaviv p99 +40% without the
+///   length bound; with it, median +5% and p99 within 5%).
 pub fn step_lanes(
     f: &ir::Function,
     width: usize,
     registers: usize,
-    interleave_long: bool,
+    straight: StraightLine,
 ) -> usize {
     let twice = if has_loop(&f.body) {
         2 * ir::pressure::max_live(f) <= registers
     } else {
-        interleave_long && f.processor == crate::tgsi::Processor::Fragment && {
-            let insts = f.body.inst_count();
-            insts >= INTERLEAVE_INSTS && 20 * crate::back::texpath::texture_ops(f).len() < insts
-        }
+        f.processor == crate::tgsi::Processor::Fragment
+            && match straight {
+                StraightLine::OneStep => false,
+                StraightLine::Long => {
+                    let insts = f.body.inst_count();
+                    insts >= INTERLEAVE_INSTS
+                        && 20 * crate::back::texpath::texture_ops(f).len() < insts
+                }
+                StraightLine::Light => {
+                    f.body.inst_count() <= LIGHT_INSTS
+                        && ir::pressure::max_live(f) <= LIGHT_LIVE
+                        && crate::back::texpath::texture_ops(f).len() < LIGHT_LOOKUPS
+                }
+            }
     };
     if twice { 2 * width } else { width }
 }
+
+/// Which straight-line fragment shaders a target interleaves two steps of ([`step_lanes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StraightLine {
+    /// None.
+    OneStep,
+    /// Long ones with few texture lookups (LLVM with AVX2).
+    Long,
+    /// Those with at most [`LIGHT_LIVE`] values live at once and fewer than
+    /// [`LIGHT_LOOKUPS`] texture lookups (Cranelift).
+    Light,
+}
+
+/// Instructions up to which Cranelift interleaves straight-line code.
+pub const LIGHT_INSTS: usize = 250;
+/// Values live at once up to which Cranelift interleaves straight-line code.
+pub const LIGHT_LIVE: usize = 40;
+/// Texture lookups below which Cranelift interleaves straight-line code.
+pub const LIGHT_LOOKUPS: usize = 16;
 
 /// Whether this machine has a vector fused multiply-add ([`crate::numerics::host_fma`]).
 pub fn host_fma() -> bool {
