@@ -148,12 +148,13 @@ fn sign_flip_of(f: &ir::Function, v: ir::Value) -> Option<ir::Value> {
     if d.op != Op::Binary(Binary::Xor) {
         return None;
     }
-    let sign_only = |a: ir::Value| match f.values[a].def {
-        Def::Inst(j, _) => {
-            f.insts[j].op == Op::Binary(Binary::Shl)
-                && f.const_value(f.insts[j].args[1]) == Some(31)
-        }
-        _ => f.const_value(a).is_some_and(|c| c & 0x7FFF_FFFF == 0),
+    // A constant with the sign bit alone, or a word shifted left by 31. (Constants are
+    // instructions too, so the constant test comes first.)
+    let sign_only = |a: ir::Value| {
+        f.const_value(a).is_some_and(|c| c & 0x7FFF_FFFF == 0)
+            || matches!(f.values[a].def, Def::Inst(j, _)
+                if f.insts[j].op == Op::Binary(Binary::Shl)
+                    && f.const_value(f.insts[j].args[1]) == Some(31))
     };
     let float_bits = |a: ir::Value| match f.values[a].def {
         Def::Inst(j, _) if f.insts[j].op == Op::Unary(Unary::Bitcast) => {
