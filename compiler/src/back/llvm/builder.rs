@@ -635,9 +635,12 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn gather4(&mut self, base: Self::S, words: V<'ctx>) -> R<[V<'ctx>; 4]> {
-        // Always `llvm.masked.gather`: a texel's four words lane by lane (or loaded whole and
-        // transposed) made lookup-heavy shaders compile 20-60% slower, since LLVM's passes
-        // see all of it, while LLVM splits its own gathers only in code generation.
+        if !self.hardware_gather {
+            return self.texels_transposed(base, words);
+        }
+        // `llvm.masked.gather` where it is one instruction: a texel's four words lane by lane
+        // (or loaded whole and transposed) made lookup-heavy shaders compile 20-60% slower
+        // there, since LLVM's passes see all of it.
         let mut out = [words; 4];
         for (c, o) in out.iter_mut().enumerate() {
             let w = self.b.build_int_add(words, self.iconst(c as u32), "")?;

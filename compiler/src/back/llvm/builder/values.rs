@@ -356,4 +356,78 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             .set_alignment(4)
             .map_err(|e| JitError::Codegen(e.to_string()))
     }
+
+    /// [`SimdBuilder::gather4`] where gathers are not one instruction (LLVM would split each
+    /// of the four into a load and an insertion a lane): each lane's texel in one 16-byte
+    /// load, then a 4 × 4 transpose. Eight lanes at a time pair lanes `l` and `l + 4` in the
+    /// halves of a 256-bit vector, so that the transpose is four in-half unpacks a component
+    /// pair (AVX2's `vunpcklps`/`vunpcklpd` and their high forms).
+    pub(super) fn texels_transposed(
+        &mut self,
+        base: BasicValueEnum<'ctx>,
+        words: V<'ctx>,
+    ) -> R<[V<'ctx>; 4]> {
+        let n = self.lanes as usize;
+        let v4 = self.cx.f32_type().vec_type(4);
+        let mut texels = Vec::with_capacity(n);
+        for w in self.lane_words(words)? {
+            let a = self.word_addr(base, w)?;
+            let t = self.b.build_load(v4, a.into_pointer_value(), "")?;
+            self.align4(t.as_instruction_value())?;
+            texels.push(t.into_vector_value());
+        }
+        let shuffle = |s: &mut Self, a: V<'ctx>, b: V<'ctx>, pick: &[u32]| -> R<V<'ctx>> {
+            let mask: Vec<IntValue> = pick.iter().map(|&i| s.i32c(i)).collect();
+            Ok(s.b.build_shuffle_vector(a, b, VectorType::const_vector(&mask), "")?)
+        };
+        // One group of `g` lanes: its four components.
+        let group = |s: &mut Self, t: &[V<'ctx>]| -> R<[V<'ctx>; 4]> {
+            let u: Vec<V<'ctx>> = if t.len() == 8 {
+                (0..4)
+                    .map(|k| shuffle(s, t[k], t[k + 4], &[0, 1, 2, 3, 4, 5, 6, 7]))
+                    .collect::<R<_>>()?
+            } else {
+                t.to_vec()
+            };
+            // `lo`/`hi` interleave words 0, 1 (2, 3) of two texels in each 4-word half;
+            // the components then take word pairs of `lo`/`hi` of the two texel pairs.
+            let halves = t.len() / 4;
+            let per_half = |p: [u32; 4], second: u32| -> Vec<u32> {
+                (0..halves as u32)
+                    .flat_map(|h| p.map(|i| i + 4 * h + if i >= 4 { second - 4 } else { 0 }))
+                    .collect()
+            };
+            let w = 4 * halves as u32;
+            let (lo, hi) = (per_half([0, 4, 1, 5], w), per_half([2, 6, 3, 7], w));
+            let (even, odd) = (per_half([0, 1, 4, 5], w), per_half([2, 3, 6, 7], w));
+            let lo01 = shuffle(s, u[0], u[1], &lo)?;
+            let hi01 = shuffle(s, u[0], u[1], &hi)?;
+            let lo23 = shuffle(s, u[2], u[3], &lo)?;
+            let hi23 = shuffle(s, u[2], u[3], &hi)?;
+            Ok([
+                shuffle(s, lo01, lo23, &even)?,
+                shuffle(s, lo01, lo23, &odd)?,
+                shuffle(s, hi01, hi23, &even)?,
+                shuffle(s, hi01, hi23, &odd)?,
+            ])
+        };
+        let g = n.min(8);
+        let mut parts: Vec<[V<'ctx>; 4]> =
+            texels.chunks(g).map(|t| group(self, t)).collect::<R<_>>()?;
+        // Groups joined in lane order, two at a time.
+        while parts.len() > 1 {
+            let mut joined = Vec::with_capacity(parts.len() / 2);
+            for pair in parts.chunks(2) {
+                let len = 2 * pair[0][0].get_type().get_size();
+                let all: Vec<u32> = (0..len).collect();
+                let mut c = pair[0];
+                for (k, x) in c.iter_mut().enumerate() {
+                    *x = shuffle(self, pair[0][k], pair[1][k], &all)?;
+                }
+                joined.push(c);
+            }
+            parts = joined;
+        }
+        Ok(parts[0])
+    }
 }
