@@ -27,6 +27,16 @@ const SELECT_DEPTH: u32 = 4;
 /// constants at least 1, and sums and fused products of non-negative values with one at least
 /// 1 (a polynomial with non-negative coefficients in `x − ⌊x⌋`, which is non-negative, and a
 /// constant term of 1: EX2's); these hold in IEEE arithmetic as under FTZ.
+///
+/// A sum or difference of a constant of magnitude at least 2⁻¹⁰⁰ and a flushed value is
+/// flushed: a nonzero exact result is at least 2⁻¹²⁴ in magnitude (when the operands' exponents
+/// are close it is a multiple of 2⁻¹²⁴, otherwise it is at least half the larger operand), so
+/// rounding keeps it normal, folded or not, and removing the other operand as an identity (a
+/// zero) leaves the constant. A sum of non-negative flushed values is flushed (it is zero or
+/// at least the larger one). The caller names the texture operations whose float results are
+/// never denormals and never negative (nearest-filtered RGBA8 texels, `b · (1/255)` or
+/// zero): `1 − texel` and `texel + texel` are flushed. Results of an `if` are flushed (and
+/// non-negative) when every value its branches yield for them is.
 pub(crate) struct Flushed {
     /// Per value: never a denormal.
     pub flushed: Vec<bool>,
@@ -36,7 +46,10 @@ pub(crate) struct Flushed {
 }
 
 impl Flushed {
-    pub(crate) fn analyze(f: &ir::Function) -> Flushed {
+    /// Analyzes `f`; `texels_normal[k]` says that the float results of the `k`-th texture
+    /// operation in program order ([`crate::back::texpath::texture_ops`]) are never denormals
+    /// (missing entries say nothing).
+    pub(crate) fn analyze(f: &ir::Function, texels_normal: &[bool]) -> Flushed {
         use Unary as U;
         let mut out = Flushed {
             flushed: vec![false; f.values.len()],
@@ -45,8 +58,44 @@ impl Flushed {
         // Per value: at least +0 (or NaN), and at least 1 (or NaN).
         let mut nonneg = vec![false; f.values.len()];
         let mut ge_one = vec![false; f.values.len()];
-        f.for_each_inst(|i| {
+        let mut texture = 0;
+        walk(&f.body, &mut |step| {
+            let i = match step {
+                Step::Inst(i) => i,
+                Step::IfDone(x) => {
+                    // A result of an `if` is flushed when every branch that yields it yields
+                    // a flushed value.
+                    let yields: Vec<&Vec<ir::Value>> = [&x.then_, &x.else_]
+                        .into_iter()
+                        .filter_map(|b| match b.0.last() {
+                            Some(ir::Stmt::Yield(v)) => Some(v),
+                            _ => None,
+                        })
+                        .collect();
+                    for (k, r) in x.results.iter().enumerate() {
+                        let all = |of: &[bool]| {
+                            !yields.is_empty()
+                                && yields
+                                    .iter()
+                                    .all(|v| v.get(k).is_some_and(|v| of[v.index()]))
+                        };
+                        out.flushed[r.index()] = all(&out.flushed);
+                        nonneg[r.index()] = all(&nonneg);
+                    }
+                    return;
+                }
+            };
             let d = &f.insts[i];
+            if let Op::Texture(_) = d.op {
+                if texels_normal.get(texture) == Some(&true) {
+                    for r in &d.results {
+                        out.flushed[r.index()] = true;
+                        nonneg[r.index()] = true;
+                    }
+                }
+                texture += 1;
+                return;
+            }
             let Some(&r) = d.results.first() else {
                 return;
             };
@@ -129,12 +178,46 @@ impl Flushed {
             // A product of a value at least 1 and a flushed one (see above).
             let scaled = matches!(d.op, Op::Binary(Binary::FMul))
                 && ((one(&args[0]) && fl(&args[1])) || (fl(&args[0]) && one(&args[1])));
+            // A sum with a constant of magnitude at least 2⁻¹⁰⁰ (see above).
+            let large = |a: ir::Value| {
+                f.const_value(a)
+                    .is_some_and(|c| f32::from_bits(c).abs() >= 2f32.powi(-100))
+            };
+            let shifted = matches!(d.op, Op::Binary(Binary::FAdd | Binary::FSub))
+                && ((large(args[0]) && fl(&args[1])) || (fl(&args[0]) && large(args[1])));
+            // A sum of non-negative flushed values is 0 or at least the larger of them.
+            let grown =
+                matches!(d.op, Op::Binary(Binary::FAdd)) && args.iter().all(|a| fl(a) && nn(a));
             nonneg[r.index()] = is_nonneg || is_ge_one;
             ge_one[r.index()] = is_ge_one;
             out.run_time[r.index()] = run_time;
-            out.flushed[r.index()] = flushed || scaled || is_ge_one;
+            out.flushed[r.index()] = flushed || scaled || shifted || grown || is_ge_one;
         });
         out
+    }
+}
+
+/// What [`walk`] visits.
+enum Step<'a> {
+    /// An instruction.
+    Inst(ir::Inst),
+    /// An `if`, after both of its branches.
+    IfDone(&'a ir::IfStmt),
+}
+
+/// Visits the instructions of `b` in program order, and each `if` after its branches.
+fn walk<'a>(b: &'a ir::Block, visit: &mut impl FnMut(Step<'a>)) {
+    for s in &b.0 {
+        match s {
+            ir::Stmt::Inst(i) => visit(Step::Inst(*i)),
+            ir::Stmt::If(x) => {
+                walk(&x.then_, visit);
+                walk(&x.else_, visit);
+                visit(Step::IfDone(x));
+            }
+            ir::Stmt::Loop(l) => walk(&l.body, visit),
+            _ => {}
+        }
     }
 }
 
@@ -230,10 +313,15 @@ mod tests {
     /// The values stored to OUT[0].x, .y, ... of `text` after accurate math's expansion (with
     /// fused polynomials), and whether the analysis finds each flushed.
     fn stored_flushed(text: &str) -> Vec<bool> {
+        stored_flushed_with(text, &[])
+    }
+
+    /// [`stored_flushed`] with the texture operations `texels_normal` names.
+    fn stored_flushed_with(text: &str, texels_normal: &[bool]) -> Vec<bool> {
         let mut f = lift(&crate::front::text::parse(text).unwrap()).unwrap();
         crate::opt::fast_math::run_except_sincos(&mut f, true);
         crate::ir::verify::verify(&f).unwrap();
-        let fl = Flushed::analyze(&f);
+        let fl = Flushed::analyze(&f, texels_normal);
         let mut out = Vec::new();
         f.for_each_inst(|i| {
             if let Op::StoreOutput { .. } = f.insts[i].op {
@@ -267,5 +355,35 @@ mod tests {
              FRC TEMP[0].y, TEMP[0].xxxx\nMUL OUT[0].x, TEMP[0].yyyy, TEMP[0].xxxx\nEND\n",
         );
         assert_eq!(got, [false]);
+    }
+
+    /// A shader that samples one of two textures per pixel (in the branches of an `if`), then
+    /// stores `1 − t.x`, `t.x · 0.5`, `1e−35 − t.x` and `t.x + t.y` of the sampled `t`.
+    const TWO_SAMPLES: &str = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+        DCL SAMP[0]\nDCL SAMP[1]\nDCL SVIEW[0], 2D, FLOAT\nDCL SVIEW[1], 2D, FLOAT\n\
+        DCL TEMP[0..1]\nIMM[0] FLT32 {1.0, 0.5, 1e-35, 0.0}\n\
+        FSLT TEMP[1].x, IN[0].zzzz, IMM[0].yyyy\nUIF TEMP[1].xxxx\n\
+        TEX TEMP[0], IN[0], SAMP[0], 2D\nELSE\nTEX TEMP[0], IN[0].yxzw, SAMP[1], 2D\nENDIF\n\
+        ADD OUT[0].x, IMM[0].xxxx, -TEMP[0].xxxx\nMUL OUT[0].y, TEMP[0].xxxx, IMM[0].yyyy\n\
+        ADD OUT[0].z, IMM[0].zzzz, -TEMP[0].xxxx\nADD OUT[0].w, TEMP[0].xxxx, TEMP[0].yyyy\nEND\n";
+
+    #[test]
+    fn normal_texels_through_an_if_and_their_sums_with_large_constants_are_flushed() {
+        // Both samples normal: the merged texel is flushed and non-negative, so 1 − t.x and
+        // t.x + t.y are flushed; t.x · 0.5 is not (a texel is no run-time value: the product
+        // may fold), nor is 1e−35 − t.x (the constant is below 2⁻¹⁰⁰).
+        assert_eq!(
+            stored_flushed_with(TWO_SAMPLES, &[true, true]),
+            [true, false, false, true]
+        );
+        // One branch's texels may be denormals (filtered or f32): nothing is known.
+        assert_eq!(
+            stored_flushed_with(TWO_SAMPLES, &[true, false]),
+            [false, false, false, false]
+        );
+        assert_eq!(
+            stored_flushed_with(TWO_SAMPLES, &[]),
+            [false, false, false, false]
+        );
     }
 }

@@ -234,7 +234,7 @@ pub fn lower<B: SimdBuilder>(
         f,
         b,
         arith: nan::classes(f),
-        flushed: denormals::Flushed::analyze(f),
+        flushed: denormals::Flushed::analyze(f, &texels_normal(f, &tex_paths)),
         uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         vars: HashMap::new(),
@@ -708,6 +708,28 @@ fn has_loop(b: &ir::Block) -> bool {
 fn jumps_only(b: &ir::Block) -> bool {
     b.0.iter()
         .all(|s| matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_)))
+}
+
+/// Per texture operation of `f` (program order): whether the code samples it in vector code
+/// from RGBA8 texels without filtering (nearest texels, `b · (1/255)`, or zeros and the
+/// comparison's 0 or 1), so that its float results are never denormals.
+fn texels_normal(f: &ir::Function, paths: &TexPaths) -> Vec<bool> {
+    use crate::back::texpath::{TexFormat, TexPath, texture_ops, vector_texture};
+    texture_ops(f)
+        .iter()
+        .enumerate()
+        .map(|(k, op)| {
+            let texels = matches!(
+                op.kind,
+                ir::TexKind::Sample | ir::TexKind::Fetch | ir::TexKind::Gather
+            );
+            texels
+                && !op.integer_results()
+                && vector_texture(op)
+                && matches!(paths.get(k), TexPath::Vector(v)
+                    if v.format == TexFormat::Unorm8 && !v.linear && !v.mag_linear)
+        })
+        .collect()
 }
 
 #[cfg(test)]

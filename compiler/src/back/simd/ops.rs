@@ -46,6 +46,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
     fn may_fold_within(&self, v: ir::Value, depth: u32) -> bool {
         use Unary as U;
         let float = self.f.ty(v) == ir::Type::F32;
+        if float && self.known_flushed(v) {
+            // Never a denormal, folded or not (nearest RGBA8 texels among them).
+            return false;
+        }
         match self.f.values[v].def {
             Def::Inst(i, _) => {
                 let args = &self.f.insts[i].args;
