@@ -127,6 +127,11 @@ impl Expand<'_> {
         let ty = self.f.ty(x);
         self.op(Op::Select, vec![c, x, y], ty)
     }
+    /// Whether `v` is an `fabs` result (never below 0, NaN included).
+    fn is_abs(&self, v: Value) -> bool {
+        matches!(self.f.values[v].def, Def::Inst(i, _) if self.f.insts[i].op == Op::Unary(Unary::FAbs))
+    }
+
     /// The value of an expansion's last step (an F32 operation).
     fn last(&mut self, (op, args): Last) -> Value {
         self.op(op, args, Type::F32)
@@ -227,24 +232,49 @@ impl Expand<'_> {
         let den = self.bin(Binary::FAdd, m, one);
         let t = self.bin(Binary::FDiv, num, den);
         let t2 = self.bin(Binary::FMul, t, t);
-        let s = self.poly(t2, &[1.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0]);
-        let ts = self.bin(Binary::FMul, t, s);
-        let c = self.fc((2.0 / std::f64::consts::LN_2) as f32);
-        let lm = self.bin(Binary::FMul, ts, c);
-        let r = self.bin(Binary::FAdd, ef, lm);
+        let r = if self.fused {
+            self.lg2_tail_fused(t, t2, ef)
+        } else {
+            let s = self.poly(t2, &[1.0, 1.0 / 3.0, 1.0 / 5.0, 1.0 / 7.0, 1.0 / 9.0]);
+            let ts = self.bin(Binary::FMul, t, s);
+            let c = self.fc((2.0 / std::f64::consts::LN_2) as f32);
+            let lm = self.bin(Binary::FMul, ts, c);
+            self.bin(Binary::FAdd, ef, lm)
+        };
         // Special values: 0 (and denormals, under DAZ) → −inf, x < 0 → NaN, inf → inf, NaN.
         let z = self.fc(0.0);
         let is0 = self.fcmp(FCmp::Eq, x, z);
         let ninf = self.fc(f32::NEG_INFINITY);
         let r = self.select([is0, ninf, r]);
-        let neg = self.fcmp(FCmp::Lt, x, z);
-        let nan = self.fc(f32::NAN);
-        let r = self.select([neg, nan, r]);
+        // x < 0 gives NaN; an absolute value (POW's) never is below 0.
+        let r = if self.is_abs(x) {
+            r
+        } else {
+            let neg = self.fcmp(FCmp::Lt, x, z);
+            let nan = self.fc(f32::NAN);
+            self.select([neg, nan, r])
+        };
         let inf = self.fc(f32::INFINITY);
         let isinf = self.fcmp(FCmp::Eq, x, inf);
         let r = self.select([isinf, inf, r]);
         let un = self.fcmp(FCmp::Ne, x, x);
         [un, x, r]
+    }
+
+    /// LG2's `e + 2/ln2 · t·(1 + t²/3 + t⁴/5 + t⁶/7 + t⁸/9)` with `fma`: the factor 2/ln2
+    /// folded into the coefficients (rounded from f64), the series' terms in pairs by Horner's
+    /// scheme in `t⁴`, and `e` added by the product's own `fma`: a dependency chain of 4
+    /// steps after `t²` instead of 7, LG2 being latency-bound inside POW like EX2.
+    fn lg2_tail_fused(&mut self, t: Value, t2: Value, e: Value) -> Value {
+        let k = 2.0 / std::f64::consts::LN_2;
+        let c = [1.0, 3.0, 5.0, 7.0, 9.0].map(|d: f64| self.fc((k / d) as f32));
+        let fma = |x: &mut Self, a, b, c| x.op(Op::Nary(Nary::Fma), vec![a, b, c], Type::F32);
+        let t4 = self.bin(Binary::FMul, t2, t2);
+        let a = fma(self, c[1], t2, c[0]);
+        let b = fma(self, c[3], t2, c[2]);
+        let q = fma(self, c[4], t4, b);
+        let s = fma(self, q, t4, a);
+        fma(self, t, s, e)
     }
 
     /// sin x (cos x when `cos`) by quadrant reduction and polynomials on [−π/4, π/4].
