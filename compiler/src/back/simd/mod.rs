@@ -711,10 +711,11 @@ fn jumps_only(b: &ir::Block) -> bool {
 }
 
 /// Per texture operation of `f` (program order): whether the code samples it in vector code
-/// from RGBA8 texels without filtering (nearest texels, `b · (1/255)`, or zeros and the
-/// comparison's 0 or 1), so that its float results are never denormals.
+/// from RGBA8 texels without filtering or blending levels (nearest texels, `b · (1/255)`, or
+/// zeros and the comparison's 0 or 1), so that its float results are never denormals (a
+/// weighted sum of texels may be: its weight can be tiny).
 fn texels_normal(f: &ir::Function, paths: &TexPaths) -> Vec<bool> {
-    use crate::back::texpath::{TexFormat, TexPath, texture_ops, vector_texture};
+    use crate::back::texpath::{TexFormat, TexMip, TexPath, texture_ops, vector_texture};
     texture_ops(f)
         .iter()
         .enumerate()
@@ -727,7 +728,10 @@ fn texels_normal(f: &ir::Function, paths: &TexPaths) -> Vec<bool> {
                 && !op.integer_results()
                 && vector_texture(op)
                 && matches!(paths.get(k), TexPath::Vector(v)
-                    if v.format == TexFormat::Unorm8 && !v.linear && !v.mag_linear)
+                    if v.format == TexFormat::Unorm8
+                        && !v.linear
+                        && !v.mag_linear
+                        && v.mip != TexMip::Linear)
         })
         .collect()
 }
