@@ -127,6 +127,11 @@ impl Expand<'_> {
         let ty = self.f.ty(x);
         self.op(Op::Select, vec![c, x, y], ty)
     }
+    /// `a · b + c`, one rounding.
+    fn fma(&mut self, a: Value, b: Value, c: Value) -> Value {
+        self.op(Op::Nary(Nary::Fma), vec![a, b, c], Type::F32)
+    }
+
     /// Whether `v` is an `fabs` result (never below 0, NaN included).
     fn is_abs(&self, v: Value) -> bool {
         matches!(self.f.values[v].def, Def::Inst(i, _) if self.f.insts[i].op == Op::Unary(Unary::FAbs))
@@ -143,7 +148,7 @@ impl Expand<'_> {
         for &ci in c[..c.len() - 1].iter().rev() {
             let k = self.fc(ci);
             acc = if self.fused {
-                self.op(Op::Nary(Nary::Fma), vec![acc, t, k], Type::F32)
+                self.fma(acc, t, k)
             } else {
                 let m = self.bin(Binary::FMul, acc, t);
                 self.bin(Binary::FAdd, m, k)
@@ -193,14 +198,13 @@ impl Expand<'_> {
     /// `t = 0` gives 1 exactly.
     fn exp2_poly_paired(&mut self, t: Value) -> Value {
         let c = EXP2_POLY.map(|k| self.fc(k));
-        let fma = |e: &mut Self, a, b, c| e.op(Op::Nary(Nary::Fma), vec![a, b, c], Type::F32);
         let t2 = self.bin(Binary::FMul, t, t);
-        let a = fma(self, c[2], t, c[1]);
-        let b = fma(self, c[4], t, c[3]);
-        let d = fma(self, c[6], t, c[5]);
-        let q = fma(self, d, t2, b);
-        let q = fma(self, q, t2, a);
-        fma(self, q, t, c[0])
+        let a = self.fma(c[2], t, c[1]);
+        let b = self.fma(c[4], t, c[3]);
+        let d = self.fma(c[6], t, c[5]);
+        let q = self.fma(d, t2, b);
+        let q = self.fma(q, t2, a);
+        self.fma(q, t, c[0])
     }
 
     /// log2(x).
@@ -268,13 +272,12 @@ impl Expand<'_> {
     fn lg2_tail_fused(&mut self, t: Value, t2: Value, e: Value) -> Value {
         let k = 2.0 / std::f64::consts::LN_2;
         let c = [1.0, 3.0, 5.0, 7.0, 9.0].map(|d: f64| self.fc((k / d) as f32));
-        let fma = |x: &mut Self, a, b, c| x.op(Op::Nary(Nary::Fma), vec![a, b, c], Type::F32);
         let t4 = self.bin(Binary::FMul, t2, t2);
-        let a = fma(self, c[1], t2, c[0]);
-        let b = fma(self, c[3], t2, c[2]);
-        let q = fma(self, c[4], t4, b);
-        let s = fma(self, q, t4, a);
-        fma(self, t, s, e)
+        let a = self.fma(c[1], t2, c[0]);
+        let b = self.fma(c[3], t2, c[2]);
+        let q = self.fma(c[4], t4, b);
+        let s = self.fma(q, t4, a);
+        self.fma(t, s, e)
     }
 
     /// sin x (cos x when `cos`) by quadrant reduction and polynomials on [−π/4, π/4].

@@ -181,6 +181,27 @@ impl<'f> ClBuilder<'f> {
         out
     }
 
+    /// 2^n (2^(32 − n) when `from_32`) per lane for `n` below 32, as u32 words: made as a
+    /// float's bits (the exponent field `127 ± n`) and converted with cvttps2dq, which gives
+    /// 2³¹'s bits for 2³¹ as the unsigned word needs (2^(32 − 0) gives those bits too).
+    pub(super) fn pow2_words(&mut self, n: Vx, from_32: bool) -> R<Vx> {
+        let p = if from_32 {
+            let bias = self.vconst(types::I32X4, [127 + 32; 4]);
+            self.map(n, types::I32X4, |s, x| {
+                let e = s.b.ins().isub(bias, x);
+                s.b.ins().ishl_imm_u(e, 23)
+            })
+        } else {
+            let one = self.vconst(types::I32X4, [0x3f80_0000; 4]);
+            self.map(n, types::I32X4, |s, x| {
+                let e = s.b.ins().ishl_imm_u(x, 23);
+                s.b.ins().iadd(e, one)
+            })
+        };
+        let p = self.cast(p, Kind::F32)?;
+        self.float_to_int(p)
+    }
+
     pub(super) fn bitcast(&mut self, v: Value, ty: cl::Type) -> Value {
         if self.b.func.dfg.value_type(v) == ty {
             v
@@ -464,33 +485,16 @@ impl SimdBuilder for ClBuilder<'_> {
             })),
             (Optional::MulHigh { signed }, &[a, c]) => Ok(self.mul_high(signed, a, c)),
             (Optional::Shift(Shift::Shl), &[a, c]) => {
-                // a · 2^c: 2^c made as a float's bits ((c + 127) << 23) and converted
-                // (cvttps2dq gives 2³¹'s bits for c = 31, as the product needs), then `pmulld`.
-                let one = self.vconst(types::I32X4, [0x3f80_0000; 4]);
-                let p = self.map(c, types::I32X4, |s, x| {
-                    let e = s.b.ins().ishl_imm_u(x, 23);
-                    s.b.ins().iadd(e, one)
-                });
-                let p = self.cast(p, Kind::F32)?;
-                let p = self.float_to_int(p)?;
+                // a · 2^c, then `pmulld`.
+                let p = self.pow2_words(c, false)?;
                 Ok(self.map2(a, p, types::I32X4, |s, x, y| s.b.ins().imul(x, y)))
             }
             (Optional::Shift(sh @ (Shift::ShrU | Shift::ShrS)), &[a, c]) => {
-                // x >> n (n mod 32) as the high word of x · 2^(32 − n) (`pmuludq` twice), 2^(32 −
-                // n) made as for `Shl` (cvttps2dq gives 2³¹'s bits for n = 1); n = 0 keeps x. An
-                // arithmetic shift flips a negative x's bits before and after: ~(~x >> n).
-                let bias = self.vconst(types::I32X4, [159; 4]);
-                let (mask, zero) = (
-                    self.vconst(types::I32X4, [31; 4]),
-                    self.vconst(types::I32X4, [0; 4]),
-                );
-                let n = self.map(c, types::I32X4, |s, x| s.b.ins().band(x, mask));
-                let p = self.map(n, types::I32X4, |s, x| {
-                    let e = s.b.ins().isub(bias, x);
-                    s.b.ins().ishl_imm_u(e, 23)
-                });
-                let p = self.cast(p, Kind::F32)?;
-                let p = self.float_to_int(p)?;
+                // x >> n (n below 32) as the high word of x · 2^(32 − n) (`pmuludq` twice); n =
+                // 0 keeps x. An arithmetic shift flips a negative x's bits before and after:
+                // ~(~x >> n).
+                let (n, zero) = (c, self.vconst(types::I32X4, [0; 4]));
+                let p = self.pow2_words(n, true)?;
                 let flip = (sh == Shift::ShrS)
                     .then(|| self.map(a, types::I32X4, |s, x| s.b.ins().sshr_imm_u(x, 31)));
                 let x = match flip {

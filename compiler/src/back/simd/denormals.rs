@@ -4,6 +4,9 @@
 
 use crate::ir::{self, Binary, Def, Nary, Op, Unary};
 
+/// The smallest constant magnitude whose sums with flushed values are flushed (2⁻¹⁰⁰).
+const SHIFT_MIN: f32 = f32::from_bits((127 - 100) << 23);
+
 /// How many nested selects and sign operations [`may_be_identity`] looks through.
 const SELECT_DEPTH: u32 = 4;
 
@@ -181,7 +184,7 @@ impl Flushed {
             // A sum with a constant of magnitude at least 2⁻¹⁰⁰ (see above).
             let large = |a: ir::Value| {
                 f.const_value(a)
-                    .is_some_and(|c| f32::from_bits(c).abs() >= 2f32.powi(-100))
+                    .is_some_and(|c| f32::from_bits(c).abs() >= SHIFT_MIN)
             };
             let shifted = matches!(d.op, Op::Binary(Binary::FAdd | Binary::FSub))
                 && ((large(args[0]) && fl(&args[1])) || (fl(&args[0]) && large(args[1])));
