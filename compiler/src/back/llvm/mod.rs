@@ -165,8 +165,11 @@ fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
             &cpu.name,
             &cpu.features,
             OptimizationLevel::Default,
-            RelocMode::Default,
-            CodeModel::JITDefault,
+            // Position-independent code of the small model: constants addressed relative to
+            // the instruction (an operand `[rip + c]`, not an address in a register), which
+            // `object::image_of` resolves as the image lays code and constants side by side.
+            RelocMode::PIC,
+            CodeModel::Small,
         )
         .ok_or_else(|| JitError::Host(format!("LLVM cannot target {}", cpu.name)))
 }

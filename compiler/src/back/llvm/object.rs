@@ -13,6 +13,9 @@ use object::{
 };
 use std::collections::HashMap;
 
+/// `jmp qword [rip + 0]`: a stub's jump through the 8-byte address that follows it.
+const STUB_JMP: [u8; 6] = [0xff, 0x25, 0, 0, 0, 0];
+
 /// The image of `entry` (a function symbol) and what it reaches in the object `bytes`.
 ///
 /// # Errors
@@ -84,6 +87,11 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
         }
     };
     let mut relocs = Vec::new();
+    // A PC-relative call to a function of the process (a C library function LLVM calls, as
+    // `memset` for a large store) cannot reach it from an image mapped anywhere: it goes to a
+    // stub after the image's sections, `jmp [rip + 0]` followed by the function's absolute
+    // address, one stub a function.
+    let mut stubs: HashMap<Symbol, u32> = HashMap::new();
     for s in file.sections() {
         let Some(&base) = placed.get(&s.index()) else {
             continue;
@@ -101,8 +109,20 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
                     addend: r.addend(),
                 }),
                 (RelocationKind::Relative | RelocationKind::PltRelative, 32) => {
-                    let Target::Image(t) = target else {
-                        return Err(err("a PC-relative call out of the code".into()));
+                    let t = match target {
+                        Target::Image(t) => t,
+                        Target::Symbol(sym) => *stubs.entry(sym).or_insert_with(|| {
+                            let at = (image.len() as u64).div_ceil(8) * 8;
+                            image.resize(at as usize, 0xcc);
+                            image.extend_from_slice(&STUB_JMP);
+                            relocs.push(Reloc {
+                                offset: (at as usize + STUB_JMP.len()) as u32,
+                                target: Target::Symbol(sym),
+                                addend: 0,
+                            });
+                            image.extend_from_slice(&[0; 8]);
+                            at as u32
+                        }),
                     };
                     let value = i64::from(t) + r.addend() - place as i64;
                     let value = i32::try_from(value)
@@ -119,6 +139,9 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
             }
         }
     }
+    if image.len() > u32::MAX as usize {
+        return Err(err("the code is larger than 4 GiB".into()));
+    }
     let sym = file
         .symbols()
         .find(|s| s.name() == Ok(entry))
@@ -133,4 +156,63 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
     };
     image.check()?;
     Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inkwell::context::Context;
+    use inkwell::targets::FileType;
+
+    /// LLVM's call of a C library function (here `memset`, as it emits for large stores)
+    /// goes through a stub: the image runs wherever it is mapped and calls the process's
+    /// function.
+    #[test]
+    fn a_call_to_a_process_function_goes_through_a_stub() {
+        let cpu = super::super::host_cpu().expect("an x86-64 host LLVM targets");
+        let cx = Context::create();
+        let module = cx.create_module("stub");
+        let ptr = cx.ptr_type(inkwell::AddressSpace::default());
+        let i32t = cx.i32_type();
+        let i64t = cx.i64_type();
+        let memset = module.add_function(
+            "memset",
+            ptr.fn_type(&[ptr.into(), i32t.into(), i64t.into()], false),
+            None,
+        );
+        let shade =
+            module.add_function("shade", cx.void_type().fn_type(&[ptr.into()], false), None);
+        let b = cx.create_builder();
+        b.position_at_end(cx.append_basic_block(shade, "entry"));
+        let p = shade.get_nth_param(0).unwrap();
+        let args = [
+            p.into(),
+            i32t.const_int(7, false).into(),
+            i64t.const_int(40, false).into(),
+        ];
+        b.build_call(memset, &args, "").unwrap();
+        b.build_call(memset, &args, "").unwrap();
+        b.build_return(None).unwrap();
+        let obj = super::super::target_machine(cpu)
+            .unwrap()
+            .write_to_memory_buffer(&module, FileType::Object)
+            .unwrap();
+        let image = image_of(obj.as_slice(), "shade").unwrap();
+        // One stub for both calls, its address an absolute relocation to `memset`.
+        let to_memset: Vec<_> = image
+            .relocs
+            .iter()
+            .filter(|r| r.target == Target::Symbol(Symbol::Memset))
+            .collect();
+        assert_eq!(to_memset.len(), 1, "{:?}", image.relocs);
+        let stub = to_memset[0].offset as usize - STUB_JMP.len();
+        assert_eq!(image.bytes[stub..stub + STUB_JMP.len()], STUB_JMP);
+        let (_code, entry) = image.map().unwrap();
+        let mut buf = [0u8; 48];
+        // SAFETY: the generated function only writes 40 bytes through its argument, which
+        // points at 48 writable bytes.
+        unsafe { entry(buf.as_mut_ptr().cast()) };
+        assert_eq!(buf[..40], [7; 40]);
+        assert_eq!(buf[40..], [0; 8]);
+    }
 }
