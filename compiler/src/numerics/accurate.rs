@@ -10,19 +10,20 @@
 //!   every |x| < 2³⁰ — hash functions such as `fract(sin(x) · 43758.5)` keep their bits up to
 //!   there, where an f32 reduction loses them from a few thousand on.
 //! - **Polynomials in f32** on r rounded to f32 (|r| ≤ π/4 and a little), Cephes's `sinf` and
-//!   `cosf` minimax coefficients, each operation rounded (no fused multiply-add, so every
-//!   host and back end computes the same bits).
+//!   `cosf` minimax coefficients; on a host without a vector fused multiply-add each operation
+//!   rounded, so that every such host and back end computes the same bits.
 //! - **|x| ≥ 2³⁰, inf, NaN**: the exact functions (glibc's `sinf`/`cosf`, as the interpreter).
-//! - **|x| < 2¹⁷ on a host with fused multiply-add**: the reduction in f32 instead, three
-//!   fused steps with π/2 in three f32 parts (the first exact), and the polynomials fused
-//!   ([`sincos_with`]): a third of the instructions of the double-precision lanes, and as
-//!   accurate there (up to 2²⁰ it would exceed 2 ulp).
+//! - **On a host with fused multiply-add** ([`sincos_with`]'s `fused`): |x| < 2¹⁷ reduces in
+//!   f32 instead, three fused steps with π/2 in three f32 parts (the first exact), a third of
+//!   the instructions of the double-precision lanes and as accurate there (up to 2²⁰ it would
+//!   exceed 2 ulp); the double-precision reduction's third step is fused; and one evaluation of
+//!   the polynomials, fused, follows either reduction.
 //!
 //! Error against the correctly rounded sine and cosine, every f32 below 2³⁰ (measured by
-//! `accurate_sincos_error_over_every_float`, with and without the f32 path): at most 2 units
-//! in the last place, or 2⁻²⁸ absolute where the result is below 2⁻⁴ (the cosine's `1 − z/2`
-//! near π/4 and the quadrant swap round there). Measured: 1.56 ulp (sine) and 1.57 (cosine)
-//! in double precision; 1.53 and 1.55 on the f32 path below 2¹⁷.
+//! `accurate_sincos_error_over_every_float`, with and without fused multiply-add): at most 2
+//! units in the last place, or 2⁻²⁸ absolute where the result is below 2⁻⁴ (the cosine's
+//! `1 − z/2` near π/4 and the quadrant swap round there). Measured: 1.56 ulp (sine) and 1.57
+//! (cosine) without fused multiply-add; 1.54 and 1.55 with it.
 
 use super::{add, ftz, mul, round_ftz, sub};
 
@@ -73,9 +74,6 @@ pub fn sincos(x: f32) -> (f32, f32) {
 /// vector fused multiply-add.
 pub fn sincos_with(x: f32, fused: bool) -> (f32, f32) {
     let x = ftz(x);
-    if fused && x.abs() < NEAR_F32 {
-        return sincos_f32(x);
-    }
     // NaN compares false: it is not near.
     let near = x.abs() < LIMIT;
     if !near {
@@ -89,10 +87,15 @@ pub fn sincos_with(x: f32, fused: bool) -> (f32, f32) {
         };
         return (canon(super::libm::sin(x)), canon(super::libm::cos(x)));
     }
-    let xd = f64::from(x);
-    let q = (xd * TWO_OVER_PI + ROUNDER) - ROUNDER;
-    let r = ((xd - q * PIO2[0]) - q * PIO2[1]) - q * PIO2[2];
-    let r = round_ftz(r);
+    if fused {
+        let (n, r) = if x.abs() < NEAR_F32 {
+            reduce_f32(x)
+        } else {
+            reduce_double(x, true)
+        };
+        return polynomials_fused(n, r);
+    }
+    let (n, r) = reduce_double(x, false);
     let z = mul(r, r);
     // Sine: ((S3·z + S2)·z + S1)·z·r + r.
     let p = add(mul(SIN[2], z), SIN[1]);
@@ -106,13 +109,29 @@ pub fn sincos_with(x: f32, fused: bool) -> (f32, f32) {
     let p = add(mul(p, z), COS[0]);
     let c = sub(mul(mul(p, z), z), mul(z, 0.5));
     let c = add(c, 1.0);
-    quadrants(q as i32, s, c)
+    quadrants(n, s, c)
 }
 
-/// The f32 path, |x| < [`NEAR_F32`], with fused multiply-adds: q = x·2/π rounded to an
-/// integer; r = x − q·π/2 by three fused steps (the first exact: both terms are multiples
-/// of 2⁻²³ and their difference is below 1); the polynomials fused.
-fn sincos_f32(x: f32) -> (f32, f32) {
+/// The quadrant and the reduced argument r = x − q·π/2 (rounded to f32) in double precision,
+/// |x| < [`LIMIT`]. The first two products are exact, so each step's fused form (`fused`)
+/// rounds the same sum once as the product and difference do; the third is fused only with
+/// `fused`.
+fn reduce_double(x: f32, fused: bool) -> (i32, f32) {
+    let xd = f64::from(x);
+    let q = (xd * TWO_OVER_PI + ROUNDER) - ROUNDER;
+    let r = (xd - q * PIO2[0]) - q * PIO2[1];
+    let r = if fused {
+        q.mul_add(-PIO2[2], r)
+    } else {
+        r - q * PIO2[2]
+    };
+    (q as i32, round_ftz(r))
+}
+
+/// The quadrant and the reduced argument in f32, |x| < [`NEAR_F32`], with fused
+/// multiply-adds: q = x·2/π rounded to an integer; r = x − q·π/2 by three fused steps (the
+/// first exact: both terms are multiples of 2⁻²³ and their difference is below 1).
+fn reduce_f32(x: f32) -> (i32, f32) {
     use super::fma;
     // q by a sum and a difference with 1.5·2²³ (|x·2/π| < 2²²): +0 for either zero, so that
     // q·(−π/2) is −0 and x = ±0 keeps its sign through the sums.
@@ -120,6 +139,12 @@ fn sincos_f32(x: f32) -> (f32, f32) {
     let r = fma(q, -PIO2_F32[0], x);
     let r = fma(q, -PIO2_F32[1], r);
     let r = fma(q, -PIO2_F32[2], r);
+    (q as i32, r)
+}
+
+/// SIN and COS from the quadrant `n` and the reduced argument `r`, the polynomials fused.
+fn polynomials_fused(n: i32, r: f32) -> (f32, f32) {
+    use super::fma;
     let z = mul(r, r);
     let p = fma(SIN[2], z, SIN[1]);
     let p = fma(p, z, SIN[0]);
@@ -129,7 +154,7 @@ fn sincos_f32(x: f32) -> (f32, f32) {
     let p = fma(p, z, COS[0]);
     let c = fma(mul(p, z), z, mul(z, -0.5));
     let c = add(c, 1.0);
-    quadrants(q as i32, s, c)
+    quadrants(n, s, c)
 }
 
 /// SIN and COS from the quadrant `n` and the sine `s` and cosine `c` of the reduced argument:

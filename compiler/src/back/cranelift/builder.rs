@@ -152,6 +152,9 @@ impl<'f> ClBuilder<'f> {
         Vx(out)
     }
 
+    /// `f` (a pure operation) applied to each register of `a` as `ty`. A register equal to an
+    /// earlier one (a uniform value is one register k times) reuses that one's result:
+    /// Cranelift at `opt_level = none` would compute it again.
     pub(super) fn map(
         &mut self,
         a: Vx,
@@ -160,12 +163,18 @@ impl<'f> ClBuilder<'f> {
     ) -> Vx {
         let mut out = a;
         for j in 0..self.k {
+            if let Some(i) = (0..j).find(|&i| a.0[i] == a.0[j]) {
+                out.0[j] = out.0[i];
+                continue;
+            }
             let x = self.bitcast(a.0[j], ty);
             out.0[j] = f(self, x);
         }
         out
     }
 
+    /// `f` (a pure operation) applied to each pair of registers of `a` and `c` as `ty`, a pair
+    /// equal to an earlier one reusing its result ([`ClBuilder::map`]).
     pub(super) fn map2(
         &mut self,
         a: Vx,
@@ -175,6 +184,10 @@ impl<'f> ClBuilder<'f> {
     ) -> Vx {
         let mut out = a;
         for j in 0..self.k {
+            if let Some(i) = (0..j).find(|&i| a.0[i] == a.0[j] && c.0[i] == c.0[j]) {
+                out.0[j] = out.0[i];
+                continue;
+            }
             let (x, y) = (self.bitcast(a.0[j], ty), self.bitcast(c.0[j], ty));
             out.0[j] = f(self, x, y);
         }
@@ -403,6 +416,12 @@ impl SimdBuilder for ClBuilder<'_> {
     fn select(&mut self, m: Vx, x: Vx, y: Vx) -> R<Vx> {
         let mut out = x;
         for j in 0..self.k {
+            if let Some(i) =
+                (0..j).find(|&i| m.0[i] == m.0[j] && x.0[i] == x.0[j] && y.0[i] == y.0[j])
+            {
+                out.0[j] = out.0[i];
+                continue;
+            }
             let ty = self.b.func.dfg.value_type(x.0[j]);
             let c = self.lane_mask(m.0[j]);
             let c = self.bitcast(c, ty);

@@ -109,39 +109,54 @@ fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
 
 /// SIN and COS of `x` (f32 lanes) as accurate math computes them
 /// ([`crate::numerics::accurate`], operation for operation): on a host with fused
-/// multiply-add, a reduction in f32 for |x| < 2¹⁷, and the steps with a lane beyond also
-/// compute the double-precision path and take it in those lanes; without, the
-/// double-precision path everywhere: a reduction in double-precision lanes, f32 polynomials,
-/// and in the steps with a lane of |x| ≥ 2³⁰, inf or NaN the exact functions
-/// ([`SimdBuilder::exact`]) in those lanes.
+/// multiply-add, the quadrant and the reduced argument from a reduction in f32 for
+/// |x| < 2¹⁷ and in double precision beyond (each only in the steps with a lane for it), and
+/// one evaluation of the fused polynomials; without, the double-precision path everywhere
+/// with the polynomials unfused. In the steps with a lane of |x| ≥ 2³⁰, inf or NaN, the exact
+/// functions ([`SimdBuilder::exact`]) in those lanes.
 pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     let x = b.flush(x)?;
     if !crate::numerics::host_fma() {
         return sincos_accurate_double(b, x);
     }
-    // With fused multiply-add, |x| < NEAR_F32 reduces in f32 (`sincos_f32`); the steps with
-    // a lane beyond take the double-precision path in a branch, in those lanes. Each path runs
-    // only in the steps that have a lane for it.
     use super::builder::FUn;
-    use crate::numerics::accurate::NEAR_F32;
+    use crate::numerics::accurate::{LIMIT, NEAR_F32};
     let ax = b.fun(FUn::Abs, x)?;
     let limit = fc(b, NEAR_F32)?;
     let near = b.fcmp(FCmp::Lt, ax, limit)?;
+    // The quadrant (as f32 lanes of its bits) and r, from whichever reduction a lane takes.
     let zero = fc(b, 0.0)?;
-    let out = where_any(b, near, Kind::F32, [zero; 2], |b| sincos_f32(b, x))?;
+    let nr = where_any(b, near, Kind::F32, [zero; 2], |b| {
+        let (n, r) = reduce_f32(b, x)?;
+        Ok([b.cast(n, Kind::F32)?, r])
+    })?;
     let far = b.not(near)?;
-    where_any(b, far, Kind::F32, out, |b| {
-        let d = sincos_accurate_double(b, x)?;
-        Ok([b.select(near, out[0], d[0])?, b.select(near, out[1], d[1])?])
+    let [n, r] = where_any(b, far, Kind::F32, nr, |b| {
+        let (n, r) = reduce_double(b, x, ax, true)?;
+        let n = b.cast(n, Kind::F32)?;
+        Ok([b.select(near, nr[0], n)?, b.select(near, nr[1], r)?])
+    })?;
+    let n = b.cast(n, Kind::I32)?;
+    let out = polynomials_fused(b, n, r)?;
+    // The exact functions where the reduction does not reach, only in steps that need them
+    // (NaN compares false: it is not within).
+    let limit = fc(b, LIMIT)?;
+    let within = b.fcmp(FCmp::Lt, ax, limit)?;
+    let beyond = b.not(within)?;
+    where_any(b, beyond, Kind::F32, out, |b| {
+        let exact = b.exact(ExactFn::SinCos, &[x])?;
+        Ok([
+            b.select(within, out[0], exact[0])?,
+            b.select(within, out[1], exact[1])?,
+        ])
     })
 }
 
-/// The f32 path of [`sincos_accurate`] for flushed `x`, |x| < 2¹⁷ (other lanes get
-/// unspecified values), with fused multiply-adds.
-fn sincos_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
-    use super::builder::{FUn, Optional};
-    use crate::numerics::accurate::{COS, PIO2_F32, ROUNDER_F32, SIN, TINY, TWO_OVER_PI_F32};
-    let fma = |b: &mut B, a: B::V, m: B::V, c: B::V| b.optional(Optional::Fma, &[a, m, c]);
+/// The quadrant (i32 lanes) and r = x − q·π/2 in f32 for flushed `x`, |x| < 2¹⁷ (other lanes
+/// get unspecified values), with fused multiply-adds.
+fn reduce_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<(B::V, B::V)> {
+    use super::builder::Optional;
+    use crate::numerics::accurate::{PIO2_F32, ROUNDER_F32, TWO_OVER_PI_F32};
     // q by a sum and a difference with 1.5·2²³: +0 for either zero, so that q·(−π/2) is −0
     // and x = ±0 keeps its sign through the sums.
     let k = fc(b, TWO_OVER_PI_F32)?;
@@ -152,8 +167,17 @@ fn sincos_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     let mut r = x;
     for part in PIO2_F32 {
         let p = fc(b, -part)?;
-        r = fma(b, q, p, r)?;
+        r = b.optional(Optional::Fma, &[q, p, r])?;
     }
+    Ok((b.float_to_int(q)?, r))
+}
+
+/// SIN and COS from the quadrant `n` (i32 lanes) and the reduced argument `r`, the
+/// polynomials with fused multiply-adds.
+fn polynomials_fused<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, r: B::V) -> R<[B::V; 2]> {
+    use super::builder::{FUn, Optional};
+    use crate::numerics::accurate::{COS, SIN, TINY};
+    let fma = |b: &mut B, a: B::V, m: B::V, c: B::V| b.optional(Optional::Fma, &[a, m, c]);
     let z = b.fbin(FBin::Mul, r, r)?;
     let poly = |b: &mut B, c: [f32; 3]| -> R<B::V> {
         let (c2, c1, c0) = (fc(b, c[2])?, fc(b, c[1])?, fc(b, c[0])?);
@@ -173,8 +197,45 @@ fn sincos_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     let c = fma(b, p, z, hz)?;
     let one = fc(b, 1.0)?;
     let c = b.fbin(FBin::Add, c, one)?;
-    let n = b.float_to_int(q)?;
     quadrants(b, n, s, c)
+}
+
+/// The quadrant (i32 lanes) and r = x − q·π/2 rounded to f32, reduced in double precision,
+/// for flushed `x` with |x| = `ax`; lanes of |x| ≥ 2³⁰, inf or NaN reduce 0 instead. The
+/// first two products are exact, so a step's fused form rounds the same sum once as the
+/// product and difference; the third is fused only with `fused` (a host with fused
+/// multiply-add).
+fn reduce_double<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    x: B::V,
+    ax: B::V,
+    fused: bool,
+) -> R<(B::V, B::V)> {
+    use crate::numerics::accurate::{LIMIT, PIO2, ROUNDER, TWO_OVER_PI};
+    let limit = fc(b, LIMIT)?;
+    let within = b.fcmp(FCmp::Lt, ax, limit)?;
+    let zero = fc(b, 0.0)?;
+    let xs = b.select(within, x, zero)?;
+    let xd = b.d_from_float(xs)?;
+    let k = b.d_const(TWO_OVER_PI)?;
+    let t = b.d_bin(FBin::Mul, xd, k)?;
+    let rounder = b.d_const(ROUNDER)?;
+    let t = b.d_bin(FBin::Add, t, rounder)?;
+    let q = b.d_bin(FBin::Sub, t, rounder)?;
+    let mut r = xd;
+    for part in PIO2 {
+        r = if fused {
+            // q·(−P) is −0 for q = 0, and x + −0 keeps x's zero (no zero reaches here
+            // anyway: fused hosts reduce |x| < 2¹⁷ in f32).
+            let p = b.d_const(-part)?;
+            b.d_fma(q, p, r)?
+        } else {
+            let p = b.d_const(part)?;
+            let m = b.d_bin(FBin::Mul, q, p)?;
+            b.d_bin(FBin::Sub, r, m)?
+        };
+    }
+    Ok((b.d_to_int(q)?, b.d_to_float(r)?))
 }
 
 /// SIN and COS from the quadrant `n` (i32 lanes) and the sine `s` and cosine `c` of the
@@ -200,42 +261,12 @@ fn quadrants<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, s: B::V, c: B::V) -> R
     Ok(out)
 }
 
-/// The double-precision path of [`sincos_accurate`] for flushed `x`.
+/// The path of [`sincos_accurate`] on a host without fused multiply-add, for flushed `x`: the
+/// reduction in double precision, the polynomials unfused.
 fn sincos_accurate_double<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
-    use crate::numerics::accurate::{COS, LIMIT, PIO2, ROUNDER, SIN, TINY, TWO_OVER_PI};
+    use crate::numerics::accurate::{COS, LIMIT, SIN, TINY};
     let ax = b.fun(super::builder::FUn::Abs, x)?;
-    let limit = fc(b, LIMIT)?;
-    let near = b.fcmp(FCmp::Lt, ax, limit)?;
-    let zero = fc(b, 0.0)?;
-    let xs = b.select(near, x, zero)?;
-    let xd = b.d_from_float(xs)?;
-    let k = b.d_const(TWO_OVER_PI)?;
-    let t = b.d_bin(FBin::Mul, xd, k)?;
-    let rounder = b.d_const(ROUNDER)?;
-    let t = b.d_bin(FBin::Add, t, rounder)?;
-    let q = b.d_bin(FBin::Sub, t, rounder)?;
-    // r − q·P for each part. The first two products are exact, so a fused multiply-add
-    // (where the host has one) rounds the same sum once, as the two operations do.
-    // −q as −1·q, so that q = 0 gives −0 and x = ±0 keeps its sign through the sums.
-    let mq = if super::host_fma() {
-        let m1 = b.d_const(-1.0)?;
-        Some(b.d_bin(FBin::Mul, q, m1)?)
-    } else {
-        None
-    };
-    let mut r = xd;
-    for (k, part) in PIO2.into_iter().enumerate() {
-        let p = b.d_const(part)?;
-        r = match mq {
-            Some(mq) if k < 2 => b.d_fma(mq, p, r)?,
-            _ => {
-                let m = b.d_bin(FBin::Mul, q, p)?;
-                b.d_bin(FBin::Sub, r, m)?
-            }
-        };
-    }
-    let r = b.d_to_float(r)?;
-    let n = b.d_to_int(q)?;
+    let (n, r) = reduce_double(b, x, ax, false)?;
     let z = b.fbin(FBin::Mul, r, r)?;
     let poly = |b: &mut B, c: [f32; 3]| -> R<B::V> {
         let c2 = fc(b, c[2])?;
@@ -263,12 +294,14 @@ fn sincos_accurate_double<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::
     let c = b.fbin(FBin::Add, c, one)?;
     let out = quadrants(b, n, s, c)?;
     // The exact functions where the reduction does not reach, only in steps that need them.
-    let far = b.not(near)?;
-    where_any(b, far, Kind::F32, out, |b| {
+    let limit = fc(b, LIMIT)?;
+    let within = b.fcmp(FCmp::Lt, ax, limit)?;
+    let beyond = b.not(within)?;
+    where_any(b, beyond, Kind::F32, out, |b| {
         let exact = b.exact(ExactFn::SinCos, &[x])?;
         Ok([
-            b.select(near, out[0], exact[0])?,
-            b.select(near, out[1], exact[1])?,
+            b.select(within, out[0], exact[0])?,
+            b.select(within, out[1], exact[1])?,
         ])
     })
 }
