@@ -15,10 +15,12 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tgsic-limits-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder, removed with everything in it when dropped.
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tgsic-limits-{name}-"))
+        .tempdir()
+        .expect("a temporary folder")
 }
 
 const HEAD: &str =
@@ -36,8 +38,14 @@ const LIMIT: Duration = Duration::from_secs(20);
 
 /// `tgsic run - --engine interp -o DIR/o.png --size SIZE EXTRA...` on `src`; also returns the
 /// image's path.
-fn run_interp(name: &str, src: &str, size: &str, extra: &[&str]) -> (Output, PathBuf) {
-    let out = temp(name).join("o.png");
+fn run_interp(
+    name: &str,
+    src: &str,
+    size: &str,
+    extra: &[&str],
+) -> (Output, PathBuf, tempfile::TempDir) {
+    let dir = temp(name);
+    let out = dir.path().join("o.png");
     let mut args = vec![
         "run",
         "-",
@@ -49,12 +57,12 @@ fn run_interp(name: &str, src: &str, size: &str, extra: &[&str]) -> (Output, Pat
         size,
     ];
     args.extend(extra);
-    (tgsic(&args, src, LIMIT), out)
+    (tgsic(&args, src, LIMIT), out, dir)
 }
 
 #[test]
 fn a_backward_bra_ends_at_the_loop_budget() {
-    let (o, _) = run_interp("bra", "FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n", "4x4", &[]);
+    let (o, _, _dir) = run_interp("bra", "FRAG\nDCL OUT[0], COLOR\nBRA :0\nEND\n", "4x4", &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("16 invocation(s) ran out of loop iterations"),
@@ -65,7 +73,8 @@ fn a_backward_bra_ends_at_the_loop_budget() {
 
 #[test]
 fn deep_nesting_is_a_located_error_not_a_stack_overflow() {
-    let d = temp("nest");
+    let dir = temp("nest");
+    let d = dir.path();
     let png = d.join("o.png");
     let mem = d.join("o.mem");
     let png = png.to_str().unwrap();
@@ -178,7 +187,8 @@ fn lying_png(w: u32, h: u32) -> Vec<u8> {
 
 #[test]
 fn sizes_are_checked_before_anything_is_allocated() {
-    let d = temp("sizes");
+    let dir = temp("sizes");
+    let d = dir.path();
     let big = d.join("big.png");
     std::fs::write(&big, lying_png(100_000, 100_000)).unwrap();
     let out = d.join("o.png");
@@ -266,7 +276,8 @@ fn check_refuses_what_asm_cannot_encode_with_its_line() {
 
 #[test]
 fn bad_options_are_usage_errors_and_bad_files_input_errors() {
-    let d = temp("options");
+    let dir = temp("options");
+    let d = dir.path();
     let out = d.join("o.png");
     let out = out.to_str().unwrap();
     let shader = "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 { 0.5, 0.25, 1.0, 1.0 }\n\
@@ -306,7 +317,7 @@ fn bad_options_are_usage_errors_and_bad_files_input_errors() {
 
 #[test]
 fn the_interpreters_recursion_error_names_the_call() {
-    let (o, _) = run_interp(
+    let (o, _, _dir) = run_interp(
         "recursion",
         "FRAG\nDCL OUT[0], COLOR\nCAL :2\nEND\nBGNSUB\nCAL :2\nRET\nENDSUB\n",
         "2x2",
@@ -321,7 +332,8 @@ fn the_interpreters_recursion_error_names_the_call() {
 
 #[test]
 fn large_programs_compile_in_bounded_time_or_are_refused_as_too_large() {
-    let d = temp("large");
+    let dir = temp("large");
+    let d = dir.path();
     let out = d.join("o.png");
     let out = out.to_str().unwrap();
     let run = |src: &str| tgsic(&["run", "-", "-o", out, "--size", "8x8"], src, LIMIT);
@@ -367,7 +379,8 @@ fn large_programs_compile_in_bounded_time_or_are_refused_as_too_large() {
 
 #[test]
 fn large_images_are_rendered_and_written_in_bands() {
-    let d = temp("bands");
+    let dir = temp("bands");
+    let d = dir.path();
     // 16384 × 1024 pixels: 256 MiB of f32 pixels, rendered and written in a 768 MiB address
     // space (the whole image once needed about 1 GiB).
     let shader = "FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
@@ -410,7 +423,7 @@ fn a_whole_run_is_bounded_by_its_time_limit() {
                   MOV TEMP[0], IN[0]\nBGNLOOP\nADD TEMP[0], TEMP[0], IN[0]\nENDLOOP\n\
                   MOV OUT[0], TEMP[0]\nEND\n";
     let start = std::time::Instant::now();
-    let (o, out) = run_interp("timeout", shader, "2048x2048", &["--timeout", "1"]);
+    let (o, out, _dir) = run_interp("timeout", shader, "2048x2048", &["--timeout", "1"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("<stdin>: error: the run did not finish within --timeout 1 s"),

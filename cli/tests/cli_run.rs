@@ -16,10 +16,12 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("tgsic-run-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder, removed with everything in it when dropped.
+fn temp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("tgsic-run-{name}-"))
+        .tempdir()
+        .expect("a temporary folder")
 }
 
 fn mesa() -> Option<PathBuf> {
@@ -29,7 +31,8 @@ fn mesa() -> Option<PathBuf> {
 #[test]
 fn run_reproduces_a_mesa_reference_and_cmp_confirms_it() {
     let Some(m) = mesa() else { return };
-    let d = temp("mesa");
+    let dir = temp("mesa");
+    let d = dir.path();
     let out = d.join("cube.f32");
     let p = |x: &str| m.join(x).to_str().unwrap().to_string();
     let o = tgsic(&[
@@ -77,7 +80,6 @@ fn run_reproduces_a_mesa_reference_and_cmp_confirms_it() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let t = tgsic_runtime::texture::Texture::from_png(&png).unwrap();
     assert_eq!((t.base().width, t.base().height), (64, 32));
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -168,7 +170,8 @@ fn missing_bindings_and_bad_usage() {
 
 #[test]
 fn vertex_and_geometry_shaders_run_over_attribute_files() {
-    let d = temp("vg");
+    let dir = temp("vg");
+    let d = dir.path();
     let vs = d.join("vs.tgsi");
     std::fs::write(&vs, "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL OUT[1], GENERIC[0]\nADD OUT[0], IN[0], IN[1]\nMUL OUT[1], IN[0], IN[1]\nEND\n").unwrap();
     let verts = d.join("verts.txt");
@@ -256,7 +259,6 @@ fn vertex_and_geometry_shaders_run_over_attribute_files() {
     );
     let v = tgsic_cli::compare::read_f32(&img).unwrap();
     assert_eq!(v[0], 11.0);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -265,7 +267,8 @@ fn accurate_math_is_the_default_and_exact_and_fast_are_one_flag_away() {
     // default (accurate) and `--math fast` approximate them, so some pixels differ, the
     // default's SIN within 2 ulp (accurate's reference computes its exact bits), fast's within
     // 2^-22 absolute.
-    let d = temp("math");
+    let dir = temp("math");
+    let d = dir.path();
     let shader = d.join("sin.tgsi");
     std::fs::write(
         &shader,
@@ -331,12 +334,12 @@ fn accurate_math_is_the_default_and_exact_and_fast_are_one_flag_away() {
             e[k]
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn bench_reports_the_first_frame_and_whether_the_code_cache_answered() {
-    let dir = temp("bench-cache");
+    let tmp = temp("bench-cache");
+    let dir = tmp.path();
     let cache = dir.join("cache");
     let shader = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -380,5 +383,4 @@ fn bench_reports_the_first_frame_and_whether_the_code_cache_answered() {
     assert_eq!(row(&["--cache-dir", at]), "miss");
     assert_eq!(row(&["--cache-dir", at]), "hit");
     assert_eq!(row(&["--cache-dir", "off"]), "off");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -32,19 +32,18 @@ const EXAMPLE3: &str = "ENTRYPOINT_ADRR_USERCONSTANTS:\n SETX C1 32'h06666 //0.2
 ENTRYPOINT_ADRR_PIXELSHADER:\n MAG R1 CREG_TEXTURE_COLOR\n JLX BLACK R1 C1\n JGEY BLACK R1 C1\nWHITE:\n SETX OREG_PIXEL_COLOR 32'h20000\n\
  SWIZZLE3D OREG_PIXEL_COLOR SWIZZLE_XXX\n RETURN RT_TRUE\nBLACK:\n ZERO OREG_PIXEL_COLOR VOID VOID\n RETURN RT_TRUE\n";
 
-fn temp() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "tgsic-theia-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A fresh folder, removed with everything in it when dropped.
+fn temp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("tgsic-theia-")
+        .tempdir()
+        .expect("a temporary folder")
 }
 
 #[test]
 fn asm_dis_asm_gives_the_same_image_in_both_formats() {
-    let d = temp();
+    let dir = temp();
+    let d = dir.path();
     let src = d.join("ex3.shdr");
     std::fs::write(&src, EXAMPLE3).unwrap();
     for ext in ["mem", "bin"] {
@@ -79,12 +78,12 @@ fn asm_dis_asm_gives_the_same_image_in_both_formats() {
     let mem = std::fs::read_to_string(d.join("ex3.mem")).unwrap();
     assert!(mem.starts_with("44 //Number of ioctects in file\n"));
     assert_eq!(std::fs::read(d.join("ex3.bin")).unwrap().len(), 11 * 8);
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn run_prints_the_registers_written_in_hex_and_fixed_point() {
-    let d = temp();
+    let dir = temp();
+    let d = dir.path();
     let src = d.join("ex3.shdr");
     std::fs::write(&src, EXAMPLE3).unwrap();
     let o = tgsic(&[
@@ -133,12 +132,12 @@ fn run_prints_the_registers_written_in_hex_and_fixed_point() {
         out.contains("OREG_PIXEL_COLOR = 0x00000000 0x00000000 0x00000000  (0, 0, 0)"),
         "{out}"
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn errors_name_the_place() {
-    let d = temp();
+    let dir = temp();
+    let d = dir.path();
     let src = d.join("bad.shdr");
     std::fs::write(&src, "NOP RT_FALSE\n  JMP NOWHERE VOID VOID\n").unwrap();
     let o = tgsic(&[
@@ -197,12 +196,12 @@ fn errors_name_the_place() {
             .code(),
         Some(2)
     );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn compile_writes_an_image_that_runs_and_reports_what_it_cannot_compile() {
-    let d = temp();
+    let dir = temp();
+    let d = dir.path();
     let shader = d.join("mod.tgsi");
     std::fs::write(
         &shader,
