@@ -115,33 +115,21 @@ fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
 /// with the polynomials unfused. In the steps with a lane of |x| ≥ 2³⁰, inf or NaN, the exact
 /// functions ([`SimdBuilder::exact`]) in those lanes.
 pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
-    let x = b.flush(x)?;
-    if !crate::numerics::host_fma() {
-        return sincos_accurate_double(b, x);
-    }
     use super::builder::FUn;
-    use crate::numerics::accurate::{LIMIT, NEAR_F32};
+    use crate::numerics::accurate::LIMIT;
+    let x = b.flush(x)?;
     let ax = b.fun(FUn::Abs, x)?;
-    let limit = fc(b, NEAR_F32)?;
-    let near = b.fcmp(FCmp::Lt, ax, limit)?;
-    // The quadrant (as f32 lanes of its bits) and r, from whichever reduction a lane takes.
-    let zero = fc(b, 0.0)?;
-    let nr = where_any(b, near, Kind::F32, [zero; 2], |b| {
-        let (n, r) = reduce_f32(b, x)?;
-        Ok([b.cast(n, Kind::F32)?, r])
-    })?;
-    let far = b.not(near)?;
-    let [n, r] = where_any(b, far, Kind::F32, nr, |b| {
-        let (n, r) = reduce_double(b, x, ax, true)?;
-        let n = b.cast(n, Kind::F32)?;
-        Ok([b.select(near, nr[0], n)?, b.select(near, nr[1], r)?])
-    })?;
-    let n = b.cast(n, Kind::I32)?;
-    let out = polynomials_fused(b, n, r)?;
-    // The exact functions where the reduction does not reach, only in steps that need them
-    // (NaN compares false: it is not within).
+    // NaN compares false: it is not within.
     let limit = fc(b, LIMIT)?;
     let within = b.fcmp(FCmp::Lt, ax, limit)?;
+    let out = if crate::numerics::host_fma() {
+        let (n, r) = reduce_either(b, x, ax, within)?;
+        polynomials_fused(b, n, r)?
+    } else {
+        let (n, r) = reduce_double(b, x, within, false)?;
+        polynomials_unfused(b, n, r)?
+    };
+    // The exact functions where the reduction does not reach, only in steps that need them.
     let beyond = b.not(within)?;
     where_any(b, beyond, Kind::F32, out, |b| {
         let exact = b.exact(ExactFn::SinCos, &[x])?;
@@ -150,6 +138,33 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
             b.select(within, out[1], exact[1])?,
         ])
     })
+}
+
+/// The quadrant (i32 lanes) and r on a host with fused multiply-add: reduced in f32 where
+/// |x| = `ax` < 2¹⁷, in double precision elsewhere (`within`: |x| < 2³⁰), each reduction only
+/// in the steps with a lane for it and the lanes of mixed steps picked per lane.
+fn reduce_either<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    x: B::V,
+    ax: B::V,
+    within: B::V,
+) -> R<(B::V, B::V)> {
+    use crate::numerics::accurate::NEAR_F32;
+    let limit = fc(b, NEAR_F32)?;
+    let near = b.fcmp(FCmp::Lt, ax, limit)?;
+    // The quadrant travels as f32 lanes of its bits.
+    let zero = fc(b, 0.0)?;
+    let nr = where_any(b, near, Kind::F32, [zero; 2], |b| {
+        let (n, r) = reduce_f32(b, x)?;
+        Ok([b.cast(n, Kind::F32)?, r])
+    })?;
+    let far = b.not(near)?;
+    let [n, r] = where_any(b, far, Kind::F32, nr, |b| {
+        let (n, r) = reduce_double(b, x, within, true)?;
+        let n = b.cast(n, Kind::F32)?;
+        Ok([b.select(near, nr[0], n)?, b.select(near, nr[1], r)?])
+    })?;
+    Ok((b.cast(n, Kind::I32)?, r))
 }
 
 /// The quadrant (i32 lanes) and r = x − q·π/2 in f32 for flushed `x`, |x| < 2¹⁷ (other lanes
@@ -201,19 +216,17 @@ fn polynomials_fused<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, r: B::V) -> R<
 }
 
 /// The quadrant (i32 lanes) and r = x − q·π/2 rounded to f32, reduced in double precision,
-/// for flushed `x` with |x| = `ax`; lanes of |x| ≥ 2³⁰, inf or NaN reduce 0 instead. The
+/// for flushed `x`; lanes not `within` (|x| ≥ 2³⁰, inf or NaN) reduce 0 instead. The
 /// first two products are exact, so a step's fused form rounds the same sum once as the
 /// product and difference; the third is fused only with `fused` (a host with fused
 /// multiply-add).
 fn reduce_double<B: SimdBuilder + ?Sized>(
     b: &mut B,
     x: B::V,
-    ax: B::V,
+    within: B::V,
     fused: bool,
 ) -> R<(B::V, B::V)> {
-    use crate::numerics::accurate::{LIMIT, PIO2, ROUNDER, TWO_OVER_PI};
-    let limit = fc(b, LIMIT)?;
-    let within = b.fcmp(FCmp::Lt, ax, limit)?;
+    use crate::numerics::accurate::{PIO2, ROUNDER, TWO_OVER_PI};
     let zero = fc(b, 0.0)?;
     let xs = b.select(within, x, zero)?;
     let xd = b.d_from_float(xs)?;
@@ -261,12 +274,10 @@ fn quadrants<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, s: B::V, c: B::V) -> R
     Ok(out)
 }
 
-/// The path of [`sincos_accurate`] on a host without fused multiply-add, for flushed `x`: the
-/// reduction in double precision, the polynomials unfused.
-fn sincos_accurate_double<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
-    use crate::numerics::accurate::{COS, LIMIT, SIN, TINY};
-    let ax = b.fun(super::builder::FUn::Abs, x)?;
-    let (n, r) = reduce_double(b, x, ax, false)?;
+/// SIN and COS from the quadrant `n` (i32 lanes) and the reduced argument `r`, each
+/// operation of the polynomials rounded (a host without fused multiply-add).
+fn polynomials_unfused<B: SimdBuilder + ?Sized>(b: &mut B, n: B::V, r: B::V) -> R<[B::V; 2]> {
+    use crate::numerics::accurate::{COS, SIN, TINY};
     let z = b.fbin(FBin::Mul, r, r)?;
     let poly = |b: &mut B, c: [f32; 3]| -> R<B::V> {
         let c2 = fc(b, c[2])?;
@@ -292,18 +303,7 @@ fn sincos_accurate_double<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::
     let c = b.fbin(FBin::Sub, p, hz)?;
     let one = fc(b, 1.0)?;
     let c = b.fbin(FBin::Add, c, one)?;
-    let out = quadrants(b, n, s, c)?;
-    // The exact functions where the reduction does not reach, only in steps that need them.
-    let limit = fc(b, LIMIT)?;
-    let within = b.fcmp(FCmp::Lt, ax, limit)?;
-    let beyond = b.not(within)?;
-    where_any(b, beyond, Kind::F32, out, |b| {
-        let exact = b.exact(ExactFn::SinCos, &[x])?;
-        Ok([
-            b.select(within, out[0], exact[0])?,
-            b.select(within, out[1], exact[1])?,
-        ])
-    })
+    quadrants(b, n, s, c)
 }
 
 /// `a · b + c` as `v`, glibc's build on this host, computes it.
