@@ -108,9 +108,27 @@ impl Pixels {
     }
 }
 
-/// Tiles per [`Segment`] at most: rows of tiles are cut so that narrow bands of wide images
-/// still give every thread work.
+/// Tiles per [`Segment`] at least when rows of tiles are cut for several threads (the row's
+/// last piece may be shorter).
 pub(super) const SEGMENT_TILES: u32 = 32;
+
+/// Tiles per [`Segment`] for a band of `tile_rows` rows of `tiles_x` tiles run by `threads`
+/// threads: a whole row of tiles while the band's rows give each thread four segments (each
+/// segment costs a setup: its rows, its working memory, the engine's preparation of a run of
+/// batches; a 1024-pixel row cut in four was 10% of a trivial shader's frame), else rows cut
+/// into pieces of [`SEGMENT_TILES`] or more, so that narrow bands of wide images still give
+/// every thread work.
+pub(super) fn segment_tiles(tiles_x: u32, tile_rows: u32, threads: usize) -> u32 {
+    let tiles_x = tiles_x.max(1);
+    if threads <= 1 {
+        return tiles_x;
+    }
+    let pieces_per_row = (4 * threads as u32).div_ceil(tile_rows.max(1));
+    tiles_x
+        .div_ceil(pieces_per_row)
+        .max(SEGMENT_TILES)
+        .min(tiles_x)
+}
 
 /// A run of tiles of one row of tiles, with the pixels they write: the work of one thread at a
 /// time.
@@ -122,9 +140,15 @@ pub(super) struct Segment<'a> {
     pub rows: Vec<&'a mut [Slot]>,
 }
 
-/// `pixels` (a band of `width`-pixel rows from image row `y0`) cut into segments.
-pub(super) fn segments(pixels: &mut [Slot], width: u32, y0: u32) -> Vec<Segment<'_>> {
-    let seg_px = (8 * SEGMENT_TILES) as usize;
+/// `pixels` (a band of `width`-pixel rows from image row `y0`) cut into segments of
+/// `seg_tiles` tiles (the last of a row may be shorter).
+pub(super) fn segments(
+    pixels: &mut [Slot],
+    width: u32,
+    y0: u32,
+    seg_tiles: u32,
+) -> Vec<Segment<'_>> {
+    let seg_px = (8 * seg_tiles.max(1)) as usize;
     let mut out = Vec::new();
     for (k, tile_row) in pixels.chunks_mut(8 * width as usize).enumerate() {
         let first = out.len();
@@ -133,7 +157,7 @@ pub(super) fn segments(pixels: &mut [Slot], width: u32, y0: u32) -> Vec<Segment<
                 if dy == 0 {
                     out.push(Segment {
                         ty: y0 + 8 * k as u32,
-                        tx0: s as u32 * 8 * SEGMENT_TILES,
+                        tx0: s as u32 * 8 * seg_tiles.max(1),
                         rows: Vec::with_capacity(8),
                     });
                 }
@@ -155,19 +179,7 @@ pub(super) fn write_tile(
     clear: [f32; 4],
 ) -> usize {
     if let (Some(o), 8, 8, 0) = (out, rows.len(), cols, killed) {
-        // A whole tile without discards, a row of quads at a time: quad q's lanes are the
-        // words 4q..4q+3 of each component, its pixels two pairs in two rows, the upper first.
-        for (qr, pair) in rows.chunks_exact_mut(2).enumerate() {
-            let [lower, upper] = pair else { continue };
-            let (lower, upper) = (&mut lower[at..at + 8], &mut upper[at..at + 8]);
-            for qc in 0..4 {
-                let [p0, p1, p2, p3] = quad_pixels(o, 16 * qr + 4 * qc);
-                upper[2 * qc].write(p0);
-                upper[2 * qc + 1].write(p1);
-                lower[2 * qc].write(p2);
-                lower[2 * qc + 1].write(p3);
-            }
-        }
+        write_whole_tile(rows, at, o);
         return BATCH_LANES;
     }
     let mut written = 0;
@@ -182,6 +194,24 @@ pub(super) fn write_tile(
         }
     }
     written
+}
+
+/// Writes a whole tile of lanes `o` (8 rows, bottom first, from column `at`), a row of quads
+/// at a time: quad q's lanes are the words 4q..4q+3 of each component, its pixels two pairs
+/// in two rows, the upper first. (Stores of two pixels, with AVX, were slower: the image's
+/// pixels are 16-byte aligned, so half of them cross a cache line.)
+fn write_whole_tile(rows: &mut [&mut [Slot]], at: usize, o: &Reg) {
+    for (qr, pair) in rows.chunks_exact_mut(2).enumerate() {
+        let [lower, upper] = pair else { continue };
+        let (lower, upper) = (&mut lower[at..at + 8], &mut upper[at..at + 8]);
+        for qc in 0..4 {
+            let [p0, p1, p2, p3] = quad_pixels(o, 16 * qr + 4 * qc);
+            upper[2 * qc].write(p0);
+            upper[2 * qc + 1].write(p1);
+            lower[2 * qc].write(p2);
+            lower[2 * qc + 1].write(p3);
+        }
+    }
 }
 
 /// The pixels of lanes `l .. l + 4` of `o` (`l` a multiple of 4): a 4 × 4 transpose.
@@ -220,6 +250,20 @@ fn quad_pixels(o: &Reg, l: usize) -> [[f32; 4]; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_of_tiles_are_cut_only_to_give_threads_work() {
+        // One thread: whole rows. Many rows: whole rows for two threads too.
+        assert_eq!(segment_tiles(128, 128, 1), 128);
+        assert_eq!(segment_tiles(128, 128, 2), 128);
+        // Two rows of 67 tiles for two threads: four pieces a row wanted, 32 tiles at least.
+        assert_eq!(segment_tiles(67, 2, 2), 32);
+        // Eight threads, one row of 1000 tiles: 32 pieces of 32 tiles (the last shorter).
+        assert_eq!(segment_tiles(1000, 1, 8), 32);
+        assert_eq!(segment_tiles(4000, 1, 8), 125);
+        // A row narrower than a piece stays whole.
+        assert_eq!(segment_tiles(5, 1, 8), 5);
+    }
 
     #[test]
     fn whole_and_partial_tiles_write_each_lane_to_its_pixel() {
