@@ -4,7 +4,9 @@
 //! bindings (nearest, one level); the LLVM engine too when built with the feature `llvm`.
 //! `filtered_256x256`: gltr_linearblur's 72 lookups bilinear, and trilinear over generated
 //! mipmaps, in the generated code of each JIT (fast math). `tgsic bench` gives the 1024×1024
-//! figures.
+//! figures. `frame_floor_1024x1024`: a shader that only copies its input, rendered into one
+//! reused image by each JIT: the runtime's fixed cost of a frame (tiles' inputs, calls,
+//! the pixels' 16 MiB), which every shader pays besides its code.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -113,5 +115,50 @@ fn filtered(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, shading, filtered);
+/// `MOV OUT[0], IN[0]` at 1024×1024, one thread, into one image rendered again and again (as
+/// `tgsic bench` does): what a frame costs outside the shader's own code.
+fn frame_floor(c: &mut Criterion) {
+    use tgsic_runtime::dispatch::{Image, RunOptions, render_into};
+    use tgsic_runtime::engine::{Bindings, Module};
+    let src =
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
+    let program = tgsic::front::text::parse(src).expect("parses");
+    let module = Module::new(program).expect("loads");
+    let mut g = c.benchmark_group("frame_floor_1024x1024");
+    g.throughput(Throughput::Elements(1024 * 1024));
+    g.sample_size(20);
+    let mut engines = vec![("jit", Backend::Cranelift)];
+    if Backend::Llvm.available() {
+        engines.push(("llvm", Backend::Llvm));
+    }
+    let bind = Bindings::default();
+    let opts = RunOptions {
+        threads: 1,
+        ..RunOptions::default()
+    };
+    for (label, backend) in engines {
+        let jit = JitShader::new(
+            module.clone(),
+            &CompileOptions {
+                engine: backend.into(),
+                ..CompileOptions::default()
+            },
+        )
+        .expect("compiles");
+        let mut image = Image {
+            width: 1024,
+            height: 1024,
+            pixels: Vec::new(),
+            exhausted: 0,
+            discarded: 0,
+            unspecified: Vec::new(),
+        };
+        g.bench_function(label, |b| {
+            b.iter(|| render_into(black_box(&jit), &bind, 0, &opts, &mut image).expect("renders"))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, shading, filtered, frame_floor);
 criterion_main!(benches);
