@@ -106,37 +106,13 @@ impl InputTable {
     /// Fills component x of `reg` for the tile at column `tx`.
     pub(super) fn fill_column(&self, tx: u32, reg: &mut Reg) {
         // Every row of quads holds the tile's 8 columns, two to a quad ([`TILE_POS`]).
-        let xs: &[u32; 8] = self.x[tx as usize..tx as usize + 8]
-            .try_into()
-            .expect("the table covers every tile's 8 columns");
-        // Each quad's four lanes stored at once, from registers: a row of quads built in
-        // memory first was read before its small stores had landed (a forwarding stall).
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::*;
-            // SAFETY: SSE2 is part of x86-64's baseline; the loads read the 32 bytes of `xs`,
-            // each store 16 bytes of a 16-lane chunk of `reg[0]` (at lanes 4q, q < 4).
-            unsafe {
-                let lo = _mm_loadu_si128(xs.as_ptr().cast());
-                let hi = _mm_loadu_si128(xs[4..].as_ptr().cast());
-                let quads = [
-                    _mm_unpacklo_epi64(lo, lo),
-                    _mm_unpackhi_epi64(lo, lo),
-                    _mm_unpacklo_epi64(hi, hi),
-                    _mm_unpackhi_epi64(hi, hi),
-                ];
-                for lanes in reg[0].chunks_exact_mut(16) {
-                    for (q, v) in quads.iter().enumerate() {
-                        _mm_storeu_si128(lanes[4 * q..].as_mut_ptr().cast(), *v);
-                    }
-                }
-            }
+        let xs = &self.x[tx as usize..tx as usize + 8];
+        let mut row = [0u32; 16];
+        for (q, lanes) in row.chunks_exact_mut(4).enumerate() {
+            lanes.copy_from_slice(&[xs[2 * q], xs[2 * q + 1], xs[2 * q], xs[2 * q + 1]]);
         }
-        #[cfg(not(target_arch = "x86_64"))]
         for lanes in reg[0].chunks_exact_mut(16) {
-            for (q, quad) in lanes.chunks_exact_mut(4).enumerate() {
-                quad.copy_from_slice(&[xs[2 * q], xs[2 * q + 1], xs[2 * q], xs[2 * q + 1]]);
-            }
+            lanes.copy_from_slice(&row);
         }
     }
 }

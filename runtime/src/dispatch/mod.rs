@@ -361,7 +361,8 @@ where
     let tiles_done = std::sync::atomic::AtomicU64::new(0);
     let mut exhausted = 0u64;
     let mut discarded = 0u64;
-    // The worker threads, started once for every band, and their working memory.
+    // The worker threads, started once for every band, and their working memory: no more
+    // threads than the most segments a band can be cut into.
     let mut started = None;
     let segments_per_band = band_rows.div_ceil(8) * width.div_ceil(8 * SEGMENT_TILES);
     let workers = opts.workers(segments_per_band as usize, &mut started)?;

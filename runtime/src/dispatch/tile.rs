@@ -148,7 +148,8 @@ pub(super) fn segments(
     y0: u32,
     seg_tiles: u32,
 ) -> Vec<Segment<'_>> {
-    let seg_px = (8 * seg_tiles.max(1)) as usize;
+    let seg_tiles = seg_tiles.max(1);
+    let seg_px = (8 * seg_tiles) as usize;
     let mut out = Vec::new();
     for (k, tile_row) in pixels.chunks_mut(8 * width as usize).enumerate() {
         let first = out.len();
@@ -157,7 +158,7 @@ pub(super) fn segments(
                 if dy == 0 {
                     out.push(Segment {
                         ty: y0 + 8 * k as u32,
-                        tx0: s as u32 * 8 * seg_tiles.max(1),
+                        tx0: s as u32 * 8 * seg_tiles,
                         rows: Vec::with_capacity(8),
                     });
                 }
@@ -179,7 +180,21 @@ pub(super) fn write_tile(
     clear: [f32; 4],
 ) -> usize {
     if let (Some(o), 8, 8, 0) = (out, rows.len(), cols, killed) {
-        write_whole_tile(rows, at, o);
+        // A whole tile without discards, a row of quads at a time: quad q's lanes are the
+        // words 4q..4q+3 of each component, its pixels two pairs in two rows, the upper first.
+        // (Two pixels a store, with AVX, were slower: the image's pixels are 16-byte aligned,
+        // so half of the 32-byte stores cross a cache line.)
+        for (qr, pair) in rows.chunks_exact_mut(2).enumerate() {
+            let [lower, upper] = pair else { continue };
+            let (lower, upper) = (&mut lower[at..at + 8], &mut upper[at..at + 8]);
+            for qc in 0..4 {
+                let [p0, p1, p2, p3] = quad_pixels(o, 16 * qr + 4 * qc);
+                upper[2 * qc].write(p0);
+                upper[2 * qc + 1].write(p1);
+                lower[2 * qc].write(p2);
+                lower[2 * qc + 1].write(p3);
+            }
+        }
         return BATCH_LANES;
     }
     let mut written = 0;
@@ -194,24 +209,6 @@ pub(super) fn write_tile(
         }
     }
     written
-}
-
-/// Writes a whole tile of lanes `o` (8 rows, bottom first, from column `at`), a row of quads
-/// at a time: quad q's lanes are the words 4q..4q+3 of each component, its pixels two pairs
-/// in two rows, the upper first. (Stores of two pixels, with AVX, were slower: the image's
-/// pixels are 16-byte aligned, so half of them cross a cache line.)
-fn write_whole_tile(rows: &mut [&mut [Slot]], at: usize, o: &Reg) {
-    for (qr, pair) in rows.chunks_exact_mut(2).enumerate() {
-        let [lower, upper] = pair else { continue };
-        let (lower, upper) = (&mut lower[at..at + 8], &mut upper[at..at + 8]);
-        for qc in 0..4 {
-            let [p0, p1, p2, p3] = quad_pixels(o, 16 * qr + 4 * qc);
-            upper[2 * qc].write(p0);
-            upper[2 * qc + 1].write(p1);
-            lower[2 * qc].write(p2);
-            lower[2 * qc + 1].write(p3);
-        }
-    }
 }
 
 /// The pixels of lanes `l .. l + 4` of `o` (`l` a multiple of 4): a 4 × 4 transpose.
