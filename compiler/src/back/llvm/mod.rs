@@ -203,8 +203,9 @@ pub(super) fn llvm_id() -> Result<String, JitError> {
 
 /// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
 /// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
-/// twice it for a loop whose live values fit the registers twice over and, with AVX2, for long
-/// straight-line code with few texture lookups ([`simd::step_lanes`]); otherwise 4, 8, 16, 32
+/// twice it for a loop whose live values fit the registers twice over and, with AVX2 and
+/// AVX-512, for straight-line arithmetic with few texture lookups ([`simd::step_lanes`]:
+/// nearly every fragment shader with AVX2, long ones with AVX-512); otherwise 4, 8, 16, 32
 /// or 64 (LLVM splits a vector wider than the host's registers into several, which hides the
 /// latency of loop-carried arithmetic).
 ///
@@ -214,16 +215,16 @@ pub(super) fn llvm_id() -> Result<String, JitError> {
 fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
     match opts.lanes {
-        // AVX-512 has 32 vector registers, AVX and SSE 16; long straight-line code is
-        // interleaved with AVX2 only (measured, `simd::step_lanes`).
+        // AVX-512 has 32 vector registers, AVX and SSE 16; straight-line code is interleaved
+        // with AVX2 and AVX-512 as measured (`simd::step_lanes`), not with SSE.
         0 => Ok(simd::step_lanes(
             f,
             cpu.width,
             if cpu.width == 16 { 32 } else { 16 },
-            if cpu.width == 8 {
-                simd::StraightLine::Long
-            } else {
-                simd::StraightLine::OneStep
+            match cpu.width {
+                16 => simd::AVX512_STEPS,
+                8 => simd::AVX2_STEPS,
+                _ => simd::StraightLine::OneStep,
             },
         )),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),

@@ -49,8 +49,8 @@ mod texture;
 pub use builder::*;
 pub use libm::{ExactFn, inline as inline_exact};
 pub use plan::{
-    INTERLEAVE_INSTS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, StraightLine, host_fma, prepare,
-    step_lanes,
+    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, StraightLine,
+    TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
 };
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};
@@ -760,23 +760,58 @@ mod tests {
     }
 
     #[test]
-    fn long_straight_line_code_interleaves_two_steps_where_asked() {
-        let long = shader(150, 0);
-        assert!(long.body.inst_count() >= INTERLEAVE_INSTS);
-        assert_eq!(step_lanes(&long, 8, 16, StraightLine::Long), 16);
-        assert_eq!(step_lanes(&long, 8, 16, StraightLine::OneStep), 8);
-        let mut vertex = long.clone();
+    fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
+        let StraightLine::Arithmetic {
+            short: Some((lo, hi)),
+            long,
+        } = AVX2_STEPS
+        else {
+            panic!("AVX2's rule interleaves short shaders");
+        };
+        // Long code: both AVX2 and AVX-512; not vertex shaders, not where asked for one step.
+        let long_code = shader(150, 0);
+        assert!(work(&long_code) >= long);
+        assert_eq!(step_lanes(&long_code, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&long_code, 16, 32, AVX512_STEPS), 32);
+        assert_eq!(step_lanes(&long_code, 8, 16, StraightLine::OneStep), 8);
+        let mut vertex = long_code.clone();
         vertex.processor = crate::tgsi::Processor::Vertex;
-        assert_eq!(step_lanes(&vertex, 8, 16, StraightLine::Long), 8);
-        // Short code, and code with a lookup in fewer than 20 instructions, keep one step.
-        let short = shader(20, 0);
-        assert!(short.body.inst_count() < INTERLEAVE_INSTS);
-        assert_eq!(step_lanes(&short, 8, 16, StraightLine::Long), 8);
+        assert_eq!(step_lanes(&vertex, 8, 16, AVX2_STEPS), 8);
+        // Short code: AVX2 alone, within its range.
+        let tiny = shader(2, 0);
+        assert!(work(&tiny) < lo, "{}", work(&tiny));
+        assert_eq!(step_lanes(&tiny, 8, 16, AVX2_STEPS), 8);
+        let short = shader(10, 0);
+        assert!((lo..=hi).contains(&work(&short)), "{}", work(&short));
+        assert_eq!(step_lanes(&short, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&short, 16, 32, AVX512_STEPS), 16);
+        // Between the two: one step (compile time).
+        let middle = shader(50, 0);
+        assert!(
+            work(&middle) > hi && work(&middle) < long,
+            "{}",
+            work(&middle)
+        );
+        assert_eq!(step_lanes(&middle, 8, 16, AVX2_STEPS), 8);
+        // Code with a lookup in fewer than `LOOKUP_GAP` instructions keeps one step.
         let sparse = shader(150, 10);
-        assert_eq!(step_lanes(&sparse, 8, 16, StraightLine::Long), 16);
-        let dense = shader(150, 100);
-        assert!(20 * 100 > dense.body.inst_count());
-        assert_eq!(step_lanes(&dense, 8, 16, StraightLine::Long), 8);
+        assert_eq!(step_lanes(&sparse, 8, 16, AVX2_STEPS), 16);
+        let dense = shader(0, 200);
+        assert!(LOOKUP_GAP * 200 > dense.body.inst_count());
+        assert!(work(&dense) >= long);
+        assert_eq!(step_lanes(&dense, 8, 16, AVX2_STEPS), 8);
+        // A SIN weighs as a long chain of arithmetic: a few instructions around one are
+        // short code of enough work to interleave.
+        let sine = crate::opt::optimized_text(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+             SIN OUT[0].x, IN[0].xxxx\nEND\n",
+        );
+        assert!(sine.body.inst_count() < lo);
+        assert_eq!(
+            work(&sine),
+            sine.body.inst_count() + TRANSCENDENTAL_WORK - 1
+        );
+        assert_eq!(step_lanes(&sine, 8, 16, AVX2_STEPS), 16);
         // Cranelift's rule: short code with few live values and lookups interleaves; long
         // code, and code with many lookups, keeps one step.
         let light = shader(10, 0);
@@ -784,8 +819,8 @@ mod tests {
         assert!(crate::ir::pressure::max_live(&light) <= LIGHT_LIVE);
         assert_eq!(step_lanes(&light, 4, 16, StraightLine::Light), 8);
         assert_eq!(step_lanes(&light, 4, 16, StraightLine::OneStep), 4);
-        assert!(long.body.inst_count() > LIGHT_INSTS);
-        assert_eq!(step_lanes(&long, 4, 16, StraightLine::Light), 4);
+        assert!(long_code.body.inst_count() > LIGHT_INSTS);
+        assert_eq!(step_lanes(&long_code, 4, 16, StraightLine::Light), 4);
         let looked_up = shader(10, LIGHT_LOOKUPS);
         assert!(
             looked_up.body.inst_count() <= LIGHT_INSTS,

@@ -39,9 +39,28 @@ pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
     }
 }
 
-/// Straight-line functions at least this long (IR instructions, after [`prepare`]) are
-/// [interleaved](step_lanes) where the target asks for it.
-pub const INTERLEAVE_INSTS: usize = 800;
+/// What one IR instruction of each kind weighs in [`work`]: SIN and COS (only accurate and
+/// exact math keep them until the lowering) and, in exact math, EX2, LG2 and POW become
+/// dozens of vector instructions each (the accurate SIN and COS about 50 with their
+/// reduction), long chains of dependent arithmetic.
+pub const TRANSCENDENTAL_WORK: usize = 40;
+
+/// The length of `f`'s code, in IR instructions, with each SIN, COS, EX2, LG2 and POW that
+/// reaches the lowering counted as [`TRANSCENDENTAL_WORK`].
+pub fn work(f: &ir::Function) -> usize {
+    use ir::{Binary, Op, Unary};
+    let mut heavy = 0;
+    f.for_each_inst(|i| {
+        if matches!(
+            f.insts[i].op,
+            Op::Unary(Unary::FSin | Unary::FCos | Unary::FExp2 | Unary::FLg2)
+                | Op::Binary(Binary::FPow)
+        ) {
+            heavy += 1;
+        }
+    });
+    f.body.inst_count() + heavy * (TRANSCENDENTAL_WORK - 1)
+}
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
@@ -50,18 +69,29 @@ pub const INTERLEAVE_INSTS: usize = 800;
 /// - A loop is interleaved when every value live at once ([`ir::pressure::max_live`]) still
 ///   fits the registers at two registers a value: loop-carried arithmetic is latency-bound,
 ///   and loops run up to twice as fast.
-/// - Straight-line code is interleaved only where the target asks (`interleave_long`: LLVM
-///   with AVX2's 16 registers of 8 lanes), in fragment shaders of at least
-///   [`INTERLEAVE_INSTS`] instructions with fewer than one texture lookup in 20. A step of
-///   such a shader is long chains of dependent arithmetic that the core cannot overlap with
-///   the next step, a whole function later; two steps at once ran 5–20% faster on the mesa
-///   corpus's long shaders despite the spills (film grain, noise, curl noise, motion blur,
-///   glitch), while lookup-dense ones ran up to 12% slower (gltr_linearblur, a lookup in 5.5
-///   instructions: its lane-by-lane loads gain nothing from the overlap). Twice the lanes
-///   take 1.3–1.8 times as long to compile, so shorter shaders keep one step (all but two
-///   fragment shaders of the etnaviv corpus have at most 530 instructions, and its p99
-///   compile time holds), though ALU shaders from 500 instructions gained 8–13% too. With
-///   AVX-512's 32 registers the gains were mixed (−12% to +9%), so it keeps one step.
+/// - Straight-line fragment shaders are interleaved as the target says (`straight`).
+///   [`StraightLine::Arithmetic`] (LLVM): those with fewer than one texture lookup in
+///   [`LOOKUP_GAP`] instructions, short ones whose [`work`] lies in a range and long ones. A
+///   step of such a shader is chains of dependent arithmetic that the core cannot overlap
+///   with the next step's, a whole function later. Measured over the mesa corpus (one
+///   thread, 1024×1024, 2026-11-29), every fragment shader at twice the lanes against one
+///   step: with AVX2 (16 registers of 8 lanes) 1.077x in geometric mean, up to 1.4x (toon,
+///   film, starwipe, classic 2D noise; SIN and COS of large arguments 1.22x), short shaders
+///   of 40 instructions too (TV static 1.19x), the losses all lookup-dense (sobel, a lookup
+///   in 7 instructions, 0.83x; linear blur 0.90x; a lookup in 11 to 23 instructions
+///   0.94–0.98x); with AVX-512's 32 registers of 16 lanes, gains on the long arithmetic
+///   shaders (1.08–1.38x from 400 instructions: the noises, film grain, curl noise, motion
+///   blur, markers) and a mix elsewhere (triangle blur, a lookup in 20 instructions, 0.74x;
+///   short shaders 0.83–1.18x). What bounds the rule is compile time: twice the lanes take
+///   1.3–2.1 times as long to compile, and an application's shaders of middling length are
+///   the slow ones to compile (the etnaviv corpus: its p99, ~40 ms, is shaders of 200–550
+///   instructions with their lookups). Interleaving every AVX2 shader of 32 to 250 (of
+///   work) raised that p99 by 13% (median of five runs), to 200 by 1%; AVX-512 from 400
+///   by 20%. So AVX2 interleaves 32–200 and from 800 (the two longest etnaviv shaders:
+///   its max grows, not its p99), AVX-512 from 800; the shaders between keep one step and
+///   lose their gain (1.1–1.3x with AVX2: glitch displace, kaleidoscope, luminance melt,
+///   easings, classic 2D noise, markers, and SIN and COS of large arguments, whose 5
+///   accurate SIN and COS weigh 225; with AVX-512 markers 1.38x, classic 2D noise 1.14x).
 /// - Cranelift (`StraightLine::Light`), which does not schedule instructions, interleaves
 ///   straight-line fragment shaders of at most [`LIGHT_INSTS`] instructions with at most
 ///   [`LIGHT_LIVE`] values live at once and fewer than [`LIGHT_LOOKUPS`] texture lookups:
@@ -82,10 +112,12 @@ pub fn step_lanes(
         f.processor == crate::tgsi::Processor::Fragment
             && match straight {
                 StraightLine::OneStep => false,
-                StraightLine::Long => {
-                    let insts = f.body.inst_count();
-                    insts >= INTERLEAVE_INSTS
-                        && 20 * crate::back::texpath::texture_ops(f).len() < insts
+                StraightLine::Arithmetic { short, long } => {
+                    let w = work(f);
+                    let sized = short.is_some_and(|(lo, hi)| (lo..=hi).contains(&w)) || w >= long;
+                    sized
+                        && LOOKUP_GAP * crate::back::texpath::texture_ops(f).len()
+                            < f.body.inst_count()
                 }
                 StraightLine::Light => {
                     f.body.inst_count() <= LIGHT_INSTS
@@ -102,12 +134,34 @@ pub fn step_lanes(
 pub enum StraightLine {
     /// None.
     OneStep,
-    /// Long ones with few texture lookups (LLVM with AVX2).
-    Long,
+    /// Those with fewer than one texture lookup in [`LOOKUP_GAP`] IR instructions whose
+    /// [`work`] lies in `short` (inclusive) or is at least `long` (LLVM: [`AVX2_STEPS`],
+    /// [`AVX512_STEPS`]).
+    Arithmetic {
+        /// The short shaders interleaved, by [`work`].
+        short: Option<(usize, usize)>,
+        /// The least [`work`] of the long shaders interleaved.
+        long: usize,
+    },
     /// Those with at most [`LIGHT_LIVE`] values live at once and fewer than
     /// [`LIGHT_LOOKUPS`] texture lookups (Cranelift).
     Light,
 }
+
+/// IR instructions per texture lookup, more than, in the straight-line code LLVM interleaves.
+pub const LOOKUP_GAP: usize = 10;
+
+/// LLVM's straight-line rule with AVX2 (16 registers of 8 lanes).
+pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
+    short: Some((32, 200)),
+    long: 800,
+};
+
+/// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes).
+pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
+    short: None,
+    long: 800,
+};
 
 /// Instructions up to which Cranelift interleaves straight-line code.
 pub const LIGHT_INSTS: usize = 250;
