@@ -204,8 +204,8 @@ pub(super) fn llvm_id() -> Result<String, JitError> {
 /// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
 /// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
 /// twice it for a loop whose live values fit the registers twice over and, with AVX2 and
-/// AVX-512, for straight-line arithmetic with few texture lookups ([`simd::step_lanes`]:
-/// nearly every fragment shader with AVX2, long ones with AVX-512); otherwise 4, 8, 16, 32
+/// AVX-512, for straight-line fragment shaders with few texture lookups ([`simd::step_lanes`]:
+/// short and long ones with AVX2, long ones with AVX-512); otherwise 4, 8, 16, 32
 /// or 64 (LLVM splits a vector wider than the host's registers into several, which hides the
 /// latency of loop-carried arithmetic).
 ///
