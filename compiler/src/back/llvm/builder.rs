@@ -8,6 +8,7 @@
 //! ([`SimdBuilder::FOLDS_DENORMALS`]), so flushes are integer operations. LLVM's `fptosi` is
 //! poison out of range, so conversions keep their operands in range first.
 
+mod outline;
 mod values;
 
 use crate::back::abi::JitError;
@@ -39,6 +40,7 @@ pub struct Var<'ctx> {
 
 /// The signatures of what the code calls through the pointers of its arguments: the lane
 /// operations, the texture and EMIT callbacks.
+#[derive(Clone, Copy)]
 pub(super) struct Callees<'ctx> {
     pub lane_op: FunctionType<'ctx>,
     pub texture: FunctionType<'ctx>,
@@ -70,6 +72,8 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     bits: IntType<'ctx>,
     /// The constant tables exact math reads (`d_lookup`), by the address of their data.
     tables: Vec<(usize, inkwell::values::GlobalValue<'ctx>)>,
+    /// The exact functions compiled once in the module ([`SimdBuilder::exact_rarely`]).
+    outlined: Vec<(crate::back::simd::ExactFn, FunctionValue<'ctx>)>,
 }
 
 fn int(s: BasicValueEnum<'_>) -> IntValue<'_> {
@@ -378,6 +382,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
     fn has_doubles(&self) -> bool {
         true
+    }
+
+    fn exact_rarely(&mut self, f: crate::back::simd::ExactFn, args: &[V<'ctx>]) -> R<[V<'ctx>; 2]> {
+        self.call_outlined(f, args)
     }
 
     fn d_from_float(&mut self, a: V<'ctx>) -> R<V<'ctx>> {

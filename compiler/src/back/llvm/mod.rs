@@ -316,7 +316,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     CompiledShader::from_image(image, &f, info)
 }
 
-fn enum_attr(cx: &Context, name: &str) -> Attribute {
+pub(super) fn enum_attr(cx: &Context, name: &str) -> Attribute {
     cx.create_enum_attribute(Attribute::get_named_enum_kind_id(name), 0)
 }
 
@@ -520,7 +520,7 @@ mod tests {
 
     #[test]
     fn accurate_sin_and_cos_match_their_reference() {
-        for lanes in [0, 4, 8, 64] {
+        for lanes in [0, 4, 8, 16, 64] {
             ts::check_accurate_sincos(&llvm(lanes), 4099);
         }
     }

@@ -297,6 +297,15 @@ pub trait SimdBuilder {
     fn exact(&mut self, f: super::ExactFn, args: &[Self::V]) -> R<[Self::V; 2]> {
         super::inline_exact(self, f, args)
     }
+    /// [`Self::exact`] where the code rarely needs it: accurate math's fallback for the
+    /// arguments its own reduction does not reach, in a branch only steps with such a lane
+    /// take. Same bits as [`Self::exact`]; a back end that computes exact functions in place
+    /// may call one out-of-line copy per module here instead (LLVM: it is the larger part of
+    /// an accurate SIN or COS, and compiling it at every use made SIN-heavy shaders slow to
+    /// compile).
+    fn exact_rarely(&mut self, f: super::ExactFn, args: &[Self::V]) -> R<[Self::V; 2]> {
+        self.exact(f, args)
+    }
     /// Each lane of `a` (f32, read as the CPU reads it) as an f64, exactly.
     fn d_from_float(&mut self, _a: Self::V) -> R<Self::D> {
         Err(no_doubles())

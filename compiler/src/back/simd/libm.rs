@@ -132,7 +132,7 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     // The exact functions where the reduction does not reach, only in steps that need them.
     let beyond = b.not(within)?;
     where_any(b, beyond, Kind::F32, out, |b| {
-        let exact = b.exact(ExactFn::SinCos, &[x])?;
+        let exact = b.exact_rarely(ExactFn::SinCos, &[x])?;
         Ok([
             b.select(within, out[0], exact[0])?,
             b.select(within, out[1], exact[1])?,

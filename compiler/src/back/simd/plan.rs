@@ -87,11 +87,18 @@ pub fn work(f: &ir::Function) -> usize {
 ///   the slow ones to compile (the etnaviv corpus: its p99, ~40 ms, is shaders of 200–550
 ///   instructions with their lookups). Interleaving every AVX2 shader of 32 to 250 (of
 ///   work) raised that p99 by 13% (median of five runs), to 200 by 1%; AVX-512 from 400
-///   by 20%. So AVX2 interleaves 32–200 and from 800 (the two longest etnaviv shaders:
-///   its max grows, not its p99), AVX-512 from 800; the shaders between keep one step and
-///   lose their gain (1.1–1.3x with AVX2: glitch displace, kaleidoscope, luminance melt,
-///   easings, classic 2D noise, markers, and SIN and COS of large arguments, whose 5
-///   accurate SIN and COS weigh 225; with AVX-512 markers 1.38x, classic 2D noise 1.14x).
+///   by 20%. So AVX2 interleaves short shaders (work from 32, at most 200 IR instructions)
+///   and long ones (work from 800: the two longest etnaviv shaders, its max grows, not its
+///   p99), AVX-512 long ones; the shaders between keep one step and lose their gain (1.1–1.3x
+///   with AVX2: glitch displace, kaleidoscope, luminance melt, classic 2D noise, markers;
+///   with AVX-512 markers 1.38x, classic 2D noise 1.14x). The short bound counts
+///   instructions, not work: since accurate math's exact fallback is compiled once per
+///   module (`SimdBuilder::exact_rarely`), an accurate SIN or COS compiles in ~2 ms with
+///   AVX2 (6.7 ms inline), so a short shader of several of them compiles at twice the lanes
+///   in less time than it took at one step before (SIN and COS of large arguments, 5 of
+///   them in 30 instructions: 27.5 ms then, 30.5 ms at 16 lanes now, 20 ms at 8) and gains
+///   1.18–1.35x (starwipe, digital glitch, butterfly waves, perlin, tan_sin_cos, random
+///   rotate).
 /// - Cranelift (`StraightLine::Light`), which does not schedule instructions, interleaves
 ///   straight-line fragment shaders of at most [`LIGHT_INSTS`] instructions with at most
 ///   [`LIGHT_LIVE`] values live at once and fewer than [`LIGHT_LOOKUPS`] texture lookups:
@@ -113,8 +120,8 @@ pub fn step_lanes(
             && match straight {
                 StraightLine::OneStep => false,
                 StraightLine::Arithmetic { short, long } => {
-                    let w = work(f);
-                    let sized = short.is_some_and(|(lo, hi)| (lo..=hi).contains(&w)) || w >= long;
+                    let (w, n) = (work(f), f.body.inst_count());
+                    let sized = short.is_some_and(|(lo, hi)| lo <= w && n <= hi) || w >= long;
                     sized
                         && LOOKUP_GAP * crate::back::texpath::texture_ops(f).len()
                             < f.body.inst_count()
@@ -134,11 +141,12 @@ pub fn step_lanes(
 pub enum StraightLine {
     /// None.
     OneStep,
-    /// Those with fewer than one texture lookup in [`LOOKUP_GAP`] IR instructions whose
-    /// [`work`] lies in `short` (inclusive) or is at least `long` (LLVM: [`AVX2_STEPS`],
+    /// Those with fewer than one texture lookup in [`LOOKUP_GAP`] IR instructions that are
+    /// short (`short`: at least its first bound of [`work`], at most its second of IR
+    /// instructions) or long (at least `long` of [`work`]) (LLVM: [`AVX2_STEPS`],
     /// [`AVX512_STEPS`]).
     Arithmetic {
-        /// The short shaders interleaved, by [`work`].
+        /// The short shaders interleaved: the least [`work`], the most IR instructions.
         short: Option<(usize, usize)>,
         /// The least [`work`] of the long shaders interleaved.
         long: usize,

@@ -5,7 +5,7 @@
 use super::*;
 
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
-    /// A builder at the end of `func`'s entry block, `args` its parameter, for `lanes` lanes
+    /// A builder at the end of `func`'s entry block, `args` its pointer parameter, for `lanes` lanes
     /// per step; `fma` when the CPU has fused multiply-add, `width` its widest vector of
     /// 32-bit lanes, `hardware_gather` when LLVM compiles gathers to its gather instruction.
     pub fn new(
@@ -20,10 +20,12 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
         let (b, slots) = (cx.create_builder(), cx.create_builder());
         b.position_at_end(entry);
         slots.position_at_end(entry);
-        let args = func
-            .get_nth_param(0)
-            .ok_or_else(|| JitError::Codegen("no parameter".into()))?
-            .into_pointer_value();
+        // A function whose first parameter is not the shader's argument pointer (an
+        // out-of-line exact function, `outline.rs`) reads no arguments: a null pointer.
+        let args = match func.get_nth_param(0) {
+            Some(BasicValueEnum::PointerValue(p)) => p,
+            _ => cx.ptr_type(AddressSpace::default()).const_null(),
+        };
         let bits = std::num::NonZeroU32::new(lanes)
             .ok_or("no lanes")
             .and_then(|n| cx.custom_width_int_type(n))
@@ -46,6 +48,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             vi64: cx.i64_type().vec_type(lanes),
             bits,
             tables: Vec::new(),
+            outlined: Vec::new(),
         })
     }
 

@@ -1,0 +1,98 @@
+//! Exact functions compiled once per module ([`SimdBuilder::exact_rarely`]): a function
+//! `exact.<name>` of the step's f32 vectors returning its two result vectors, built by a
+//! second [`LlvmBuilder`] through the same shared lowering ([`inline_exact`]), and a call to
+//! it where the shader needs it.
+//!
+//! The function takes the shader's own function attributes (CPU, features, tuning, denormal
+//! mode, vector width), so it computes what the inline form would, bit for bit: LLVM folds
+//! nothing in float arithmetic that changes bits without fast-math flags, and there are none.
+//! It is `noinline`: inlining it back is what it exists to avoid. (Marking it `cold` as well,
+//! true of accurate math's fallback, measured no faster, npm_easings 2–4% slower.)
+//!
+//! The call keeps the C convention, in which every vector register is the caller's to save.
+//! `preserve_allcc` (the callee saves what it uses) was tried and gave wrong results: LLVM 19
+//! ends such a function with `vzeroupper`, clearing the upper halves the caller was promised.
+
+use super::*;
+use crate::back::simd::{ExactFn, inline_exact};
+use inkwell::attributes::AttributeLoc;
+use inkwell::module::Linkage;
+
+impl<'ctx> LlvmBuilder<'_, 'ctx> {
+    /// `f` of `args` through the module's one copy of it, built on first use.
+    pub(super) fn call_outlined(&mut self, f: ExactFn, args: &[V<'ctx>]) -> R<[V<'ctx>; 2]> {
+        if args.len() != f.arity() {
+            return Err(JitError::Codegen(format!("{f:?} of {} values", args.len())));
+        }
+        let func = match self.outlined.iter().find(|(g, _)| *g == f) {
+            Some(&(_, func)) => func,
+            None => {
+                let func = self.build_outlined(f)?;
+                self.outlined.push((f, func));
+                func
+            }
+        };
+        let mut xs: Vec<BasicMetadataValueEnum> = Vec::with_capacity(args.len());
+        for &a in args {
+            xs.push(self.floats(a)?.into());
+        }
+        let call = self.b.build_call(func, &xs, "")?;
+        let ValueKind::Basic(BasicValueEnum::StructValue(pair)) = call.try_as_basic_value() else {
+            return Err(JitError::Codegen(format!("the call of exact {f:?}")));
+        };
+        let mut out = [args[0]; 2];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = vector(self.b.build_extract_value(pair, i as u32, "")?)?;
+        }
+        Ok(out)
+    }
+
+    /// Declares `exact.<f>` beside the shader and builds its body.
+    fn build_outlined(&mut self, f: ExactFn) -> R<FunctionValue<'ctx>> {
+        let vf = self.vf;
+        let params: Vec<inkwell::types::BasicMetadataTypeEnum> =
+            (0..f.arity()).map(|_| vf.into()).collect();
+        let pair = self.cx.struct_type(&[vf.into(), vf.into()], false);
+        let func = self.m.add_function(
+            &format!("exact.{f:?}"),
+            pair.fn_type(&params, false),
+            Some(Linkage::Private),
+        );
+        for a in self.func.attributes(AttributeLoc::Function) {
+            func.add_attribute(AttributeLoc::Function, a);
+        }
+        func.add_attribute(
+            AttributeLoc::Function,
+            super::super::enum_attr(self.cx, "noinline"),
+        );
+        let mut sub = LlvmBuilder::new(
+            self.cx,
+            self.m,
+            func,
+            self.lanes,
+            self.callees,
+            (self.fma, self.width, self.hardware_gather),
+        )?;
+        // One constant per table in the module: the shader's and the function's shared.
+        sub.tables = std::mem::take(&mut self.tables);
+        let body = sub.block()?;
+        sub.end_entry(body)?;
+        sub.switch_to(body)?;
+        let xs: Vec<V<'ctx>> = func
+            .get_param_iter()
+            .map(|p| p.into_vector_value())
+            .collect();
+        let ys = inline_exact(&mut sub, f, &xs)?;
+        let mut ret = pair.get_undef();
+        for (i, &y) in ys.iter().enumerate() {
+            let y = sub.floats(y)?;
+            ret = sub
+                .b
+                .build_insert_value(ret, y, i as u32, "")?
+                .into_struct_value();
+        }
+        sub.b.build_return(Some(&ret))?;
+        self.tables = std::mem::take(&mut sub.tables);
+        Ok(func)
+    }
+}
