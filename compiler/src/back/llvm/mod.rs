@@ -572,6 +572,28 @@ mod tests {
         assert!(c.code_size > 0);
         assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
     }
+
+    #[test]
+    fn accurate_sin_and_cos_share_one_copy_of_their_exact_fallback() {
+        // Three SIN and COS of different arguments: accurate math calls one `exact.SinCos`
+        // per module from each; exact math computes each in place.
+        let f = crate::opt::optimized_text(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
+             SIN OUT[0].x, IN[0].xxxx\nCOS OUT[0].y, IN[0].yyyy\nSIN OUT[0].z, IN[0].zzzz\nEND\n",
+        );
+        let text = |math| CodegenOptions {
+            math,
+            keep_text: true,
+            ..CodegenOptions::default()
+        };
+        let accurate = compile(&f, &text(MathMode::Accurate)).unwrap();
+        let ir = accurate.ir_text.as_deref().unwrap();
+        assert_eq!(ir.matches("define private").count(), 1, "{ir}");
+        assert_eq!(ir.matches("call { ").count(), 3, "{ir}");
+        let exact = compile(&f, &text(MathMode::Exact)).unwrap();
+        let ir = exact.ir_text.as_deref().unwrap();
+        assert!(!ir.contains("exact.SinCos"), "{ir}");
+    }
 }
 
 #[cfg(test)]

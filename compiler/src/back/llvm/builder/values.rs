@@ -5,9 +5,10 @@
 use super::*;
 
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
-    /// A builder at the end of `func`'s entry block, `args` its pointer parameter, for `lanes` lanes
-    /// per step; `fma` when the CPU has fused multiply-add, `width` its widest vector of
-    /// 32-bit lanes, `hardware_gather` when LLVM compiles gathers to its gather instruction.
+    /// A builder at the end of `func`'s entry block, `args` its pointer parameter, for
+    /// `lanes` lanes per step; `fma` when the CPU has fused multiply-add, `width` its widest
+    /// vector of 32-bit lanes, `hardware_gather` when LLVM compiles gathers to its gather
+    /// instruction.
     pub fn new(
         cx: &'ctx Context,
         m: &'a Module<'ctx>,
