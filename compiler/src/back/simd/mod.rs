@@ -49,8 +49,8 @@ mod texture;
 pub use builder::*;
 pub use libm::{ExactFn, inline as inline_exact};
 pub use plan::{
-    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, StraightLine,
-    TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
+    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SPARSE_GAP,
+    StraightLine, TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
 };
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};
@@ -763,10 +763,17 @@ mod tests {
     fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
         let StraightLine::Arithmetic {
             short: Some((lo, hi)),
+            sparse: from,
             long,
         } = AVX2_STEPS
         else {
             panic!("AVX2's rule interleaves short shaders");
+        };
+        let StraightLine::Arithmetic {
+            sparse: from_512, ..
+        } = AVX512_STEPS
+        else {
+            panic!("AVX-512's rule interleaves arithmetic");
         };
         // Long code: both AVX2 and AVX-512; not vertex shaders, not where asked for one step.
         let long_code = shader(150, 0);
@@ -785,14 +792,26 @@ mod tests {
         assert!(work(&short) >= lo && short.body.inst_count() <= hi);
         assert_eq!(step_lanes(&short, 8, 16, AVX2_STEPS), 16);
         assert_eq!(step_lanes(&short, 16, 32, AVX512_STEPS), 16);
-        // Between the two: one step (compile time).
-        let middle = shader(50, 0);
-        assert!(
-            middle.body.inst_count() > hi && work(&middle) < long,
-            "{}",
-            work(&middle)
-        );
+        // Between the two, with a lookup in fewer than `SPARSE_GAP` instructions: one step
+        // (compile time).
+        let middle = shader(50, 10);
+        let n = middle.body.inst_count();
+        assert!(n > hi && work(&middle) < long && SPARSE_GAP * 10 > n, "{n}");
         assert_eq!(step_lanes(&middle, 8, 16, AVX2_STEPS), 8);
+        assert_eq!(step_lanes(&middle, 16, 32, AVX512_STEPS), 16);
+        // Between the two with lookups rarer (here none): interleaved from `sparse`.
+        let arithmetic = shader(50, 0);
+        assert!(
+            arithmetic.body.inst_count() > hi && work(&arithmetic) >= from,
+            "{}",
+            work(&arithmetic)
+        );
+        assert_eq!(step_lanes(&arithmetic, 8, 16, AVX2_STEPS), 16);
+        let (shorter, longer) = (shader(30, 0), shader(60, 1));
+        assert!(work(&shorter) < from_512 && work(&longer) >= from_512);
+        assert!(SPARSE_GAP < longer.body.inst_count());
+        assert_eq!(step_lanes(&shorter, 16, 32, AVX512_STEPS), 16);
+        assert_eq!(step_lanes(&longer, 16, 32, AVX512_STEPS), 32);
         // Code with a lookup in fewer than `LOOKUP_GAP` instructions keeps one step.
         let sparse = shader(150, 10);
         assert_eq!(step_lanes(&sparse, 8, 16, AVX2_STEPS), 16);

@@ -89,9 +89,14 @@ pub fn work(f: &ir::Function) -> usize {
 ///   work) raised that p99 by 13% (median of five runs), to 200 by 1%; AVX-512 from 400
 ///   by 20%. So AVX2 interleaves short shaders (work from 32, at most 200 IR instructions)
 ///   and long ones (work from 800: the two longest etnaviv shaders, its max grows, not its
-///   p99), AVX-512 long ones; the shaders between keep one step and lose their gain (1.1–1.3x
-///   with AVX2: glitch displace, kaleidoscope, luminance melt, classic 2D noise, markers;
-///   with AVX-512 markers 1.38x, classic 2D noise 1.14x). The short bound counts
+///   p99), AVX-512 long ones. Between, what costs compile time is lookups (etnaviv's
+///   middling shaders have one in 16–40 instructions): shaders with fewer than one in
+///   [`SPARSE_GAP`] (64) interleave from work 200 with AVX2 and 400 with AVX-512, which
+///   left etnaviv's p99 as it was (AVX2, median of five alternating runs: 35.3 ms before,
+///   34.6 after; one in 48 raised it 12%, from 400 with AVX-512 and one in 32 held it) and
+///   gains 1.1–1.3x with AVX2 (classic 2D noise 1.32x, glitch displace 1.20x, markers
+///   1.13x, easings 1.11x), with AVX-512 markers 1.5x, classic 2D noise 1.13x; the rest
+///   keep one step (luminance melt, a lookup in 48, 1.25x with AVX2). The short bound counts
 ///   instructions, not work: since accurate math's exact fallback is compiled once per
 ///   module (`SimdBuilder::exact_rarely`), an accurate SIN or COS compiles in ~2 ms with
 ///   AVX2 (6.7 ms inline), so a short shader of several of them compiles at twice the lanes
@@ -119,12 +124,15 @@ pub fn step_lanes(
         f.processor == crate::tgsi::Processor::Fragment
             && match straight {
                 StraightLine::OneStep => false,
-                StraightLine::Arithmetic { short, long } => {
+                StraightLine::Arithmetic {
+                    short,
+                    sparse,
+                    long,
+                } => {
                     let (w, n) = (work(f), f.body.inst_count());
+                    let lookups = crate::back::texpath::texture_ops(f).len();
                     let sized = short.is_some_and(|(lo, hi)| lo <= w && n <= hi) || w >= long;
-                    sized
-                        && LOOKUP_GAP * crate::back::texpath::texture_ops(f).len()
-                            < f.body.inst_count()
+                    (sized && LOOKUP_GAP * lookups < n) || (w >= sparse && SPARSE_GAP * lookups < n)
                 }
                 StraightLine::Light => {
                     f.body.inst_count() <= LIGHT_INSTS
@@ -143,11 +151,15 @@ pub enum StraightLine {
     OneStep,
     /// Those with fewer than one texture lookup in [`LOOKUP_GAP`] IR instructions that are
     /// short (`short`: at least its first bound of [`work`], at most its second of IR
-    /// instructions) or long (at least `long` of [`work`]) (LLVM: [`AVX2_STEPS`],
+    /// instructions) or long (at least `long` of [`work`]), and those of at least `sparse`
+    /// [`work`] with fewer than one lookup in [`SPARSE_GAP`] (LLVM: [`AVX2_STEPS`],
     /// [`AVX512_STEPS`]).
     Arithmetic {
         /// The short shaders interleaved: the least [`work`], the most IR instructions.
         short: Option<(usize, usize)>,
+        /// The least [`work`] of the shaders with fewer than one lookup in [`SPARSE_GAP`]
+        /// instructions interleaved.
+        sparse: usize,
         /// The least [`work`] of the long shaders interleaved.
         long: usize,
     },
@@ -159,15 +171,21 @@ pub enum StraightLine {
 /// IR instructions per texture lookup, more than, in the straight-line code LLVM interleaves.
 pub const LOOKUP_GAP: usize = 10;
 
+/// IR instructions per texture lookup, more than, in the middling straight-line code LLVM
+/// interleaves (`StraightLine::Arithmetic::sparse`).
+pub const SPARSE_GAP: usize = 64;
+
 /// LLVM's straight-line rule with AVX2 (16 registers of 8 lanes).
 pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((32, 200)),
+    sparse: 200,
     long: 800,
 };
 
 /// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes).
 pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     short: None,
+    sparse: 400,
     long: 800,
 };
 
