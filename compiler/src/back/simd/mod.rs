@@ -759,6 +759,32 @@ mod tests {
         crate::opt::optimized_text(&t)
     }
 
+    /// A fragment shader with `k` vectors live at once: `k` products of its input, then
+    /// their sum.
+    fn wide_shader(k: usize) -> ir::Function {
+        let mut t = format!(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..{}]\n",
+            k - 1
+        );
+        for j in 0..k {
+            let c = j as f32 + 1.5;
+            t += &format!(
+                "IMM[{j}] FLT32 {{ {c:?}, {:?}, {:?}, {:?} }}\n",
+                c + 0.25,
+                c + 0.5,
+                c + 0.75
+            );
+        }
+        for j in 0..k {
+            t += &format!("MUL TEMP[{j}], IN[0], IMM[{j}]\n");
+        }
+        for j in 1..k {
+            t += &format!("ADD TEMP[0], TEMP[0], TEMP[{j}]\n");
+        }
+        t += "MOV OUT[0], TEMP[0]\nEND\n";
+        crate::opt::optimized_text(&t)
+    }
+
     #[test]
     fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
         let StraightLine::Arithmetic {
@@ -841,15 +867,16 @@ mod tests {
         );
         assert!(work(&sines) > hi && sines.body.inst_count() <= hi);
         assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 16);
-        // Cranelift's rule: short code with few live values and lookups interleaves; long
-        // code, and code with many lookups, keeps one step.
+        // Cranelift's rule: code with few live values interleaves when it is short with few
+        // lookups, or of any length with lookups rarer than one in `SPARSE_GAP`; code with
+        // more live values, and long code with denser lookups, keeps one step.
         let light = shader(10, 0);
         assert!(light.body.inst_count() <= LIGHT_INSTS);
         assert!(crate::ir::pressure::max_live(&light) <= LIGHT_LIVE);
         assert_eq!(step_lanes(&light, 4, 16, StraightLine::Light), 8);
         assert_eq!(step_lanes(&light, 4, 16, StraightLine::OneStep), 4);
         assert!(long_code.body.inst_count() > LIGHT_INSTS);
-        assert_eq!(step_lanes(&long_code, 4, 16, StraightLine::Light), 4);
+        assert_eq!(step_lanes(&long_code, 4, 16, StraightLine::Light), 8);
         let looked_up = shader(10, LIGHT_LOOKUPS);
         assert!(
             looked_up.body.inst_count() <= LIGHT_INSTS,
@@ -857,6 +884,17 @@ mod tests {
             looked_up.body.inst_count()
         );
         assert_eq!(step_lanes(&looked_up, 4, 16, StraightLine::Light), 4);
+        let long_looked_up = shader(70, 10);
+        let n = long_looked_up.body.inst_count();
+        assert!(n > LIGHT_INSTS && SPARSE_GAP * 10 > n, "{n}");
+        assert_eq!(step_lanes(&long_looked_up, 4, 16, StraightLine::Light), 4);
+        let long_sparse = shader(150, 2);
+        assert!(SPARSE_GAP * 2 < long_sparse.body.inst_count());
+        assert_eq!(step_lanes(&long_sparse, 4, 16, StraightLine::Light), 8);
+        let wide = wide_shader(12);
+        assert!(wide.body.inst_count() <= LIGHT_INSTS);
+        assert!(crate::ir::pressure::max_live(&wide) > LIGHT_LIVE);
+        assert_eq!(step_lanes(&wide, 4, 16, StraightLine::Light), 4);
         // A loop whose values fit the registers twice over interleaves on any target.
         let looping = crate::back::tests_support::endless_loop_function();
         assert_eq!(step_lanes(&looping, 4, 16, StraightLine::OneStep), 8);

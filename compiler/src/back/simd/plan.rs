@@ -64,54 +64,22 @@ pub fn work(f: &ir::Function) -> usize {
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
-/// independent dependency chains overlap), else its width.
+/// independent dependency chains overlap), else its width. The measurements behind each
+/// bound are in `docs/jit.md` ("Batches").
 ///
 /// - A loop is interleaved when every value live at once ([`ir::pressure::max_live`]) still
-///   fits the registers at two registers a value: loop-carried arithmetic is latency-bound,
-///   and loops run up to twice as fast.
-/// - Straight-line fragment shaders are interleaved as the target says (`straight`).
-///   [`StraightLine::Arithmetic`] (LLVM): those with fewer than one texture lookup in
-///   [`LOOKUP_GAP`] instructions, short ones whose [`work`] lies in a range and long ones. A
-///   step of such a shader is chains of dependent arithmetic that the core cannot overlap
-///   with the next step's, a whole function later. Measured over the mesa corpus (one
-///   thread, 1024×1024, 2026-11-29), every fragment shader at twice the lanes against one
-///   step: with AVX2 (16 registers of 8 lanes) 1.077x in geometric mean, up to 1.4x (toon,
-///   film, starwipe, classic 2D noise; SIN and COS of large arguments 1.22x), short shaders
-///   of 40 instructions too (TV static 1.19x), the losses all lookup-dense (sobel, a lookup
-///   in 7 instructions, 0.83x; linear blur 0.90x; a lookup in 11 to 23 instructions
-///   0.94–0.98x); with AVX-512's 32 registers of 16 lanes, gains on the long arithmetic
-///   shaders (1.08–1.38x from 400 instructions: the noises, film grain, curl noise, motion
-///   blur, markers) and a mix elsewhere (triangle blur, a lookup in 20 instructions, 0.74x;
-///   short shaders 0.83–1.18x). What bounds the rule is compile time: twice the lanes take
-///   1.3–2.1 times as long to compile, and an application's shaders of middling length are
-///   the slow ones to compile (the etnaviv corpus: its p99, ~40 ms, is shaders of 200–550
-///   instructions with their lookups). Interleaving every AVX2 shader of 32 to 250 (of
-///   work) raised that p99 by 13% (median of five runs), to 200 by 1%; AVX-512 from 400
-///   by 20%. So AVX2 interleaves short shaders (work from 32, at most 200 IR instructions)
-///   and long ones (work from 800: the two longest etnaviv shaders, its max grows, not its
-///   p99), AVX-512 long ones. Between, what costs compile time is lookups (etnaviv's
-///   middling shaders have one in 16–40 instructions): shaders with fewer than one in
-///   [`SPARSE_GAP`] (64) interleave from work 200 with AVX2 and 400 with AVX-512, which
-///   left etnaviv's p99 as it was (AVX2, median of five alternating runs: 35.3 ms before,
-///   34.6 after; one in 48 raised it 12%, from 400 with AVX-512 and one in 32 held it) and
-///   gains 1.1–1.3x with AVX2 (classic 2D noise 1.32x, glitch displace 1.20x, markers
-///   1.13x, easings 1.11x), with AVX-512 markers 1.5x, classic 2D noise 1.13x; the rest
-///   keep one step (luminance melt, a lookup in 48, 1.25x with AVX2). The short bound counts
-///   instructions, not work: since accurate math's exact fallback is compiled once per
-///   module (`SimdBuilder::exact_rarely`), an accurate SIN or COS compiles in ~2 ms with
-///   AVX2 (6.7 ms inline), so a short shader of several of them compiles at twice the lanes
-///   in less time than it took at one step before (SIN and COS of large arguments, 5 of
-///   them in 30 instructions: 27.5 ms then, 30.5 ms at 16 lanes now, 20 ms at 8) and gains
-///   1.18–1.35x (starwipe, digital glitch, butterfly waves, perlin, tan_sin_cos, random
-///   rotate).
-/// - Cranelift (`StraightLine::Light`), which does not schedule instructions, interleaves
-///   straight-line fragment shaders of at most [`LIGHT_INSTS`] instructions with at most
-///   [`LIGHT_LIVE`] values live at once and fewer than [`LIGHT_LOOKUPS`] texture lookups:
-///   two 128-bit steps at once ran 9% faster over the mesa corpus (up to 1.4x: toon, film,
-///   starwipe, kaleidoscope), but the shaders with more live values spill (classic 3D noise
-///   1.5x slower, curl noise 12%), lookup-dense ones gain nothing (linearblur 24% slower),
-///   and longer ones take up to 1.5 times as long to compile (etnaviv p99 +40% without the
-///   length bound; with it, median +5% and p99 within 5%).
+///   fits the registers at two registers a value: loop-carried arithmetic is latency-bound.
+/// - Straight-line fragment shaders are interleaved as the target says (`straight`): a step
+///   of such a shader is chains of dependent arithmetic that the core cannot overlap with the
+///   next step's, a whole function later. What bounds each rule is compile time (twice the
+///   lanes take 1.3–2.1 times as long to compile, and an application's slow-to-compile
+///   shaders are the middling ones with their lookups) and, on Cranelift, spills.
+///   - [`StraightLine::Arithmetic`] (LLVM): fewer than one texture lookup in [`LOOKUP_GAP`]
+///     instructions and short or long [`work`]; or, of middling length, fewer than one
+///     lookup in [`SPARSE_GAP`].
+///   - [`StraightLine::Light`] (Cranelift, which does not schedule instructions): at most
+///     [`LIGHT_LIVE`] values live at once, and either at most [`LIGHT_INSTS`] instructions
+///     with fewer than [`LIGHT_LOOKUPS`] lookups or fewer than one lookup in [`SPARSE_GAP`].
 pub fn step_lanes(
     f: &ir::Function,
     width: usize,
@@ -135,9 +103,11 @@ pub fn step_lanes(
                     (sized && LOOKUP_GAP * lookups < n) || (w >= sparse && SPARSE_GAP * lookups < n)
                 }
                 StraightLine::Light => {
-                    f.body.inst_count() <= LIGHT_INSTS
-                        && ir::pressure::max_live(f) <= LIGHT_LIVE
-                        && crate::back::texpath::texture_ops(f).len() < LIGHT_LOOKUPS
+                    let n = f.body.inst_count();
+                    let lookups = crate::back::texpath::texture_ops(f).len();
+                    ir::pressure::max_live(f) <= LIGHT_LIVE
+                        && ((n <= LIGHT_INSTS && lookups < LIGHT_LOOKUPS)
+                            || SPARSE_GAP * lookups < n)
                 }
             }
     };
@@ -163,8 +133,9 @@ pub enum StraightLine {
         /// The least [`work`] of the long shaders interleaved.
         long: usize,
     },
-    /// Those with at most [`LIGHT_LIVE`] values live at once and fewer than
-    /// [`LIGHT_LOOKUPS`] texture lookups (Cranelift).
+    /// Those with at most [`LIGHT_LIVE`] values live at once that are short (at most
+    /// [`LIGHT_INSTS`] IR instructions, fewer than [`LIGHT_LOOKUPS`] texture lookups) or have
+    /// fewer than one lookup in [`SPARSE_GAP`] instructions (Cranelift).
     Light,
 }
 
@@ -172,7 +143,8 @@ pub enum StraightLine {
 pub const LOOKUP_GAP: usize = 10;
 
 /// IR instructions per texture lookup, more than, in the middling straight-line code LLVM
-/// interleaves (`StraightLine::Arithmetic::sparse`).
+/// interleaves (`StraightLine::Arithmetic::sparse`) and in the longer code Cranelift does
+/// (`StraightLine::Light`).
 pub const SPARSE_GAP: usize = 64;
 
 /// LLVM's straight-line rule with AVX2 (16 registers of 8 lanes).
@@ -189,10 +161,11 @@ pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     long: 800,
 };
 
-/// Instructions up to which Cranelift interleaves straight-line code.
+/// Instructions up to which Cranelift interleaves straight-line code with fewer than
+/// [`LIGHT_LOOKUPS`] lookups.
 pub const LIGHT_INSTS: usize = 250;
 /// Values live at once up to which Cranelift interleaves straight-line code.
-pub const LIGHT_LIVE: usize = 40;
+pub const LIGHT_LIVE: usize = 42;
 /// Texture lookups below which Cranelift interleaves straight-line code.
 pub const LIGHT_LOOKUPS: usize = 16;
 
