@@ -8,8 +8,8 @@
 //! three instructions); negation is an xor with the sign mask (Cranelift's own `fneg` builds
 //! the mask in two instructions), except that a negated operand of an FMA is handed over as
 //! `fneg`, which Cranelift folds into `vfnmadd`/`vfmsub`; SSE has no vector instruction for
-//! integer division, high products, bit counts, F2U or per-lane shifts, so those are
-//! computed lane by lane inline ([`ClBuilder::per_lane`]), not by a call to the host.
+//! integer division or bit counts, so those are computed lane by lane inline
+//! ([`ClBuilder::per_lane`]), not by a call to the host.
 
 use super::doubles::Dx;
 use crate::back::abi::JitError;
@@ -462,10 +462,10 @@ impl SimdBuilder for ClBuilder<'_> {
         // by per-lane amounts are products (left) and high words of products (right); the
         // other operations SSE has no vector instruction for are computed lane by lane inline
         // ([`Self::per_lane`]), a few instructions a lane against a call to the host a step.
-        // A permute has no instruction at 128 bits: the lowering gathers instead. F2U lane
-        // by lane through i64 measured 6% faster than the lowering's 32-bit vector form
-        // (`Lower::f2u`) on shift_right_of_shift_left.
-        op != Optional::Permute
+        // A permute has no instruction at 128 bits: the lowering gathers instead. F2U has no
+        // vector instruction below AVX-512: the lowering converts in 32 bits and takes its
+        // full form only in steps with a lane beyond (`Lower::f2u_checked`).
+        !matches!(op, Optional::Permute | Optional::F2U)
     }
 
     fn optional(&mut self, op: Optional, args: &[Vx]) -> R<Vx> {
@@ -491,17 +491,6 @@ impl SimdBuilder for ClBuilder<'_> {
                 }
                 Ok(out)
             }
-            (Optional::F2U, &[a]) => Ok(self.per_lane(&[a], types::F32X4, |s, x| {
-                // Through i64, saturating: NaN gives 0, x ≤ −2⁶³ gives i64::MIN, whose low
-                // bits are 0, and x ≥ 2⁶³ gives i64::MAX (no float below 2⁶³ converts to
-                // it), which must give 0 too.
-                let i = s.b.ins();
-                let r = i.fcvt_to_sint_sat(types::I64, x[0]);
-                let max = s.b.ins().icmp_imm_s(IntCC::Equal, r, i64::MAX);
-                let zero = s.b.ins().iconst(types::I64, 0);
-                let r = s.b.ins().select(max, zero, r);
-                s.b.ins().ireduce(types::I32, r)
-            })),
             (Optional::MulHigh { signed }, &[a, c]) => Ok(self.mul_high(signed, a, c)),
             (Optional::Shift(Shift::Shl), &[a, c]) => {
                 // a · 2^c, then `pmulld`.
