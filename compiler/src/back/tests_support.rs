@@ -721,6 +721,76 @@ pub fn check_f2u_every_exponent(c: Compiler) {
     );
 }
 
+/// Integer division and remainder, signed and unsigned, by constant divisors (powers of two,
+/// divisors whose multiplier fits and ones that need the add-back step, the largest words,
+/// −1 and 0): the interpreter's results on dividends at and next to multiples of the divisor
+/// and at the ends of both ranges.
+pub fn check_division_by_constants(c: Compiler) {
+    use crate::ir::Binary;
+    use crate::ir::semantics as sem;
+    let divisors = [
+        1u32,
+        2,
+        3,
+        5,
+        7,
+        10,
+        40,
+        641,
+        1000,
+        1 << 31,
+        (1 << 31) + 1,
+        0x7FFF_FFFF,
+        0xFFFF_FFFE,
+        0xFFFF_FFFF,
+        0xFFFF_FFF9,
+        0xFFFF_FC18,
+        0,
+        6_700_417,
+    ];
+    for d in divisors {
+        let mut xs = vec![
+            0u32,
+            1,
+            2,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0x8000_0001,
+            0xFFFF_FFFF,
+        ];
+        for q in [
+            1u64,
+            2,
+            3,
+            1000,
+            u64::from(u32::MAX / d.max(1)),
+            u64::from(i32::MAX as u32 / d.max(1)),
+        ] {
+            for r in [-1i64, 0, 1] {
+                let x = (q * u64::from(d)) as i64 + r;
+                xs.push(x as u32);
+                xs.push((x as u32).wrapping_neg());
+            }
+        }
+        for op in [Binary::IDivU, Binary::IRemU, Binary::IDivS, Binary::IRemS] {
+            let f = crate::opt::optimized_text(&format!(
+                "VERT\nDCL IN[0]\nDCL OUT[0], POSITION\nIMM[0] UINT32 {{ {d}, 0, 0, 0 }}\n{} OUT[0].x, IN[0].xxxx, IMM[0].xxxx\nEND\n",
+                match op {
+                    Binary::IDivU => "UDIV",
+                    Binary::IRemU => "UMOD",
+                    Binary::IDivS => "IDIV",
+                    _ => "MOD",
+                }
+            ));
+            let shader = c(&f, MathMode::Exact).expect("compiles");
+            let got = run_inputs(&shader, &xs);
+            for (&x, &g) in xs.iter().zip(&got) {
+                assert_eq!(g, sem::binary(op, x, d), "{op:?}({x:#x}, {d:#x})");
+            }
+        }
+    }
+}
+
 /// Fused multiply-adds with negated operands, in every combination (a back end may fold a
 /// negation into the instruction, as x86's `vfnmadd`/`vfmsub` do), on special and ordinary
 /// words: the interpreter's bits.

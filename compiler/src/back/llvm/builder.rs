@@ -380,6 +380,13 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         self.floats(r)
     }
 
+    fn divides_by_constants(&self) -> bool {
+        // LLVM's own multiplier and shifts for a vector `udiv`/`sdiv` by a splat constant
+        // (a pre-shift for even divisors, no add-back where it can) measured faster than the
+        // lowering's: AVX2 shift_bitops 0.85x, uniform_array_mat4_index_rd 0.95x with them.
+        true
+    }
+
     fn has_doubles(&self) -> bool {
         true
     }

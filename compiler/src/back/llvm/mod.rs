@@ -503,6 +503,13 @@ mod tests {
     }
 
     #[test]
+    fn division_by_constants_matches_the_interpreter() {
+        for lanes in [4, 8, 16] {
+            ts::check_division_by_constants(&llvm(lanes));
+        }
+    }
+
+    #[test]
     fn f2u_matches_the_interpreter_on_every_exponent() {
         for lanes in [4, 8, 16] {
             ts::check_f2u_every_exponent(&llvm(lanes));

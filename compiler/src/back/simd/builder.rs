@@ -284,6 +284,13 @@ pub trait SimdBuilder {
     /// A float's denormals replaced by zeros of their sign (`x` itself where it is not one).
     fn flush(&mut self, a: Self::V) -> R<Self::V>;
 
+    /// Whether the target's own vector division ([`Optional::Div`]) by a constant divisor is
+    /// products already (LLVM expands it so); if not, the lowering divides by constants with
+    /// products itself.
+    fn divides_by_constants(&self) -> bool {
+        false
+    }
+
     /// Whether the target computes in double-precision lanes ([`Self::D`]): exact math then
     /// computes EX2, LG2, SIN, COS and POW in the code (`libm.rs`), else it calls the host
     /// per lane.

@@ -400,8 +400,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Integer division and remainder with the interpreter's results for a zero divisor (and
-    /// `INT_MIN / −1`), the divisor made safe first. A divisor that is a constant stays the
-    /// target's division, which becomes a multiply and shifts.
+    /// `INT_MIN / −1`), the divisor made safe first. A constant divisor (`by_constant`: here
+    /// only those [`Self::divide_by_constant`] leaves, 0 and −1) stays the target's division.
     fn divide(&mut self, op: Binary, a: B::V, c: B::V, by_constant: bool) -> R<B::V> {
         let zero = self.iconst(0)?;
         let z = self.b.icmp(ICmp::Eq, c, zero)?;
@@ -427,6 +427,63 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let on_zero = self.iconst(if op == Binary::IDivS { 0 } else { u32::MAX })?;
         self.b.select(z, on_zero, r)
+    }
+
+    /// Division and remainder by the constant `k` as products: the quotient of unsigned
+    /// words by a multiply-high and shifts ([`udiv_magic`]), a signed one from the quotient
+    /// of the magnitudes, the remainder `a − q·k` (wrapping). Cranelift would otherwise divide
+    /// lane by lane (`div`, tens of cycles each). `None` where the target divides by
+    /// constants with products itself ([`SimdBuilder::divides_by_constants`]: LLVM) or has no
+    /// vector multiply-high, and for the divisors with the interpreter's special results (0;
+    /// −1 when signed, for `INT_MIN / −1`), which [`Self::divide`] handles.
+    fn divide_by_constant(&mut self, op: Binary, a: B::V, k: u32) -> R<Option<B::V>> {
+        let signed = matches!(op, Binary::IDivS | Binary::IRemS);
+        if k == 0
+            || (signed && k == u32::MAX)
+            || self.b.divides_by_constants()
+            || !self.b.supports(Optional::MulHigh { signed: false })
+        {
+            return Ok(None);
+        }
+        let d = if signed { (k as i32).unsigned_abs() } else { k };
+        let x = if signed { self.b.iabs(a)? } else { a };
+        let mut q = self.udiv_by(x, d)?;
+        if signed {
+            // The quotient truncates: negative where exactly one operand is.
+            let zero = self.iconst(0)?;
+            let nq = self.b.ibin(IBin::Sub, zero, q)?;
+            let neg = self.b.icmp(ICmp::SLt, a, zero)?;
+            let (pos, negd) = if (k as i32) < 0 { (nq, q) } else { (q, nq) };
+            q = self.b.select(neg, negd, pos)?;
+        }
+        if matches!(op, Binary::IRemS | Binary::IRemU) {
+            let qk = self.ik(IBin::Mul, q, k)?;
+            q = self.b.ibin(IBin::Sub, a, qk)?;
+        }
+        Ok(Some(q))
+    }
+
+    /// `x / d` of unsigned words for a constant `d` ≥ 1: a shift for a power of two, else a
+    /// multiply-high and shifts ([`udiv_magic`]).
+    fn udiv_by(&mut self, x: B::V, d: u32) -> R<B::V> {
+        if d.is_power_of_two() {
+            return match d.trailing_zeros() {
+                0 => Ok(x),
+                s => self.b.shift_imm(Shift::ShrU, x, s),
+            };
+        }
+        let (m, s, add) = udiv_magic(d);
+        let mk = self.iconst(m)?;
+        let t = self
+            .b
+            .optional(Optional::MulHigh { signed: false }, &[x, mk])?;
+        if !add {
+            return self.b.shift_imm(Shift::ShrU, t, s);
+        }
+        let u = self.b.ibin(IBin::Sub, x, t)?;
+        let u = self.b.shift_imm(Shift::ShrU, u, 1)?;
+        let u = self.b.ibin(IBin::Add, u, t)?;
+        self.b.shift_imm(Shift::ShrU, u, s)
     }
 
     /// `a / d` (`a % d` when `rem`) for a safe divisor (not 0, and not −1 with `a` = INT_MIN
@@ -537,10 +594,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 },
                 &[a, c],
             ),
-            B_::IDivS | B_::IDivU | B_::IRemS | B_::IRemU => {
-                let by_constant = self.f.const_value(y).is_some();
-                self.divide(op, a, c, by_constant)
-            }
+            B_::IDivS | B_::IDivU | B_::IRemS | B_::IRemU => match self.f.const_value(y) {
+                Some(k) => match self.divide_by_constant(op, a, k)? {
+                    Some(r) => Ok(r),
+                    None => self.divide(op, a, c, true),
+                },
+                None => self.divide(op, a, c, false),
+            },
             B_::Shl | B_::ShrS | B_::ShrU => {
                 let sh = match op {
                     B_::Shl => Shift::Shl,
@@ -855,4 +915,23 @@ pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
     let mut pairs = HashMap::new();
     walk(f, &f.body, &mut pairs);
     pairs
+}
+
+/// The multiplier `m`, the shift `s` and whether to add back for unsigned 32-bit division by
+/// `d` (≥ 3, not a power of two), with ℓ = ⌈log₂ d⌉ (Granlund and Montgomery, "Division by
+/// invariant integers using multiplication", 1994):
+/// - `m` = ⌈2^(31+ℓ) / d⌉ where it is below 2³² and its error m·d − 2^(31+ℓ) is at most
+///   2^(ℓ−1): then ⌊x / d⌋ = hi(x·m) >> (ℓ − 1) for every x below 2³² (their theorem 4.2);
+/// - else `m` = ⌊2³²·(2^ℓ − d) / d⌋ + 1 and, with t = hi(x·m), ⌊x / d⌋ =
+///   (t + ((x − t) >> 1)) >> (ℓ − 1) (their figure 4.1), `add`.
+pub(super) fn udiv_magic(d: u32) -> (u32, u32, bool) {
+    debug_assert!(d >= 3 && !d.is_power_of_two());
+    let l = 32 - (d - 1).leading_zeros();
+    let d64 = u128::from(d);
+    let m = (1u128 << (31 + l)).div_ceil(d64);
+    if m < 1 << 32 && m * d64 - (1u128 << (31 + l)) <= 1 << (l - 1) {
+        return (m as u32, l - 1, false);
+    }
+    let m = ((1u128 << 32) * ((1u128 << l) - d64)) / d64 + 1;
+    (m as u32, l - 1, true)
 }
