@@ -42,6 +42,20 @@ impl ExactFn {
     pub fn results(self) -> usize {
         if self == ExactFn::SinCos { 2 } else { 1 }
     }
+
+    /// `Ok` when `given` is its [`Self::arity`].
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`](crate::back::abi::JitError) naming the function and the count.
+    pub fn check_arity(self, given: usize) -> R<()> {
+        if given == self.arity() {
+            Ok(())
+        } else {
+            Err(crate::back::abi::JitError::Codegen(format!(
+                "{self:?} of {given} values"
+            )))
+        }
+    }
 }
 
 /// `f` of `args` (f32 lanes: [`ExactFn::arity`] of them) computed in place: its results
@@ -51,12 +65,7 @@ impl ExactFn {
 /// As the builder's operations; [`JitError::Codegen`](crate::back::abi::JitError) for the
 /// wrong number of operands.
 pub fn inline<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> R<[B::V; 2]> {
-    if args.len() != f.arity() {
-        return Err(crate::back::abi::JitError::Codegen(format!(
-            "{f:?} of {} values",
-            args.len()
-        )));
-    }
+    f.check_arity(args.len())?;
     let one = |y: B::V| [y, y];
     Ok(match f {
         ExactFn::Exp2 => one(exp2(b, args[0])?),

@@ -21,9 +21,7 @@ use inkwell::module::Linkage;
 impl<'ctx> LlvmBuilder<'_, 'ctx> {
     /// `f` of `args` through the module's one copy of it, built on first use.
     pub(super) fn call_outlined(&mut self, f: ExactFn, args: &[V<'ctx>]) -> R<[V<'ctx>; 2]> {
-        if args.len() != f.arity() {
-            return Err(JitError::Codegen(format!("{f:?} of {} values", args.len())));
-        }
+        f.check_arity(args.len())?;
         let func = match self.outlined.iter().find(|(g, _)| *g == f) {
             Some(&(_, func)) => func,
             None => {
