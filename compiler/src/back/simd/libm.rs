@@ -86,7 +86,7 @@ fn sincos_step<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
 
 /// `compute`'s vectors (of `kind`) in the steps where a lane of `mask` is set, computed in a
 /// branch only those steps take; `otherwise` in the others.
-fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
+pub(super) fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
     b: &mut B,
     mask: B::V,
     kind: Kind,

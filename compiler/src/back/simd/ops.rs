@@ -234,10 +234,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.minus_one_if_zero(v, r)
     }
 
-    /// F2U as [`Self::f2u`] computes it, by the 32-bit conversion alone in the steps where
+    /// F2U as [`f2u`] computes it, by the 32-bit conversion alone in the steps where
     /// that gives every lane's result: wherever it does not give `0x80000000` (|x| below
     /// 2³¹, where the conversion truncates exactly, and not NaN). Steps with such a lane
-    /// take a branch to [`Self::f2u`]. What F2U converts in real shaders (coordinates, hash
+    /// take a branch to [`f2u`]. What F2U converts in real shaders (coordinates, hash
     /// inputs) is below 2³¹: Cranelift's code for piglit_shift_right_of_shift_left ran
     /// 1.30–1.34x as fast as with F2U lane by lane through i64. AVX-512's vector F2U
     /// (`vcvttps2qq`) is faster unchecked, so targets with one use it directly.
@@ -245,45 +245,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let fast = self.b.float_to_int(a)?;
         let indefinite = self.iconst(0x8000_0000)?;
         let odd = self.b.icmp(ICmp::Eq, fast, indefinite)?;
-        let any = self.b.any(odd)?;
-        let var = self.b.vector_var(Kind::I32)?;
-        self.b.def_vector(var, fast)?;
-        let (full, join) = (self.b.block()?, self.b.block()?);
-        self.b.branch(any, full, join)?;
-        self.b.switch_to(full)?;
-        let r = self.f2u(a)?;
-        self.b.def_vector(var, r)?;
-        self.b.jump(join)?;
-        self.b.switch_to(join)?;
-        self.b.use_vector(var)
-    }
-
-    /// F2U without a 64-bit conversion: truncation through i64, the low 32 bits; NaN and
-    /// |x| ≥ 2⁶³ give 0. Below 2³¹ in magnitude the 32-bit conversion truncates exactly;
-    /// from 2³¹ on, |x| is the integer `m · 2^s` (`m` the significand with its leading 1,
-    /// `s` = exponent − 150 ≥ 8), whose low 32 bits are `m << s` (0 from s = 32 on, which
-    /// takes in every |x| ≥ 2⁶³, infinities and NaN); a negative x negates (wrapping).
-    fn f2u(&mut self, a: B::V) -> R<B::V> {
-        let ax = self.b.fun(FUn::Abs, a)?;
-        let two31 = self.fconst(2_147_483_648.0)?;
-        let small = self.b.fcmp(FCmp::Lt, ax, two31)?;
-        let lo = self.b.float_to_int(ax)?;
-        let bits = self.b.cast(ax, Kind::I32)?;
-        let e = self.b.shift_imm(Shift::ShrU, bits, 23)?;
-        let s = self.ik(IBin::Sub, e, 150)?;
-        let m = self.ik(IBin::And, bits, 0x007F_FFFF)?;
-        let m = self.ik(IBin::Or, m, 0x0080_0000)?;
-        let s5 = self.amount(s)?;
-        let hi = self.shift(Shift::Shl, m, s5)?;
-        let k32 = self.iconst(32)?;
-        let in_range = self.b.icmp(ICmp::ULt, s, k32)?;
-        let zero = self.iconst(0)?;
-        let hi = self.b.select(in_range, hi, zero)?;
-        let r = self.b.select(small, lo, hi)?;
-        let fz = self.fconst(0.0)?;
-        let neg = self.b.fcmp(FCmp::Lt, a, fz)?;
-        let nr = self.b.ibin(IBin::Sub, zero, r)?;
-        self.b.select(neg, nr, r)
+        let [r] =
+            super::libm::where_any(&mut self.b, odd, Kind::I32, [fast], |b| Ok([f2u(b, a)?]))?;
+        Ok(r)
     }
 
     /// Shift amounts: the low 5 bits.
@@ -916,6 +880,39 @@ pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
     let mut pairs = HashMap::new();
     walk(f, &f.body, &mut pairs);
     pairs
+}
+
+/// F2U without a 64-bit conversion: truncation through i64, the low 32 bits; NaN and
+/// |x| ≥ 2⁶³ give 0. Below 2³¹ in magnitude the 32-bit conversion truncates exactly;
+/// from 2³¹ on, |x| is the integer `m · 2^s` (`m` the significand with its leading 1,
+/// `s` = exponent − 150 ≥ 8), whose low 32 bits are `m << s` (0 from s = 32 on, which
+/// takes in every |x| ≥ 2⁶³, infinities and NaN); a negative x negates (wrapping).
+fn f2u<B: SimdBuilder + ?Sized>(b: &mut B, a: B::V) -> R<B::V> {
+    let k = |b: &mut B, x: u32| b.splat_const(Kind::I32, x);
+    let ax = b.fun(FUn::Abs, a)?;
+    let two31 = b.splat_const(Kind::F32, 2_147_483_648f32.to_bits())?;
+    let small = b.fcmp(FCmp::Lt, ax, two31)?;
+    let lo = b.float_to_int(ax)?;
+    let bits = b.cast(ax, Kind::I32)?;
+    let e = b.shift_imm(Shift::ShrU, bits, 23)?;
+    let c = k(b, 150)?;
+    let s = b.ibin(IBin::Sub, e, c)?;
+    let c = k(b, 0x007F_FFFF)?;
+    let m = b.ibin(IBin::And, bits, c)?;
+    let c = k(b, 0x0080_0000)?;
+    let m = b.ibin(IBin::Or, m, c)?;
+    let c = k(b, 31)?;
+    let s5 = b.ibin(IBin::And, s, c)?;
+    let hi = b.optional(Optional::Shift(Shift::Shl), &[m, s5])?;
+    let k32 = k(b, 32)?;
+    let in_range = b.icmp(ICmp::ULt, s, k32)?;
+    let zero = k(b, 0)?;
+    let hi = b.select(in_range, hi, zero)?;
+    let r = b.select(small, lo, hi)?;
+    let fz = b.splat_const(Kind::F32, 0)?;
+    let neg = b.fcmp(FCmp::Lt, a, fz)?;
+    let nr = b.ibin(IBin::Sub, zero, r)?;
+    b.select(neg, nr, r)
 }
 
 /// The multiplier `m`, the shift `s` and whether to add back for unsigned 32-bit division by
