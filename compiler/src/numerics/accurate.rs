@@ -13,17 +13,18 @@
 //!   `cosf` minimax coefficients; on a host without a vector fused multiply-add each operation
 //!   rounded, so that every such host and back end computes the same bits.
 //! - **|x| ≥ 2³⁰, inf, NaN**: the exact functions (glibc's `sinf`/`cosf`, as the interpreter).
-//! - **On a host with fused multiply-add** ([`sincos_with`]'s `fused`): |x| < 2¹⁷ reduces in
+//! - **On a host with fused multiply-add** ([`sincos_with`]'s `fused`): |x| < 2¹⁹ reduces in
 //!   f32 instead, three fused steps with π/2 in three f32 parts (the first exact), a third of
-//!   the instructions of the double-precision lanes and as accurate there (up to 2²⁰ it would
-//!   exceed 2 ulp); the double-precision reduction's third step is fused; and one evaluation of
-//!   the polynomials, fused, follows either reduction.
+//!   the instructions of the double-precision lanes, within the 2-ulp bound (its error grows
+//!   with q: 1.57 ulp below 2¹⁸, 1.88 below 2¹⁹, 2.29 below 2²⁰); the double-precision
+//!   reduction's third step is fused; and one evaluation of the polynomials, fused, follows
+//!   either reduction.
 //!
 //! Error against the correctly rounded sine and cosine, every f32 below 2³⁰ (measured by
 //! `accurate_sincos_error_over_every_float`, with and without fused multiply-add): at most 2
 //! units in the last place, or 2⁻²⁸ absolute where the result is below 2⁻⁴ (the cosine's
 //! `1 − z/2` near π/4 and the quadrant swap round there). Measured: 1.56 ulp (sine) and 1.57
-//! (cosine) without fused multiply-add; 1.54 and 1.55 with it.
+//! (cosine) without fused multiply-add; 1.80 and 1.88 with it (both in [2¹⁸, 2¹⁹)).
 
 use super::{add, ftz, mul, round_ftz, sub};
 
@@ -49,7 +50,7 @@ pub const SIN: [f32; 3] = [-1.666_665_5e-1, 8.332_161e-3, -1.951_529_6e-4];
 pub const COS: [f32; 3] = [4.166_664_6e-2, -1.388_731_6e-3, 2.443_315_7e-5];
 
 /// Below this, on a host with fused multiply-add, the reduction is in f32.
-pub const NEAR_F32: f32 = 131_072.0;
+pub const NEAR_F32: f32 = 524_288.0;
 /// Rounds an f32 below 2²² in magnitude to the nearest integer by an addition and a
 /// subtraction.
 pub const ROUNDER_F32: f32 = 12_582_912.0;

@@ -119,7 +119,7 @@ pub(super) fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
 /// SIN and COS of `x` (f32 lanes) as accurate math computes them
 /// ([`crate::numerics::accurate`], operation for operation): on a host with fused
 /// multiply-add, the quadrant and the reduced argument from a reduction in f32 for
-/// |x| < 2¹⁷ and in double precision beyond (each only in the steps with a lane for it), and
+/// |x| < 2¹⁹ and in double precision beyond (each only in the steps with a lane for it), and
 /// one evaluation of the fused polynomials; without, the double-precision path everywhere
 /// with the polynomials unfused. In the steps with a lane of |x| ≥ 2³⁰, inf or NaN, the exact
 /// functions ([`SimdBuilder::exact`]) in those lanes.
@@ -150,7 +150,7 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
 }
 
 /// The quadrant (i32 lanes) and r on a host with fused multiply-add: reduced in f32 where
-/// |x| = `ax` < 2¹⁷, in double precision elsewhere (`within`: |x| < 2³⁰), each reduction only
+/// |x| = `ax` < 2¹⁹, in double precision elsewhere (`within`: |x| < 2³⁰), each reduction only
 /// in the steps with a lane for it and the lanes of mixed steps picked per lane.
 fn reduce_either<B: SimdBuilder + ?Sized>(
     b: &mut B,
@@ -176,7 +176,7 @@ fn reduce_either<B: SimdBuilder + ?Sized>(
     Ok((b.cast(n, Kind::I32)?, r))
 }
 
-/// The quadrant (i32 lanes) and r = x − q·π/2 in f32 for flushed `x`, |x| < 2¹⁷ (other lanes
+/// The quadrant (i32 lanes) and r = x − q·π/2 in f32 for flushed `x`, |x| < 2¹⁹ (other lanes
 /// get unspecified values), with fused multiply-adds.
 fn reduce_f32<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<(B::V, B::V)> {
     use super::builder::Optional;
@@ -248,7 +248,7 @@ fn reduce_double<B: SimdBuilder + ?Sized>(
     for part in PIO2 {
         r = if fused {
             // q·(−P) is −0 for q = 0, and x + −0 keeps x's zero (no zero reaches here
-            // anyway: fused hosts reduce |x| < 2¹⁷ in f32).
+            // anyway: fused hosts reduce |x| < 2¹⁹ in f32).
             let p = b.d_const(-part)?;
             b.d_fma(q, p, r)?
         } else {
