@@ -49,8 +49,8 @@ mod texture;
 pub use builder::*;
 pub use libm::{ExactFn, inline as inline_exact};
 pub use plan::{
-    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SPARSE_GAP,
-    StraightLine, TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
+    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SINCOS_STEPS,
+    SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
 };
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};
@@ -759,6 +759,25 @@ mod tests {
         crate::opt::optimized_text(&t)
     }
 
+    /// A fragment shader of `sines` dependent SINs, each after a MAD, and `lookups` texture
+    /// lookups.
+    fn sine_shader(sines: usize, lookups: usize) -> ir::Function {
+        let mut t = String::from(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+             DCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0..1]\nMOV TEMP[0], IN[0]\n",
+        );
+        for k in 0..sines.max(lookups) {
+            if k < sines {
+                t += "MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\nSIN TEMP[0].x, TEMP[0].xxxx\n";
+            }
+            if k < lookups {
+                t += "TEX TEMP[1], TEMP[0], SAMP[0], 2D\nADD TEMP[0], TEMP[0], TEMP[1]\n";
+            }
+        }
+        t += "MOV OUT[0], TEMP[0]\nEND\n";
+        crate::opt::optimized_text(&t)
+    }
+
     /// A fragment shader with `k` vectors live at once: `k` products of its input, then
     /// their sum.
     fn wide_shader(k: usize) -> ir::Function {
@@ -791,6 +810,7 @@ mod tests {
             short: Some((lo, hi)),
             sparse: from,
             long,
+            ..
         } = AVX2_STEPS
         else {
             panic!("AVX2's rule interleaves short shaders");
@@ -856,7 +876,26 @@ mod tests {
             work(&sine),
             sine.body.inst_count() + TRANSCENDENTAL_WORK - 1
         );
+        // Straight-line code with a SIN or COS (long chains of dependent arithmetic), of less
+        // than `long` work and with lookups rarer than one in `LOOKUP_GAP`: `SINCOS_STEPS`
+        // steps with AVX-512; the rules of any code with AVX2 and on Cranelift.
         assert_eq!(step_lanes(&sine, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&sine, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
+        assert_eq!(step_lanes(&sine, 4, 16, StraightLine::Light), 8);
+        assert_eq!(step_lanes(&sine, 8, 16, StraightLine::OneStep), 8);
+        let few_sines = sine_shader(3, 1);
+        assert!(LOOKUP_GAP < few_sines.body.inst_count());
+        assert_eq!(step_lanes(&few_sines, 16, 32, AVX512_STEPS), 64);
+        // Lookups as dense as one in `LOOKUP_GAP`: the rules of other code (here one step).
+        let looked_up_sines = sine_shader(1, 40);
+        assert!(LOOKUP_GAP * 40 >= looked_up_sines.body.inst_count());
+        assert!(work(&looked_up_sines) < long);
+        assert_eq!(step_lanes(&looked_up_sines, 16, 32, AVX512_STEPS), 16);
+        // Of `long` work: two steps, as other long code.
+        let many_sines = sine_shader(24, 0);
+        assert!(work(&many_sines) >= long);
+        assert_eq!(step_lanes(&many_sines, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&many_sines, 16, 32, AVX512_STEPS), 32);
         // Short code of many SINs is still short: its work exceeds the instruction bound,
         // its instructions do not.
         let sines = crate::opt::optimized_text(
@@ -867,6 +906,7 @@ mod tests {
         );
         assert!(work(&sines) > hi && sines.body.inst_count() <= hi);
         assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&sines, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
         // Cranelift's rule: code with few live values interleaves when it is short with few
         // lookups, or of any length with lookups rarer than one in `SPARSE_GAP`; code with
         // more live values, and long code with denser lookups, keeps one step.

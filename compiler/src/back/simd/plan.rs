@@ -48,23 +48,25 @@ pub const TRANSCENDENTAL_WORK: usize = 40;
 /// The length of `f`'s code, in IR instructions, with each SIN, COS, EX2, LG2 and POW that
 /// reaches the lowering counted as [`TRANSCENDENTAL_WORK`].
 pub fn work(f: &ir::Function) -> usize {
+    f.body.inst_count() + transcendentals(f, true) * (TRANSCENDENTAL_WORK - 1)
+}
+
+/// How many of `f`'s instructions are SIN or COS, and with `all` also EX2, LG2 and POW.
+fn transcendentals(f: &ir::Function, all: bool) -> usize {
     use ir::{Binary, Op, Unary};
-    let mut heavy = 0;
-    f.for_each_inst(|i| {
-        if matches!(
-            f.insts[i].op,
-            Op::Unary(Unary::FSin | Unary::FCos | Unary::FExp2 | Unary::FLg2)
-                | Op::Binary(Binary::FPow)
-        ) {
-            heavy += 1;
-        }
+    let mut n = 0;
+    f.for_each_inst(|i| match f.insts[i].op {
+        Op::Unary(Unary::FSin | Unary::FCos) => n += 1,
+        Op::Unary(Unary::FExp2 | Unary::FLg2) | Op::Binary(Binary::FPow) if all => n += 1,
+        _ => {}
     });
-    f.body.inst_count() + heavy * (TRANSCENDENTAL_WORK - 1)
+    n
 }
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
-/// independent dependency chains overlap), else its width. The measurements behind each
+/// independent dependency chains overlap), four times it ([`SINCOS_STEPS`]) for AVX-512's
+/// straight-line shaders with SIN or COS, else its width. The measurements behind each
 /// bound are in `docs/jit.md` ("Batches").
 ///
 /// - A loop is interleaved when every value live at once ([`ir::pressure::max_live`]) still
@@ -76,7 +78,12 @@ pub fn work(f: &ir::Function) -> usize {
 ///   shaders are the middling ones with their lookups) and, on Cranelift, spills.
 ///   - [`StraightLine::Arithmetic`] (LLVM): fewer than one texture lookup in [`LOOKUP_GAP`]
 ///     instructions and short or long [`work`]; or, of middling length, fewer than one
-///     lookup in [`SPARSE_GAP`].
+///     lookup in [`SPARSE_GAP`]. With AVX-512, below `long` work, a shader with a SIN or
+///     COS and fewer than one lookup in [`LOOKUP_GAP`] takes [`SINCOS_STEPS`] steps: each
+///     SIN and COS is a chain of some 30 dependent operations (reduction, polynomials,
+///     quadrant) whose latency two steps do not hide, and the branches around it (the
+///     reductions and the exact fallback run only in the steps that need them) are taken
+///     once for four.
 ///   - [`StraightLine::Light`] (Cranelift, which does not schedule instructions): at most
 ///     [`LIGHT_LIVE`] values live at once, and either at most [`LIGHT_INSTS`] instructions
 ///     with fewer than [`LIGHT_LOOKUPS`] lookups or fewer than one lookup in [`SPARSE_GAP`].
@@ -86,33 +93,53 @@ pub fn step_lanes(
     registers: usize,
     straight: StraightLine,
 ) -> usize {
-    let twice = if has_loop(&f.body) {
-        2 * ir::pressure::max_live(f) <= registers
+    let steps = if has_loop(&f.body) {
+        if 2 * ir::pressure::max_live(f) <= registers {
+            2
+        } else {
+            1
+        }
+    } else if f.processor != crate::tgsi::Processor::Fragment {
+        1
     } else {
-        f.processor == crate::tgsi::Processor::Fragment
-            && match straight {
-                StraightLine::OneStep => false,
-                StraightLine::Arithmetic {
-                    short,
-                    sparse,
-                    long,
-                } => {
-                    let (w, n) = (work(f), f.body.inst_count());
-                    let lookups = crate::back::texpath::texture_ops(f).len();
-                    let sized = short.is_some_and(|(lo, hi)| lo <= w && n <= hi) || w >= long;
-                    (sized && LOOKUP_GAP * lookups < n) || (w >= sparse && SPARSE_GAP * lookups < n)
-                }
-                StraightLine::Light => {
-                    let n = f.body.inst_count();
-                    let lookups = crate::back::texpath::texture_ops(f).len();
-                    ir::pressure::max_live(f) <= LIGHT_LIVE
-                        && ((n <= LIGHT_INSTS && lookups < LIGHT_LOOKUPS)
-                            || SPARSE_GAP * lookups < n)
+        match straight {
+            StraightLine::OneStep => 1,
+            StraightLine::Arithmetic {
+                short,
+                sparse,
+                long,
+                sincos,
+            } => {
+                let (w, n) = (work(f), f.body.inst_count());
+                let lookups = crate::back::texpath::texture_ops(f).len();
+                let sized = short.is_some_and(|(lo, hi)| lo <= w && n <= hi) || w >= long;
+                let circular = w < long && LOOKUP_GAP * lookups < n;
+                if let Some(steps) = sincos.filter(|_| circular && transcendentals(f, false) > 0) {
+                    steps
+                } else if (sized && LOOKUP_GAP * lookups < n)
+                    || (w >= sparse && SPARSE_GAP * lookups < n)
+                {
+                    2
+                } else {
+                    1
                 }
             }
+            StraightLine::Light => {
+                let n = f.body.inst_count();
+                let lookups = crate::back::texpath::texture_ops(f).len();
+                let light = ir::pressure::max_live(f) <= LIGHT_LIVE
+                    && ((n <= LIGHT_INSTS && lookups < LIGHT_LOOKUPS) || SPARSE_GAP * lookups < n);
+                if light { 2 } else { 1 }
+            }
+        }
     };
-    if twice { 2 * width } else { width }
+    steps * width
 }
+
+/// Steps AVX-512 code interleaves in a straight-line fragment shader of less than `long`
+/// work with a SIN or COS and fewer than one lookup in [`LOOKUP_GAP`]
+/// ([`StraightLine::Arithmetic::sincos`]): the 64 lanes of a whole batch.
+pub const SINCOS_STEPS: usize = 4;
 
 /// Which straight-line fragment shaders a target interleaves two steps of ([`step_lanes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +150,8 @@ pub enum StraightLine {
     /// short (`short`: at least its first bound of [`work`], at most its second of IR
     /// instructions) or long (at least `long` of [`work`]), and those of at least `sparse`
     /// [`work`] with fewer than one lookup in [`SPARSE_GAP`] (LLVM: [`AVX2_STEPS`],
-    /// [`AVX512_STEPS`]).
+    /// [`AVX512_STEPS`]). Those of less than `long` work with a SIN or COS and fewer than one
+    /// lookup in [`LOOKUP_GAP`] take `sincos` steps where it is given.
     Arithmetic {
         /// The short shaders interleaved: the least [`work`], the most IR instructions.
         short: Option<(usize, usize)>,
@@ -132,6 +160,9 @@ pub enum StraightLine {
         sparse: usize,
         /// The least [`work`] of the long shaders interleaved.
         long: usize,
+        /// The steps of a shader of less than `long` work with a SIN or COS and fewer than
+        /// one lookup in [`LOOKUP_GAP`] instructions; `None`: as other code.
+        sincos: Option<usize>,
     },
     /// Those with at most [`LIGHT_LIVE`] values live at once that are short (at most
     /// [`LIGHT_INSTS`] IR instructions, fewer than [`LIGHT_LOOKUPS`] texture lookups) or have
@@ -152,6 +183,9 @@ pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((32, 200)),
     sparse: 200,
     long: 800,
+    // Four steps gain 1.01–1.22x here, but a small shader with one SIN then compiles in twice
+    // the time (etnaviv's webgl-water-36: 26 -> 49 ms), which alone raises etnaviv's p99 10%.
+    sincos: None,
 };
 
 /// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes).
@@ -159,6 +193,7 @@ pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     short: None,
     sparse: 400,
     long: 800,
+    sincos: Some(SINCOS_STEPS),
 };
 
 /// Instructions up to which Cranelift interleaves straight-line code with fewer than
