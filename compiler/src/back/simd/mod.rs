@@ -743,32 +743,26 @@ mod tests {
     /// A fragment shader of `mads` dependent MADs (8 IR instructions each) and `lookups`
     /// texture lookups whose results it adds in.
     fn shader(mads: usize, lookups: usize) -> ir::Function {
-        let mut t = String::from(
-            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
-             DCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0..1]\nMOV TEMP[0], IN[0]\n",
-        );
-        for k in 0..mads.max(lookups) {
-            if k < mads {
-                t += "MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\n";
-            }
-            if k < lookups {
-                t += "TEX TEMP[1], TEMP[0], SAMP[0], 2D\nADD TEMP[0], TEMP[0], TEMP[1]\n";
-            }
-        }
-        t += "MOV OUT[0], TEMP[0]\nEND\n";
-        crate::opt::optimized_text(&t)
+        chain_shader("MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\n", mads, lookups)
     }
 
     /// A fragment shader of `sines` dependent SINs, each after a MAD, and `lookups` texture
     /// lookups.
     fn sine_shader(sines: usize, lookups: usize) -> ir::Function {
+        let step = "MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\nSIN TEMP[0].x, TEMP[0].xxxx\n";
+        chain_shader(step, sines, lookups)
+    }
+
+    /// A fragment shader of `count` copies of `step` (TGSI updating TEMP[0]) and `lookups`
+    /// texture lookups whose results it adds into TEMP[0], interleaved.
+    fn chain_shader(step: &str, count: usize, lookups: usize) -> ir::Function {
         let mut t = String::from(
             "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
              DCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0..1]\nMOV TEMP[0], IN[0]\n",
         );
-        for k in 0..sines.max(lookups) {
-            if k < sines {
-                t += "MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\nSIN TEMP[0].x, TEMP[0].xxxx\n";
+        for k in 0..count.max(lookups) {
+            if k < count {
+                t += step;
             }
             if k < lookups {
                 t += "TEX TEMP[1], TEMP[0], SAMP[0], 2D\nADD TEMP[0], TEMP[0], TEMP[1]\n";
