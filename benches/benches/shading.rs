@@ -118,7 +118,7 @@ fn filtered(c: &mut Criterion) {
 /// `MOV OUT[0], IN[0]` at 1024×1024, one thread, into one image rendered again and again (as
 /// `tgsic bench` does): what a frame costs outside the shader's own code.
 fn frame_floor(c: &mut Criterion) {
-    use tgsic_runtime::dispatch::{Image, RunOptions, render_into};
+    use tgsic_runtime::dispatch::{Image, PixelBuffer, RunOptions, render_into};
     use tgsic_runtime::engine::{Bindings, Module};
     let src =
         "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
@@ -148,7 +148,7 @@ fn frame_floor(c: &mut Criterion) {
         let mut image = Image {
             width: 1024,
             height: 1024,
-            pixels: Vec::new(),
+            pixels: PixelBuffer::new(),
             exhausted: 0,
             discarded: 0,
             unspecified: Vec::new(),

@@ -45,7 +45,7 @@ fn units(p: &Program) -> usize {
 fn sampled(bind: &Bindings) -> Vec<[f32; 4]> {
     let src = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n";
     let s = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
-    render(&s, bind, W, H, 0).unwrap().pixels
+    render(&s, bind, W, H, 0).unwrap().pixels.to_vec()
 }
 
 fn fixed3(v: [f32; 3]) -> [u32; 3] {

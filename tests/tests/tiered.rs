@@ -47,6 +47,7 @@ fn image(rt: &Runtime, m: &Module, engine: EngineKind, math: MathMode) -> Vec<[f
     c.render(rt, &Bindings::default(), FRAME, &RunControl::default())
         .unwrap()
         .pixels
+        .to_vec()
 }
 
 #[test]
@@ -69,7 +70,7 @@ fn a_frame_that_moves_tiers_midway_is_each_tiers_image() {
             let mut pixels = Vec::new();
             let mut sink = |band: tgsic_runtime::dispatch::Band| {
                 tiers.push(c.tier());
-                pixels.extend(band.pixels);
+                pixels.extend_from_slice(&band.pixels);
                 if tiers.len() == 1 {
                     c.wait_for_best();
                 }

@@ -171,12 +171,11 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         let mut image = tgsic_runtime::dispatch::Image {
             width: w,
             height: h,
-            pixels: Vec::with_capacity(w as usize * h as usize),
+            pixels: tgsic_runtime::dispatch::PixelBuffer::filled(w as usize * h as usize, [0.0; 4]),
             exhausted: 0,
             discarded: 0,
             unspecified: Vec::new(),
         };
-        image.pixels.resize(w as usize * h as usize, [0.0; 4]);
         // The code the bindings call for (textures sampled in the code) is compiled up front.
         let t = Instant::now();
         let e = compile(&rt, &module, engine, &a.exec, Lookups::For(&bind), input)?;

@@ -15,7 +15,10 @@ use tile::{
 };
 
 mod inputs;
+mod pixels;
 mod tile;
+
+pub use pixels::PixelBuffer;
 
 use inputs::{FragInput, InputTable, registers};
 
@@ -26,8 +29,8 @@ pub struct Image {
     pub width: u32,
     /// Height.
     pub height: u32,
-    /// Pixels.
-    pub pixels: Vec<[f32; 4]>,
+    /// The pixels, row by row from the bottom, in memory aligned to a cache line.
+    pub pixels: PixelBuffer,
     /// Invocations that ran out of loop iterations.
     pub exhausted: u64,
     /// Pixels discarded.
@@ -163,7 +166,7 @@ pub struct Band {
     /// Pixels per row.
     pub width: u32,
     /// `rows × width` pixels, row by row from `y0` up.
-    pub pixels: Vec<[f32; 4]>,
+    pub pixels: PixelBuffer,
     /// Per pixel, whether its value is unspecified ([`Image::unspecified`]); empty when none is.
     pub unspecified: Vec<bool>,
 }
@@ -219,7 +222,7 @@ where
     let mut image = Image {
         width,
         height,
-        pixels: Vec::new(),
+        pixels: PixelBuffer::new(),
         exhausted: 0,
         discarded: 0,
         unspecified: Vec::new(),
@@ -272,7 +275,7 @@ where
             if image.pixels.is_empty() {
                 image.pixels = band.pixels;
             } else {
-                image.pixels.extend(band.pixels);
+                image.pixels.extend_from_slice(&band.pixels);
             }
             Ok(())
         },
@@ -301,7 +304,16 @@ pub fn render_rows<E: Engine + Sync + ?Sized>(
 where
     E::Scratch: Send,
 {
-    render_rows_in(engine, bind, size, output, opts, bands, Vec::new(), sink)
+    render_rows_in(
+        engine,
+        bind,
+        size,
+        output,
+        opts,
+        bands,
+        PixelBuffer::new(),
+        sink,
+    )
 }
 
 /// As [`render_rows`], the first band written into `spare`'s memory when it has room.
@@ -313,7 +325,7 @@ fn render_rows_in<E: Engine + Sync + ?Sized>(
     output: u32,
     opts: &RunOptions<'_>,
     (band_rows, order): (u32, BandOrder),
-    mut spare: Vec<[f32; 4]>,
+    mut spare: PixelBuffer,
     sink: &mut dyn FnMut(Band) -> Result<(), RunError>,
 ) -> Result<RenderReport, RunError>
 where

@@ -5,6 +5,7 @@
 //! once ([`write_tile`] counts them), and the band becomes initialised only when the counts
 //! add up to its length ([`Pixels::finish`]).
 
+use super::PixelBuffer;
 use crate::engine::{ALL, BATCH_LANES, Mask, Reg};
 use std::mem::MaybeUninit;
 
@@ -67,43 +68,31 @@ pub(super) type Slot = MaybeUninit<[f32; 4]>;
 
 /// The memory of a band of `len` pixels, written by the segments before it is read.
 pub(super) struct Pixels {
-    mem: Vec<[f32; 4]>,
+    mem: PixelBuffer,
     len: usize,
 }
 
 impl Pixels {
-    /// Room for `len` pixels, not initialised.
-    pub(super) fn new(len: usize) -> Pixels {
-        Pixels {
-            mem: Vec::with_capacity(len),
-            len,
-        }
-    }
-
     /// Room for `len` pixels in `mem`'s memory when it has it (its pages already touched: a
     /// host's image rendered again), else fresh memory; not initialised.
-    pub(super) fn reuse(mut mem: Vec<[f32; 4]>, len: usize) -> Pixels {
-        mem.clear();
-        if mem.capacity() < len {
-            return Pixels::new(len);
-        }
+    pub(super) fn reuse(mem: PixelBuffer, len: usize) -> Pixels {
         Pixels { mem, len }
     }
 
     /// The pixels' memory, to be cut into segments.
     pub(super) fn slots(&mut self) -> &mut [Slot] {
-        &mut self.mem.spare_capacity_mut()[..self.len]
+        self.mem.slots(self.len)
     }
 
     /// The pixels, once `written` (the sum of the segments' counts, each pixel written at most
     /// once) covers all of them; `None` otherwise.
-    pub(super) fn finish(mut self, written: usize) -> Option<Vec<[f32; 4]>> {
+    pub(super) fn finish(mut self, written: usize) -> Option<PixelBuffer> {
         if written != self.len {
             return None;
         }
         // SAFETY: the segments are disjoint pieces of `slots()` and write each of their
         // pixels at most once, counting it; `len` writes therefore initialised all `len`.
-        unsafe { self.mem.set_len(self.len) };
+        unsafe { self.mem.set_written(self.len) };
         Some(self.mem)
     }
 }
@@ -182,8 +171,8 @@ pub(super) fn write_tile(
     if let (Some(o), 8, 8, 0) = (out, rows.len(), cols, killed) {
         // A whole tile without discards, a row of quads at a time: quad q's lanes are the
         // words 4q..4q+3 of each component, its pixels two pairs in two rows, the upper first.
-        // (Two pixels a store, with AVX, were slower: the image's pixels are 16-byte aligned,
-        // so half of the 32-byte stores cross a cache line.)
+        // (Two pixels a store, with AVX, were slower when the image began 16 bytes past a
+        // cache line: half of the 32-byte stores crossed one. A `PixelBuffer` is aligned.)
         for (qr, pair) in rows.chunks_exact_mut(2).enumerate() {
             let [lower, upper] = pair else { continue };
             let (lower, upper) = (&mut lower[at..at + 8], &mut upper[at..at + 8]);
