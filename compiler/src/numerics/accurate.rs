@@ -119,6 +119,7 @@ pub fn sincos_with(x: f32, fused: bool) -> (f32, f32) {
 /// `fused`.
 fn reduce_double(x: f32, fused: bool) -> (i32, f32) {
     let xd = f64::from(x);
+    // Ties to even; the generated code rounds with `roundpd` on a fused host: the same q.
     let q = (xd * TWO_OVER_PI + ROUNDER) - ROUNDER;
     let r = (xd - q * PIO2[0]) - q * PIO2[1];
     let r = if fused {

@@ -574,6 +574,9 @@ impl SimdBuilder for ClBuilder<'_> {
     fn d_fma(&mut self, a: Dx, b: Dx, c: Dx) -> R<Dx> {
         Ok(self.d_fma_(a, b, c))
     }
+    fn d_round_even(&mut self, a: Dx) -> R<Dx> {
+        Ok(self.d_round_even_(a))
+    }
     fn d_to_int(&mut self, a: Dx) -> R<Vx> {
         Ok(self.d_to_int_(a))
     }

@@ -133,6 +133,14 @@ impl ClBuilder<'_> {
         out
     }
 
+    pub(super) fn d_round_even_(&mut self, a: Dx) -> Dx {
+        let mut out = a;
+        for i in 0..2 * self.k {
+            out.0[i] = self.b.ins().nearest(a.0[i]);
+        }
+        out
+    }
+
     pub(super) fn d_lt_(&mut self, a: Dx, c: Dx) -> Vx {
         // Each 64-bit mask's low word, lanes 0 and 2 of each half (`shufps`).
         let mut out = Vec::with_capacity(self.k);

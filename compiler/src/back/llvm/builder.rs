@@ -423,6 +423,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         self.intr("llvm.fma", &[a, b, c], None)
     }
 
+    fn d_round_even(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        self.intr("llvm.roundeven", &[a], None)
+    }
+
     fn d_to_int(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
         Ok(self.b.build_float_to_signed_int(a, self.vi, "")?)
     }

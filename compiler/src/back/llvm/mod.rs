@@ -583,7 +583,8 @@ mod tests {
     #[test]
     fn accurate_sin_and_cos_share_one_copy_of_their_exact_fallback() {
         // Three SIN and COS of different arguments: accurate math calls one `exact.SinCos`
-        // per module from each; exact math computes each in place.
+        // per module, of the host's width, from each, once per vector of the step; exact math
+        // computes each in place.
         let f = crate::opt::optimized_text(
             "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\n\
              SIN OUT[0].x, IN[0].xxxx\nCOS OUT[0].y, IN[0].yyyy\nSIN OUT[0].z, IN[0].zzzz\nEND\n",
@@ -596,7 +597,17 @@ mod tests {
         let accurate = compile(&f, &text(MathMode::Accurate)).unwrap();
         let ir = accurate.ir_text.as_deref().unwrap();
         assert_eq!(ir.matches("define private").count(), 1, "{ir}");
-        assert_eq!(ir.matches("call { ").count(), 3, "{ir}");
+        let width = host_cpu().unwrap().width;
+        let vector = format!("<{width} x float>");
+        assert!(
+            ir.contains(&format!(
+                "define private {{ {vector}, {vector} }} @exact.SinCos({vector}"
+            )),
+            "{ir}"
+        );
+        let pieces = accurate.lanes_per_step / width;
+        assert!(pieces > 1, "a SIN shader interleaves steps");
+        assert_eq!(ir.matches("call { ").count(), 3 * pieces, "{ir}");
         let exact = compile(&f, &text(MathMode::Exact)).unwrap();
         let ir = exact.ir_text.as_deref().unwrap();
         assert!(!ir.contains("exact.SinCos"), "{ir}");

@@ -337,6 +337,11 @@ pub trait SimdBuilder {
     fn d_fma(&mut self, _a: Self::D, _b: Self::D, _c: Self::D) -> R<Self::D> {
         Err(no_doubles())
     }
+    /// Each lane rounded to the nearest integer, ties to even (`roundpd`: asked for only on
+    /// hosts with fused multiply-add, which have SSE4.1).
+    fn d_round_even(&mut self, _a: Self::D) -> R<Self::D> {
+        Err(no_doubles())
+    }
     /// Each lane truncated to i32 (every lane within i32's range).
     fn d_to_int(&mut self, _a: Self::D) -> R<Self::V> {
         Err(no_doubles())

@@ -241,9 +241,15 @@ fn reduce_double<B: SimdBuilder + ?Sized>(
     let xd = b.d_from_float(xs)?;
     let k = b.d_const(TWO_OVER_PI)?;
     let t = b.d_bin(FBin::Mul, xd, k)?;
-    let rounder = b.d_const(ROUNDER)?;
-    let t = b.d_bin(FBin::Add, t, rounder)?;
-    let q = b.d_bin(FBin::Sub, t, rounder)?;
+    // q: t rounded to an integer, ties to even — one `roundpd` where the host has it (fused
+    // hosts do), else a sum and a difference with 1.5·2⁵² (|t| < 2⁵¹): the same integer.
+    let q = if fused {
+        b.d_round_even(t)?
+    } else {
+        let rounder = b.d_const(ROUNDER)?;
+        let t = b.d_bin(FBin::Add, t, rounder)?;
+        b.d_bin(FBin::Sub, t, rounder)?
+    };
     let mut r = xd;
     for part in PIO2 {
         r = if fused {

@@ -872,14 +872,15 @@ mod tests {
         );
         // Straight-line code with a SIN or COS (long chains of dependent arithmetic), of less
         // than `long` work and with lookups rarer than one in `LOOKUP_GAP`: `SINCOS_STEPS`
-        // steps with AVX-512; the rules of any code with AVX2 and on Cranelift.
-        assert_eq!(step_lanes(&sine, 8, 16, AVX2_STEPS), 16);
+        // steps with AVX-512 and AVX2; the rules of any code on Cranelift.
+        assert_eq!(step_lanes(&sine, 8, 16, AVX2_STEPS), 8 * SINCOS_STEPS);
         assert_eq!(step_lanes(&sine, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
         assert_eq!(step_lanes(&sine, 4, 16, StraightLine::Light), 8);
         assert_eq!(step_lanes(&sine, 8, 16, StraightLine::OneStep), 8);
         let few_sines = sine_shader(3, 1);
         assert!(LOOKUP_GAP < few_sines.body.inst_count());
         assert_eq!(step_lanes(&few_sines, 16, 32, AVX512_STEPS), 64);
+        assert_eq!(step_lanes(&few_sines, 8, 16, AVX2_STEPS), 32);
         // Lookups as dense as one in `LOOKUP_GAP`: the rules of other code (here one step).
         let looked_up_sines = sine_shader(1, 40);
         assert!(LOOKUP_GAP * 40 >= looked_up_sines.body.inst_count());
@@ -899,7 +900,23 @@ mod tests {
              ADD OUT[0], TEMP[0], TEMP[1]\nEND\n",
         );
         assert!(work(&sines) > hi && sines.body.inst_count() <= hi);
-        assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 16);
+        let StraightLine::Arithmetic {
+            short,
+            sparse,
+            long,
+            ..
+        } = AVX2_STEPS
+        else {
+            unreachable!("AVX2's rule is arithmetic")
+        };
+        let without_sincos = StraightLine::Arithmetic {
+            short,
+            sparse,
+            long,
+            sincos: None,
+        };
+        assert_eq!(step_lanes(&sines, 8, 16, without_sincos), 16);
+        assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 8 * SINCOS_STEPS);
         assert_eq!(step_lanes(&sines, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
         // Cranelift's rule: code with few live values interleaves when it is short with few
         // lookups, or of any length with lookups rarer than one in `SPARSE_GAP`; code with

@@ -65,7 +65,7 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
-/// independent dependency chains overlap), four times it ([`SINCOS_STEPS`]) for AVX-512's
+/// independent dependency chains overlap), four times it ([`SINCOS_STEPS`]) for LLVM's
 /// straight-line shaders with SIN or COS, else its width. The measurements behind each
 /// bound are in `docs/jit.md` ("Batches").
 ///
@@ -78,7 +78,7 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 ///   shaders are the middling ones with their lookups) and, on Cranelift, spills.
 ///   - [`StraightLine::Arithmetic`] (LLVM): fewer than one texture lookup in [`LOOKUP_GAP`]
 ///     instructions and short or long [`work`]; or, of middling length, fewer than one
-///     lookup in [`SPARSE_GAP`]. With AVX-512, below `long` work, a shader with a SIN or
+///     lookup in [`SPARSE_GAP`]. Below `long` work, a shader with a SIN or
 ///     COS and fewer than one lookup in [`LOOKUP_GAP`] takes [`SINCOS_STEPS`] steps: each
 ///     SIN and COS is a chain of some 30 dependent operations (reduction, polynomials,
 ///     quadrant) whose latency two steps do not hide, and the branches around it (the
@@ -136,9 +136,10 @@ pub fn step_lanes(
     steps * width
 }
 
-/// Steps AVX-512 code interleaves in a straight-line fragment shader of less than `long`
+/// Steps LLVM's code interleaves in a straight-line fragment shader of less than `long`
 /// work with a SIN or COS and fewer than one lookup in [`LOOKUP_GAP`]
-/// ([`StraightLine::Arithmetic::sincos`]): the 64 lanes of a whole batch.
+/// ([`StraightLine::Arithmetic::sincos`]): four vectors, the 64 lanes of a whole batch with
+/// AVX-512, 32 with AVX2.
 pub const SINCOS_STEPS: usize = 4;
 
 /// Which straight-line fragment shaders a target interleaves two steps of ([`step_lanes`]).
@@ -183,9 +184,7 @@ pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((32, 200)),
     sparse: 200,
     long: 800,
-    // Four steps gain 1.01–1.22x here, but a small shader with one SIN then compiles in twice
-    // the time (etnaviv's webgl-water-36: 26 -> 49 ms), which alone raises etnaviv's p99 10%.
-    sincos: None,
+    sincos: Some(SINCOS_STEPS),
 };
 
 /// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes).

@@ -1,7 +1,13 @@
 //! Exact functions compiled once per module ([`SimdBuilder::exact_rarely`]): a function
-//! `exact.<name>` of the step's f32 vectors returning its two result vectors, built by a
-//! second [`LlvmBuilder`] through the same shared lowering ([`inline_exact`]), and a call to
-//! it where the shader needs it.
+//! `exact.<name>` of f32 vectors of the host's width returning its two result vectors, built
+//! by a second [`LlvmBuilder`] through the same shared lowering ([`inline_exact`]), and a call
+//! to it for each piece of the host's width of the step where the shader needs it.
+//!
+//! The host's width, not the step's: a step of two or four vectors (interleaved steps,
+//! `simd::step_lanes`) would compile the function two or four times as long (the exact SIN
+//! and COS, some 550 instructions with AVX2, took 12 ms of a 16-lane shader's 22 and 25 ms of
+//! a 32-lane one's 38), and the lanes it serves (|x| ≥ 2³⁰, inf, NaN in accurate math) are
+//! rare, so that calling it once per piece costs nothing measurable.
 //!
 //! The function takes the shader's own function attributes (CPU, features, tuning, denormal
 //! mode, vector width), so it computes what the inline form would, bit for bit: LLVM folds
@@ -30,24 +36,40 @@ impl<'ctx> LlvmBuilder<'_, 'ctx> {
                 func
             }
         };
-        let mut xs: Vec<BasicMetadataValueEnum> = Vec::with_capacity(args.len());
+        // The arguments cut into pieces of the function's width, one call a piece.
+        let n = self.outlined_lanes();
+        let mut pieces = Vec::with_capacity(args.len());
         for &a in args {
-            xs.push(self.floats(a)?.into());
+            let a = self.floats(a)?;
+            pieces.push(self.pieces(a, n)?);
         }
-        let call = self.b.build_call(func, &xs, "")?;
-        let ValueKind::Basic(BasicValueEnum::StructValue(pair)) = call.try_as_basic_value() else {
-            return Err(JitError::Codegen(format!("the call of exact {f:?}")));
-        };
-        let mut out = [args[0]; 2];
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = vector(self.b.build_extract_value(pair, i as u32, "")?)?;
+        let mut outs: [Vec<V<'ctx>>; 2] = [Vec::new(), Vec::new()];
+        for k in 0..self.lanes / n {
+            let xs: Vec<BasicMetadataValueEnum> =
+                pieces.iter().map(|p| p[k as usize].into()).collect();
+            let call = self.b.build_call(func, &xs, "")?;
+            let ValueKind::Basic(BasicValueEnum::StructValue(pair)) = call.try_as_basic_value()
+            else {
+                return Err(JitError::Codegen(format!("the call of exact {f:?}")));
+            };
+            for (i, o) in outs.iter_mut().enumerate() {
+                o.push(vector(self.b.build_extract_value(pair, i as u32, "")?)?);
+            }
         }
-        Ok(out)
+        let [a, b] = outs;
+        Ok([self.joined(a)?, self.joined(b)?])
+    }
+
+    /// The lanes of the outlined functions: the host's widest vector, or the step's lanes
+    /// where a step is narrower (a step is a power of two, as the width).
+    fn outlined_lanes(&self) -> u32 {
+        self.width.min(self.lanes)
     }
 
     /// Declares `exact.<f>` beside the shader and builds its body.
     fn build_outlined(&mut self, f: ExactFn) -> R<FunctionValue<'ctx>> {
-        let vf = self.vf;
+        let n = self.outlined_lanes();
+        let vf = self.cx.f32_type().vec_type(n);
         let params: Vec<inkwell::types::BasicMetadataTypeEnum> =
             (0..f.arity()).map(|_| vf.into()).collect();
         let pair = self.cx.struct_type(&[vf.into(), vf.into()], false);
@@ -67,7 +89,7 @@ impl<'ctx> LlvmBuilder<'_, 'ctx> {
             self.cx,
             self.m,
             func,
-            self.lanes,
+            n,
             self.callees,
             (self.fma, self.width, self.hardware_gather),
         )?;
