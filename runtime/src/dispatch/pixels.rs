@@ -59,7 +59,16 @@ impl PixelBuffer {
 
     /// Appends `px`, allocating (and copying the pixels) when it lacks the room.
     pub fn extend_from_slice(&mut self, px: &[[f32; 4]]) {
-        self.extend(px.iter().copied());
+        self.reserve(px.len());
+        let at = self.len;
+        // One copy of the whole slice (a band of an image rendered in several), not a pixel
+        // at a time through `extend`.
+        for (slot, &p) in self.spare()[at..at + px.len()].iter_mut().zip(px) {
+            slot.write(p);
+        }
+        // The `px.len()` pixels after the first `at` are written: `at + px.len()` are
+        // initialised.
+        self.len = at + px.len();
     }
 
     /// Makes room for `additional` more pixels: when it lacks it, new memory of at least twice
