@@ -810,10 +810,12 @@ mod tests {
             panic!("AVX2's rule interleaves short shaders");
         };
         let StraightLine::Arithmetic {
-            sparse: from_512, ..
+            short: Some((lo_512, hi_512)),
+            sparse: from_512,
+            ..
         } = AVX512_STEPS
         else {
-            panic!("AVX-512's rule interleaves arithmetic");
+            panic!("AVX-512's rule interleaves short arithmetic");
         };
         // Long code: both AVX2 and AVX-512; not vertex shaders, not where asked for one step.
         let long_code = shader(150, 0);
@@ -824,14 +826,29 @@ mod tests {
         let mut vertex = long_code.clone();
         vertex.processor = crate::tgsi::Processor::Vertex;
         assert_eq!(step_lanes(&vertex, 8, 16, AVX2_STEPS), 8);
-        // Short code: AVX2 alone, within its range.
+        // Short code: each within its range, AVX-512's narrower.
         let tiny = shader(2, 0);
         assert!(work(&tiny) < lo, "{}", work(&tiny));
         assert_eq!(step_lanes(&tiny, 8, 16, AVX2_STEPS), 8);
+        assert_eq!(step_lanes(&tiny, 16, 32, AVX512_STEPS), 16);
         let short = shader(10, 0);
-        assert!(work(&short) >= lo && short.body.inst_count() <= hi);
+        let n = short.body.inst_count();
+        assert!(work(&short) >= lo_512 && n <= hi_512 && lo <= lo_512, "{n}");
         assert_eq!(step_lanes(&short, 8, 16, AVX2_STEPS), 16);
-        assert_eq!(step_lanes(&short, 16, 32, AVX512_STEPS), 16);
+        assert_eq!(step_lanes(&short, 16, 32, AVX512_STEPS), 32);
+        let below = shader(5, 0);
+        assert!(
+            work(&below) >= lo && work(&below) < lo_512,
+            "{}",
+            work(&below)
+        );
+        assert_eq!(step_lanes(&below, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&below, 16, 32, AVX512_STEPS), 16);
+        let above = shader(20, 0);
+        let n = above.body.inst_count();
+        assert!(n > hi_512 && n <= hi && work(&above) < from_512, "{n}");
+        assert_eq!(step_lanes(&above, 8, 16, AVX2_STEPS), 16);
+        assert_eq!(step_lanes(&above, 16, 32, AVX512_STEPS), 16);
         // Between the two, with a lookup in fewer than `SPARSE_GAP` instructions: one step
         // (compile time).
         let middle = shader(50, 10);
