@@ -903,6 +903,29 @@ mod tests {
         assert!(LOOKUP_GAP * 40 >= looked_up_sines.body.inst_count());
         assert!(work(&looked_up_sines) < long);
         assert_eq!(step_lanes(&looked_up_sines, 16, 32, AVX512_STEPS), 16);
+        // Lookups rarer than one in `LOOKUP_GAP` but 16 or more: AVX2 takes four steps,
+        // AVX-512 one (its gathers cost more than four steps gain).
+        let sine_and_lookups = |lookups: usize| {
+            let mut t = String::from(
+                "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+                 DCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0..1]\nMOV TEMP[0], IN[0]\n\
+                 SIN TEMP[0].x, TEMP[0].xxxx\n",
+            );
+            for _ in 0..lookups {
+                t += "MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\nMAD TEMP[0], TEMP[0], IN[0], IN[0]\n\
+                      MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\n\
+                      TEX TEMP[1], TEMP[0], SAMP[0], 2D\nADD TEMP[0], TEMP[0], TEMP[1]\n";
+            }
+            t += "MOV OUT[0], TEMP[0]\nEND\n";
+            crate::opt::optimized_text(&t)
+        };
+        for (lookups, lanes_512) in [(15, 64), (16, 16)] {
+            let g = sine_and_lookups(lookups);
+            let n = g.body.inst_count();
+            assert!(LOOKUP_GAP * lookups < n && work(&g) < long, "{n}");
+            assert_eq!(step_lanes(&g, 16, 32, AVX512_STEPS), lanes_512, "{lookups}");
+            assert_eq!(step_lanes(&g, 8, 16, AVX2_STEPS), 32, "{lookups}");
+        }
         // Of `long` work: two steps, as other long code.
         let many_sines = sine_shader(24, 0);
         assert!(work(&many_sines) >= long);
@@ -931,6 +954,7 @@ mod tests {
             sparse,
             long,
             sincos: None,
+            sincos_lookups: usize::MAX,
         };
         assert_eq!(step_lanes(&sines, 8, 16, without_sincos), 16);
         assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 8 * SINCOS_STEPS);

@@ -109,12 +109,14 @@ pub fn step_lanes(
                 sparse,
                 long,
                 sincos,
+                sincos_lookups,
             } => {
                 let (w, n) = (work(f), f.body.inst_count());
                 let lookups = crate::back::texpath::texture_ops(f).len();
                 let sized = short.is_some_and(|(lo, hi)| lo <= w && n <= hi) || w >= long;
                 let circular = w < long && LOOKUP_GAP * lookups < n;
-                if let Some(steps) = sincos.filter(|_| circular && transcendentals(f, false) > 0) {
+                let sines = circular && lookups < sincos_lookups && transcendentals(f, false) > 0;
+                if let Some(steps) = sincos.filter(|_| sines) {
                     steps
                 } else if (sized && LOOKUP_GAP * lookups < n)
                     || (w >= sparse && SPARSE_GAP * lookups < n)
@@ -164,6 +166,9 @@ pub enum StraightLine {
         /// The steps of a shader of less than `long` work with a SIN or COS and fewer than
         /// one lookup in [`LOOKUP_GAP`] instructions; `None`: as other code.
         sincos: Option<usize>,
+        /// Texture lookups from which a shader with SIN or COS takes the other rules rather
+        /// than `sincos` steps.
+        sincos_lookups: usize,
     },
     /// Those with at most [`LIGHT_LIVE`] values live at once that are short (at most
     /// [`LIGHT_INSTS`] IR instructions, fewer than [`LIGHT_LOOKUPS`] texture lookups) or have
@@ -185,17 +190,22 @@ pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
     sparse: 200,
     long: 800,
     sincos: Some(SINCOS_STEPS),
+    sincos_lookups: usize::MAX,
 };
 
 /// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes). Its short range is
 /// narrower than AVX2's: measured side by side, the shaders of 60–150 gain from a second
 /// step, those of less work (whose frames are mostly the writing of the image) and those
-/// between 150 and the sparse bound do not (`docs/jit.md`).
+/// between 150 and the sparse bound do not; and a shader with SIN or COS and 16 texture
+/// lookups or more runs one step rather than four, whose gathers cost more than the SIN's
+/// latency they hide (three_triangle_blur, 21 lookups: 1.16–1.18x at 16 lanes against 64;
+/// AVX2 gains nothing from fewer steps there) (`docs/jit.md`).
 pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((60, 150)),
     sparse: 400,
     long: 800,
     sincos: Some(SINCOS_STEPS),
+    sincos_lookups: 16,
 };
 
 /// Instructions up to which Cranelift interleaves straight-line code with fewer than
