@@ -79,7 +79,8 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 ///   - [`StraightLine::Arithmetic`] (LLVM): fewer than one texture lookup in [`LOOKUP_GAP`]
 ///     instructions and short or long [`work`]; or, of middling length, fewer than one
 ///     lookup in [`SPARSE_GAP`]. Below `long` work, a shader with a SIN or
-///     COS and fewer than one lookup in [`LOOKUP_GAP`] takes [`SINCOS_STEPS`] steps: each
+///     COS and fewer than one lookup in [`LOOKUP_GAP`] (and fewer lookups than the target's
+///     `sincos_lookups`) takes [`SINCOS_STEPS`] steps: each
 ///     SIN and COS is a chain of some 30 dependent operations (reduction, polynomials,
 ///     quadrant) whose latency two steps do not hide, and the branches around it (the
 ///     reductions and the exact fallback run only in the steps that need them) are taken
@@ -197,9 +198,9 @@ pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
 /// narrower than AVX2's: measured side by side, the shaders of 60–150 gain from a second
 /// step, those of less work (whose frames are mostly the writing of the image) and those
 /// between 150 and the sparse bound do not; and a shader with SIN or COS and 16 texture
-/// lookups or more runs one step rather than four, whose gathers cost more than the SIN's
-/// latency they hide (three_triangle_blur, 21 lookups: 1.16–1.18x at 16 lanes against 64;
-/// AVX2 gains nothing from fewer steps there) (`docs/jit.md`).
+/// lookups or more runs one step rather than four, as measured (three_triangle_blur, 21
+/// lookups: 1.16–1.18x at 16 lanes against 64, 0.87x at 32; not profiled), while AVX2 runs
+/// that shader fastest at four steps (`docs/jit.md`).
 pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((60, 150)),
     sparse: 400,
