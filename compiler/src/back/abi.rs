@@ -169,12 +169,12 @@ pub struct JitArgs {
     pub tex_descs: *const TexDesc,
 }
 
-/// Where texture operation `k` of a function samples when its [`TexPath`] is a
-/// [`TexPath::Vector`]: its texture in the generated code, exactly as the runtime's sampler
+/// Where texture operation `k` of a function samples when its [`TexPath`](crate::back::texpath::TexPath) is a
+/// [`TexPath::Vector`](crate::back::texpath::TexPath::Vector): its texture in the generated code, exactly as the runtime's sampler
 /// (`texture::sample`).
 ///
 /// Per axis of a level, with `side` its width or height, `last = side − 1` and `x` the
-/// texel-space coordinate (`s · side` for 2D, `s` for RECT), as the path's [`TexWrap`] says:
+/// texel-space coordinate (`s · side` for 2D, `s` for RECT), as the path's [`TexWrap`](crate::back::texpath::TexWrap) says:
 /// - repeat: the texel `floor(x)`, converted as F2I (NaN and values outside the i32 range
 ///   give `i32::MIN`), masked by `last`;
 /// - clamp to the edge: `floor(x)` saturated as Rust's `as i32`, clamped to `[0, last]`; a
@@ -186,7 +186,7 @@ pub struct JitArgs {
 /// Linear lookups take `x − ½`; their two texels `floor(x − ½)` and the next wrap as a
 /// nearest texel does, and the weight of the second is the fraction. Repeat and mirror are
 /// exact for a power-of-two side; every index stays inside its level whatever the side. With
-/// [`VectorTex::any_side`] they are exact for any side: repeat takes `i mod side` (the
+/// [`VectorTex::any_side`](crate::back::texpath::VectorTex::any_side) they are exact for any side: repeat takes `i mod side` (the
 /// Euclidean remainder) and mirror `m = i mod 2·side`, then `m` below `side`, `2·side − 1 − m`
 /// from it (a nearest mirror reflects the fraction, exact for any side anyway).
 ///
@@ -200,14 +200,14 @@ pub struct JitArgs {
 /// results linearly along r.
 ///
 /// The fields up to `depth` describe level 0. A lookup whose level of detail matters
-/// ([`VectorTex::mip`]) also reads the level table, the sampler's level-of-detail bias and
+/// ([`VectorTex::mip`](crate::back::texpath::VectorTex::mip)) also reads the level table, the sampler's level-of-detail bias and
 /// clamps, and whether lanes form quads.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TexDesc {
     /// The texels, level 0 first, each level row after row and layer after layer: RGBA f32
     /// words, every component canonical (no denormal, no NaN but the canonical one), for
-    /// [`TexFormat::F32`]; one word of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`].
+    /// [`TexFormat::F32`](crate::back::texpath::TexFormat::F32); one word of RGBA8 unorm bytes, R lowest, for [`TexFormat::Unorm8`](crate::back::texpath::TexFormat::Unorm8).
     pub texels: *const core::ffi::c_void,
     /// The words readable at `texels` (every level's texels, at most 2³¹): the code may load
     /// any run of them whole (a window of neighbouring texels, permuted into the lanes that

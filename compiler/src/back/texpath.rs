@@ -6,7 +6,7 @@
 
 use crate::ir::{TexKind, TexOp};
 
-/// How the texels of a [`TexDesc`] are stored.
+/// How the texels of a [`TexDesc`](crate::back::abi::TexDesc) are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexFormat {
     /// RGBA f32, four words a texel.
@@ -30,7 +30,7 @@ pub enum TexMip {
     Linear,
 }
 
-/// How one axis of a lookup wraps its coordinate ([`TexDesc`] has the arithmetic).
+/// How one axis of a lookup wraps its coordinate ([`TexDesc`](crate::back::abi::TexDesc) has the arithmetic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexWrap {
     /// Repeat (a power-of-two side).
@@ -93,7 +93,7 @@ impl TexCompare {
     }
 
     /// Every function, in declaration order, which is their code in a [`TexPaths`]
-    /// ([`VectorTex::code`]).
+    /// (`VectorTex::code`).
     pub const ALL: [TexCompare; 8] = [
         TexCompare::Never,
         TexCompare::Less,
@@ -106,7 +106,7 @@ impl TexCompare {
     ];
 }
 
-/// How the generated code samples a texture operation itself ([`TexDesc`]).
+/// How the generated code samples a texture operation itself ([`TexDesc`](crate::back::abi::TexDesc)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VectorTex {
     /// How the texels are stored.
@@ -194,15 +194,15 @@ impl VectorTex {
 /// How the lookups of one texture operation run (its code in [`TexPaths`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TexPath {
-    /// Through [`JitArgs::texture`], the runtime's sampler.
+    /// Through [`JitArgs::texture`](crate::back::abi::JitArgs::texture), the runtime's sampler.
     Call,
-    /// In the generated code, from its [`TexDesc`].
+    /// In the generated code, from its [`TexDesc`](crate::back::abi::TexDesc).
     Vector(VectorTex),
 }
 
-/// Which texture operations of a function sample in the generated code ([`TexDesc`]) rather
-/// than through [`JitArgs::texture`], and how: a [`TexPath`] for the `k`-th of
-/// [`texture_ops`] (the order of [`CompiledShader::textures`]), other than `Call` only for
+/// Which texture operations of a function sample in the generated code ([`TexDesc`](crate::back::abi::TexDesc)) rather
+/// than through [`JitArgs::texture`](crate::back::abi::JitArgs::texture), and how: a [`TexPath`] for the `k`-th of
+/// [`texture_ops`] (the order of [`CompiledShader::textures`](crate::back::abi::CompiledShader::textures)), other than `Call` only for
 /// operations [`vector_texture`] accepts. Code is compiled for one `TexPaths` (a variant per
 /// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
 /// always call back.
@@ -283,7 +283,7 @@ impl TexPaths {
 }
 
 /// The texture operations of `f` in the order of its code's texture table
-/// ([`CompiledShader::textures`], the callback's index).
+/// ([`CompiledShader::textures`](crate::back::abi::CompiledShader::textures), the callback's index).
 pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
     let mut ops = Vec::new();
     f.for_each_inst(|i| {

@@ -19,7 +19,7 @@ struct Line([[f32; 4]; 4]);
 /// Pixels in memory aligned to 64 bytes.
 ///
 /// Dereferences to the pixels, `[[f32; 4]]`, so that it reads and writes as a slice (index,
-/// iterate, compare); [`PixelBuffer::as_ptr`] is a multiple of 64 whenever the buffer holds a
+/// iterate, compare); its `as_ptr()` is a multiple of 64 whenever the buffer holds a
 /// pixel. Rendering into an image whose buffer is large enough reuses its memory.
 pub struct PixelBuffer {
     /// The memory, four pixels a line: `4 × lines.len()` pixels of room. `repr(C)` puts the

@@ -39,7 +39,7 @@ pub struct SamplerView {
 
 /// A shader's interface. [`Reflection::input_registers`] and
 /// [`Reflection::output_registers`] are the register counts of the host's buffers
-/// ([`super::Layout`]): inputs are the IN registers followed by the system-value registers.
+/// ([`Layout`](crate::host::Layout)): inputs are the IN registers followed by the system-value registers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reflection {
     /// Fragment, vertex, geometry, ...

@@ -7,8 +7,8 @@
 //! allocator for the function's size, the image of the code (with absolute addresses of the
 //! libm stand-ins Cranelift calls where the CPU lacks an instruction).
 //!
-//! [`compile`] returns a [`CompiledShader`] whose machine code is an image
-//! ([`CodeImage`](super::image::CodeImage)) mapped into executable memory (freed on drop); it
+//! `compile` returns a [`CompiledShader`] whose machine code is an image
+//! ([`CodeImage`]) mapped into executable memory (freed on drop); it
 //! may be called from many threads at once.
 
 mod builder;

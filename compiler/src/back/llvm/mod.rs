@@ -7,15 +7,16 @@
 //!   host's widest vector (`<16 x float>` with AVX-512, `<8 x float>` with AVX2, `<4 x float>`
 //!   otherwise), detected at run time; wider steps are split by LLVM into several registers
 //!   (faster for loop-heavy shaders, slower to compile). The generated function loops over the
-//!   [`BATCH_LANES`] lanes of a batch.
+//!   [`BATCH_LANES`](super::abi::BATCH_LANES) lanes of a batch.
 //! - **The host CPU on every function.** LLVM emits generic SSE2 code unless each function
 //!   names the CPU and its features (`target-cpu`, `target-features`), so every function does,
-//!   and a short pass pipeline ([`PASSES`]: the IR comes optimized already) runs with a target
+//!   and a short pass pipeline (`PASSES`: the IR comes optimized already) runs with a target
 //!   machine for the same CPU.
 //! - **The shared lowering** ([`simd`]), through this back end's
 //!   [`SimdBuilder`](super::simd::SimdBuilder) (`builder.rs`), with the Cranelift back end's
-//!   calling interface ([`JitArgs`], [`CompiledShader`]) and semantics: [`MathMode::Exact`]
-//!   bit-identical to the interpreter, fast math expanded in the IR before.
+//!   calling interface ([`JitArgs`](super::abi::JitArgs), [`CompiledShader`]) and
+//!   semantics: [`MathMode::Exact`](super::abi::MathMode::Exact) bit-identical to the
+//!   interpreter, fast math expanded in the IR before.
 //! - **Denormals.** The code runs under DAZ/FTZ ([`fpenv`](super::fpenv)) and its functions say so
 //!   (`"denormal-fp-math"="preserve-sign,preserve-sign"`). LLVM may still drop an operation
 //!   that would have flushed (`x·1 → x`), so the builder declares
