@@ -256,6 +256,8 @@ pub mod random {
             } else {
                 Arrangement::Independent
             },
+            columns: None,
+            column: 0,
         }
     }
 

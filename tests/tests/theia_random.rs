@@ -317,6 +317,8 @@ fn check(seed: u64) -> Result<bool, String> {
         alive: ALL,
         helpers: 0,
         arrangement: Arrangement::Independent,
+        columns: None,
+        column: 0,
     };
     let mut bind = tgsic_runtime::engine::Bindings::default();
     bind.constants.push(words);

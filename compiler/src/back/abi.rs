@@ -122,6 +122,16 @@ pub type LaneOpFn =
 pub struct JitArgs {
     /// IN (geometry shaders: vertex-major, `inputs_per_vertex` registers per vertex).
     pub inputs: *const u32,
+    /// Component x of the IN registers, which the code reads from here rather than from
+    /// [`Self::inputs`]: component x of register `r` at lane `l` is word
+    /// `r·inputs_x_stride + l`. Pointing at [`Self::inputs`] with a stride of
+    /// `4·BATCH_LANES` reads them where the other components are; a fragment renderer points
+    /// it at the tile's column of a table that holds the same words for every tile row, so
+    /// it writes nothing per tile. Only direct reads of IN come from here (a shader that
+    /// indexes IN reads component x from [`Self::inputs`] too, so the caller must fill both).
+    pub inputs_x: *const u32,
+    /// Words from component x of one IN register to that of the next in [`Self::inputs_x`].
+    pub inputs_x_stride: u64,
     /// SV.
     pub sv: *const u32,
     /// OUT. The components of [`CompiledShader::stored_outputs`] are written in every lane (0

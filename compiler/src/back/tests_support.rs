@@ -881,6 +881,8 @@ fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> Vec<u32> {
     let mut arrays = vec![0u32; shader.array_words];
     let mut args = JitArgs {
         inputs: inputs.as_ptr(),
+        inputs_x: inputs.as_ptr(),
+        inputs_x_stride: 4 * BATCH_LANES as u64,
         sv: zeros.as_ptr(),
         outputs: outputs.as_mut_ptr(),
         arrays: arrays.as_mut_ptr(),

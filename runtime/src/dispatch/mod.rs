@@ -8,7 +8,9 @@
 
 pub use crate::batches::MAX_THREADS;
 use crate::batches::{self, Slots, Workers};
-use crate::engine::{ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, Reg, RunError};
+use crate::engine::{
+    ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Columns, Engine, Reg, RunError,
+};
 use tgsic::tgsi::*;
 use tile::{
     Pixels, SEGMENT_TILES, Segment, TILE_POS, segment_tiles, segments, tile_lanes, write_tile,
@@ -368,6 +370,29 @@ where
         })
         .collect();
     let tiles_x = width.div_ceil(8);
+    // Component x of the inputs per tile column, once for the render, for an engine that reads
+    // it from there: then a tile writes none of its inputs (its batch's loads of them waited
+    // for the stores, which waited behind the previous tile's pixels; 12% of a trivial
+    // shader's frame). Not for a shader that indexes IN, whose indexed reads see `inputs`.
+    let indexes_inputs = p.instructions.iter().any(|i| {
+        i.src
+            .iter()
+            .any(|s| s.register.file == File::Input && s.register.is_indirect())
+    });
+    let columns = (engine.reads_columns() && !indexes_inputs).then(|| {
+        let mut reg = [[0; BATCH_LANES]; 4];
+        std::sync::Arc::new(Columns::new(
+            shader.size(File::Input),
+            tiles_x as usize,
+            |r, c| {
+                let (_, _, table) = decls
+                    .iter()
+                    .find(|(f, regs, _)| *f == File::Input && regs.contains(&(r as u32)))?;
+                table.fill_column(8 * c as u32, &mut reg);
+                Some(reg[0])
+            },
+        ))
+    });
     let bands = height.div_ceil(band_rows);
     let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
     let tiles_done = std::sync::atomic::AtomicU64::new(0);
@@ -393,9 +418,18 @@ where
         let (ty, tx0) = (seg.ty, seg.tx0);
         let mut rows = seg.rows;
         let tiles = (width - tx0).div_ceil(8).min(seg_tiles);
+        io.columns.clone_from(&columns);
         for (file, regs, table) in &decls {
-            if let Some(&first) = regs.first() {
-                table.fill_row(ty, &mut registers(io, *file)[first as usize]);
+            if let Some((&first, rest)) = regs.split_first() {
+                let store = registers(io, *file);
+                table.fill_row(ty, &mut store[first as usize]);
+                // With the columns the tiles copy nothing: the row's values go to every
+                // register of the declaration now.
+                if columns.is_some() && *file == File::Input {
+                    for &r in rest {
+                        store[r as usize] = store[first as usize];
+                    }
+                }
             }
         }
         // The tiles' batches in one run: the engine does what depends on `bind` alone once.
@@ -436,7 +470,11 @@ where
             let (alive, helpers) = tile_lanes(tx, ty, width, height);
             io.alive = alive;
             io.helpers = helpers;
+            io.column = tx / 8;
             for (file, regs, table) in &decls {
+                if columns.is_some() && *file == File::Input {
+                    continue;
+                }
                 let store = registers(io, *file);
                 let Some((&first, rest)) = regs.split_first() else {
                     continue;

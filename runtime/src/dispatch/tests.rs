@@ -98,3 +98,63 @@ fn every_pixel_gets_its_own_inputs_in_wide_and_ragged_images() {
         }
     }
 }
+
+#[test]
+fn jit_code_reads_each_tiles_column_of_the_inputs() {
+    // JIT code takes component x of IN from the render's table of columns (`Columns`), the
+    // interpreter from the batch: both give every pixel its own position and GENERIC values,
+    // also for the second register of a declaration, in ragged tiles, on one thread and two.
+    // A shader that indexes IN reads the batch itself, so the renderer fills it as before.
+    use crate::engine::{CompileOptions, Engine};
+    use crate::jit::JitShader;
+    use tgsic::back::Backend;
+    let direct = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1..2], GENERIC[0], LINEAR\n\
+                  DCL OUT[0], COLOR\nMOV OUT[0].xy, IN[0].xyxx\nMOV OUT[0].z, IN[2].xxxx\n\
+                  MOV OUT[0].w, IN[1].yyyy\nEND\n";
+    let indexed = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1..2], GENERIC[0], LINEAR\n\
+                   DCL OUT[0], COLOR\nDCL ADDR[0]\nIMM[0] INT32 { 1, 0, 0, 0 }\n\
+                   UARL ADDR[0].x, IMM[0].xxxx\nMOV OUT[0].xy, IN[0].xyxx\n\
+                   MOV OUT[0].z, IN[ADDR[0].x+1].xxxx\nMOV OUT[0].w, IN[1].yyyy\nEND\n";
+    let (w, h) = (8 * SEGMENT_TILES + 21, 19);
+    let want = |i: u32, j: u32| {
+        [
+            i as f32 + 0.5,
+            h as f32 - (j as f32 + 0.5),
+            (i as f32 + 0.5) / w as f32,
+            (j as f32 + 0.5) / h as f32,
+        ]
+    };
+    for src in [direct, indexed] {
+        let shader = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let bind = Bindings::default();
+        for backend in Backend::ALL.into_iter().filter(|b| b.available()) {
+            let config = CompileOptions {
+                engine: backend.into(),
+                ..CompileOptions::default()
+            };
+            let jit = JitShader::new(shader.clone(), &config).unwrap();
+            assert!(jit.reads_columns());
+            for threads in [1, 2] {
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                for (name, img) in [
+                    ("interpreter", render_with(&shader, &bind, w, h, 0, &opts)),
+                    ("jit", render_with(&jit, &bind, w, h, 0, &opts)),
+                ] {
+                    let img = img.unwrap();
+                    for j in 0..h {
+                        for i in 0..w {
+                            assert_eq!(
+                                img.pixel(i, j),
+                                want(i, j),
+                                "{name} ({backend:?}), pixel ({i}, {j}), {threads} threads\n{src}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

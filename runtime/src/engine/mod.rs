@@ -11,10 +11,12 @@
 //!   engine a host asks for and how it compiles.
 //! - [`RunError`], [`LoadError`]: why a run or a load failed.
 
+mod columns;
 mod module;
 mod options;
 mod reflect;
 
+pub use columns::Columns;
 pub use module::{LoadError, Module};
 pub use options::{CompileOptions, EngineKind};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
@@ -185,6 +187,13 @@ pub struct BatchIo {
     pub helpers: Mask,
     /// How lanes are arranged.
     pub arrangement: Arrangement,
+    /// Component x of the IN registers by tile column, for an engine that
+    /// [reads it from there](Engine::reads_columns): when set, such an engine takes
+    /// component x of IN register `r` from `columns.lanes(r, column)`, not from `inputs`
+    /// (where the others stay), in the shader's direct reads of IN. `None`: from `inputs`.
+    pub columns: Option<std::sync::Arc<Columns>>,
+    /// The tile column of this batch in [`Self::columns`].
+    pub column: u32,
 }
 
 /// Something that executes a shader over batches of invocations.
@@ -197,6 +206,13 @@ pub trait Engine {
 
     /// Fresh working memory.
     fn scratch(&self) -> Self::Scratch;
+
+    /// Whether this engine reads component x of the IN registers from [`BatchIo::columns`]
+    /// when it is set (in the shader's direct reads of IN; indexed reads use
+    /// [`BatchIo::inputs`]). An engine that does not (the default) always reads `inputs`.
+    fn reads_columns(&self) -> bool {
+        false
+    }
 
     /// Runs one batch: reads `io.inputs` and `io.sv` and leaves them as they were (the
     /// batch driver fills only what changes between batches), writes every register of
@@ -257,6 +273,8 @@ impl BatchIo {
             alive: 0,
             helpers: 0,
             arrangement,
+            columns: None,
+            column: 0,
         }
     }
 

@@ -190,6 +190,14 @@ impl Engine for Compiled {
         }
     }
 
+    fn reads_columns(&self) -> bool {
+        match &self.engine {
+            Inner::Interp(s) => s.reads_columns(),
+            Inner::Jit(j) => j.reads_columns(),
+            Inner::Tiered(t) => t.reads_columns(),
+        }
+    }
+
     fn scratch(&self) -> CompiledScratch {
         match &self.engine {
             Inner::Interp(s) => CompiledScratch::Interp(s.scratch()),

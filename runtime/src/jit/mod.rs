@@ -450,6 +450,12 @@ impl Engine for JitShader {
         &self.prepared
     }
 
+    /// The generated code reads component x of IN through `JitArgs::inputs_x`, which
+    /// [`Self::run_batches`] points at the batch's column of [`BatchIo::columns`].
+    fn reads_columns(&self) -> bool {
+        true
+    }
+
     fn scratch(&self) -> JitScratch {
         JitScratch {
             arrays: vec![0; self.compiled.array_words],
@@ -562,6 +568,8 @@ impl Engine for JitShader {
             // What the run's batches share; each batch sets its own registers and lanes.
             let mut args = JitArgs {
                 inputs: std::ptr::null(),
+                inputs_x: std::ptr::null(),
+                inputs_x_stride: 0,
                 sv: std::ptr::null(),
                 outputs: std::ptr::null_mut(),
                 arrays: std::ptr::null_mut(),
@@ -613,6 +621,24 @@ impl Engine for JitShader {
                     io.outputs[k / 4][k % 4] = [0; BATCH_LANES];
                 }
                 args.inputs = io.inputs.as_ptr() as *const u32;
+                // Component x from the tile's column of the table when there is one: the
+                // code reads registers below `self.io[0]` (`fits` above), all in the table.
+                (args.inputs_x, args.inputs_x_stride) = match &io.columns {
+                    None => (args.inputs, 4 * BATCH_LANES as u64),
+                    Some(t) => match t.column_ptr(io.column as usize) {
+                        Some((p, stride)) if t.registers() >= self.io[0] => (p, stride as u64),
+                        _ => {
+                            return Err(RunError::Unsupported(format!(
+                                "internal error: the input columns ({} registers, {} columns) \
+                                 do not hold column {} of this shader's {} input registers",
+                                t.registers(),
+                                t.columns(),
+                                io.column,
+                                self.io[0]
+                            )));
+                        }
+                    },
+                };
                 args.sv = io.sv.as_ptr() as *const u32;
                 args.outputs = io.outputs.as_mut_ptr() as *mut u32;
                 args.arrays = scratch.arrays.as_mut_ptr();

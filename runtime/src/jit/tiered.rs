@@ -409,6 +409,11 @@ impl Engine for TieredShader {
         &self.module
     }
 
+    /// Both tiers are JIT code, which reads component x of IN from the columns.
+    fn reads_columns(&self) -> bool {
+        true
+    }
+
     fn scratch(&self) -> TieredScratch {
         TieredScratch {
             first: self.first.as_ref().map(JitShader::scratch),

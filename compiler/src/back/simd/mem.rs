@@ -132,6 +132,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
             base: 0,
         };
         match *op {
+            Op::Input { reg, comp: 0 } => {
+                // Component x has its own base and stride (`JitArgs::inputs_x`).
+                let w = self.sk(SBin::Mul, self.p.inputs_x_stride, reg as i64)?;
+                let w = self.b.sbin(SBin::Add, w, self.p.lane0)?;
+                let a = self.b.word_addr(self.p.inputs_x, w)?;
+                self.b.load_vector(k, a)
+            }
             Op::Input { reg, comp } | Op::SysVal { reg, comp } => {
                 let base = if matches!(op, Op::Input { .. }) {
                     self.p.inputs

@@ -102,6 +102,9 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
 /// Pointers and scalars read from [`JitArgs`] once per call, and the step's first lane.
 struct Ptrs<S> {
     inputs: S,
+    /// [`JitArgs::inputs_x`] and its stride in words.
+    inputs_x: S,
+    inputs_x_stride: S,
     sv: S,
     outputs: S,
     arrays: S,
@@ -207,6 +210,12 @@ pub fn lower<B: SimdBuilder>(
     let ptr = |b: &mut B, off: usize| b.load(Scalar::Ptr, args, off as i32);
     let p = Ptrs {
         inputs: ptr(&mut b, offset_of!(JitArgs, inputs))?,
+        inputs_x: ptr(&mut b, offset_of!(JitArgs, inputs_x))?,
+        inputs_x_stride: b.load(
+            Scalar::I64,
+            args,
+            offset_of!(JitArgs, inputs_x_stride) as i32,
+        )?,
         sv: ptr(&mut b, offset_of!(JitArgs, sv))?,
         outputs: ptr(&mut b, offset_of!(JitArgs, outputs))?,
         arrays: ptr(&mut b, offset_of!(JitArgs, arrays))?,
