@@ -649,7 +649,9 @@ impl Engine for JitShader {
                 (args.killed, args.exhausted) = (0, 0);
                 // SAFETY: every buffer is sized as the function needs: inputs, system values
                 // and outputs as the module declares (`BatchIo::fits`; the IR reads
-                // nothing beyond, `Function::input_regs`), arrays as `array_words`, uniforms
+                // nothing beyond, `Function::input_regs`), component x of IN through
+                // `inputs_x` as `inputs` or a table column of as many registers or more
+                // (`Columns::column_ptr`, checked above), arrays as `array_words`, uniforms
                 // as `uniforms`; the texture descriptors were written for this code and these
                 // bindings by `choose_code`; the callbacks get `host`, alive for the call, and
                 // are entered through trampolines that give them Rust's floating-point
