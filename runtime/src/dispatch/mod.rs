@@ -84,9 +84,11 @@ pub struct RunOptions<'a> {
     pub threads: usize,
     /// Called with (batches done, batches in all) as the run goes (from any worker thread).
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
-    /// When set, no batch starts after this instant: the run ends with
-    /// [`RunError::TimeLimit`]. Each batch is bounded by the loop budget
-    /// ([`Bindings::max_iterations`]), so together they bound the whole run.
+    /// When set, the run ends with [`RunError::TimeLimit`] once this instant has passed: the
+    /// clock is read before a thread's every 16th fragment tile of a row of tiles (reading it
+    /// costs as much as shading a simple tile) and before each other batch, so after the
+    /// instant a thread starts at most 15 more batches. Each batch is bounded by the loop
+    /// budget ([`Bindings::max_iterations`]), so together they bound the whole run.
     pub deadline: Option<std::time::Instant>,
     /// Worker threads to run on (a host runtime's) instead of threads started for this run;
     /// `threads` is then ignored.
@@ -393,6 +395,11 @@ where
             },
         ))
     });
+    // The declarations a tile fills component x of: none with the columns but SV's.
+    let per_tile: Vec<&(File, Vec<u32>, InputTable)> = decls
+        .iter()
+        .filter(|(file, regs, _)| !regs.is_empty() && !(columns.is_some() && *file == File::Input))
+        .collect();
     let bands = height.div_ceil(band_rows);
     let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
     let tiles_done = std::sync::atomic::AtomicU64::new(0);
@@ -460,21 +467,20 @@ where
             if filled == tiles {
                 return Ok(false);
             }
-            // The clock every fourth tile: reading it costs as much as a simple tile's shading.
-            if filled % 4 == 0 && opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            // The clock every 16th tile: reading it costs as much as a simple tile's shading.
+            if filled % 16 == 0 && opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
                 return Err(RunError::TimeLimit);
             }
             let tx = tx0 + 8 * filled;
             filled += 1;
             // Every tile of a segment holds a pixel of the grid, so `alive` is never 0.
-            let (alive, helpers) = tile_lanes(tx, ty, width, height);
-            io.alive = alive;
-            io.helpers = helpers;
+            (io.alive, io.helpers) = if tx + 8 <= width && ty + 8 <= height {
+                (ALL, 0)
+            } else {
+                tile_lanes(tx, ty, width, height)
+            };
             io.column = tx / 8;
-            for (file, regs, table) in &decls {
-                if columns.is_some() && *file == File::Input {
-                    continue;
-                }
+            for &(file, regs, table) in &per_tile {
                 let store = registers(io, *file);
                 let Some((&first, rest)) = regs.split_first() else {
                     continue;
