@@ -398,7 +398,10 @@ where
     // The declarations a tile fills component x of: none with the columns but SV's.
     let per_tile: Vec<&(File, Vec<u32>, InputTable)> = decls
         .iter()
-        .filter(|(file, regs, _)| !regs.is_empty() && !(columns.is_some() && *file == File::Input))
+        .filter(|(file, regs, _)| {
+            let covered = columns.is_some() && *file == File::Input;
+            !regs.is_empty() && !covered
+        })
         .collect();
     let bands = height.div_ceil(band_rows);
     let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
