@@ -399,10 +399,7 @@ where
     // The declarations a tile fills component x of: none with the columns but SV's.
     let per_tile: Vec<&(File, Vec<u32>, InputTable)> = decls
         .iter()
-        .filter(|(file, regs, _)| {
-            let covered = columns.is_some() && *file == File::Input;
-            !regs.is_empty() && !covered
-        })
+        .filter(|(file, _, _)| !(columns.is_some() && *file == File::Input))
         .collect();
     let bands = height.div_ceil(band_rows);
     let all_tiles = (tiles_x * height.div_ceil(8)) as u64;
@@ -478,11 +475,7 @@ where
             let tx = tx0 + 8 * filled;
             filled += 1;
             // Every tile of a segment holds a pixel of the grid, so `alive` is never 0.
-            (io.alive, io.helpers) = if tx + 8 <= width && ty + 8 <= height {
-                (ALL, 0)
-            } else {
-                tile_lanes(tx, ty, width, height)
-            };
+            (io.alive, io.helpers) = tile_lanes(tx, ty, width, height);
             io.column = tx / 8;
             for &(file, regs, table) in &per_tile {
                 let store = registers(io, *file);

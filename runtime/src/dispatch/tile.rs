@@ -41,10 +41,18 @@ const TILE_LANES: [[usize; 8]; 8] = {
 
 /// The lanes of the tile at (tx, ty) that hold a pixel of the `width` × `height` grid or share
 /// a quad with one, and of those the helpers (outside the grid, computed for derivatives).
+/// Inlined for the inner tiles, which take every lane; the edge tiles' work is a call.
+#[inline]
 pub(super) fn tile_lanes(tx: u32, ty: u32, width: u32, height: u32) -> (Mask, Mask) {
     if tx + 8 <= width && ty + 8 <= height {
         return (ALL, 0);
     }
+    edge_lanes(tx, ty, width, height)
+}
+
+/// [`tile_lanes`] of a tile that reaches past the grid's right or top edge.
+#[inline(never)]
+fn edge_lanes(tx: u32, ty: u32, width: u32, height: u32) -> (Mask, Mask) {
     let inside = |l: usize| {
         let (dx, dy) = TILE_POS[l];
         tx + dx < width && ty + dy < height
