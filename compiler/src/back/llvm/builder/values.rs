@@ -198,9 +198,12 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     /// (`vpermi2pd`: 16 doubles, by an index's low 4 bits) of the table as constant
     /// registers, a select between two of them for a 32-entry table, eight lanes at a time:
     /// a few register operations where a gather loads each lane. `None` where that does not
-    /// apply (no AVX-512, a step not a multiple of 8 lanes, a table past 32 entries).
+    /// apply (no AVX-512, a table past 32 entries, or a step below 16 lanes: the function's
+    /// `min-legal-vector-width` is then below 512 bits, and on a CPU tuned to prefer 256-bit
+    /// vectors, as Intel's are, LLVM cannot split the 512-bit intrinsic and aborts).
     pub(super) fn permuted_lookup(&self, table: &[f64], idx: V<'ctx>) -> R<Option<V<'ctx>>> {
-        if self.width != 16 || !self.lanes.is_multiple_of(8) || table.len() > 32 {
+        if self.width != 16 || self.lanes < 16 || !self.lanes.is_multiple_of(8) || table.len() > 32
+        {
             return Ok(None);
         }
         let (f64t, i64t) = (self.cx.f64_type(), self.cx.i64_type());
