@@ -1,5 +1,8 @@
 //! Project chores: `cargo xtask ci`, `cargo xtask capi`, `cargo xtask corpus`,
-//! `cargo xtask fuzz-seeds`, `cargo xtask scaling`, `cargo xtask theia-rtl`, `cargo xtask bench`.
+//! `cargo xtask cycles`, `cargo xtask fuzz-seeds`, `cargo xtask scaling`, `cargo xtask theia-rtl`,
+//! `cargo xtask bench`.
+
+mod cycles;
 
 use std::process::{Command, ExitCode};
 
@@ -27,6 +30,18 @@ fn main() -> ExitCode {
                 ])
                 && cargo(&["test", "--workspace"])
         }
+        // No import circle between the files of any crate (CI runs it).
+        Some("cycles") => match cycles::check(&cycles::crate_roots(std::path::Path::new("."))) {
+            Ok(0) => true,
+            Ok(n) => {
+                eprintln!("{n} import circles");
+                false
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                false
+            }
+        },
         // The corpus conformance tests alone, with their output.
         Some("corpus") => cargo(&["test", "-p", "tgsic-tests", "--", "--nocapture"]),
         // Criterion benchmarks, then a markdown table of their estimates.
@@ -68,7 +83,7 @@ fn main() -> ExitCode {
         Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-cli"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | capi | corpus | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | capi | corpus | cycles | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }
