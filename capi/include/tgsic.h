@@ -38,7 +38,7 @@ typedef enum tgsic_engine {
 } tgsic_engine;
 
 // How a JIT computes float math (`docs/math.md`); the interpreter is always exact.
-typedef enum TgsicMath {
+typedef enum tgsic_math {
   // The default: arithmetic rounded as the interpreter rounds it, SIN, COS, EX2, LG2 and
   // POW as vector approximations within a few ulp (no less accurate than llvmpipe).
   TGSIC_MATH_ACCURATE = 0,
@@ -47,7 +47,7 @@ typedef enum TgsicMath {
   // The loosest: fused multiply-adds, products with reciprocals, SIN and COS within
   // 2^-22 absolute for |x| <= 8192.
   TGSIC_MATH_FAST = 2,
-} TgsicMath;
+} tgsic_math;
 
 // How a buffer orders its values (raw 32-bit register components, 4 per register).
 typedef enum tgsic_layout {
@@ -89,7 +89,8 @@ enum tgsic_status tgsic_runtime_new(size_t threads,
                                     struct tgsic_runtime **out);
 
 // As [`tgsic_runtime_new`], with the code cache on disk in `cache_dir`: a folder (created
-// private if missing), `"off"` for none, or NULL for the default folder.
+// private if missing), `"off"` for none, or NULL or `""` for the default folder (as for the
+// variable `TGSIC_CACHE_DIR`).
 //
 // # Safety
 // `cache_dir` is NULL or a NUL-terminated string; `out` is a valid pointer to write the handle
@@ -150,24 +151,27 @@ int32_t tgsic_module_output_register(const struct tgsic_module *m,
                                      const char *semantic,
                                      uint32_t index);
 
-// Compiles a module for `engine` with the default math (`TGSIC_MATH_ACCURATE`), or takes it
-// from the runtime's cache.
+// Compiles a module for `engine` (a `tgsic_engine` value; any other is
+// `TGSIC_STATUS_ARGUMENT`) with the default math (`TGSIC_MATH_ACCURATE`), or takes it from the
+// runtime's cache.
 //
 // # Safety
 // `rt` and `m` are live; `out` is valid.
 enum tgsic_status tgsic_shader_compile(const struct tgsic_runtime *rt,
                                        const struct tgsic_module *m,
-                                       enum tgsic_engine engine,
+                                       uint32_t engine,
                                        struct tgsic_shader **out);
 
-// Compiles a module for `engine` with `math`, or takes it from the runtime's cache.
+// Compiles a module for `engine` (a `tgsic_engine` value) with `math` (a `tgsic_math`
+// value), or takes it from the runtime's cache; a value outside its enumeration is
+// `TGSIC_STATUS_ARGUMENT`. (The values are taken as integers: a C enumeration can hold any.)
 //
 // # Safety
 // `rt` and `m` are live; `out` is valid.
 enum tgsic_status tgsic_shader_compile_with_math(const struct tgsic_runtime *rt,
                                                  const struct tgsic_module *m,
-                                                 enum tgsic_engine engine,
-                                                 enum TgsicMath math,
+                                                 uint32_t engine,
+                                                 uint32_t math,
                                                  struct tgsic_shader **out);
 
 // The engine that runs a compiled shader's next batch: for `TGSIC_ENGINE_AUTO`, the tier
@@ -234,7 +238,7 @@ enum tgsic_status tgsic_bindings_set_texture_rgba32f(struct tgsic_bindings *b,
 // Runs a fragment shader over `count` fragments (a multiple of 4: 2×2 quads, upper left,
 // upper right, lower left, lower right): `inputs` holds `inputs_len` values
 // (`count × tgsic_module_input_registers × 4`), `outputs` receives `outputs_len` values
-// (`count × tgsic_module_output_registers × 4`), both in `layout`; `discarded`, when not NULL,
+// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value; any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL,
 // receives `count` bytes, 1 where the fragment was discarded. `bindings` may be NULL.
 //
 // # Safety
@@ -243,7 +247,7 @@ enum tgsic_status tgsic_shader_run_fragments(const struct tgsic_runtime *rt,
                                              const struct tgsic_shader *s,
                                              const struct tgsic_bindings *bindings,
                                              size_t count,
-                                             enum tgsic_layout layout_,
+                                             uint32_t layout,
                                              const uint32_t *inputs,
                                              size_t inputs_len,
                                              uint32_t *outputs,
@@ -259,7 +263,7 @@ enum tgsic_status tgsic_shader_run_vertices(const struct tgsic_runtime *rt,
                                             const struct tgsic_shader *s,
                                             const struct tgsic_bindings *bindings,
                                             size_t count,
-                                            enum tgsic_layout layout_,
+                                            uint32_t layout,
                                             const uint32_t *inputs,
                                             size_t inputs_len,
                                             uint32_t *outputs,
@@ -292,7 +296,7 @@ enum tgsic_status tgsic_shader_run_primitives(const struct tgsic_runtime *rt,
                                               const struct tgsic_shader *s,
                                               const struct tgsic_bindings *bindings,
                                               size_t count,
-                                              enum tgsic_layout layout_,
+                                              uint32_t layout,
                                               const uint32_t *inputs,
                                               size_t inputs_len,
                                               uint32_t *vertices,

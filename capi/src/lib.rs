@@ -190,7 +190,8 @@ pub unsafe extern "C" fn tgsic_runtime_new(
 }
 
 /// As [`tgsic_runtime_new`], with the code cache on disk in `cache_dir`: a folder (created
-/// private if missing), `"off"` for none, or NULL for the default folder.
+/// private if missing), `"off"` for none, or NULL or `""` for the default folder (as for the
+/// variable `TGSIC_CACHE_DIR`).
 ///
 /// # Safety
 /// `cache_dir` is NULL or a NUL-terminated string; `out` is a valid pointer to write the handle
@@ -209,11 +210,7 @@ pub unsafe extern "C" fn tgsic_runtime_new_with_cache(
         } else {
             // SAFETY: a NUL-terminated string (the caller's contract).
             let dir = unsafe { CStr::from_ptr(cache_dir) }.to_string_lossy();
-            if dir == "off" {
-                CacheDir::Off
-            } else {
-                CacheDir::At(dir.into_owned().into())
-            }
+            CacheDir::parse(&dir).unwrap_or_default()
         };
         let opts = RuntimeOptions {
             threads,
@@ -348,8 +345,9 @@ pub unsafe extern "C" fn tgsic_module_output_register(
     catch_unwind(|| unsafe { register(m, semantic, index, false) }).unwrap_or(-1)
 }
 
-/// Compiles a module for `engine` with the default math (`TGSIC_MATH_ACCURATE`), or takes it
-/// from the runtime's cache.
+/// Compiles a module for `engine` (a `tgsic_engine` value; any other is
+/// `TGSIC_STATUS_ARGUMENT`) with the default math (`TGSIC_MATH_ACCURATE`), or takes it from the
+/// runtime's cache.
 ///
 /// # Safety
 /// `rt` and `m` are live; `out` is valid.
@@ -357,14 +355,16 @@ pub unsafe extern "C" fn tgsic_module_output_register(
 pub unsafe extern "C" fn tgsic_shader_compile(
     rt: *const TgsicRuntime,
     m: *const TgsicModule,
-    engine: TgsicEngine,
+    engine: u32,
     out: *mut *mut TgsicShader,
 ) -> TgsicStatus {
     // SAFETY: the caller's contract is the function's.
-    unsafe { tgsic_shader_compile_with_math(rt, m, engine, TgsicMath::Accurate, out) }
+    unsafe { tgsic_shader_compile_with_math(rt, m, engine, TgsicMath::Accurate as u32, out) }
 }
 
-/// Compiles a module for `engine` with `math`, or takes it from the runtime's cache.
+/// Compiles a module for `engine` (a `tgsic_engine` value) with `math` (a `tgsic_math`
+/// value), or takes it from the runtime's cache; a value outside its enumeration is
+/// `TGSIC_STATUS_ARGUMENT`. (The values are taken as integers: a C enumeration can hold any.)
 ///
 /// # Safety
 /// `rt` and `m` are live; `out` is valid.
@@ -372,8 +372,8 @@ pub unsafe extern "C" fn tgsic_shader_compile(
 pub unsafe extern "C" fn tgsic_shader_compile_with_math(
     rt: *const TgsicRuntime,
     m: *const TgsicModule,
-    engine: TgsicEngine,
-    math: TgsicMath,
+    engine: u32,
+    math: u32,
     out: *mut *mut TgsicShader,
 ) -> TgsicStatus {
     guard(|| {
@@ -383,15 +383,27 @@ pub unsafe extern "C" fn tgsic_shader_compile_with_math(
         // SAFETY: the caller's contract.
         let (rt, m) = unsafe { (&*rt, &*m) };
         let engine = match engine {
-            TgsicEngine::Interpreter => EngineKind::Interpreter,
-            TgsicEngine::Cranelift => EngineKind::Cranelift,
-            TgsicEngine::Llvm => EngineKind::Llvm,
-            TgsicEngine::Auto => EngineKind::Auto,
+            e if e == TgsicEngine::Interpreter as u32 => EngineKind::Interpreter,
+            e if e == TgsicEngine::Cranelift as u32 => EngineKind::Cranelift,
+            e if e == TgsicEngine::Llvm as u32 => EngineKind::Llvm,
+            e if e == TgsicEngine::Auto as u32 => EngineKind::Auto,
+            e => {
+                return fail(
+                    TgsicStatus::Argument,
+                    format!("no engine has the value {e}"),
+                );
+            }
         };
         let math = match math {
-            TgsicMath::Accurate => MathMode::Accurate,
-            TgsicMath::Exact => MathMode::Exact,
-            TgsicMath::Fast => MathMode::Fast,
+            m if m == TgsicMath::Accurate as u32 => MathMode::Accurate,
+            m if m == TgsicMath::Exact as u32 => MathMode::Exact,
+            m if m == TgsicMath::Fast as u32 => MathMode::Fast,
+            m => {
+                return fail(
+                    TgsicStatus::Argument,
+                    format!("no math mode has the value {m}"),
+                );
+            }
         };
         let opts = CompileOptions {
             math,
@@ -575,17 +587,22 @@ pub unsafe extern "C" fn tgsic_bindings_set_texture_rgba32f(
     })
 }
 
-fn layout(l: TgsicLayout) -> Layout {
+/// The layout a `tgsic_layout` value names, or the argument error of another value.
+fn layout_of(l: u32) -> Result<Layout, TgsicStatus> {
     match l {
-        TgsicLayout::Aos => Layout::Aos,
-        TgsicLayout::Soa => Layout::Soa,
+        l if l == TgsicLayout::Aos as u32 => Ok(Layout::Aos),
+        l if l == TgsicLayout::Soa as u32 => Ok(Layout::Soa),
+        l => Err(fail(
+            TgsicStatus::Argument,
+            format!("no layout has the value {l}"),
+        )),
     }
 }
 
 /// Runs a fragment shader over `count` fragments (a multiple of 4: 2×2 quads, upper left,
 /// upper right, lower left, lower right): `inputs` holds `inputs_len` values
 /// (`count × tgsic_module_input_registers × 4`), `outputs` receives `outputs_len` values
-/// (`count × tgsic_module_output_registers × 4`), both in `layout`; `discarded`, when not NULL,
+/// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value; any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL,
 /// receives `count` bytes, 1 where the fragment was discarded. `bindings` may be NULL.
 ///
 /// # Safety
@@ -596,7 +613,7 @@ pub unsafe extern "C" fn tgsic_shader_run_fragments(
     s: *const TgsicShader,
     bindings: *const TgsicBindings,
     count: usize,
-    layout_: TgsicLayout,
+    layout: u32,
     inputs: *const u32,
     inputs_len: usize,
     outputs: *mut u32,
@@ -604,6 +621,10 @@ pub unsafe extern "C" fn tgsic_shader_run_fragments(
     discarded: *mut u8,
 ) -> TgsicStatus {
     guard(|| {
+        let layout = match layout_of(layout) {
+            Ok(l) => l,
+            Err(status) => return status,
+        };
         need!(rt, "rt");
         need!(s, "shader");
         // SAFETY: the caller's contract; empty slices for zero lengths.
@@ -620,7 +641,7 @@ pub unsafe extern "C" fn tgsic_shader_run_fragments(
         };
         // SAFETY: NULL or live; `discarded` is NULL or holds `count` bytes.
         let (bind, discarded) = unsafe { (bindings_or_none(bindings), flags(discarded, count)) };
-        let mut work = Invocations::new(count, layout(layout_), inputs, outputs);
+        let mut work = Invocations::new(count, layout, inputs, outputs);
         if let Some(d) = discarded {
             work = work.with_discarded(d);
         }
@@ -642,13 +663,17 @@ pub unsafe extern "C" fn tgsic_shader_run_vertices(
     s: *const TgsicShader,
     bindings: *const TgsicBindings,
     count: usize,
-    layout_: TgsicLayout,
+    layout: u32,
     inputs: *const u32,
     inputs_len: usize,
     outputs: *mut u32,
     outputs_len: usize,
 ) -> TgsicStatus {
     guard(|| {
+        let layout = match layout_of(layout) {
+            Ok(l) => l,
+            Err(status) => return status,
+        };
         need!(rt, "rt");
         need!(s, "shader");
         // SAFETY: the caller's contract.
@@ -668,7 +693,7 @@ pub unsafe extern "C" fn tgsic_shader_run_vertices(
         match s.0.run_vertices(
             &rt.0,
             bind,
-            Invocations::new(count, layout(layout_), inputs, outputs),
+            Invocations::new(count, layout, inputs, outputs),
         ) {
             Ok(_) => TgsicStatus::Ok,
             Err(e) => host_error(e),
@@ -713,7 +738,7 @@ pub unsafe extern "C" fn tgsic_shader_run_primitives(
     s: *const TgsicShader,
     bindings: *const TgsicBindings,
     count: usize,
-    layout_: TgsicLayout,
+    layout: u32,
     inputs: *const u32,
     inputs_len: usize,
     vertices: *mut u32,
@@ -724,6 +749,10 @@ pub unsafe extern "C" fn tgsic_shader_run_primitives(
     ends_len: usize,
 ) -> TgsicStatus {
     guard(|| {
+        let layout = match layout_of(layout) {
+            Ok(l) => l,
+            Err(status) => return status,
+        };
         need!(rt, "rt");
         need!(s, "shader");
         // SAFETY: the caller's contract; empty slices for zero lengths.
@@ -751,10 +780,7 @@ pub unsafe extern "C" fn tgsic_shader_run_primitives(
             counts,
             ends,
         };
-        match s
-            .0
-            .run_primitives(&rt.0, bind, count, layout(layout_), inputs, out)
-        {
+        match s.0.run_primitives(&rt.0, bind, count, layout, inputs, out) {
             Ok(_) => TgsicStatus::Ok,
             Err(e) => host_error(e),
         }

@@ -23,6 +23,12 @@ fn build_dir() -> PathBuf {
 }
 
 fn compile_example(work: &Path) -> PathBuf {
+    compile_c(work, "examples/render.c", "render")
+}
+
+/// Compiles the C program `source` (relative to this crate) against the header and the
+/// library into `work/name`.
+fn compile_c(work: &Path, source: &str, name: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = build_dir();
     assert!(
@@ -30,11 +36,11 @@ fn compile_example(work: &Path) -> PathBuf {
         "{} has no libtgsic_c.so",
         lib.display()
     );
-    let exe = work.join("render");
+    let exe = work.join(name);
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
         .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1"])
-        .arg(root.join("examples/render.c"))
+        .arg(root.join(source))
         .arg("-I")
         .arg(root.join("include"))
         .arg("-L")
@@ -108,4 +114,39 @@ fn the_c_example_renders_what_the_rust_api_renders() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("IN[5] is used but not declared"), "{err}");
+}
+
+#[test]
+fn c_values_outside_an_enumeration_are_argument_errors() {
+    // `tests/c/arguments.c`: an engine, a math mode and a layout no enumerator names are
+    // TGSIC_STATUS_ARGUMENT; a cache folder of "" is the default one, so nothing is written
+    // into the working directory (here an empty folder, the default one elsewhere).
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c_arguments");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+    let exe = compile_c(&work, "tests/c/arguments.c", "arguments");
+    let cwd = work.join("cwd");
+    let cache = work.join("default-cache");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = Command::new(&exe)
+        .current_dir(&cwd)
+        .env("TGSIC_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(&cwd)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "written into the working directory: {left:?}"
+    );
+    let cached = std::fs::read_dir(&cache).map_or(0, |d| d.count());
+    assert!(cached > 0, "the default folder holds the compiled code");
 }

@@ -50,7 +50,7 @@ fn mistakes_are_statuses_with_messages() {
         assert_eq!(tgsic_module_output_register(m, null(), 0), -1);
         let mut s = null_mut();
         assert_eq!(
-            tgsic_shader_compile(rt, m, TgsicEngine::Cranelift, &mut s),
+            tgsic_shader_compile(rt, m, TgsicEngine::Cranelift as u32, &mut s),
             TgsicStatus::Ok
         );
         // Four fragments: x = 0.5, 1, 1.5, -1 (the last is discarded); CONST[0] = 2.
@@ -69,7 +69,7 @@ fn mistakes_are_statuses_with_messages() {
                 s,
                 null(),
                 4,
-                TgsicLayout::Aos,
+                TgsicLayout::Aos as u32,
                 inputs.as_ptr(),
                 16,
                 out.as_mut_ptr(),
@@ -92,7 +92,7 @@ fn mistakes_are_statuses_with_messages() {
                 s,
                 b,
                 4,
-                TgsicLayout::Aos,
+                TgsicLayout::Aos as u32,
                 inputs.as_ptr(),
                 15,
                 out.as_mut_ptr(),
@@ -108,7 +108,7 @@ fn mistakes_are_statuses_with_messages() {
                 s,
                 b,
                 4,
-                TgsicLayout::Aos,
+                TgsicLayout::Aos as u32,
                 inputs.as_ptr(),
                 16,
                 out.as_mut_ptr(),
@@ -126,7 +126,7 @@ fn mistakes_are_statuses_with_messages() {
                 s,
                 b,
                 4,
-                TgsicLayout::Aos,
+                TgsicLayout::Aos as u32,
                 inputs.as_ptr(),
                 16,
                 out.as_mut_ptr(),
@@ -169,7 +169,7 @@ fn geometry_runs_from_c() {
         assert_eq!((per, max, outs), (6, 3, 2));
         let mut s = null_mut();
         assert_eq!(
-            tgsic_shader_compile(rt, m, TgsicEngine::Interpreter, &mut s),
+            tgsic_shader_compile(rt, m, TgsicEngine::Interpreter as u32, &mut s),
             TgsicStatus::Ok
         );
         // One triangle in z = 0 with white vertices: it moves a quarter up z.
@@ -193,7 +193,7 @@ fn geometry_runs_from_c() {
                 s,
                 null(),
                 1,
-                TgsicLayout::Aos,
+                TgsicLayout::Aos as u32,
                 inputs.as_ptr(),
                 inputs.len(),
                 vertices.as_mut_ptr(),
@@ -242,7 +242,7 @@ fn the_code_cache_is_chosen_and_reported_from_c() {
             );
             let mut s = null_mut();
             assert_eq!(
-                tgsic_shader_compile(rt, m, TgsicEngine::Cranelift, &mut s),
+                tgsic_shader_compile(rt, m, TgsicEngine::Cranelift as u32, &mut s),
                 TgsicStatus::Ok
             );
             let got = (tgsic_shader_engine(s), tgsic_shader_cache_hit(s));
@@ -281,8 +281,10 @@ fn the_math_mode_is_chosen_per_compile() {
         let run = |engine: TgsicEngine, math: Option<TgsicMath>| -> Vec<f32> {
             let mut s = null_mut();
             let status = match math {
-                Some(math) => tgsic_shader_compile_with_math(rt, m, engine, math, &mut s),
-                None => tgsic_shader_compile(rt, m, engine, &mut s),
+                Some(math) => {
+                    tgsic_shader_compile_with_math(rt, m, engine as u32, math as u32, &mut s)
+                }
+                None => tgsic_shader_compile(rt, m, engine as u32, &mut s),
             };
             assert_eq!(status, TgsicStatus::Ok, "{}", last());
             let mut out = vec![0u32; inputs.len()];
@@ -292,7 +294,7 @@ fn the_math_mode_is_chosen_per_compile() {
                     s,
                     null(),
                     xs.len(),
-                    TgsicLayout::Aos,
+                    TgsicLayout::Aos as u32,
                     inputs.as_ptr(),
                     inputs.len(),
                     out.as_mut_ptr(),

@@ -85,20 +85,20 @@ pub struct ExecArgs {
     /// four times it for those with SIN or COS (`docs/jit.md`, "Batches").
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
-    /// Where compiled code is kept between runs: a folder, or `off` (default: the
-    /// TGSIC_CACHE_DIR variable, else the per-user cache folder, ~/.cache/tgsic).
+    /// Where compiled code is kept between runs: a folder, or `off` (default, and for an empty
+    /// value: the TGSIC_CACHE_DIR variable, else the per-user cache folder, ~/.cache/tgsic).
     #[arg(long, value_name = "DIR|off")]
     pub cache_dir: Option<String>,
 }
 
 impl ExecArgs {
     /// The code cache `--cache-dir` names, or `default` without it.
+    /// An empty `--cache-dir ""` is no setting ([`CacheDir::parse`]).
     pub fn code_cache(&self, default: CacheDir) -> CacheDir {
-        match self.cache_dir.as_deref() {
-            None => default,
-            Some("off") => CacheDir::Off,
-            Some(dir) => CacheDir::At(dir.into()),
-        }
+        self.cache_dir
+            .as_deref()
+            .and_then(CacheDir::parse)
+            .unwrap_or(default)
     }
 }
 

@@ -26,6 +26,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The cache's size bound when none is given: 512 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 
+/// The largest entry read: far more than the code of any shader (the largest of the corpora
+/// take well under 1 MiB), far less than would strain a host's memory.
+pub const MAX_ENTRY_BYTES: u64 = 64 << 20;
+
 /// The first bytes of an entry, with the format's version.
 const MAGIC: &[u8; 8] = b"TGSICCH1";
 
@@ -43,24 +47,44 @@ pub enum CacheDir {
 }
 
 impl CacheDir {
+    /// The setting a string names, by the one rule of the variable `TGSIC_CACHE_DIR`, the
+    /// command line's `--cache-dir` and the C API's `cache_dir`: `off` for no cache, any
+    /// other text a folder, and the empty string no setting at all (`None`: the default
+    /// applies, so that an unset shell variable expanded to "" never names the working
+    /// directory).
+    pub fn parse(setting: &str) -> Option<CacheDir> {
+        match setting {
+            "" => None,
+            "off" => Some(CacheDir::Off),
+            dir => Some(CacheDir::At(PathBuf::from(dir))),
+        }
+    }
+
     /// The folder this setting names in this process's environment, or `None` for no cache.
+    /// An empty [`CacheDir::At`] path is [`CacheDir::Default`] ([`CacheDir::parse`]).
     pub fn resolve(&self) -> Option<PathBuf> {
         match self {
             CacheDir::Off => None,
-            CacheDir::At(p) => Some(p.clone()),
-            CacheDir::Default => match std::env::var_os("TGSIC_CACHE_DIR") {
-                Some(v) if v == "off" => None,
-                Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-                _ => {
-                    let base = std::env::var_os("XDG_CACHE_HOME")
-                        .filter(|v| !v.is_empty())
-                        .map(PathBuf::from)
-                        .or_else(|| {
-                            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"))
-                        })?;
-                    Some(base.join("tgsic"))
+            CacheDir::At(p) if !p.as_os_str().is_empty() => Some(p.clone()),
+            _ => {
+                let var = std::env::var_os("TGSIC_CACHE_DIR");
+                match var
+                    .as_ref()
+                    .and_then(|v| CacheDir::parse(&v.to_string_lossy()))
+                {
+                    Some(CacheDir::Off) => None,
+                    Some(CacheDir::At(_)) => var.map(PathBuf::from),
+                    _ => {
+                        let base = std::env::var_os("XDG_CACHE_HOME")
+                            .filter(|v| !v.is_empty())
+                            .map(PathBuf::from)
+                            .or_else(|| {
+                                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"))
+                            })?;
+                        Some(base.join("tgsic"))
+                    }
                 }
-            },
+            }
         }
     }
 }
@@ -118,11 +142,19 @@ impl DiskCache {
         self.dir.join(name)
     }
 
-    /// The payload stored under `key`, verified: the entry's key equals `key` and its payload
-    /// its digest. An entry that fails is removed.
+    /// The payload stored under `key`, verified: the entry is a regular file of at most
+    /// [`MAX_ENTRY_BYTES`], its key equals `key` and its payload its digest. An entry that
+    /// fails is removed (and so replaced when the shader is compiled again).
     pub fn load(&self, key: &[u8]) -> Option<Vec<u8>> {
         let path = self.path(key);
-        let bytes = std::fs::read(&path).ok()?;
+        let bytes = match read_entry(&path) {
+            Entry::Missing => return None,
+            Entry::Read(bytes) => bytes,
+            Entry::Refused => {
+                self.reject(&path);
+                return None;
+            }
+        };
         match verify(&bytes, key) {
             Some(payload) => {
                 // Most recently used: a hit refreshes the entry's time.
@@ -132,11 +164,17 @@ impl DiskCache {
                 Some(payload.to_vec())
             }
             None => {
-                self.rejected.fetch_add(1, Ordering::Relaxed);
-                let _ = std::fs::remove_file(&path);
+                self.reject(&path);
                 None
             }
         }
+    }
+
+    /// Counts an entry that failed verification and removes it (a symbolic link itself, not
+    /// what it points at).
+    fn reject(&self, path: &Path) {
+        self.rejected.fetch_add(1, Ordering::Relaxed);
+        let _ = std::fs::remove_file(path);
     }
 
     /// Stores `payload` under `key`, atomically (a temporary file renamed over the entry),
@@ -150,6 +188,10 @@ impl DiskCache {
         entry.extend_from_slice(&(payload.len() as u64).to_le_bytes());
         entry.extend_from_slice(&Sha256::digest(payload));
         entry.extend_from_slice(payload);
+        if entry.len() as u64 > MAX_ENTRY_BYTES {
+            // It would never be read back.
+            return;
+        }
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let tmp = self.dir.join(format!(
             ".tmp-{}-{}",
@@ -214,6 +256,52 @@ impl DiskCache {
             }
         }
         Ok(())
+    }
+}
+
+/// What reading an entry's file gave.
+enum Entry {
+    /// No such file (or it cannot be opened).
+    Missing,
+    /// Not a regular file (a link, a FIFO, a device, a folder), or larger than
+    /// [`MAX_ENTRY_BYTES`]: never an entry.
+    Refused,
+    /// The file's bytes.
+    Read(Vec<u8>),
+}
+
+/// Reads the entry at `path` without following a symbolic link and without waiting on a FIFO
+/// (it is opened without blocking and refused once seen), taking at most
+/// [`MAX_ENTRY_BYTES`]: the file type and size are those of the opened file, so that a file
+/// swapped in between cannot be read past the bound.
+fn read_entry(path: &Path) -> Entry {
+    use std::io::Read;
+    let mut options = std::fs::File::options();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+    );
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Entry::Missing,
+        // ELOOP: a symbolic link.
+        Err(_) if path.symlink_metadata().is_ok() => return Entry::Refused,
+        Err(_) => return Entry::Missing,
+    };
+    let Ok(meta) = file.metadata() else {
+        return Entry::Missing;
+    };
+    if !meta.is_file() || meta.len() > MAX_ENTRY_BYTES {
+        return Entry::Refused;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // One byte past the bound tells a file that grew since.
+    match file.take(MAX_ENTRY_BYTES + 1).read_to_end(&mut bytes) {
+        Ok(_) if bytes.len() as u64 <= MAX_ENTRY_BYTES => Entry::Read(bytes),
+        Ok(_) => Entry::Refused,
+        Err(_) => Entry::Missing,
     }
 }
 
@@ -290,6 +378,55 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn entries_that_are_not_regular_files_are_misses_read_without_waiting() {
+        // A FIFO under an entry's name would block a plain read forever; a symbolic link to a
+        // device or a huge file would be read whole. Both are misses, removed, and a store
+        // replaces them with a real entry.
+        let dir = folder("types");
+        let c = DiskCache::open(&dir, DEFAULT_MAX_BYTES).unwrap();
+        let key = b"some key".as_slice();
+        let fifo =
+            std::ffi::CString::new(c.path(key).into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path, and a plain mode.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let (done, waited) = std::sync::mpsc::channel();
+        let loader = {
+            let c = DiskCache::open(&dir, DEFAULT_MAX_BYTES).unwrap();
+            std::thread::spawn(move || done.send(c.load(key)).unwrap())
+        };
+        let got = waited
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("reading a FIFO entry returns at once");
+        loader.join().unwrap();
+        assert_eq!(got, None);
+        assert!(
+            c.path(key).symlink_metadata().is_err(),
+            "the FIFO is removed"
+        );
+        c.store(key, b"payload");
+        assert_eq!(c.load(key).as_deref(), Some(b"payload".as_slice()));
+        // A link is refused even to a valid entry of its own key: entries are regular files,
+        // never followed (so a link to `/dev/zero` or a huge file is not read either).
+        let elsewhere = dir.join("elsewhere");
+        std::fs::rename(c.path(key), &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, c.path(key)).unwrap();
+        assert_eq!(c.load(key), None, "a link to a valid entry");
+        assert!(
+            c.path(key).symlink_metadata().is_err(),
+            "the link is removed"
+        );
+        assert!(elsewhere.exists(), "what it pointed at is left alone");
+        // A regular file past the bound is refused without being read.
+        let big = std::fs::File::create(c.path(key)).unwrap();
+        big.set_len(MAX_ENTRY_BYTES + 1).unwrap();
+        drop(big);
+        assert_eq!(c.load(key), None);
+        assert!(!c.path(key).exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn the_folder_keeps_within_its_bound_least_recently_used_first() {
         let dir = folder("bound");
@@ -339,6 +476,15 @@ mod tests {
     fn the_setting_and_the_variable_choose_the_folder() {
         assert_eq!(CacheDir::Off.resolve(), None);
         let at = PathBuf::from("/somewhere");
-        assert_eq!(CacheDir::At(at.clone()).resolve(), Some(at));
+        assert_eq!(CacheDir::At(at.clone()).resolve(), Some(at.clone()));
+        assert_eq!(CacheDir::parse("off"), Some(CacheDir::Off));
+        assert_eq!(CacheDir::parse("/somewhere"), Some(CacheDir::At(at)));
+        // An empty setting is no setting: never the working directory.
+        assert_eq!(CacheDir::parse(""), None);
+        assert_eq!(
+            CacheDir::At(PathBuf::new()).resolve(),
+            CacheDir::Default.resolve()
+        );
+        assert_ne!(CacheDir::Default.resolve(), Some(PathBuf::new()));
     }
 }

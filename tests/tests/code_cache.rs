@@ -176,6 +176,67 @@ fn damaged_or_foreign_entries_are_compiled_again_never_run() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Rewrites the payload of the entry `file` (the layout `tgsic_runtime::cache` documents:
+/// magic, key length, key, payload length, SHA-256, payload) with `edit`, its digest made
+/// anew: a forged entry that passes the integrity check.
+fn forge(file: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    use sha2::{Digest, Sha256};
+    let entry = std::fs::read(file).unwrap();
+    let key_len = u32::from_le_bytes(entry[8..12].try_into().unwrap()) as usize;
+    let head = 12 + key_len;
+    let mut payload = entry[head + 8 + 32..].to_vec();
+    edit(&mut payload);
+    let mut out = entry[..head].to_vec();
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Sha256::digest(&payload));
+    out.extend_from_slice(&payload);
+    std::fs::write(file, out).unwrap();
+}
+
+#[test]
+fn forged_entries_whose_fields_do_not_fit_their_code_are_compiled_again() {
+    // The payload is `CompiledShader::to_bytes`: magic (8), the image's length (4), then the
+    // image's code length (4), entry (4) and instructions' length (4); its last three words
+    // are the code size, the frame's bytes and the lanes per step. A field is placed by its
+    // offset from the start, or (negative) from the end.
+    for engine in engines() {
+        let dir = folder(&format!("forged-{engine}"));
+        assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Miss);
+        let files = entries(&dir);
+        assert_eq!(files.len(), 1);
+        let whole = std::fs::read(&files[0]).unwrap();
+        let key_len = u32::from_le_bytes(whole[8..12].try_into().unwrap()) as usize;
+        let payload = &whole[12 + key_len + 40..];
+        let instructions = u32::from_le_bytes(payload[20..24].try_into().unwrap());
+        let forgeries: [(&str, isize, u32); 5] = [
+            ("entry past the instructions", 16, instructions),
+            ("entry past the image", 16, u32::MAX),
+            ("instructions past the image", 20, u32::MAX),
+            ("a frame of 4 GiB", -8, u32::MAX),
+            ("3 lanes per step", -4, 3),
+        ];
+        for (what, at, value) in forgeries {
+            forge(&files[0], |p| {
+                let at = if at < 0 {
+                    p.len() - at.unsigned_abs()
+                } else {
+                    at as usize
+                };
+                p[at..at + 4].copy_from_slice(&value.to_le_bytes());
+            });
+            // Refused, compiled again (right pixels), and replaced by a valid entry.
+            assert_eq!(
+                compile_and_check(&dir, SHADERS[0], engine),
+                CacheUse::Miss,
+                "{engine}: {what}"
+            );
+            assert_eq!(std::fs::read(&files[0]).unwrap(), whole, "{engine}: {what}");
+            assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Hit);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 #[test]
 fn runtimes_filling_one_folder_at_once_all_render_right() {
     let dir = folder("race");

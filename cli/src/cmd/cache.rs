@@ -18,11 +18,11 @@ pub struct CacheArgs {
 
 /// `tgsic cache`.
 pub fn cache(a: &CacheArgs) -> Result<(), Failure> {
-    let setting = match a.cache_dir.as_deref() {
-        None => CacheDir::Default,
-        Some("off") => CacheDir::Off,
-        Some(d) => CacheDir::At(d.into()),
-    };
+    let setting = a
+        .cache_dir
+        .as_deref()
+        .and_then(CacheDir::parse)
+        .unwrap_or_default();
     let Some(dir) = setting.resolve() else {
         println!("the code cache is off");
         return Ok(());

@@ -42,6 +42,18 @@ pub enum JitError {
     /// Options out of range.
     #[error("invalid JIT options: {0}")]
     Options(String),
+    /// Code whose stack frame is deeper than any thread is given for it.
+    #[error("the code's stack frame takes {bytes} bytes, more than the {limit} a shader may")]
+    FrameTooLarge {
+        /// The frame's bytes.
+        bytes: usize,
+        /// [`MAX_STACK_BYTES`].
+        limit: usize,
+    },
+    /// A stored compiled shader (a code cache entry's payload) that is damaged or does not
+    /// belong to the function it was looked up for.
+    #[error(transparent)]
+    Stored(#[from] super::image::ImageError),
     /// The back end is not in this build.
     #[error(
         "the {0} back end needs tgsic built with the cargo feature `{0}` (cargo build --release --features {0})"
@@ -325,6 +337,11 @@ pub struct CompiledShader {
     pub asm: Option<String>,
 }
 
+/// The deepest frame any compiled shader may have: far beyond the frame of any real shader
+/// (spill slots of the largest function the JIT compiles, [`MAX_VECTOR_INSTS`]), far below
+/// what a thread can be given.
+pub const MAX_STACK_BYTES: usize = 64 << 20;
+
 /// The deepest frame [`CompiledShader::call`] runs on the calling thread: any thread's stack
 /// has this much room (a Rust thread has 2 MiB, a test thread too).
 pub const INLINE_STACK: usize = 256 << 10;
@@ -398,6 +415,12 @@ impl CompiledShader {
         array_words: usize,
         info: CodeInfo,
     ) -> Result<CompiledShader, JitError> {
+        if info.stack_bytes > MAX_STACK_BYTES {
+            return Err(JitError::FrameTooLarge {
+                bytes: info.stack_bytes,
+                limit: MAX_STACK_BYTES,
+            });
+        }
         let (owner, entry) = image.map()?;
         Ok(CompiledShader {
             _owner: Box::new(owner),

@@ -146,6 +146,10 @@ pub struct CodeImage {
     pub bytes: Vec<u8>,
     /// The offset of the entry point, `unsafe extern "C" fn(*mut JitArgs)`.
     pub entry: u32,
+    /// The bytes from the start that hold instructions: the entry lies below it; constants,
+    /// data and call stubs follow. (Cranelift's buffer holds its constants among its code:
+    /// there it is the whole image.)
+    pub code_len: u32,
     /// The absolute addresses to write where the image is mapped.
     pub relocs: Vec<Reloc>,
 }
@@ -164,17 +168,26 @@ impl CodeOwner for MappedCode {}
 pub struct ImageError(pub &'static str);
 
 impl CodeImage {
-    /// Checks that the entry and every relocation lie inside the bytes.
+    /// Checks that the entry lies in the instructions, and every relocation inside the bytes,
+    /// apart from the others and from the entry.
     ///
     /// # Errors
     /// [`JitError::Codegen`] naming what lies outside.
     pub fn check(&self) -> Result<(), JitError> {
         let len = self.bytes.len();
-        if self.entry as usize >= len {
-            return Err(JitError::Codegen(
-                "the image's entry is past its end".into(),
-            ));
+        if self.code_len as usize > len {
+            return Err(JitError::Codegen(format!(
+                "the image's {} bytes of instructions are past its {len} bytes",
+                self.code_len
+            )));
         }
+        if self.entry >= self.code_len {
+            return Err(JitError::Codegen(format!(
+                "the image's entry at {} is not among its {} bytes of instructions",
+                self.entry, self.code_len
+            )));
+        }
+        let mut slots: Vec<u32> = Vec::with_capacity(self.relocs.len());
         for r in &self.relocs {
             if r.offset as usize + 8 > len {
                 return Err(JitError::Codegen(format!(
@@ -189,6 +202,20 @@ impl CodeImage {
                     "a relocation points at {t}, past the image's {len} bytes"
                 )));
             }
+            if (r.offset..r.offset + 8).contains(&self.entry) {
+                return Err(JitError::Codegen(format!(
+                    "a relocation at {} overwrites the entry at {}",
+                    r.offset, self.entry
+                )));
+            }
+            slots.push(r.offset);
+        }
+        slots.sort_unstable();
+        if let Some(w) = slots.windows(2).find(|w| w[1] < w[0] + 8) {
+            return Err(JitError::Codegen(format!(
+                "relocations at {} and {} overlap",
+                w[0], w[1]
+            )));
         }
         Ok(())
     }
@@ -226,11 +253,13 @@ impl CodeImage {
         Ok((MappedCode(map), entry))
     }
 
-    /// The image as bytes: its length, entry, relocations and code, little-endian.
+    /// The image as bytes: its length, entry, instructions' length, relocations and code,
+    /// little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16 + 17 * self.relocs.len() + self.bytes.len());
+        let mut out = Vec::with_capacity(20 + 17 * self.relocs.len() + self.bytes.len());
         out.extend_from_slice(&(self.bytes.len() as u32).to_le_bytes());
         out.extend_from_slice(&self.entry.to_le_bytes());
+        out.extend_from_slice(&self.code_len.to_le_bytes());
         out.extend_from_slice(&(self.relocs.len() as u32).to_le_bytes());
         for r in &self.relocs {
             out.extend_from_slice(&r.offset.to_le_bytes());
@@ -254,6 +283,7 @@ impl CodeImage {
         let mut r = Reader(b);
         let len = r.u32()? as usize;
         let entry = r.u32()?;
+        let code_len = r.u32()?;
         let count = r.u32()? as usize;
         if count > b.len() / 17 {
             return Err(ImageError("more relocations than bytes"));
@@ -282,6 +312,7 @@ impl CodeImage {
         let image = CodeImage {
             bytes,
             entry,
+            code_len,
             relocs,
         };
         image
@@ -326,6 +357,7 @@ mod tests {
         let image = CodeImage {
             bytes: (0..64u8).collect(),
             entry: 4,
+            code_len: 8,
             relocs: vec![
                 Reloc {
                     offset: 8,
@@ -349,16 +381,26 @@ mod tests {
         for n in 0..whole.len() {
             assert!(CodeImage::from_bytes(&whole[..n]).is_err(), "{n} bytes");
         }
-        // An entry or a relocation outside the code is refused.
-        let mut bad = whole.clone();
-        bad[4..8].copy_from_slice(&100u32.to_le_bytes());
-        assert!(CodeImage::from_bytes(&bad).is_err());
-        let mut bad = whole.clone();
-        bad[12..16].copy_from_slice(&60u32.to_le_bytes());
-        assert!(CodeImage::from_bytes(&bad).is_err());
+        // An entry outside the instructions, instructions past the bytes, a relocation
+        // outside the bytes or over another, and an unknown symbol are refused.
+        let field = |at: usize, v: u32| {
+            let mut bad = whole.clone();
+            bad[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            bad
+        };
+        for (what, bad) in [
+            ("entry past the end", field(4, 100)),
+            ("entry among the constants", field(4, 20)),
+            ("instructions past the end", field(8, 65)),
+            ("relocation past the end", field(16, 60)),
+            ("relocations overlapping", field(33, 12)),
+            ("relocation over the entry", field(16, 0)),
+        ] {
+            assert!(CodeImage::from_bytes(&bad).is_err(), "{what}");
+        }
         let mut bad = whole;
-        bad[16] = 42;
-        assert!(CodeImage::from_bytes(&bad).is_err());
+        bad[20] = 42;
+        assert!(CodeImage::from_bytes(&bad).is_err(), "an unknown symbol");
     }
 
     #[test]
@@ -369,6 +411,7 @@ mod tests {
         let image = CodeImage {
             bytes,
             entry: 0,
+            code_len: 8,
             relocs: vec![Reloc {
                 offset: 8,
                 target: Target::Image(0),

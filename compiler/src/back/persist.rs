@@ -5,13 +5,13 @@
 //! inconsistent form is an [`ImageError`], never a shader. (A cache verifies its entries'
 //! integrity and keys before this.)
 
-use super::abi::{BATCH_LANES, CodeInfo, CompiledShader, JitError, TextureCall};
+use super::abi::{BATCH_LANES, CodeInfo, CompiledShader, JitError, MAX_STACK_BYTES, TextureCall};
 use super::image::{CodeImage, ImageError, Reader};
 use super::texpath::TexPaths;
 use crate::ir::TexOp;
 
 /// The first bytes of the form, with its version.
-const MAGIC: &[u8; 8] = b"TGSICOD1";
+const MAGIC: &[u8; 8] = b"TGSICOD2";
 
 /// The most entries of any list of the form: far more than any shader has, far fewer than
 /// would exhaust memory.
@@ -59,10 +59,47 @@ impl CompiledShader {
     /// The shader of [`CompiledShader::to_bytes`]' form, its code mapped into this process.
     ///
     /// # Errors
-    /// [`JitError::Codegen`] naming what is wrong with a truncated or inconsistent form,
-    /// [`JitError::Host`] when the system refuses executable memory.
+    /// [`JitError::Stored`] naming what is wrong with a truncated or inconsistent form,
+    /// [`JitError::FrameTooLarge`] for a frame past [`MAX_STACK_BYTES`], [`JitError::Host`]
+    /// when the system refuses executable memory.
     pub fn from_bytes(bytes: &[u8]) -> Result<CompiledShader, JitError> {
-        read(bytes).map_err(|e| JitError::Codegen(e.to_string()))?
+        read(bytes)?
+    }
+
+    /// Checks that this shader (read back with [`CompiledShader::from_bytes`]) is what
+    /// compiling `f` with `opts` gives, in everything the caller sizes memory by: the
+    /// immediates and array storage `f` has, the lanes per step `opts` asks for, and the
+    /// frame bound. A stored shader that fails is not run.
+    ///
+    /// # Errors
+    /// [`JitError::Stored`] naming the first field that does not belong to `f`.
+    pub fn check_for(
+        &self,
+        f: &crate::ir::Function,
+        opts: &super::CodegenOptions,
+    ) -> Result<(), JitError> {
+        let bad = |what| Err(JitError::Stored(ImageError(what)));
+        if !self
+            .immediates
+            .iter()
+            .copied()
+            .eq(f.immediates.iter().flatten().copied())
+        {
+            return bad("immediates that are not the function's");
+        }
+        let arrays = (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES;
+        if self.array_words != arrays {
+            return bad("array storage that is not the function's");
+        }
+        if !matches!(self.lanes_per_step, 4 | 8 | 16 | 32 | 64)
+            || (opts.lanes != 0 && self.lanes_per_step != opts.lanes)
+        {
+            return bad("lanes per step other than those asked for");
+        }
+        if self.stack_bytes > MAX_STACK_BYTES {
+            return bad("a stack frame past the bound");
+        }
+        Ok(())
     }
 }
 
@@ -117,6 +154,12 @@ fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
     let code_size = r.u32()? as usize;
     let stack_bytes = r.u32()? as usize;
     let lanes_per_step = r.u32()? as usize;
+    if !matches!(lanes_per_step, 4 | 8 | 16 | 32 | 64) {
+        return Err(ImageError("lanes per step no back end compiles"));
+    }
+    if stack_bytes > MAX_STACK_BYTES {
+        return Err(ImageError("a stack frame past the bound"));
+    }
     if !r.0.is_empty() {
         return Err(ImageError("bytes after the shader"));
     }

@@ -382,20 +382,21 @@ where
             .iter()
             .any(|s| s.register.file == File::Input && s.register.is_indirect())
     });
-    let columns = (engine.reads_columns() && !indexes_inputs).then(|| {
-        let mut reg = [[0; BATCH_LANES]; 4];
-        std::sync::Arc::new(Columns::new(
-            shader.size(File::Input),
-            tiles_x as usize,
-            |r, c| {
-                let (_, _, table) = decls
-                    .iter()
-                    .find(|(f, regs, _)| *f == File::Input && regs.contains(&(r as u32)))?;
-                table.fill_column(8 * c as u32, &mut reg);
-                Some(reg[0])
-            },
-        ))
-    });
+    let columns =
+        (engine.reads_columns() && !indexes_inputs && shader.size(File::Input) > 0).then(|| {
+            let mut reg = [[0; BATCH_LANES]; 4];
+            std::sync::Arc::new(Columns::new(
+                shader.size(File::Input),
+                tiles_x as usize,
+                |r, c| {
+                    let (_, _, table) = decls
+                        .iter()
+                        .find(|(f, regs, _)| *f == File::Input && regs.contains(&(r as u32)))?;
+                    table.fill_column(8 * c as u32, &mut reg);
+                    Some(reg[0])
+                },
+            ))
+        });
     // The declarations a tile fills component x of: none with the columns but SV's.
     let per_tile: Vec<&(File, Vec<u32>, InputTable)> = decls
         .iter()

@@ -158,3 +158,45 @@ fn jit_code_reads_each_tiles_column_of_the_inputs() {
         }
     }
 }
+
+#[test]
+fn jit_code_without_inputs_renders_what_the_interpreter_does() {
+    // A shader that declares no IN register (a constant colour, system values only, a
+    // constant buffer) reads no column table: every JIT renders it as the interpreter does.
+    use crate::engine::{CompileOptions, EngineKind};
+    use crate::jit::JitShader;
+    use tgsic::back::Backend;
+    let constant = "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 {1.0, 0.5, 0.0, 2.0}\n\
+                    MOV OUT[0], IMM[0]\nEND\n";
+    let system = "FRAG\nDCL SV[0], POSITION\nDCL OUT[0], COLOR\nMOV OUT[0], SV[0]\nEND\n";
+    let uniform = "FRAG\nDCL OUT[0], COLOR\nDCL CONST[0][0]\nMOV OUT[0], CONST[0][0]\nEND\n";
+    let bind = Bindings {
+        constants: vec![vec![[0.25f32, -1.0, 3.0, 0.5].map(f32::to_bits)]],
+        ..Bindings::default()
+    };
+    let (w, h) = (8 * SEGMENT_TILES + 5, 11);
+    for src in [constant, system, uniform] {
+        let shader = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
+        let want = render(&shader, &bind, w, h, 0).unwrap();
+        assert!(
+            want.pixels.iter().any(|p| p.iter().any(|&c| c != 0.0)),
+            "{src}"
+        );
+        for backend in Backend::ALL.into_iter().filter(|b| b.available()) {
+            let config = CompileOptions::with_engine(EngineKind::from(backend));
+            let jit = JitShader::new(shader.clone(), &config).unwrap();
+            for threads in [1, 2] {
+                let opts = RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                };
+                let got = render_with(&jit, &bind, w, h, 0, &opts)
+                    .unwrap_or_else(|e| panic!("{backend:?}, {threads} threads: {e}\n{src}"));
+                assert_eq!(
+                    got.pixels, want.pixels,
+                    "{backend:?}, {threads} threads\n{src}"
+                );
+            }
+        }
+    }
+}

@@ -395,11 +395,16 @@ impl Variants {
             key.extend(paths.words().iter().flat_map(|w| w.to_le_bytes()));
             (disk, key)
         });
-        // A stored variant that does not read back (another format, no memory) is compiled
-        // again and replaced.
+        let opts = CodegenOptions {
+            textures: paths,
+            ..*codegen
+        };
+        // A stored variant that does not read back (another format, no memory) or does not
+        // belong to this function is compiled again and replaced.
         if let Some((disk, key)) = &key
             && let Some(bytes) = disk.load(key)
             && let Ok(c) = CompiledShader::from_bytes(&bytes)
+            && c.check_for(f, &opts).is_ok()
         {
             let c = Arc::new(c);
             map.insert(paths, c.clone());
@@ -408,10 +413,6 @@ impl Variants {
         if !compile {
             return Ok(None);
         }
-        let opts = CodegenOptions {
-            textures: paths,
-            ..*codegen
-        };
         let c = Arc::new(tgsic::back::compile(f, backend, &opts)?);
         let used = match &key {
             Some((disk, key)) => {
@@ -623,8 +624,10 @@ impl Engine for JitShader {
                 args.inputs = io.inputs.as_ptr() as *const u32;
                 // Component x from the tile's column of the table when there is one: the
                 // code reads registers below `self.io[0]` (`fits` above), all in the table.
+                // A shader without IN registers reads none: nothing to point at.
                 (args.inputs_x, args.inputs_x_stride) = match &io.columns {
                     None => (args.inputs, 4 * BATCH_LANES as u64),
+                    Some(_) if self.io[0] == 0 => (args.inputs, 4 * BATCH_LANES as u64),
                     Some(t) => match t.column_ptr(io.column as usize) {
                         Some((p, stride)) if t.registers() >= self.io[0] => (p, stride as u64),
                         _ => {

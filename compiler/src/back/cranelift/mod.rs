@@ -240,8 +240,10 @@ fn image_of(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let bytes = compiled.code_buffer().to_vec();
     Ok(CodeImage {
-        bytes: compiled.code_buffer().to_vec(),
+        code_len: bytes.len() as u32,
+        bytes,
         entry: 0,
         relocs,
     })

@@ -26,7 +26,13 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
     // Where each allocated section goes.
     let mut placed: HashMap<SectionIndex, u64> = HashMap::new();
     let mut image: Vec<u8> = Vec::new();
-    for s in file.sections() {
+    // The instructions first, so that they end where the constants begin.
+    let text_first = file
+        .sections()
+        .filter(|s| s.kind() == SectionKind::Text)
+        .chain(file.sections().filter(|s| s.kind() != SectionKind::Text));
+    let mut code_len = 0;
+    for s in text_first {
         let loaded = matches!(
             s.kind(),
             SectionKind::Text
@@ -53,6 +59,9 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
             }
         }
         placed.insert(s.index(), at);
+        if s.kind() == SectionKind::Text {
+            code_len = image.len();
+        }
     }
     if image.len() > u32::MAX as usize {
         return Err(err("the code is larger than 4 GiB".into()));
@@ -152,6 +161,7 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
     let image = CodeImage {
         bytes: image,
         entry,
+        code_len: code_len as u32,
         relocs,
     };
     image.check()?;
