@@ -26,7 +26,7 @@ fn ir(c: &mut Criterion) {
             b.iter(|| {
                 programs
                     .iter()
-                    .map(|p| tgsic::ir::lift(black_box(p)).map_or(0, |f| f.count()))
+                    .map(|p| tgsic::ir::lift::lift(black_box(p)).map_or(0, |f| f.count()))
                     .sum::<usize>()
             })
         });
@@ -36,7 +36,7 @@ fn ir(c: &mut Criterion) {
                     programs
                         .iter()
                         .map(|p| {
-                            let mut f = tgsic::ir::lift(black_box(p)).expect("lifts");
+                            let mut f = tgsic::ir::lift::lift(black_box(p)).expect("lifts");
                             optimize(&mut f, level).after
                         })
                         .sum::<usize>()

@@ -32,7 +32,7 @@ fn jit(c: &mut Criterion) {
                 programs
                     .iter()
                     .map(|p| {
-                        let mut f = tgsic::ir::lift(black_box(p)).expect("lifts");
+                        let mut f = tgsic::ir::lift::lift(black_box(p)).expect("lifts");
                         optimize(&mut f, OptLevel::O2);
                         compile(&f, backend, &opts).expect("compiles").code_size
                     })

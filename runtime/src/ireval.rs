@@ -28,8 +28,9 @@ use crate::engine::{
     Reg, RunError,
 };
 use crate::lookup::{TexRequest, sample};
+use tgsic::ir::lift::{LiftError, lift_valid};
 use tgsic::ir::semantics as sem;
-use tgsic::ir::{Axis, Block, Def, Function, LiftError, Op, Stmt, Value, lift_valid};
+use tgsic::ir::{Axis, Block, Def, Function, Op, Stmt, Value};
 use tgsic::numerics::{b, f};
 
 /// A program and its IR, ready to evaluate.

@@ -77,7 +77,7 @@ pub fn lift_optimize(data: &[u8]) {
     if tgsic::valid::validate(&src.program).is_err() {
         return;
     }
-    let Ok(mut f) = tgsic::ir::lift(&src.program) else {
+    let Ok(mut f) = tgsic::ir::lift::lift(&src.program) else {
         return;
     };
     if let Err(e) = tgsic::ir::verify::verify(&f) {

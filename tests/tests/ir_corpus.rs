@@ -1,6 +1,6 @@
 //! Every corpus shader lifts to IR the verifier accepts, and prints.
 
-use tgsic::ir::{lift, print::print, verify::verify};
+use tgsic::ir::{lift::lift, print::print, verify::verify};
 use tgsic_tests::all_shaders;
 
 #[test]

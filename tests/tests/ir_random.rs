@@ -116,7 +116,7 @@ fn replay() {
         .unwrap_or(0);
     let p = program(seed);
     println!("{}", tgsic::front::text::print(&p));
-    let mut f = tgsic::ir::lift(&p).unwrap();
+    let mut f = tgsic::ir::lift::lift(&p).unwrap();
     optimize(&mut f, OptLevel::O2);
     println!("{}", tgsic::ir::print::print(&f));
     let shader = Module::new(p).unwrap();

@@ -934,7 +934,7 @@ fn two_threads_render_what_one_renders() {
     }
 }
 
-/// The deepest nesting the lifter accepts (`tgsic::ir::MAX_NESTING` levels of IF, loop and
+/// The deepest nesting the lifter accepts (`tgsic::ir::lift::MAX_NESTING` levels of IF, loop and
 /// SWITCH blocks mixed) lifts, optimizes, compiles with every back end and matches the
 /// interpreter on a test thread's ordinary 2 MiB stack: every recursive stage has room for it.
 /// One level more is the located "nested too deeply" error.
@@ -968,10 +968,10 @@ fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
         }
         text + "MOV OUT[0], TEMP[0]\nEND\n"
     };
-    let depth = tgsic::ir::MAX_NESTING as usize;
+    let depth = tgsic::ir::lift::MAX_NESTING as usize;
     both(&shader(depth), &Bindings::default());
     let too_deep = tgsic::front::text::parse(&shader(depth + 1)).unwrap();
-    let e = tgsic::ir::lift(&too_deep).unwrap_err();
+    let e = tgsic::ir::lift::lift(&too_deep).unwrap_err();
     assert!(e.to_string().contains("nested too deeply"), "{e}");
 }
 

@@ -287,6 +287,10 @@ impl<'ast> Visit<'ast> for Paths {
         self.use_tree(&mut Vec::new(), &u.tree);
     }
 
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {
+        // `pub(super)`, `pub(in crate::a)`: who may see an item, not what it uses.
+    }
+
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {
         // An inline module is a module of its own, scanned as such.
     }

@@ -3,7 +3,7 @@
 use crate::report::{Failure, read_error, validation_error};
 use clap::Args;
 use std::time::{Duration, Instant};
-use tgsic::ir::{Function, lift_valid, print::print, verify::verify};
+use tgsic::ir::{Function, lift::lift_valid, print::print, verify::verify};
 use tgsic::opt::{OptLevel, OptStats, optimize};
 
 /// Arguments of `tgsic ir`.

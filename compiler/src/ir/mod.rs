@@ -14,10 +14,11 @@
 //!   unspecified in non-uniform control flow (`docs/ir.md`).
 //! - Effects are explicit instructions: array stores, output stores, discard, EMIT.
 //!
-//! See `docs/ir.md` for the text form printed by [`mod@print`].
+//! See `docs/ir.md` for the text form printed by [`mod@print`]. [`lift`] makes a function of a
+//! valid program.
 
 pub mod arena;
-mod lift;
+pub mod lift;
 pub mod pressure;
 pub mod print;
 pub mod semantics;
@@ -26,7 +27,6 @@ pub mod uniform;
 pub mod verify;
 
 pub use arena::{Arena, Handle};
-pub use lift::{LiftError, MAX_NESTING, lift, lift_valid};
 
 use crate::tgsi::{Processor, Semantic, Swizzle};
 pub use tex::{Level, TexArg, TexKind, TexLayout, TexOp};

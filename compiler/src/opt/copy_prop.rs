@@ -168,7 +168,7 @@ mod tests {
     fn loop_parameters_a_loop_never_changes_become_their_initial_values() {
         // TEMP[1] is carried through the loop (read and rewritten with itself) but never
         // changes: its parameter is the initial value.
-        let mut f = lift(
+        let mut f = lift::lift(
             &crate::front::text::parse(
                 "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
                  IMM[0] FLT32 {1.0, 0.5, 0.0, 0.0}\nMOV TEMP[1], IN[0]\nBGNLOOP\n\

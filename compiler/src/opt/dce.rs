@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn unused_channels_and_inputs_disappear() {
         // Only OUT[0].x is written from IN[0]; the y, z, w computations and IN[1] are dead.
-        let mut f = lift(
+        let mut f = lift::lift(
             &crate::front::text::parse(
                 "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\n\
                  DCL OUT[0], COLOR\nDCL TEMP[0]\nMUL TEMP[0], IN[0], IN[1]\nMOV TEMP[0].x, IN[0].yyyy\n\

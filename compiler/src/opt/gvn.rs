@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn repeated_computations_merge_across_swapped_operands() {
-        let mut f = lift(
+        let mut f = lift::lift(
             &crate::front::text::parse(
                 "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
                  MUL TEMP[0], IN[0], IN[0].yxzw\nMUL TEMP[1], IN[0].yxzw, IN[0]\n\

@@ -85,7 +85,7 @@ mod tests {
 
     #[test]
     fn a_small_conditional_becomes_selects() {
-        let mut f = lift(
+        let mut f = lift::lift(
             &crate::front::text::parse(
                 "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
                  IMM[0] FLT32 {0.5, 2.0, 0.0, 0.0}\nMOV TEMP[0], IN[0]\nIF IN[0].xxxx\n\

@@ -85,7 +85,7 @@ mod tests {
 
     #[test]
     fn a_computation_on_inputs_leaves_the_loop() {
-        let mut f = lift(
+        let mut f = lift::lift(
             &crate::front::text::parse(
                 "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
                  IMM[0] FLT32 {8.0, 1.0, 0.0, 0.0}\nBGNLOOP\nMUL TEMP[1].x, IN[0].xxxx, IMM[0].xxxx\n\

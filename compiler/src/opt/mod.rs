@@ -135,7 +135,34 @@ pub fn optimize(f: &mut Function, level: OptLevel) -> OptStats {
 #[cfg(test)]
 pub(crate) fn optimized_text(src: &str) -> Function {
     let p = crate::front::text::parse(src).expect("parses");
-    let mut f = crate::ir::lift(&p).expect("lifts");
+    let mut f = crate::ir::lift::lift(&p).expect("lifts");
     optimize(&mut f, OptLevel::O2);
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{OptLevel, optimize};
+
+    /// The pipeline with `retype`: a float accumulated in an integer-typed register is a float.
+    #[test]
+    fn an_integer_typed_float_accumulator_becomes_a_float() {
+        let p = crate::front::text::parse(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL CONST[0][0]\nDCL TEMP[0..2]\n\
+             IMM[0] UINT32 {0, 1, 5, 0}\nMOV TEMP[1].x, IMM[0].xxxx\nMOV TEMP[2].x, IMM[0].xxxx\n\
+             BGNLOOP\nUSGE TEMP[0].x, TEMP[2].xxxx, IMM[0].zzzz\nUIF TEMP[0].xxxx\nBRK\nENDIF\n\
+             ADD TEMP[1].x, TEMP[1].xxxx, CONST[0][0].xxxx\nUADD TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\n\
+             ENDLOOP\nMOV OUT[0], TEMP[1].xxxx\nEND\n",
+        )
+        .unwrap();
+        let mut f = crate::ir::lift::lift(&p).unwrap();
+        optimize(&mut f, OptLevel::O2);
+        let text = crate::ir::print::print(&f);
+        assert!(!text.contains("bitcast"), "{text}");
+        assert!(
+            text.contains("loop (%") && text.contains(":f32 = %"),
+            "{text}"
+        );
+        crate::ir::verify::verify(&f).unwrap();
+    }
 }

@@ -277,29 +277,3 @@ pub fn run(f: &mut Function) -> bool {
     });
     true
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::opt::{OptLevel, optimize};
-
-    #[test]
-    fn an_integer_typed_float_accumulator_becomes_a_float() {
-        let p = crate::front::text::parse(
-            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL CONST[0][0]\nDCL TEMP[0..2]\n\
-             IMM[0] UINT32 {0, 1, 5, 0}\nMOV TEMP[1].x, IMM[0].xxxx\nMOV TEMP[2].x, IMM[0].xxxx\n\
-             BGNLOOP\nUSGE TEMP[0].x, TEMP[2].xxxx, IMM[0].zzzz\nUIF TEMP[0].xxxx\nBRK\nENDIF\n\
-             ADD TEMP[1].x, TEMP[1].xxxx, CONST[0][0].xxxx\nUADD TEMP[2].x, TEMP[2].xxxx, IMM[0].yyyy\n\
-             ENDLOOP\nMOV OUT[0], TEMP[1].xxxx\nEND\n",
-        )
-        .unwrap();
-        let mut f = crate::ir::lift(&p).unwrap();
-        optimize(&mut f, OptLevel::O2);
-        let text = crate::ir::print::print(&f);
-        assert!(!text.contains("bitcast"), "{text}");
-        assert!(
-            text.contains("loop (%") && text.contains(":f32 = %"),
-            "{text}"
-        );
-        crate::ir::verify::verify(&f).unwrap();
-    }
-}

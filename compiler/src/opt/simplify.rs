@@ -275,7 +275,7 @@ mod tests {
     use crate::ir::{Stmt, lift, verify::verify};
 
     fn lifted(text: &str) -> crate::ir::Function {
-        lift(&crate::front::text::parse(text).unwrap()).unwrap()
+        lift::lift(&crate::front::text::parse(text).unwrap()).unwrap()
     }
 
     #[test]

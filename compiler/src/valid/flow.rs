@@ -1,6 +1,6 @@
 //! Control-flow structure: balanced blocks, statements in the blocks they belong to, labels.
 
-use super::{ValidationError, ValidationErrorKind};
+use super::error::{ValidationError, ValidationErrorKind};
 use crate::tgsi::*;
 
 #[derive(Debug, Clone, Copy, PartialEq)]

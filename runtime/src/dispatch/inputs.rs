@@ -1,7 +1,7 @@
 //! The inputs of a fragment grid: how each input register's value follows from its pixel
 //! (`docs/run.md`), tabulated per row and column so that a tile's batch is filled by copies.
 
-use super::BatchIo;
+use crate::engine::BatchIo;
 use crate::engine::{BATCH_LANES, Reg};
 use tgsic::tgsi::*;
 

@@ -5,7 +5,7 @@
 //! once ([`write_tile`] counts them), and the band becomes initialised only when the counts
 //! add up to its length ([`Pixels::finish`]).
 
-use super::PixelBuffer;
+use super::pixels::PixelBuffer;
 use crate::engine::{ALL, BATCH_LANES, Mask, Reg};
 use std::mem::MaybeUninit;
 

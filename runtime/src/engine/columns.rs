@@ -1,7 +1,7 @@
 //! Component x of a fragment grid's inputs, per column of tiles, for engines that read it from
 //! there ([`super::Engine::reads_columns`]).
 
-use super::{BATCH_LANES, Chan};
+use super::lanes::{BATCH_LANES, Chan};
 
 /// Component x of every IN register for every column of 8 × 8 tiles: what a tile's batch
 /// holds in `inputs[r][0]` when the tile is column `c`, for each register `r` and column `c`

@@ -12,6 +12,7 @@
 //! - [`RunError`], [`LoadError`]: why a run or a load failed.
 
 mod columns;
+mod lanes;
 mod module;
 mod options;
 mod reflect;
@@ -25,19 +26,7 @@ use crate::texture::{Sampler, Texture};
 use tgsic::tgsi::Location;
 use thiserror::Error;
 
-/// Invocations per batch (16 quads of fragments, or 64 vertices): the lanes of every engine's
-/// batch and of one call of the generated code (defined once, in the compiler's calling
-/// interface).
-pub use tgsic::back::abi::BATCH_LANES;
-/// One component of one register, across the lanes.
-pub type Chan = [u32; BATCH_LANES];
-/// A register: four components across the lanes.
-pub type Reg = [Chan; 4];
-/// One bit per lane.
-pub type Mask = u64;
-
-/// All lanes.
-pub const ALL: Mask = u64::MAX;
+pub use lanes::{ALL, BATCH_LANES, Chan, Mask, Reg};
 
 /// One vertex emitted by a geometry shader lane: its OUT registers, and the primitive it ends.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! threads: what a tool that renders whole frames (the `tgsic` program) asks of the host API,
 //! beside the host's own invocations ([`super::Compiled::run_fragments`]).
 
-use super::{Compiled, HostError, Runtime};
+use super::runtime::{Compiled, HostError, Runtime};
 use crate::dispatch::{self, Band, BandOrder, Image, Invocation, RenderReport, RunOptions};
 use crate::engine::Bindings;
 

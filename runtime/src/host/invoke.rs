@@ -1,6 +1,6 @@
 //! Running a compiled shader over invocations the host provides, into buffers the host owns.
 
-use super::{Compiled, HostError, Runtime};
+use super::runtime::{Compiled, HostError, Runtime};
 use crate::batches::{self, Workers};
 use crate::engine::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Engine, Mask};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::engine::Bindings;
+use std::sync::Arc;
 use tgsic::tgsi::{Interpolation, PropertyName, Semantic, TextureTarget};
 
 fn bits(v: &[f32]) -> Vec<u32> {

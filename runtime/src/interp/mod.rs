@@ -18,6 +18,7 @@
 
 mod alu;
 mod exec;
+mod flow;
 mod tex;
 
 use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};

@@ -49,10 +49,10 @@ use tgsic::back::abi::{CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST
 use tgsic::back::fpenv::FpEnv;
 use tgsic::back::texpath::TexPaths;
 use tgsic::back::{Backend, CodegenOptions};
-use tgsic::ir::{Function, LiftError};
+use tgsic::ir::Function;
+use tgsic::ir::lift::LiftError;
 use tgsic::opt::optimize;
 use thiserror::Error;
-pub use tiered::{Background, TieredShader};
 
 /// Why a shader cannot be JIT-compiled.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -207,7 +207,7 @@ impl JitShader {
         module: &Module,
         opts: &CompileOptions,
     ) -> Result<Arc<Function>, CompileError> {
-        let mut f = tgsic::ir::lift_valid(&module.program)?;
+        let mut f = tgsic::ir::lift::lift_valid(&module.program)?;
         optimize(&mut f, opts.opt);
         Ok(Arc::new(f))
     }

@@ -1,6 +1,6 @@
 //! Sampling arithmetic, after softpipe's `sp_tex_sample.c`.
 
-use super::{Level, Texture};
+use super::texels::{Level, Texture};
 use tgsic::tgsi::TextureTarget;
 
 /// Minification / magnification filter.
@@ -561,7 +561,7 @@ mod tests {
                 .collect();
             let tex = Texture {
                 levels: vec![Level::new(w, h, 1, texels).unwrap()],
-                format: super::super::TexelFormat::Rgba32F,
+                format: super::super::texels::TexelFormat::Rgba32F,
                 chain: Default::default(),
             };
             for filter in [Filter::Nearest, Filter::Linear] {

@@ -6,7 +6,7 @@
 //! CREG_TEXTURE_COLOR (the hardware samples before the pixel shader runs), and any other read
 //! needs a binding (`--bind IN[n]=REG`). The w component of every input reads 1.0.
 
-use super::TheiaError;
+use super::types::TheiaError;
 use crate::isa::{register_address, register_name};
 use std::collections::{BTreeMap, BTreeSet};
 use tgsic::tgsi::{File, Location, Program, Semantic};

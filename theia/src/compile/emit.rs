@@ -2,7 +2,7 @@
 
 use super::regalloc::Allocation;
 use super::select::{Reg, Selection, VInst};
-use super::{TheiaError, TheiaStats, at};
+use super::types::{TheiaError, TheiaStats, at};
 use crate::isa::{IMEM_BASE, Image, Layout, Op, assemble, register_name, swizzle_name};
 use std::collections::HashMap;
 use std::fmt::Write;

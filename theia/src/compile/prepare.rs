@@ -4,7 +4,7 @@
 //! - the w component of every input reads 1.0 (THEIA registers have three components);
 //! - stores of alpha and of outputs other than COLOR[0] are dropped, each with a warning.
 
-use super::{TheiaError, TheiaOptions, Warning, at};
+use super::types::{TheiaError, TheiaOptions, Warning, at};
 use tgsic::ir::{Function, Op, Stmt};
 use tgsic::opt::util::{ConstPool, Subst, for_each_block_mut};
 use tgsic::tgsi::{Program, Semantic};

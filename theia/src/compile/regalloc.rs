@@ -13,7 +13,7 @@
 //! needs more registers than are free is an error naming the line where they run out.
 
 use super::select::{Line, Reg, Selection, VInst};
-use super::{TheiaError, at};
+use super::types::{TheiaError, at};
 use std::collections::HashMap;
 use tgsic::tgsi::Program;
 

@@ -11,10 +11,12 @@
 //! takes DST and a 32-bit immediate, or DST and two 16-bit halves (`JMP L VOID VOID`). `RT_TRUE`
 //! and `RT_FALSE` fill all 48 operand bits. `ENTRYPOINT_ADRR_<SLOT>:` labels fill the entry table.
 
-use super::{
-    ENTRY_SLOTS, Form, IMEM_BASE, Image, MACROS_32, MACROS_48, Op, Word, entry_slot, f64_to_fixed,
+use super::defs::{
+    ENTRY_SLOTS, Form, IMEM_BASE, MACROS_32, MACROS_48, Op, entry_slot, f64_to_fixed,
     register_address,
 };
+use super::image::Image;
+use super::word::Word;
 use std::collections::HashMap;
 use thiserror::Error;
 

@@ -1,56 +1,10 @@
 //! The disassembler: text the assembler reads back to the same words at the same addresses.
 
-use super::{ENTRY_SLOTS, Form, Image, Op, Word, register_name, swizzle_name};
+use super::defs::{ENTRY_SLOTS, Op};
+use super::image::Image;
+use super::word::{Word, instruction_text};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-
-/// A 16-bit operand: its register name, or the number.
-fn operand(v: u16) -> String {
-    register_name(v).map_or_else(|| v.to_string(), str::to_string)
-}
-
-/// The assembly text of one word; `target` names jump targets.
-pub(crate) fn instruction_text(w: Word, target: impl Fn(u16) -> String) -> String {
-    let Some(op) = w.op() else {
-        return format!(".word {:#018x}", w.0);
-    };
-    let name = op.name();
-    match (op, w.form()) {
-        (Op::Nop | Op::Return, _) if w.operands48() <= 1 => {
-            format!(
-                "{name} {}",
-                if w.operands48() == 1 {
-                    "RT_TRUE"
-                } else {
-                    "RT_FALSE"
-                }
-            )
-        }
-        (_, Form::ImmediateType) => {
-            let dst = if op.dst_is_target() {
-                target(w.dst())
-            } else {
-                operand(w.dst())
-            };
-            let imm = w.imm32();
-            match op {
-                Op::Swizzle3D if swizzle_name(imm).is_some() => {
-                    format!("{name} {dst} {}", swizzle_name(imm).unwrap_or_default())
-                }
-                Op::Jmp if imm == 0 => format!("{name} {dst} VOID VOID"),
-                _ => format!("{name} {dst} 32'h{imm:X}"),
-            }
-        }
-        (_, Form::RegisterType) => {
-            let dst = if op.dst_is_target() {
-                target(w.dst())
-            } else {
-                operand(w.dst())
-            };
-            format!("{name} {dst} {} {}", operand(w.src1()), operand(w.src2()))
-        }
-    }
-}
 
 /// Disassembles an image. Jump targets inside the image get labels (`L_800F`), entry slots that
 /// point at its code get `ENTRYPOINT_ADRR_<SLOT>:` labels, other non-default slots become

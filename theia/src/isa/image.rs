@@ -1,6 +1,7 @@
 //! Program images: the original tool's `Instructions.mem` and raw `.bin` words.
 
-use super::{ENTRY_SLOTS, IMEM_BASE, Word, dis::instruction_text};
+use super::defs::{ENTRY_SLOTS, IMEM_BASE};
+use super::word::{Word, instruction_text};
 use std::fmt::Write;
 use thiserror::Error;
 

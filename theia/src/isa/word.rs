@@ -1,6 +1,6 @@
 //! 64-bit instruction words.
 
-use super::{Form, Op};
+use super::defs::{Form, Op, register_name, swizzle_name};
 
 /// One instruction word: opcode 63:48, DST 47:32, then SRC1 31:16 and SRC2 15:0 (Type I) or a
 /// 32-bit immediate (Type II).
@@ -65,5 +65,53 @@ impl Word {
     /// The high and low 32-bit halves, as `.mem` lines write them.
     pub fn halves(self) -> (u32, u32) {
         ((self.0 >> 32) as u32, self.0 as u32)
+    }
+}
+
+/// A 16-bit operand: its register name, or the number.
+fn operand(v: u16) -> String {
+    register_name(v).map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// The assembly text of one word; `target` names jump targets.
+pub(crate) fn instruction_text(w: Word, target: impl Fn(u16) -> String) -> String {
+    let Some(op) = w.op() else {
+        return format!(".word {:#018x}", w.0);
+    };
+    let name = op.name();
+    match (op, w.form()) {
+        (Op::Nop | Op::Return, _) if w.operands48() <= 1 => {
+            format!(
+                "{name} {}",
+                if w.operands48() == 1 {
+                    "RT_TRUE"
+                } else {
+                    "RT_FALSE"
+                }
+            )
+        }
+        (_, Form::ImmediateType) => {
+            let dst = if op.dst_is_target() {
+                target(w.dst())
+            } else {
+                operand(w.dst())
+            };
+            let imm = w.imm32();
+            match op {
+                Op::Swizzle3D if swizzle_name(imm).is_some() => {
+                    format!("{name} {dst} {}", swizzle_name(imm).unwrap_or_default())
+                }
+                Op::Jmp if imm == 0 => format!("{name} {dst} VOID VOID"),
+                _ => format!("{name} {dst} 32'h{imm:X}"),
+            }
+        }
+        (_, Form::RegisterType) => {
+            let dst = if op.dst_is_target() {
+                target(w.dst())
+            } else {
+                operand(w.dst())
+            };
+            format!("{name} {dst} {} {}", operand(w.src1()), operand(w.src2()))
+        }
     }
 }

@@ -3,10 +3,7 @@
 //! Components are 32-bit Q15.17 words (two's complement). Every function here is pure.
 
 use super::taint::{Lane, Taint};
-use crate::isa::{JumpCond, ONE, Op};
-
-/// A register value: x, y, z.
-pub type Vec3 = [u32; 3];
+use crate::isa::{JumpCond, ONE, Op, Vec3};
 
 /// `fix(s)`: keeps the sign bit of the exact 64-bit result and wraps the magnitude bits modulo
 /// 2³¹: `(s[63] << 31) | (s & 0x7FFFFFFF)`. Used by ADD, SUB, INC*, DEC, DOT and CROSS.

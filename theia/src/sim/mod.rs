@@ -22,10 +22,10 @@
 pub mod alu;
 pub mod taint;
 
+use crate::isa::Vec3;
 use crate::isa::{
     ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
 };
-use alu::Vec3;
 use std::collections::BTreeMap;
 use thiserror::Error;
 

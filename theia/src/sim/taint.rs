@@ -8,8 +8,7 @@
 //! register or decides a jump is a range fault of the routine; lanes nobody reads, or multiplied
 //! by an exact zero (a lane mask), are harmless and not reported.
 
-use super::alu::Vec3;
-use crate::isa::Op;
+use crate::isa::{Op, Vec3};
 
 /// How far one lane is from exact Q15.17 arithmetic (ordered: the worse is greater).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]

@@ -321,7 +321,7 @@ mod tests {
 
     /// [`stored_flushed`] with the texture operations `texels_normal` names.
     fn stored_flushed_with(text: &str, texels_normal: &[bool]) -> Vec<bool> {
-        let mut f = lift(&crate::front::text::parse(text).unwrap()).unwrap();
+        let mut f = lift::lift(&crate::front::text::parse(text).unwrap()).unwrap();
         crate::opt::fast_math::run_except_sincos(&mut f, true);
         crate::ir::verify::verify(&f).unwrap();
         let fl = Flushed::analyze(&f, texels_normal);

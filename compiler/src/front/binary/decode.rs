@@ -2,7 +2,7 @@
 
 mod operand;
 
-use super::{
+use super::tokens::{
     DecodeError, DecodeErrorKind as K, decl_ext, dst_ext, field, inst_ext, sext16, src_ext,
     token_type,
 };

@@ -1,6 +1,6 @@
 //! Encoding a program as a revision 1.1 token stream.
 
-use super::{EncodeError, decl_ext, dst_ext, inst_ext, put, src_ext, token_type};
+use super::tokens::{EncodeError, decl_ext, dst_ext, inst_ext, put, src_ext, token_type};
 use crate::tgsi::*;
 use std::collections::HashSet;
 

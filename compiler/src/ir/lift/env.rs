@@ -6,7 +6,7 @@
 //! them. Both cost time proportional to what the branch wrote, not to how many variables exist,
 //! so a program with thousands of declared registers and thousands of IFs lifts in linear time.
 
-use super::Var;
+use super::var::Var;
 use crate::ir::Value;
 use std::collections::{BTreeMap, HashMap};
 

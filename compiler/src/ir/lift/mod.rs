@@ -22,6 +22,7 @@ mod env;
 mod flow;
 mod operand;
 mod scan;
+mod var;
 
 use super::*;
 use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
@@ -29,6 +30,7 @@ use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use thiserror::Error;
+pub(crate) use var::Var;
 
 /// Why a program cannot be lifted.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -79,29 +81,6 @@ const MAX_CALL_DEPTH: u32 = 64;
 pub const MAX_NESTING: u32 = 64;
 /// A lifted function may hold this many instructions (inlining can multiply code).
 const MAX_INSTS: usize = 4 << 20;
-
-/// A lifter variable: a register component or an invocation flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) enum Var {
-    Temp(u32, u8),
-    Out(u32, u8),
-    Addr(u32, u8),
-    Cc(u8, u8),
-    /// Discarded (Bool).
-    Killed,
-    /// Ran out of loop iterations (Bool).
-    Exhausted,
-    /// Loop iterations left (I32, unsigned).
-    Budget,
-    /// PUSHA/POPA stack depth (I32).
-    StackDepth,
-    /// Returned from the routine at this call depth (Bool).
-    Ret(u32),
-    /// Selected in the SWITCH with this id (Bool).
-    Switch(u32),
-    /// REP counter of the loop opened at this instruction (I32).
-    Counter(u32),
-}
 
 /// How the end of a lifted statement sequence is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! ranges (as the interpreter allocates them), which registers live in arrays, the block
 //! structure, and which variables a range of instructions may write.
 
-use super::Var;
+use super::var::Var;
 use crate::ir::{ArrayDecl, ArrayKind};
 use crate::tgsi::*;
 use std::collections::{BTreeSet, HashMap};

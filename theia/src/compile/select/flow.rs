@@ -2,8 +2,9 @@
 //! parameters and loop results are merge registers every path writes (parallel copies staged
 //! where a `Continue` reads another parameter's register).
 
-use super::{J, Loc, LoopCtx, Merge, Reg, Sel, Src, T, VInst, jop};
-use crate::compile::TheiaError;
+use super::sel::{J, Loc, LoopCtx, Merge, Reg, Sel, Src, VInst, jop};
+use crate::compile::types::TheiaError;
+use crate::isa::Op as T;
 use tgsic::ir::{Block, IfStmt, LoopStmt, Stmt, Value};
 
 impl Sel<'_> {

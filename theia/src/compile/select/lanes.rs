@@ -1,7 +1,7 @@
 //! Vector instructions: grouping lanes, dot products, and the output.
 
-use super::{J, Loc, Reg, Sel, Src, VInst, VOp, jop};
-use crate::compile::TheiaError;
+use super::sel::{J, Loc, Reg, Sel, Src, VInst, VOp, jop};
+use crate::compile::types::TheiaError;
 use crate::isa::{ONE, Op as T};
 use tgsic::ir::{Binary, Inst, Op, Stmt, Unary, Value};
 

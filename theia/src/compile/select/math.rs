@@ -11,8 +11,8 @@
 //! Operand order matters: b1.2's multiplier is wrong when |SRC1| > 0x55555555 (≈ 10922.7), so
 //! every product puts its small operand (a coefficient or a reduced argument) first.
 
-use super::{J, Reg, Sel, VInst};
-use crate::compile::TheiaError;
+use super::sel::{J, Reg, Sel, VInst};
+use crate::compile::types::TheiaError;
 use crate::isa::{ONE, Op as T};
 use tgsic::ir::Inst;
 

@@ -2,8 +2,11 @@
 //! and transcendental sequences, the texture read, comparisons deferred to their `If`) and
 //! what cannot be compiled, with the reason.
 
-use super::{Loc, MAX_ITERATIONS, Math, Reg, Scalar, Sel, T, VInst, VOp};
-use crate::compile::TheiaError;
+use super::math::Math;
+use super::scalar::Scalar;
+use super::sel::{Loc, MAX_ITERATIONS, Reg, Sel, VInst, VOp};
+use crate::compile::types::TheiaError;
+use crate::isa::Op as T;
 use std::collections::HashSet;
 use tgsic::ir::{Binary, Function, Inst, Nary, Op, Stmt, Type, Unary, Value};
 use tgsic::tgsi::{Opcode, TextureTarget};

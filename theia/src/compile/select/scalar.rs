@@ -4,8 +4,8 @@
 //! zero (where comparing magnitudes is exact): never JL for "less than", never JEQ between two
 //! signed values.
 
-use super::{J, Reg, Sel, VInst, jop};
-use crate::compile::TheiaError;
+use super::sel::{J, Reg, Sel, VInst, jop};
+use crate::compile::types::TheiaError;
 use crate::isa::{ONE, Op as T};
 use tgsic::ir::{FCmp, ICmp, Inst, Op, Type, Value};
 
