@@ -17,7 +17,7 @@
 //! - **Size**: bounded ([`DEFAULT_MAX_BYTES`]); past the bound the least recently used entries
 //!   (by modification time, which a hit refreshes) are removed.
 //!
-//! [`CompiledShader::to_bytes`]: tgsic::back::abi::CompiledShader::to_bytes
+//! [`CompiledShader::to_bytes`]: tgsic::back::compiled::CompiledShader::to_bytes
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

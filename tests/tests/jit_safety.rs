@@ -1015,7 +1015,7 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     // on a thread with room for it, and computes what the interpreter does.
     let jit = JitShader::new(shader.clone(), &config(4)).unwrap();
     assert!(
-        jit.compiled.stack_bytes > tgsic::back::abi::INLINE_STACK,
+        jit.compiled.stack_bytes > tgsic::back::compiled::INLINE_STACK,
         "{} bytes of stack",
         jit.compiled.stack_bytes
     );

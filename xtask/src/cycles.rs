@@ -296,8 +296,12 @@ impl<'ast> Visit<'ast> for Paths {
     }
 
     fn visit_path(&mut self, p: &'ast syn::Path) {
-        self.paths
-            .push(p.segments.iter().map(|s| s.ident.to_string()).collect());
+        // Outside a `use`, a module is only ever a prefix: a path of one segment is a local,
+        // an item or a macro (`let values = ...; f(&values)` names no module `values`).
+        if p.segments.len() > 1 {
+            self.paths
+                .push(p.segments.iter().map(|s| s.ident.to_string()).collect());
+        }
         syn::visit::visit_path(self, p);
     }
 
@@ -550,7 +554,7 @@ mod tests {
     #[test]
     fn layers_without_circles_pass() {
         // Parent over children, children over a shared leaf, inline modules in their file,
-        // names that are not modules, a macro's expression.
+        // names that are not modules (a local, a visibility), a macro's expression.
         let root = crate_of(&[
             (
                 "lib.rs",
@@ -559,12 +563,15 @@ mod tests {
             ("leaf.rs", "pub fn f() {}\npub struct T;\n"),
             (
                 "top/mod.rs",
-                "mod child;\npub fn run() { child::go(); println!(\"{:?}\", crate::leaf::f()); }\n",
+                "mod child;\nmod values;\npub fn run() { child::go(); println!(\"{:?}\", crate::leaf::f()); \
+                 let values = 1; let _ = values; }\n",
             ),
             (
                 "top/child.rs",
-                "use crate::leaf::T;\npub fn go() { let _ = T; }\n",
+                "use crate::leaf::T;\npub(super) fn go() { let _ = T; }\npub(in crate::top) fn z() {}\n",
             ),
+            // Uses its parent; the parent's local `values` is not this module.
+            ("top/values.rs", "pub fn v() { super::run() }\n"),
         ]);
         assert!(circle_files(&root).is_empty());
         // A child that calls its parent back, from inside a macro: a circle.

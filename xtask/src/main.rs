@@ -28,6 +28,8 @@ fn main() -> ExitCode {
                     "-D",
                     "warnings",
                 ])
+                && cycles::check(&cycles::crate_roots(std::path::Path::new(".")))
+                    .is_ok_and(|n| n == 0)
                 && cargo(&["test", "--workspace"])
         }
         // No import circle between the files of any crate (CI runs it).

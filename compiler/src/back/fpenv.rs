@@ -46,7 +46,7 @@ impl FpEnv {
 ///
 /// # Safety
 /// `entry` must be a function generated for the `JitArgs` calling convention, and `args` must
-/// satisfy its requirements ([`super::abi::CompiledShader::call`]). Every function it calls
+/// satisfy its requirements ([`super::compiled::CompiledShader::call`]). Every function it calls
 /// back must be entered through a [`default_fp_trampoline!`](crate::default_fp_trampoline)
 /// and must not unwind.
 pub unsafe fn call_with_ftz(entry: unsafe extern "C" fn(*mut JitArgs), args: *mut JitArgs) {

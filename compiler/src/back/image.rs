@@ -7,9 +7,7 @@
 //! Its byte form ([`CodeImage::to_bytes`], [`CodeImage::from_bytes`]) is checked when read: a
 //! truncated or inconsistent image is an error, never code.
 
-use super::abi::{CodeOwner, JitArgs, JitError};
-use super::lane_ops;
-use super::simd::ExactFn;
+use super::abi::{JitArgs, JitError, StoredError};
 
 /// A function of this process that generated code may call by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,7 +40,8 @@ pub enum Symbol {
 }
 
 impl Symbol {
-    const ALL: [Symbol; 12] = [
+    /// Every symbol, by its number.
+    pub const ALL: [Symbol; 12] = [
         Symbol::Floorf,
         Symbol::Ceilf,
         Symbol::Truncf,
@@ -56,23 +55,6 @@ impl Symbol {
         Symbol::ExactPow,
         Symbol::ExactSinCos,
     ];
-
-    /// The symbol of exact mode's function `f`.
-    pub fn exact_fn(f: ExactFn) -> Symbol {
-        match f {
-            ExactFn::Exp2 => Symbol::ExactExp2,
-            ExactFn::Ln => Symbol::ExactLn,
-            ExactFn::Pow => Symbol::ExactPow,
-            ExactFn::SinCos => Symbol::ExactSinCos,
-        }
-    }
-
-    /// The exact mode function it is, if it is one.
-    pub fn exact(self) -> Option<ExactFn> {
-        ExactFn::ALL
-            .into_iter()
-            .find(|&f| Symbol::exact_fn(f) == self)
-    }
 
     /// The symbol a back end names, if generated code may call it.
     pub fn from_name(name: &str) -> Option<Symbol> {
@@ -88,34 +70,17 @@ impl Symbol {
             _ => return None,
         })
     }
+}
 
-    /// Its address in this process (an exact mode function is compiled on first use).
+/// The addresses, in this process, of the functions an image's code may call: each back end
+/// hands over the table of what its code calls ([`CodeImage::map`]).
+pub trait SymbolTable: Sync {
+    /// The address of `symbol`.
     ///
     /// # Errors
-    /// The [`JitError`] of an exact mode function's compilation.
-    fn address(self) -> Result<u64, JitError> {
-        unsafe extern "C" {
-            fn memset(d: *mut u8, c: i32, n: usize) -> *mut u8;
-            fn memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
-            fn memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
-        }
-        Ok(match self {
-            Symbol::ExactExp2 | Symbol::ExactLn | Symbol::ExactPow | Symbol::ExactSinCos => {
-                let f = self.exact().ok_or_else(|| {
-                    JitError::Codegen(format!("{self:?} is not an exact function"))
-                })?;
-                return super::cranelift::helpers::address(f);
-            }
-            Symbol::Floorf => lane_ops::floorf_entered as *const () as usize as u64,
-            Symbol::Ceilf => lane_ops::ceilf_entered as *const () as usize as u64,
-            Symbol::Truncf => lane_ops::truncf_entered as *const () as usize as u64,
-            Symbol::Nearbyintf => lane_ops::nearbyintf_entered as *const () as usize as u64,
-            Symbol::Fmaf => lane_ops::fmaf_entered as *const () as usize as u64,
-            Symbol::Memset => memset as *const () as usize as u64,
-            Symbol::Memcpy => memcpy as *const () as usize as u64,
-            Symbol::Memmove => memmove as *const () as usize as u64,
-        })
-    }
+    /// [`JitError`] when the back end's code cannot call it, or making it failed (an exact
+    /// mode function is compiled on first use).
+    fn address(&self, symbol: Symbol) -> Result<u64, JitError>;
 }
 
 /// What an 8-byte address in an image points at.
@@ -159,13 +124,6 @@ pub struct MappedCode(
     // Held for its `Drop`.
     #[allow(dead_code)] memmap2::Mmap,
 );
-
-impl CodeOwner for MappedCode {}
-
-/// Why the byte form of an image was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not a machine code image: {0}")]
-pub struct ImageError(pub &'static str);
 
 impl CodeImage {
     /// Checks that the entry lies in the instructions, and every relocation inside the bytes,
@@ -220,13 +178,18 @@ impl CodeImage {
         Ok(())
     }
 
-    /// Maps the image into fresh executable memory of this process, writing its relocations:
-    /// the memory and the entry point.
+    /// Maps the image into fresh executable memory of this process, writing its relocations
+    /// (a symbol's address from `symbols`, the table of the back end that made it): the
+    /// memory and the entry point.
     ///
     /// # Errors
-    /// [`JitError::Codegen`] when the image is inconsistent ([`CodeImage::check`]),
-    /// [`JitError::Host`] when the system refuses the memory.
-    pub fn map(&self) -> Result<(MappedCode, unsafe extern "C" fn(*mut JitArgs)), JitError> {
+    /// [`JitError::Codegen`] when the image is inconsistent ([`CodeImage::check`]), the
+    /// table's error for a symbol it has no address for, [`JitError::Host`] when the system
+    /// refuses the memory.
+    pub fn map(
+        &self,
+        symbols: &dyn SymbolTable,
+    ) -> Result<(MappedCode, unsafe extern "C" fn(*mut JitArgs)), JitError> {
         self.check()?;
         let host = |e: std::io::Error| JitError::Host(format!("executable memory: {e}"));
         let mut map = memmap2::MmapMut::map_anon(self.bytes.len().max(1)).map_err(host)?;
@@ -235,7 +198,7 @@ impl CodeImage {
         for r in &self.relocs {
             let target = match r.target {
                 Target::Image(t) => base + u64::from(t),
-                Target::Symbol(s) => s.address()?,
+                Target::Symbol(s) => symbols.address(s)?,
             };
             let value = target.wrapping_add(r.addend as u64);
             let at = r.offset as usize;
@@ -278,15 +241,15 @@ impl CodeImage {
     /// An image from [`CodeImage::to_bytes`]'s form, and the bytes after it.
     ///
     /// # Errors
-    /// [`ImageError`] for a truncated or inconsistent form.
-    pub fn from_bytes(b: &[u8]) -> Result<(CodeImage, &[u8]), ImageError> {
+    /// [`StoredError`] for a truncated or inconsistent form.
+    pub fn from_bytes(b: &[u8]) -> Result<(CodeImage, &[u8]), StoredError> {
         let mut r = Reader(b);
         let len = r.u32()? as usize;
         let entry = r.u32()?;
         let code_len = r.u32()?;
         let count = r.u32()? as usize;
         if count > b.len() / 17 {
-            return Err(ImageError("more relocations than bytes"));
+            return Err(StoredError("more relocations than bytes"));
         }
         let mut relocs = Vec::with_capacity(count);
         for _ in 0..count {
@@ -299,7 +262,7 @@ impl CodeImage {
                 k => Target::Symbol(
                     *Symbol::ALL
                         .get(usize::from(k))
-                        .ok_or(ImageError("an unknown symbol"))?,
+                        .ok_or(StoredError("an unknown symbol"))?,
                 ),
             };
             relocs.push(Reloc {
@@ -317,7 +280,7 @@ impl CodeImage {
         };
         image
             .check()
-            .map_err(|_| ImageError("an entry or relocation outside the code"))?;
+            .map_err(|_| StoredError("an entry or relocation outside the code"))?;
         Ok((image, r.0))
     }
 }
@@ -326,21 +289,21 @@ impl CodeImage {
 pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
 
 impl<'a> Reader<'a> {
-    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], ImageError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], StoredError> {
         if self.0.len() < n {
-            return Err(ImageError("truncated"));
+            return Err(StoredError("truncated"));
         }
         let (head, rest) = self.0.split_at(n);
         self.0 = rest;
         Ok(head)
     }
 
-    pub(crate) fn u32(&mut self) -> Result<u32, ImageError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, StoredError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    pub(crate) fn u64(&mut self) -> Result<u64, ImageError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, StoredError> {
         let b = self.take(8)?;
         let mut w = [0u8; 8];
         w.copy_from_slice(b);
@@ -403,6 +366,15 @@ mod tests {
         assert!(CodeImage::from_bytes(&bad).is_err(), "an unknown symbol");
     }
 
+    /// A table without symbols.
+    struct NoSymbols;
+
+    impl SymbolTable for NoSymbols {
+        fn address(&self, s: Symbol) -> Result<u64, JitError> {
+            Err(JitError::Codegen(format!("no {s:?} here")))
+        }
+    }
+
     #[test]
     fn a_mapped_image_holds_its_relocated_addresses() {
         // `mov rax, [rip + 1]; ret; <8 bytes: the address of byte 0 plus 3>`.
@@ -418,7 +390,7 @@ mod tests {
                 addend: 3,
             }],
         };
-        let (code, entry) = image.map().unwrap();
+        let (code, entry) = image.map(&NoSymbols).unwrap();
         // SAFETY: the code reads a word beside it and returns it; it ignores its argument.
         let got = unsafe {
             let f = std::mem::transmute::<unsafe extern "C" fn(*mut JitArgs), extern "C" fn() -> u64>(

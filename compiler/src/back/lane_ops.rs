@@ -2,6 +2,8 @@
 //! evaluated per lane with the interpreter's own code ([`tgsic_lanes_op`]). Both JIT back ends
 //! call it with the same [`LaneOp`] codes.
 
+use super::abi::JitError;
+use super::image::{Symbol, SymbolTable};
 use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
 
@@ -196,6 +198,45 @@ crate::default_fp_trampoline!(
     tgsic_lanes_op_entered => tgsic_lanes_op,
     (code: u32, a: *const u32, b: *const u32, c: *const u32, d: *const u32, out: *mut u32, n: u32)
 );
+
+/// The address in this process of a function either back end's code may call that is not
+/// exact mode's (those are Cranelift's, `cranelift/helpers.rs`): the C library's memory
+/// functions, and the libm stand-ins entered through a floating-point trampoline. `None` for an
+/// exact mode function.
+pub fn host_function(s: Symbol) -> Option<u64> {
+    unsafe extern "C" {
+        fn memset(d: *mut u8, c: i32, n: usize) -> *mut u8;
+        fn memcpy(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
+        fn memmove(d: *mut u8, s: *const u8, n: usize) -> *mut u8;
+    }
+    Some(match s {
+        Symbol::Floorf => floorf_entered as *const () as usize as u64,
+        Symbol::Ceilf => ceilf_entered as *const () as usize as u64,
+        Symbol::Truncf => truncf_entered as *const () as usize as u64,
+        Symbol::Nearbyintf => nearbyintf_entered as *const () as usize as u64,
+        Symbol::Fmaf => fmaf_entered as *const () as usize as u64,
+        Symbol::Memset => memset as *const () as usize as u64,
+        Symbol::Memcpy => memcpy as *const () as usize as u64,
+        Symbol::Memmove => memmove as *const () as usize as u64,
+        Symbol::ExactExp2 | Symbol::ExactLn | Symbol::ExactPow | Symbol::ExactSinCos => {
+            return None;
+        }
+    })
+}
+
+/// The table of code that calls only [`host_function`]s (LLVM's, and exact mode's own helpers).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostFunctions;
+
+impl SymbolTable for HostFunctions {
+    fn address(&self, s: Symbol) -> Result<u64, JitError> {
+        host_function(s).ok_or_else(|| {
+            JitError::Codegen(format!(
+                "the code calls {s:?}, which only Cranelift's code may"
+            ))
+        })
+    }
+}
 
 #[cfg(test)]
 mod tests {

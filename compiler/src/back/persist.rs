@@ -2,11 +2,13 @@
 //! (uniform reads, texture operations, the texture paths the code samples, the outputs it
 //! always writes, immediates, array storage), so that a code cache can store it and another
 //! process run it without compiling. Reading checks every length and value: a truncated or
-//! inconsistent form is an [`ImageError`], never a shader. (A cache verifies its entries'
+//! inconsistent form is an [`StoredError`], never a shader. (A cache verifies its entries'
 //! integrity and keys before this.)
 
-use super::abi::{BATCH_LANES, CodeInfo, CompiledShader, JitError, MAX_STACK_BYTES, TextureCall};
-use super::image::{CodeImage, ImageError, Reader};
+use super::abi::StoredError;
+use super::abi::{BATCH_LANES, JitError, TextureCall};
+use super::compiled::{CodeInfo, CompiledShader, MAX_STACK_BYTES};
+use super::image::{CodeImage, Reader, SymbolTable};
 use super::texpath::TexPaths;
 use crate::ir::TexOp;
 
@@ -62,8 +64,8 @@ impl CompiledShader {
     /// [`JitError::Stored`] naming what is wrong with a truncated or inconsistent form,
     /// [`JitError::FrameTooLarge`] for a frame past [`MAX_STACK_BYTES`], [`JitError::Host`]
     /// when the system refuses executable memory.
-    pub fn from_bytes(bytes: &[u8]) -> Result<CompiledShader, JitError> {
-        read(bytes)?
+    pub fn from_bytes(bytes: &[u8], symbols: &dyn SymbolTable) -> Result<CompiledShader, JitError> {
+        read(bytes, symbols)?
     }
 
     /// Checks that this shader (read back with [`CompiledShader::from_bytes`]) is what
@@ -78,7 +80,7 @@ impl CompiledShader {
         f: &crate::ir::Function,
         opts: &super::CodegenOptions,
     ) -> Result<(), JitError> {
-        let bad = |what| Err(JitError::Stored(ImageError(what)));
+        let bad = |what| Err(JitError::Stored(StoredError(what)));
         if !self
             .immediates
             .iter()
@@ -104,28 +106,31 @@ impl CompiledShader {
 }
 
 /// Reads the form: `Err` for a damaged form, `Ok(Err)` when mapping its code failed.
-fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
+fn read(
+    bytes: &[u8],
+    symbols: &dyn SymbolTable,
+) -> Result<Result<CompiledShader, JitError>, StoredError> {
     let mut r = Reader(bytes);
     if r.take(MAGIC.len())? != MAGIC {
-        return Err(ImageError("not a compiled shader of this version"));
+        return Err(StoredError("not a compiled shader of this version"));
     }
-    let count = |r: &mut Reader<'_>| -> Result<usize, ImageError> {
+    let count = |r: &mut Reader<'_>| -> Result<usize, StoredError> {
         let n = r.u32()? as usize;
         if n > MAX_ITEMS || n > r.0.len() {
-            return Err(ImageError("a list longer than the bytes"));
+            return Err(StoredError("a list longer than the bytes"));
         }
         Ok(n)
     };
     let image_len = r.u32()? as usize;
     let (image, rest) = CodeImage::from_bytes(r.take(image_len)?)?;
     if !rest.is_empty() {
-        return Err(ImageError("bytes after the code"));
+        return Err(StoredError("bytes after the code"));
     }
     let n = count(&mut r)?;
     let immediates = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
     let array_words = r.u32()? as usize;
     if array_words == 0 || !array_words.is_multiple_of(4 * BATCH_LANES) {
-        return Err(ImageError("array storage that is not whole registers"));
+        return Err(StoredError("array storage that is not whole registers"));
     }
     let n = count(&mut r)?;
     let mut uniforms = Vec::with_capacity(n);
@@ -134,14 +139,14 @@ fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
         let c = u8::try_from(c)
             .ok()
             .filter(|&c| c < 4)
-            .ok_or(ImageError("a uniform component past w"))?;
+            .ok_or(StoredError("a uniform component past w"))?;
         uniforms.push((b, reg, c));
     }
     let n = count(&mut r)?;
     let mut textures = Vec::with_capacity(n);
     for _ in 0..n {
         let words = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
-        let op = TexOp::from_words(words).ok_or(ImageError("not a texture operation"))?;
+        let op = TexOp::from_words(words).ok_or(StoredError("not a texture operation"))?;
         let args = r.u32()? as usize;
         textures.push(TextureCall { op, args });
     }
@@ -155,13 +160,13 @@ fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
     let stack_bytes = r.u32()? as usize;
     let lanes_per_step = r.u32()? as usize;
     if !matches!(lanes_per_step, 4 | 8 | 16 | 32 | 64) {
-        return Err(ImageError("lanes per step no back end compiles"));
+        return Err(StoredError("lanes per step no back end compiles"));
     }
     if stack_bytes > MAX_STACK_BYTES {
-        return Err(ImageError("a stack frame past the bound"));
+        return Err(StoredError("a stack frame past the bound"));
     }
     if !r.0.is_empty() {
-        return Err(ImageError("bytes after the shader"));
+        return Err(StoredError("bytes after the shader"));
     }
     let info = CodeInfo {
         uniforms,
@@ -176,6 +181,7 @@ fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
     };
     Ok(CompiledShader::from_parts(
         image,
+        symbols,
         immediates,
         array_words,
         info,
@@ -184,7 +190,7 @@ fn read(bytes: &[u8]) -> Result<Result<CompiledShader, JitError>, ImageError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::back::abi::CompiledShader;
+    use crate::back::compiled::CompiledShader;
     use crate::back::tests_support as ts;
     use crate::back::{Backend, CodegenOptions, compile};
 
@@ -194,7 +200,7 @@ mod tests {
             let f = ts::unary_function(crate::ir::Unary::FSin);
             let c = compile(&f, backend, &CodegenOptions::default()).unwrap();
             let bytes = c.to_bytes();
-            let back = CompiledShader::from_bytes(&bytes).unwrap();
+            let back = CompiledShader::from_bytes(&bytes, crate::back::symbols(backend)).unwrap();
             assert_eq!(back.to_bytes(), bytes, "{backend:?}");
             let xs: Vec<u32> = (0..64).map(|k| (k as f32 * 0.37 - 9.0).to_bits()).collect();
             assert_eq!(
@@ -205,13 +211,13 @@ mod tests {
             // Every truncation, and a flipped byte in the fields after the code, is refused.
             for n in (0..bytes.len()).step_by(7) {
                 assert!(
-                    CompiledShader::from_bytes(&bytes[..n]).is_err(),
+                    CompiledShader::from_bytes(&bytes[..n], crate::back::symbols(backend)).is_err(),
                     "{n} bytes"
                 );
             }
             let mut long = bytes.clone();
             long.push(0);
-            assert!(CompiledShader::from_bytes(&long).is_err());
+            assert!(CompiledShader::from_bytes(&long, crate::back::symbols(backend)).is_err());
         }
     }
 }

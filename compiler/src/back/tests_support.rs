@@ -2,6 +2,7 @@
 //! back end must pass: each is given a [`Compiler`] and asserts what a user would check.
 
 use super::abi::*;
+use super::compiled::CompiledShader;
 use crate::ir::{Function, Op, OutputSlot, Stmt, Type, Unary};
 use crate::tgsi::Processor;
 use std::ffi::c_void;

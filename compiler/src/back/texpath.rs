@@ -202,7 +202,7 @@ pub enum TexPath {
 
 /// Which texture operations of a function sample in the generated code ([`TexDesc`](crate::back::abi::TexDesc)) rather
 /// than through [`JitArgs::texture`](crate::back::abi::JitArgs::texture), and how: a [`TexPath`] for the `k`-th of
-/// [`texture_ops`] (the order of [`CompiledShader::textures`](crate::back::abi::CompiledShader::textures)), other than `Call` only for
+/// [`texture_ops`] (the order of [`CompiledShader::textures`](crate::back::compiled::CompiledShader::textures)), other than `Call` only for
 /// operations [`vector_texture`] accepts. Code is compiled for one `TexPaths` (a variant per
 /// sampler state, as llvmpipe keys its shaders); operations past the [`TexPaths::MAX`]th
 /// always call back.
@@ -283,7 +283,7 @@ impl TexPaths {
 }
 
 /// The texture operations of `f` in the order of its code's texture table
-/// ([`CompiledShader::textures`](crate::back::abi::CompiledShader::textures), the callback's index).
+/// ([`CompiledShader::textures`](crate::back::compiled::CompiledShader::textures), the callback's index).
 pub fn texture_ops(f: &crate::ir::Function) -> Vec<TexOp> {
     let mut ops = Vec::new();
     f.for_each_inst(|i| {

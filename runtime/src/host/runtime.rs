@@ -11,7 +11,7 @@ use crate::jit::{CacheUse, Lookups};
 use crate::jit::{CompileError, JitShader};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use tgsic::back::abi::CompiledShader;
+use tgsic::back::compiled::CompiledShader;
 use tgsic::tgsi::Program;
 use thiserror::Error;
 

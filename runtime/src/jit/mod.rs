@@ -45,7 +45,8 @@ use std::time::{Duration, Instant};
 use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
 
 pub use textures::Lookups;
-use tgsic::back::abi::{CompiledShader, ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS};
+use tgsic::back::abi::{ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS};
+use tgsic::back::compiled::CompiledShader;
 use tgsic::back::fpenv::FpEnv;
 use tgsic::back::texpath::TexPaths;
 use tgsic::back::{Backend, CodegenOptions};
@@ -403,7 +404,7 @@ impl Variants {
         // belong to this function is compiled again and replaced.
         if let Some((disk, key)) = &key
             && let Some(bytes) = disk.load(key)
-            && let Ok(c) = CompiledShader::from_bytes(&bytes)
+            && let Ok(c) = CompiledShader::from_bytes(&bytes, tgsic::back::symbols(backend))
             && c.check_for(f, &opts).is_ok()
         {
             let c = Arc::new(c);

@@ -371,7 +371,7 @@ impl TieredShader {
     pub fn code_with_text(
         &self,
         lookups: Lookups<'_>,
-    ) -> Result<tgsic::back::abi::CompiledShader, CompileError> {
+    ) -> Result<tgsic::back::compiled::CompiledShader, CompileError> {
         match self.current() {
             Ok(Tier::Best(b)) => b.code_with_text(lookups),
             Ok(Tier::First(f)) => f.code_with_text(lookups),

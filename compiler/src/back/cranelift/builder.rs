@@ -11,7 +11,7 @@
 //! integer division or bit counts, so those are computed lane by lane inline
 //! ([`ClBuilder::per_lane`]), not by a call to the host.
 
-use super::doubles::Dx;
+use super::types::{ClBuilder, Dx, MAX_K, Vx};
 use crate::back::abi::JitError;
 use crate::back::simd::{
     Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
@@ -23,15 +23,7 @@ use cranelift_codegen::ir::{
     self as cl, ConstantData, Endianness, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
     Value, types,
 };
-use cranelift_frontend::{FunctionBuilder, Variable};
-use std::collections::HashMap;
-
-/// Vectors per value at most (32 lanes).
-pub(super) const MAX_K: usize = 8;
-
-/// A step's lanes: `k` registers.
-#[derive(Clone, Copy)]
-pub struct Vx(pub(super) [Value; MAX_K]);
+use cranelift_frontend::Variable;
 
 /// A variable: `k` registers of one type, or one I64.
 #[derive(Clone, Copy)]
@@ -52,98 +44,7 @@ fn ty_of(kind: Kind) -> cl::Type {
     }
 }
 
-/// The imported functions and signatures the code calls.
-pub(super) struct Callees {
-    pub lane_op: cl::SigRef,
-    pub texture: cl::SigRef,
-    pub emit: cl::SigRef,
-}
-
-impl Callees {
-    /// The signatures of the host functions a shader calls, declared in `func`.
-    pub fn declare(isa: &dyn cranelift_codegen::isa::TargetIsa, func: &mut cl::Function) -> Self {
-        let ptr = isa.pointer_type();
-        let sig = |callee: Callee<()>| {
-            let mut s = cl::Signature::new(isa.default_call_conv());
-            s.params.extend(callee.params().iter().map(|t| {
-                cl::AbiParam::new(match t {
-                    Scalar::I32 => types::I32,
-                    Scalar::F32 => types::F32,
-                    Scalar::I64 => types::I64,
-                    Scalar::Ptr => ptr,
-                })
-            }));
-            s
-        };
-        Callees {
-            lane_op: func.import_signature(sig(Callee::LaneOp(()))),
-            texture: func.import_signature(sig(Callee::Texture(()))),
-            emit: func.import_signature(sig(Callee::Emit(()))),
-        }
-    }
-}
-
-/// Cranelift's function builder with what the lowering needs.
-pub(super) struct ClBuilder<'f> {
-    pub b: FunctionBuilder<'f>,
-    pub(super) k: usize,
-    args: Value,
-    callees: Callees,
-    pub(super) consts: HashMap<(cl::Type, [u32; 4]), Value>,
-    /// The entry block's final jump, once made: constants go before it.
-    pub(super) entry_jump: Option<cl::Inst>,
-    /// The addresses of the tables double-precision lookups read, by table (`doubles.rs`).
-    pub(super) tables: HashMap<usize, Value>,
-    /// Whether this is the function of an exact function itself (`helpers.rs`), which
-    /// computes it in place and reads the tables where this process holds them, rather than
-    /// a shader's, which calls it.
-    pub(super) in_helper: bool,
-    /// The exact functions the code calls, once declared.
-    helper_refs: HashMap<ExactFn, cl::FuncRef>,
-}
-
 impl<'f> ClBuilder<'f> {
-    /// A builder in `b`'s current block (the entry block, whose parameter is `args`), for
-    /// `k` registers per value.
-    pub fn new(b: FunctionBuilder<'f>, k: usize, args: Value, callees: Callees) -> Self {
-        ClBuilder {
-            b,
-            k,
-            args,
-            callees,
-            consts: HashMap::new(),
-            entry_jump: None,
-            tables: HashMap::new(),
-            in_helper: false,
-            helper_refs: HashMap::new(),
-        }
-    }
-
-    /// The out-of-line function computing `f` for one register of lanes, declared on first
-    /// use: a call through an address the image's relocation gives
-    /// ([`Symbol::Exact`](crate::back::image::Symbol)).
-    fn helper_ref(&mut self, f: ExactFn) -> cl::FuncRef {
-        if let Some(&r) = self.helper_refs.get(&f) {
-            return r;
-        }
-        let sig = self.b.import_signature(super::helpers::signature(f));
-        let name = self
-            .b
-            .func
-            .declare_imported_user_function(cl::UserExternalName::new(
-                super::helpers::NAMESPACE,
-                f as u32,
-            ));
-        let r = self.b.import_function(cl::ExtFuncData {
-            name: cl::ExternalName::user(name),
-            signature: sig,
-            colocated: false,
-            patchable: false,
-        });
-        self.helper_refs.insert(f, r);
-        r
-    }
-
     pub(super) fn vx(&self, f: impl FnMut(usize) -> Value) -> Vx {
         let mut out = [Value::from_u32(0); MAX_K];
         for (j, v) in (0..self.k).map(f).enumerate() {
@@ -249,7 +150,7 @@ impl SimdBuilder for ClBuilder<'_> {
     type S = Value;
     type Var = Var;
     type Block = cl::Block;
-    type D = super::doubles::Dx;
+    type D = Dx;
 
     const FOLDS_DENORMALS: bool = false;
     const BRANCHLESS_LANE_MOVES: bool = false;
@@ -593,9 +494,10 @@ impl SimdBuilder for ClBuilder<'_> {
         Ok(self.d_scale_(a, e))
     }
 
-    fn exact(&mut self, f: ExactFn, args: &[Vx]) -> R<[Vx; 2]> {
+    fn call_exact(&mut self, f: ExactFn, args: &[Vx]) -> R<Option<[Vx; 2]>> {
         if self.in_helper {
-            return crate::back::simd::inline_exact(self, f, args);
+            // The helper's own body: computed in place.
+            return Ok(None);
         }
         // One call per register: the function's code once per process, not per use.
         let r = self.helper_ref(f);
@@ -611,7 +513,7 @@ impl SimdBuilder for ClBuilder<'_> {
                 o.0[j] = ys[i.min(ys.len() - 1)];
             }
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     fn any(&mut self, m: Vx) -> R<Value> {

@@ -12,16 +12,12 @@
 //!
 //! [`SimdBuilder::D`]: crate::back::simd::SimdBuilder::D
 
-use super::builder::{ClBuilder, MAX_K, Vx};
+use super::types::{ClBuilder, Dx, MAX_K, Vx};
 use crate::back::abi::JitError;
 use crate::back::simd::{FBin, R, SimdBuilder};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, Value, types};
-
-/// A step's lanes as f64: two F64X2 registers per 4-lane register, low pair first.
-#[derive(Clone, Copy)]
-pub struct Dx([Value; 2 * MAX_K]);
 
 impl ClBuilder<'_> {
     fn dx(&self, f: impl FnMut(usize) -> Value) -> Dx {

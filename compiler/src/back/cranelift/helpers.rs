@@ -15,36 +15,29 @@
 //! on it). Being never stored, the functions read `libm.rs`'s tables where this process holds
 //! them (shader code, which may be stored, never reads a table).
 
-use super::builder::{Callees, ClBuilder, MAX_K, Vx};
-use super::{Allocator, image_of, isa, user_names};
+use super::codegen::{Allocator, image_of, isa, user_names};
+use super::types::{Callees, ClBuilder, MAX_K, Vx, exact_of, signature};
 use crate::back::abi::JitError;
-use crate::back::image::{MappedCode, Target};
+use crate::back::image::{MappedCode, Symbol, SymbolTable, Target};
+use crate::back::lane_ops::HostFunctions;
 use crate::back::simd::{ExactFn, SimdBuilder};
 use cranelift_codegen::Context;
-use cranelift_codegen::ir::{self as cl, AbiParam, InstBuilder, types};
+use cranelift_codegen::ir::{self as cl, InstBuilder, types};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use std::sync::OnceLock;
 
-/// The namespace of the functions' names in shader code (their index is `ExactFn as u32`).
-pub(super) const NAMESPACE: u32 = 1;
+/// The symbol table of Cranelift's code: exact mode's functions ([`address`]) and the
+/// [host functions](crate::back::lane_ops::host_function).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Symbols;
 
-/// The signature of `f`'s function: its operands' registers in, its results' out (F32X4).
-pub(super) fn signature(f: ExactFn) -> cl::Signature {
-    let conv = cranelift_codegen::isa::CallConv::SystemV;
-    let mut s = cl::Signature::new(conv);
-    s.params
-        .extend((0..f.arity()).map(|_| AbiParam::new(types::F32X4)));
-    s.returns
-        .extend((0..f.results()).map(|_| AbiParam::new(types::F32X4)));
-    s
-}
-
-/// The function a shader's name refers to: `ExactFn as u32` in [`NAMESPACE`].
-pub(super) fn from_name(name: &cl::UserExternalName) -> Option<ExactFn> {
-    if name.namespace != NAMESPACE {
-        return None;
+impl SymbolTable for Symbols {
+    fn address(&self, s: Symbol) -> Result<u64, JitError> {
+        match exact_of(s) {
+            Some(f) => address(f),
+            None => HostFunctions.address(s),
+        }
     }
-    ExactFn::ALL.get(name.index as usize).copied()
 }
 
 /// The address of `f`'s function in this process, compiled and mapped on first use.
@@ -82,11 +75,11 @@ fn compile(f: ExactFn) -> Result<(MappedCode, u64), JitError> {
     if image
         .relocs
         .iter()
-        .any(|r| matches!(r.target, Target::Symbol(s) if s.exact().is_some()))
+        .any(|r| matches!(r.target, Target::Symbol(s) if exact_of(s).is_some()))
     {
         return Err(JitError::Codegen(format!("{f:?} calls an exact function")));
     }
-    let (code, entry) = image.map()?;
+    let (code, entry) = image.map(&HostFunctions)?;
     Ok((code, entry as usize as u64))
 }
 
@@ -112,7 +105,7 @@ fn build(
     cb.switch_to(body)?;
     // One register a value (k = 1): only the first of each `Vx` is read.
     let xs: Vec<Vx> = params.iter().map(|&p| Vx([p; MAX_K])).collect();
-    let ys = cb.exact(f, &xs)?;
+    let ys = crate::back::simd::exact(&mut cb, f, &xs)?;
     let rets: Vec<cl::Value> = ys[..f.results()]
         .iter()
         .map(|y| cb.bitcast(y.0[0], types::F32X4))

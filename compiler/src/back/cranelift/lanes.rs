@@ -2,7 +2,7 @@
 //! fold into an FMA, operations SSE has no vector instruction for computed lane by lane, and
 //! high products of 32-bit lanes from widened pairs.
 
-use super::builder::{ClBuilder, Vx};
+use super::types::{ClBuilder, Vx};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self as cl, InstBuilder, Value, types};
 

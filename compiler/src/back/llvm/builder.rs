@@ -72,7 +72,7 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     bits: IntType<'ctx>,
     /// The constant tables exact math reads (`d_lookup`), by the address of their data.
     tables: Vec<(usize, inkwell::values::GlobalValue<'ctx>)>,
-    /// The exact functions compiled once in the module ([`SimdBuilder::exact_rarely`]).
+    /// The exact functions compiled once in the module ([`SimdBuilder::call_exact_rarely`]).
     outlined: Vec<(crate::back::simd::ExactFn, FunctionValue<'ctx>)>,
 }
 
@@ -392,8 +392,12 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         true
     }
 
-    fn exact_rarely(&mut self, f: crate::back::simd::ExactFn, args: &[V<'ctx>]) -> R<[V<'ctx>; 2]> {
-        self.call_outlined(f, args)
+    fn call_exact_rarely(
+        &mut self,
+        f: crate::back::simd::ExactFn,
+        args: &[V<'ctx>],
+    ) -> R<Option<[V<'ctx>; 2]>> {
+        self.call_outlined(f, args).map(Some)
     }
 
     fn d_from_float(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
@@ -771,5 +775,11 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     fn ret(&mut self) -> R<()> {
         self.b.build_return(None)?;
         Ok(())
+    }
+}
+
+impl From<inkwell::builder::BuilderError> for JitError {
+    fn from(e: inkwell::builder::BuilderError) -> Self {
+        JitError::Codegen(format!("LLVM builder: {e}"))
     }
 }

@@ -31,7 +31,7 @@ use inkwell::values::{
 };
 use std::collections::HashMap;
 
-use super::JitError;
+use crate::back::abi::JitError;
 
 type R<T> = Result<T, JitError>;
 

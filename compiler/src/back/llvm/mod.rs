@@ -31,176 +31,25 @@
 mod builder;
 mod masks;
 mod object;
+mod target;
 
-use super::CodegenOptions;
-use super::abi::{CodeInfo, CompiledShader, JitError};
+pub(super) use target::llvm_id;
+use target::target_machine;
+pub use target::{FEATURES_VAR, HostCpu, host_cpu};
+
+use super::abi::JitError;
+use super::compiled::{CodeInfo, CompiledShader};
+use super::lane_ops::HostFunctions;
+use super::options::CodegenOptions;
 use super::simd;
 use super::texpath::TexPaths;
 use crate::ir::Function;
-use inkwell::OptimizationLevel;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
 use inkwell::module::Linkage;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{
-    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
-};
-use std::sync::OnceLock;
-
-/// What LLVM knows of the host CPU.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostCpu {
-    /// LLVM's name for it (`znver5`, `skylake-avx512`, ...).
-    pub name: String,
-    /// Its features, as LLVM spells them (`+avx2,+fma,...`).
-    pub features: String,
-    /// The widest vector of 32-bit lanes: 16, 8 or 4.
-    pub width: usize,
-    /// Whether it has fused multiply-add (otherwise FMA is computed on the host).
-    pub fma: bool,
-    /// Whether LLVM compiles a gather of 8 lanes to the CPU's gather instruction (with
-    /// AVX-512, or AVX2 on a CPU LLVM tunes for fast gathers). Where it does not, LLVM splits
-    /// a gather into scalar loads through vectors of 64-bit addresses, which the builder's
-    /// own per-lane loads of single words beat (AVX2 code on Zen 5: linearblur, 72 RGBA8
-    /// lookups, 46.9 → 40.4 ms a 1024² frame, but 127 → 205 ms to compile); a texel's four
-    /// words stay LLVM's gathers, which compile faster.
-    pub hardware_gather: bool,
-}
-
-impl HostCpu {
-    /// Whether `feature` is on: its last mention, `+feature` or `-feature`, decides.
-    fn has(&self, feature: &str) -> bool {
-        self.features
-            .rsplit(',')
-            .find_map(|f| match f.split_at_checked(1) {
-                Some(("+", name)) if name == feature => Some(true),
-                Some(("-", name)) if name == feature => Some(false),
-                _ => None,
-            })
-            .unwrap_or(false)
-    }
-}
-
-/// The environment variable whose features (LLVM's spelling, `-avx512f` or `+fma,...`) are
-/// added after the host's: `TGSIC_LLVM_FEATURES=-avx512f` makes AVX2 code (8 lanes) on an
-/// AVX-512 host, to measure what AVX2 machines would run.
-pub const FEATURES_VAR: &str = "TGSIC_LLVM_FEATURES";
-
-/// The host CPU, detected once; an error if it cannot run the generated code (an x86-64 CPU
-/// with SSE4.1 is needed) or LLVM cannot target it.
-///
-/// # Errors
-/// [`JitError::Host`].
-pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
-    static HOST: OnceLock<Result<HostCpu, JitError>> = OnceLock::new();
-    HOST.get_or_init(|| {
-        if !cfg!(target_arch = "x86_64") {
-            return Err(JitError::Host(
-                "the LLVM back end generates x86-64 code".into(),
-            ));
-        }
-        Target::initialize_native(&InitializationConfig::default()).map_err(JitError::Host)?;
-        let mut cpu = HostCpu {
-            name: TargetMachine::get_host_cpu_name().to_string(),
-            features: TargetMachine::get_host_cpu_features().to_string(),
-            width: 4,
-            fma: false,
-            hardware_gather: false,
-        };
-        if let Ok(extra) = std::env::var(FEATURES_VAR)
-            && !extra.is_empty()
-        {
-            cpu.features = format!("{},{extra}", cpu.features);
-        }
-        if !cpu.has("sse4.1") {
-            return Err(JitError::Host("the CPU lacks SSE4.1".into()));
-        }
-        // A feature counts only with those it builds on (`-avx` turns AVX2 off in LLVM too).
-        let avx2 = cpu.has("avx") && cpu.has("avx2");
-        cpu.width = if avx2 && cpu.has("avx512f") {
-            16
-        } else if avx2 {
-            8
-        } else {
-            4
-        };
-        cpu.fma = cpu.has("fma");
-        cpu.hardware_gather = cpu.width >= 8 && gathers_in_hardware(&cpu)?;
-        Ok(cpu)
-    })
-    .as_ref()
-    .map_err(Clone::clone)
-}
-
-/// Whether LLVM, targeting `cpu`, compiles an 8-lane `llvm.masked.gather` to a gather
-/// instruction (asked of LLVM itself: its choice depends on tuning flags the feature string
-/// does not show).
-fn gathers_in_hardware(cpu: &HostCpu) -> Result<bool, JitError> {
-    const PROBE: &str = "define <8 x i32> @probe(<8 x ptr> %p) {
-  %v = call <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr> %p, i32 4, <8 x i1> splat (i1 true), <8 x i32> poison)
-  ret <8 x i32> %v
-}
-declare <8 x i32> @llvm.masked.gather.v8i32.v8p0(<8 x ptr>, i32, <8 x i1>, <8 x i32>)
-";
-    let cx = Context::create();
-    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
-        PROBE.as_bytes(),
-        "probe",
-    );
-    let module = cx
-        .create_module_from_ir(buf)
-        .map_err(|e| JitError::Host(format!("gather probe: {e}")))?;
-    let asm = target_machine(cpu)?
-        .write_to_memory_buffer(&module, FileType::Assembly)
-        .map_err(|e| JitError::Host(format!("gather probe: {e}")))?;
-    Ok(String::from_utf8_lossy(asm.as_slice()).contains("gather"))
-}
-
-fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
-    let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple).map_err(|e| JitError::Host(e.to_string()))?;
-    target
-        .create_target_machine(
-            &triple,
-            &cpu.name,
-            &cpu.features,
-            OptimizationLevel::Default,
-            // Position-independent code of the small model: constants addressed relative to
-            // the instruction (an operand `[rip + c]`, not an address in a register), which
-            // `object::image_of` resolves as the image lays code and constants side by side.
-            RelocMode::PIC,
-            CodeModel::Small,
-        )
-        .ok_or_else(|| JitError::Host(format!("LLVM cannot target {}", cpu.name)))
-}
-
-impl From<inkwell::builder::BuilderError> for JitError {
-    fn from(e: inkwell::builder::BuilderError) -> Self {
-        JitError::Codegen(format!("LLVM builder: {e}"))
-    }
-}
-
-/// LLVM's version and the CPU and features it generates code for on this host (with
-/// `TGSIC_LLVM_FEATURES`' changes): everything [`host_cpu`] derives its choices from, read
-/// without initializing LLVM's targets or compiling its probe (a code cache's lookup on a
-/// second start needs no LLVM at all).
-pub(super) fn llvm_id() -> Result<String, JitError> {
-    if !cfg!(target_arch = "x86_64") {
-        return Err(JitError::Host(
-            "the LLVM back end generates x86-64 code".into(),
-        ));
-    }
-    let (mut major, mut minor, mut patch) = (0, 0, 0);
-    // SAFETY: LLVMGetVersion writes three integers through the pointers it is given.
-    unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
-    Ok(format!(
-        "llvm {major}.{minor}.{patch} {} {} {}",
-        TargetMachine::get_host_cpu_name(),
-        TargetMachine::get_host_cpu_features(),
-        std::env::var(FEATURES_VAR).unwrap_or_default()
-    ))
-}
+use inkwell::targets::FileType;
 
 /// The lanes per step `opts` asks for on this host, for `f` as it is compiled: 0 chooses per
 /// function — the host's widest vector (16 lanes with AVX-512, 8 with AVX2, 4 otherwise), or
@@ -314,7 +163,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         ir_text,
         asm,
     };
-    CompiledShader::from_image(image, &f, info)
+    CompiledShader::from_image(image, &HostFunctions, &f, info)
 }
 
 pub(super) fn enum_attr(cx: &Context, name: &str) -> Attribute {
@@ -677,8 +526,8 @@ mod cpu_tests {
         // LLVM makes every 8-lane gather with AVX-512 (and VL) a gather instruction, and
         // never one without AVX2; the probe must agree.
         cpu.features = format!("{},+avx512f,+avx512vl", host.features);
-        assert!(super::gathers_in_hardware(&cpu).unwrap());
+        assert!(super::target::gathers_in_hardware(&cpu).unwrap());
         cpu.features = format!("{},-avx2,-avx512f", host.features);
-        assert!(!super::gathers_in_hardware(&cpu).unwrap());
+        assert!(!super::target::gathers_in_hardware(&cpu).unwrap());
     }
 }

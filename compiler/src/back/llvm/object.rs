@@ -179,7 +179,7 @@ mod tests {
     /// function.
     #[test]
     fn a_call_to_a_process_function_goes_through_a_stub() {
-        let cpu = super::super::host_cpu().expect("an x86-64 host LLVM targets");
+        let cpu = super::super::target::host_cpu().expect("an x86-64 host LLVM targets");
         let cx = Context::create();
         let module = cx.create_module("stub");
         let ptr = cx.ptr_type(inkwell::AddressSpace::default());
@@ -203,7 +203,7 @@ mod tests {
         b.build_call(memset, &args, "").unwrap();
         b.build_call(memset, &args, "").unwrap();
         b.build_return(None).unwrap();
-        let obj = super::super::target_machine(cpu)
+        let obj = super::super::target::target_machine(cpu)
             .unwrap()
             .write_to_memory_buffer(&module, FileType::Object)
             .unwrap();
@@ -217,7 +217,7 @@ mod tests {
         assert_eq!(to_memset.len(), 1, "{:?}", image.relocs);
         let stub = to_memset[0].offset as usize - STUB_JMP.len();
         assert_eq!(image.bytes[stub..stub + STUB_JMP.len()], STUB_JMP);
-        let (_code, entry) = image.map().unwrap();
+        let (_code, entry) = image.map(&crate::back::lane_ops::HostFunctions).unwrap();
         let mut buf = [0u8; 48];
         // SAFETY: the generated function only writes 40 bytes through its argument, which
         // points at 48 writable bytes.

@@ -8,7 +8,7 @@
 //! two masks or two non-masks.
 
 use super::super::abi::JitError;
-use crate::ir::{FCmp, ICmp};
+use crate::ir::{self, FCmp, ICmp};
 
 /// A lowering result.
 pub type R<T> = Result<T, JitError>;
@@ -192,6 +192,49 @@ impl<S> Callee<S> {
         }
     }
 }
+/// The functions exact math computes in double-precision lanes, as a back end may call them:
+/// inline (`libm.rs`, where [`SimdBuilder::call_exact`] answers `None`) or out of line, once
+/// in a function the code calls (Cranelift's `helpers.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ExactFn {
+    /// glibc's `exp2f` of one value.
+    Exp2,
+    /// glibc's `logf` of one value (LG2 multiplies it by Mesa's constant).
+    Ln,
+    /// glibc's `powf` of two values.
+    Pow,
+    /// glibc's `sinf` and `cosf` of one value: two results, sine first.
+    SinCos,
+}
+
+impl ExactFn {
+    /// Every function, in the order of their numbers.
+    pub const ALL: [ExactFn; 4] = [ExactFn::Exp2, ExactFn::Ln, ExactFn::Pow, ExactFn::SinCos];
+
+    /// How many values it takes.
+    pub fn arity(self) -> usize {
+        if self == ExactFn::Pow { 2 } else { 1 }
+    }
+
+    /// How many values it returns.
+    pub fn results(self) -> usize {
+        if self == ExactFn::SinCos { 2 } else { 1 }
+    }
+
+    /// `Ok` when `given` is its [`Self::arity`].
+    ///
+    /// # Errors
+    /// [`JitError::Codegen`](crate::back::abi::JitError) naming the function and the count.
+    pub fn check_arity(self, given: usize) -> R<()> {
+        if given == self.arity() {
+            Ok(())
+        } else {
+            Err(crate::back::abi::JitError::Codegen(format!(
+                "{self:?} of {given} values"
+            )))
+        }
+    }
+}
 
 /// A SIMD target's code builder: vectors, lane masks, scalars, variables, blocks, memory and
 /// calls. [`lower`](super::lower) drives it over a whole function; implementing it is all a
@@ -297,21 +340,20 @@ pub trait SimdBuilder {
     fn has_doubles(&self) -> bool {
         false
     }
-    /// The exact function `f` of `args` (f32 lanes), where [`Self::has_doubles`]: its
-    /// results, the second the first again where `f` has one. By default computed in place
-    /// ([`super::inline_exact`]); a back end may call one copy of it instead, which must
-    /// compute the same bits.
-    fn exact(&mut self, f: super::ExactFn, args: &[Self::V]) -> R<[Self::V; 2]> {
-        super::inline_exact(self, f, args)
+    /// The exact function `f` of `args` (f32 lanes), where [`Self::has_doubles`], when the
+    /// back end computes it by calling one copy of it: its results, the second the first
+    /// again where `f` has one, which must be the bits the lowering would compute in place.
+    /// `None` (the default): the lowering computes it in place (`libm.rs`).
+    fn call_exact(&mut self, _f: ExactFn, _args: &[Self::V]) -> R<Option<[Self::V; 2]>> {
+        Ok(None)
     }
-    /// [`Self::exact`] where the code rarely needs it: accurate math's fallback for the
+    /// [`Self::call_exact`] where the code rarely needs it: accurate math's fallback for the
     /// arguments its own reduction does not reach, in a branch only steps with such a lane
-    /// take. Same bits as [`Self::exact`]; a back end that computes exact functions in place
-    /// may call one out-of-line copy per module here instead (LLVM: it is the larger part of
-    /// an accurate SIN or COS, and compiling it at every use made SIN-heavy shaders slow to
-    /// compile).
-    fn exact_rarely(&mut self, f: super::ExactFn, args: &[Self::V]) -> R<[Self::V; 2]> {
-        self.exact(f, args)
+    /// take. A back end that computes exact functions in place may call one out-of-line copy
+    /// per module here instead (LLVM: it is the larger part of an accurate SIN or COS, and
+    /// compiling it at every use made SIN-heavy shaders slow to compile).
+    fn call_exact_rarely(&mut self, f: ExactFn, args: &[Self::V]) -> R<Option<[Self::V; 2]>> {
+        self.call_exact(f, args)
     }
     /// Each lane of `a` (f32, read as the CPU reads it) as an f64, exactly.
     fn d_from_float(&mut self, _a: Self::V) -> R<Self::D> {
@@ -507,4 +549,13 @@ pub fn gather_lanes<B: SimdBuilder + ?Sized>(
         acc = b.insert(acc, l, x)?;
     }
     Ok(acc)
+}
+
+/// The vector kind of an IR type.
+pub fn kind(t: ir::Type) -> Kind {
+    match t {
+        ir::Type::F32 => Kind::F32,
+        ir::Type::I32 => Kind::I32,
+        ir::Type::Bool => Kind::Mask,
+    }
 }

@@ -5,7 +5,8 @@
 //! computes a uniform value from such values moves alone. What a uniform value after a loop
 //! needs (the loop's result) is not computed before the steps, so such a value stays in them.
 
-use super::{Lower, R, SimdBuilder};
+use super::builder::{R, SimdBuilder};
+use super::lower::Lower;
 use crate::ir::{self, Def, Stmt};
 
 impl<B: SimdBuilder> Lower<'_, B> {

@@ -9,52 +9,31 @@
 //! double (`exp2f`'s index into its table, `logf`'s split of x), the vector form works on the
 //! f32 lanes it comes from, with the same value; the notes say why each is exact.
 
-use super::builder::{FBin, IBin, Kind, R, Shift, SimdBuilder};
+use super::builder::{ExactFn, FBin, IBin, Kind, R, Shift, SimdBuilder};
 use crate::ir::FCmp;
 use crate::numerics::CANONICAL_NAN;
 use crate::numerics::glibc::{self, Variant};
 
-/// The functions exact math computes in double-precision lanes, as a back end may call them:
-/// inline ([`inline`], the default of [`SimdBuilder::exact`]) or out of line, once in a
-/// function the code calls (Cranelift's `helpers.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ExactFn {
-    /// glibc's `exp2f` of one value.
-    Exp2,
-    /// glibc's `logf` of one value (LG2 multiplies it by Mesa's constant).
-    Ln,
-    /// glibc's `powf` of two values.
-    Pow,
-    /// glibc's `sinf` and `cosf` of one value: two results, sine first.
-    SinCos,
+/// `f` of `args` (f32 lanes) as the back end computes it: by calling one copy of it where it
+/// does ([`SimdBuilder::call_exact`]), else in place ([`inline`]).
+///
+/// # Errors
+/// As the builder's operations and [`inline`].
+pub fn exact<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> R<[B::V; 2]> {
+    match b.call_exact(f, args)? {
+        Some(ys) => Ok(ys),
+        None => inline(b, f, args),
+    }
 }
 
-impl ExactFn {
-    /// Every function, in the order of their numbers.
-    pub const ALL: [ExactFn; 4] = [ExactFn::Exp2, ExactFn::Ln, ExactFn::Pow, ExactFn::SinCos];
-
-    /// How many values it takes.
-    pub fn arity(self) -> usize {
-        if self == ExactFn::Pow { 2 } else { 1 }
-    }
-
-    /// How many values it returns.
-    pub fn results(self) -> usize {
-        if self == ExactFn::SinCos { 2 } else { 1 }
-    }
-
-    /// `Ok` when `given` is its [`Self::arity`].
-    ///
-    /// # Errors
-    /// [`JitError::Codegen`](crate::back::abi::JitError) naming the function and the count.
-    pub fn check_arity(self, given: usize) -> R<()> {
-        if given == self.arity() {
-            Ok(())
-        } else {
-            Err(crate::back::abi::JitError::Codegen(format!(
-                "{self:?} of {given} values"
-            )))
-        }
+/// [`exact`] where the code rarely needs it ([`SimdBuilder::call_exact_rarely`]).
+///
+/// # Errors
+/// As [`exact`].
+pub fn exact_rarely<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> R<[B::V; 2]> {
+    match b.call_exact_rarely(f, args)? {
+        Some(ys) => Ok(ys),
+        None => inline(b, f, args),
     }
 }
 
@@ -122,7 +101,7 @@ pub(super) fn where_any<B: SimdBuilder + ?Sized, const N: usize>(
 /// |x| < 2¹⁹ and in double precision beyond (each only in the steps with a lane for it), and
 /// one evaluation of the fused polynomials; without, the double-precision path everywhere
 /// with the polynomials unfused. In the steps with a lane of |x| ≥ 2³⁰, inf or NaN, the exact
-/// functions ([`SimdBuilder::exact`]) in those lanes.
+/// functions ([`exact_rarely`]) in those lanes.
 pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 2]> {
     use super::builder::FUn;
     use crate::numerics::accurate::LIMIT;
@@ -141,7 +120,7 @@ pub fn sincos_accurate<B: SimdBuilder + ?Sized>(b: &mut B, x: B::V) -> R<[B::V; 
     // The exact functions where the reduction does not reach, only in steps that need them.
     let beyond = b.not(within)?;
     where_any(b, beyond, Kind::F32, out, |b| {
-        let exact = b.exact_rarely(ExactFn::SinCos, &[x])?;
+        let exact = exact_rarely(b, ExactFn::SinCos, &[x])?;
         Ok([
             b.select(within, out[0], exact[0])?,
             b.select(within, out[1], exact[1])?,

@@ -4,7 +4,8 @@
 //! memory outside its buffers. An index every lane shares is one vector access; per-lane
 //! indices gather.
 
-use super::{Callee, IBin, Kind, Lower, R, SBin, Scalar, SimdBuilder, kind};
+use super::builder::{Callee, IBin, Kind, R, SBin, Scalar, SimdBuilder, kind};
+use super::lower::Lower;
 use crate::back::abi::{BATCH_LANES, JitError};
 use crate::ir::{self, ICmp, Op};
 
@@ -230,7 +231,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 }
                 let d = self.get(args[0])?;
                 let regs = self.clamp_index(d, Range::new(offset, 0, n - 1))?;
-                let words = self.b.shift_imm(super::Shift::Shl, regs, 2)?;
+                let words = self.b.shift_imm(super::builder::Shift::Shl, regs, 2)?;
                 let words = self.ik(IBin::Add, words, comp as u32)?;
                 self.b.gather(k, self.p.immediates, words)
             }
@@ -330,7 +331,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let below = self.b.icmp(ICmp::ULt, r, len)?;
         let ok = self.b.ibin(IBin::AndNot, below, wrapped)?;
-        let words = self.b.shift_imm(super::Shift::Shl, r, 2)?;
+        let words = self.b.shift_imm(super::builder::Shift::Shl, r, 2)?;
         let words = self.ik(IBin::Add, words, comp as u32)?;
         let at_comp = self.iconst(comp as u32)?;
         let words = self.b.select(ok, words, at_comp)?;

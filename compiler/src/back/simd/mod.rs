@@ -30,7 +30,7 @@
 //! Implement [`SimdBuilder`] for the target's code builder (vectors, masks, scalars,
 //! variables, blocks, loads, gathers and calls: about 60 small methods, each documented with
 //! what it must compute), create the function with one pointer parameter, call [`lower`], and
-//! turn the result into a [`CompiledShader`](super::abi::CompiledShader) with the
+//! turn the result into a [`CompiledShader`](super::compiled::CompiledShader) with the
 //! [`Lowered`] tables. Say in [`SimdBuilder::supports`] which [`Optional`] operations have
 //! vector instructions; the rest are computed on the host. The tests in
 //! `back/tests_support.rs` (every operation against the interpreter's numerics, the loop
@@ -41,13 +41,14 @@ mod builder;
 mod denormals;
 mod hoist;
 mod libm;
+mod lower;
 mod mem;
 mod ops;
 mod plan;
 mod texture;
 
 pub use builder::*;
-pub use libm::{ExactFn, inline as inline_exact};
+pub use libm::{exact, exact_rarely, inline as inline_exact};
 pub use plan::{
     AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SINCOS_STEPS,
     SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
@@ -57,6 +58,8 @@ use super::abi::{BATCH_LANES, JitArgs, TextureCall};
 use super::nan::{self, Class};
 use super::texpath::TexPaths;
 use crate::ir::{self, Def, FCmp, Stmt};
+use lower::{IfFrame, LoopFrame, Lower, Ptrs};
+use plan::jumps_only;
 use std::collections::HashMap;
 use std::mem::offset_of;
 
@@ -71,17 +74,8 @@ pub struct Lowered {
     /// that [`vector_texture`](super::texpath::vector_texture) accepts.
     pub tex_paths: TexPaths,
     /// The OUT components the code writes in every lane
-    /// ([`CompiledShader::stored_outputs`](super::abi::CompiledShader::stored_outputs)).
+    /// ([`CompiledShader::stored_outputs`](super::compiled::CompiledShader::stored_outputs)).
     pub stored_outputs: Vec<bool>,
-}
-
-/// The vector kind of an IR type.
-pub fn kind(t: ir::Type) -> Kind {
-    match t {
-        ir::Type::F32 => Kind::F32,
-        ir::Type::I32 => Kind::I32,
-        ir::Type::Bool => Kind::Mask,
-    }
 }
 
 /// Words of the stack area calls use: the widest host call, texture call or EMIT.
@@ -97,99 +91,6 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
         words = words.max(n * lanes);
     });
     words
-}
-
-/// Pointers and scalars read from [`JitArgs`] once per call, and the step's first lane.
-struct Ptrs<S> {
-    inputs: S,
-    /// [`JitArgs::inputs_x`] and its stride in words.
-    inputs_x: S,
-    inputs_x_stride: S,
-    sv: S,
-    outputs: S,
-    arrays: S,
-    uniforms: S,
-    constants: S,
-    num_constants: S,
-    immediates: S,
-    zeros: S,
-    callbacks: S,
-    texture: S,
-    emit: S,
-    lane_op: S,
-    tex_descs: S,
-    scratch: S,
-    /// The step's first lane (I64).
-    lane0: S,
-}
-
-struct IfFrame<Var> {
-    /// The `If`'s result values and their variables.
-    values: Vec<ir::Value>,
-    results: Vec<Var>,
-    /// Divergent `If`: the else branch blends into what the then branch yielded.
-    divergent: bool,
-    in_else: bool,
-}
-
-struct LoopFrame<Var> {
-    param_values: Vec<ir::Value>,
-    result_values: Vec<ir::Value>,
-    next: Vec<Var>,
-    results: Vec<Var>,
-    cont: Var,
-    brk: Var,
-    /// The body's one `continue` is its last statement, outside any `If`: every lane still in
-    /// the loop reaches it, so it assigns the next values without blending
-    /// ([`ir::LoopStmt::sole_final_continue`]).
-    sole_continue: bool,
-}
-
-/// The lowering of one function through a builder.
-struct Lower<'a, B: SimdBuilder> {
-    f: &'a ir::Function,
-    b: B,
-    arith: Vec<Class>,
-    /// Values never denormal, values only known at run time ([`denormals::Flushed`]).
-    flushed: denormals::Flushed,
-    uniform: ir::uniform::Uniformity,
-    vals: Vec<Option<B::V>>,
-    vars: HashMap<ir::Value, B::Var>,
-    exec: B::Var,
-    ifs: Vec<IfFrame<B::Var>>,
-    loops: Vec<LoopFrame<B::Var>>,
-    p: Ptrs<B::S>,
-    uniforms: Vec<(u32, u32, u8)>,
-    uniform_slots: HashMap<(u32, u32, u8), u32>,
-    textures: Vec<TextureCall>,
-    /// Which texture operations to sample in the code (asked), and which are (done).
-    tex_paths: TexPaths,
-    tex_done: TexPaths,
-    /// Per descriptor group ([`desc_group`](super::texpath::desc_group)) and path: the first
-    /// operation sampled with them, whose descriptor every later one reads too (the runtime
-    /// writes the same descriptor for all: it follows from these alone), so that a step loads
-    /// each once.
-    tex_descs: HashMap<(super::texpath::DescGroup, super::texpath::TexPath), usize>,
-    /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor and
-    /// whether they read its depth, in scopes that follow the structured control flow: a value made before an `If` or a loop
-    /// serves inside it; one made inside is dropped when it ends (it would not dominate).
-    desc_vals: Vec<HashMap<(usize, bool), texture::DescVals<B>>>,
-    /// Word offset of each array in the arrays buffer.
-    array_base: Vec<u64>,
-    /// The word after every array: where dropped stores may go.
-    trash: u64,
-    /// By OUT component: whether the code has stored it yet (in program order), and whether
-    /// its first store wrote every lane ([`Self::store_output`]).
-    stores: Vec<Option<bool>>,
-    /// SIN and COS of one value computed together ([`ops::sincos_pairs`]): by the first
-    /// instruction of a pair, the second; by the second, its result once the first made it.
-    sincos_pairs: HashMap<ir::Inst, ir::Inst>,
-    sincos_ready: HashMap<ir::Inst, B::V>,
-    /// The instructions inside statements of the steps that [`Self::hoist`] lowered before
-    /// them: the steps skip them.
-    prehoisted: std::collections::HashSet<ir::Inst>,
-    /// SIN and COS as accurate math computes them (`libm::sincos_accurate`), not exactly.
-    accurate_sincos: bool,
 }
 
 /// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
@@ -702,21 +603,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let out = self.b.use_vector(brk)?;
         self.set_exec(out)
     }
-}
-
-/// Whether a block holds a loop, at any depth.
-fn has_loop(b: &ir::Block) -> bool {
-    b.0.iter().any(|s| match s {
-        Stmt::Loop(_) => true,
-        Stmt::If(x) => has_loop(&x.then_) || has_loop(&x.else_),
-        _ => false,
-    })
-}
-
-/// Whether a block only passes values on (`break`, `continue`, `yield`), with no instruction.
-fn jumps_only(b: &ir::Block) -> bool {
-    b.0.iter()
-        .all(|s| matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_)))
 }
 
 /// Per texture operation of `f` (program order): whether the code samples it in vector code

@@ -1,8 +1,10 @@
 //! IR instructions to vector code, or to host calls for what the target has no vector
 //! instruction for; the interpreter's semantics under DAZ/FTZ.
 
+use super::builder::{ExactFn, FBin, FUn, IBin, Kind, Optional, R, Shift, SimdBuilder, kind};
 use super::denormals::never_denormal_bits;
-use super::{ExactFn, FBin, FUn, IBin, Kind, Lower, Optional, R, Shift, SimdBuilder, kind};
+use super::libm;
+use super::lower::Lower;
 use crate::back::abi::JitArgs;
 use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
@@ -124,12 +126,16 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let p = self.scratch(a as i64 * n)?;
             self.b.store_vector(p, v)?;
         }
-        let mut call = vec![self.b.sconst(super::Scalar::I32, op.code() as i64)?];
+        let mut call = vec![
+            self.b
+                .sconst(super::builder::Scalar::I32, op.code() as i64)?,
+        ];
         for a in 0..5 {
             call.push(self.scratch(a * n)?);
         }
-        call.push(self.b.sconst(super::Scalar::I32, n)?);
-        self.b.call(super::Callee::LaneOp(self.p.lane_op), &call)?;
+        call.push(self.b.sconst(super::builder::Scalar::I32, n)?);
+        self.b
+            .call(super::builder::Callee::LaneOp(self.p.lane_op), &call)?;
         (0..outputs as i64)
             .map(|o| {
                 let p = self.scratch((4 + o) * n)?;
@@ -341,9 +347,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 self.b.cast(a, to)?
             }
             // Exact EX2 and LG2 in the target's double-precision lanes (`libm.rs`).
-            U::FExp2 if self.b.has_doubles() => self.b.exact(ExactFn::Exp2, &[a])?[0],
+            U::FExp2 if self.b.has_doubles() => libm::exact(&mut self.b, ExactFn::Exp2, &[a])?[0],
             U::FLg2 if self.b.has_doubles() => {
-                let ln = self.b.exact(ExactFn::Ln, &[a])?[0];
+                let ln = libm::exact(&mut self.b, ExactFn::Ln, &[a])?[0];
                 // LG2 = logf(x) · 1.442695f, Mesa's constant (`numerics::lg2`).
                 let log2e = self.fconst(crate::numerics::LG2_FACTOR)?;
                 self.b.fbin(FBin::Mul, ln, log2e)?
@@ -494,7 +500,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             // Exact powf (fast math expanded it before) in double-precision lanes (`libm.rs`).
             B_::FPow if self.b.has_doubles() => {
                 let (a, c) = (self.float_operand(x)?, self.float_operand(y)?);
-                return Ok(self.b.exact(ExactFn::Pow, &[a, c])?[0]);
+                return Ok(libm::exact(&mut self.b, ExactFn::Pow, &[a, c])?[0]);
             }
             // Exact powf elsewhere, and ldexp: the host computes them.
             B_::FPow | B_::Ldexp => return lane_op(self),
@@ -687,7 +693,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let ys = if self.accurate_sincos {
             super::libm::sincos_accurate(&mut self.b, a)?
         } else {
-            self.b.exact(ExactFn::SinCos, &[a])?
+            libm::exact(&mut self.b, ExactFn::SinCos, &[a])?
         };
         let (mine, other) = if cos { (ys[1], ys[0]) } else { (ys[0], ys[1]) };
         if let Some(&second) = self.sincos_pairs.get(&i) {
@@ -789,11 +795,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             Op::Helper => {
                 let args = self.b.args();
                 let h = self.b.load(
-                    super::Scalar::I64,
+                    super::builder::Scalar::I64,
                     args,
                     offset_of!(JitArgs, helpers) as i32,
                 )?;
-                let h = self.b.sbin(super::SBin::UShr, h, self.p.lane0)?;
+                let h = self.b.sbin(super::builder::SBin::UShr, h, self.p.lane0)?;
                 self.b.mask_from_bits(h)?
             }
             Op::Texture(t) => {
@@ -810,15 +816,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let exec = self.exec()?;
                 let m = self.b.ibin(IBin::And, v, exec)?;
                 let bits = self.b.mask_bits(m)?;
-                let bits = self.b.sbin(super::SBin::Shl, bits, self.p.lane0)?;
+                let bits = self.b.sbin(super::builder::SBin::Shl, bits, self.p.lane0)?;
                 let off = if matches!(d.op, Op::Discard) {
                     offset_of!(JitArgs, killed)
                 } else {
                     offset_of!(JitArgs, exhausted)
                 } as i32;
                 let args = self.b.args();
-                let old = self.b.load(super::Scalar::I64, args, off)?;
-                let new = self.b.sbin(super::SBin::Or, old, bits)?;
+                let old = self.b.load(super::builder::Scalar::I64, args, off)?;
+                let new = self.b.sbin(super::builder::SBin::Or, old, bits)?;
                 return self.b.store(args, off, new);
             }
             Op::Emit | Op::EndPrim => {

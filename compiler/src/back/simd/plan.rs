@@ -1,9 +1,8 @@
 //! What a back end compiles, before the lowering: the function for a math mode ([`prepare`])
 //! and the lanes of a step ([`step_lanes`]).
 
-use super::has_loop;
 use crate::back::abi::MathMode;
-use crate::ir;
+use crate::ir::{self, Stmt};
 use std::borrow::Cow;
 
 /// The function a back end compiles for `math`: `f` itself in exact mode; in accurate mode,
@@ -220,4 +219,19 @@ pub const LIGHT_LOOKUPS: usize = 16;
 /// Whether this machine has a vector fused multiply-add ([`crate::numerics::host_fma`]).
 pub fn host_fma() -> bool {
     crate::numerics::host_fma()
+}
+
+/// Whether a block holds a loop, at any depth.
+pub(super) fn has_loop(b: &ir::Block) -> bool {
+    b.0.iter().any(|s| match s {
+        Stmt::Loop(_) => true,
+        Stmt::If(x) => has_loop(&x.then_) || has_loop(&x.else_),
+        _ => false,
+    })
+}
+
+/// Whether a block only passes values on (`break`, `continue`, `yield`), with no instruction.
+pub(super) fn jumps_only(b: &ir::Block) -> bool {
+    b.0.iter()
+        .all(|s| matches!(s, Stmt::Break(_) | Stmt::Continue(_) | Stmt::Yield(_)))
 }

@@ -1,4 +1,4 @@
-//! Exact functions compiled once per module ([`SimdBuilder::exact_rarely`]): a function
+//! Exact functions compiled once per module ([`SimdBuilder::call_exact_rarely`]): a function
 //! `exact.<name>` of f32 vectors of the host's width returning its two result vectors, built
 //! by a second [`LlvmBuilder`] through the same shared lowering ([`inline_exact`]), and a call
 //! to it for each piece of the host's width of the step where the shader needs it.

@@ -1,8 +1,9 @@
 //! Where a lookup samples: its coordinates projected and offset as the sampler's are, a
 //! cube map's face and an array's layer.
 
-use super::{Coordinates, Coords, DescVals};
-use crate::back::simd::{FBin, FUn, IBin, Kind, Lower, R, SimdBuilder};
+use super::vals::{Coordinates, Coords, DescVals};
+use crate::back::simd::builder::{FBin, FUn, IBin, Kind, R, SimdBuilder};
+use crate::back::simd::lower::Lower;
 use crate::ir::{self, FCmp};
 use crate::tgsi::TextureTarget;
 

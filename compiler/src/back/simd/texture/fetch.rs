@@ -4,8 +4,9 @@
 //! ([`TexMip`](crate::back::texpath::TexMip) other than `Level0`), where each lane's level
 //! argument picks its level.
 
-use super::{DescVals, Lod};
-use crate::back::simd::{IBin, Kind, Lower, R, SimdBuilder};
+use super::vals::{DescVals, Lod};
+use crate::back::simd::builder::{IBin, Kind, R, SimdBuilder};
+use crate::back::simd::lower::Lower;
 use crate::back::texpath::VectorTex;
 use crate::ir::{self, ICmp};
 

@@ -2,8 +2,9 @@
 //! (`texture::sample`): explicit, from gradients, or from the quad's differences, with the
 //! sampler's bias and clamps, through tgsic's own `log2` ([`crate::numerics::lod_log2`]).
 
-use super::{Coordinates, DescVals, Lod, MipVals};
-use crate::back::simd::{FBin, FUn, IBin, Kind, Lower, R, Shift, SimdBuilder};
+use super::vals::{Coordinates, DescVals, Lod, MipVals};
+use crate::back::simd::builder::{FBin, FUn, IBin, Kind, R, Shift, SimdBuilder};
+use crate::back::simd::lower::Lower;
 use crate::ir::{self, FCmp, ICmp};
 use crate::numerics::{LOD_LOG2_SERIES, LOD_LOG2_SPLIT};
 

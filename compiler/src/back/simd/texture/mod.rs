@@ -18,7 +18,10 @@
 //! face or layer inside those its level holds) and every level from one clamped into the
 //! level table, so no coordinate reads outside the texture.
 
-use super::{Callee, FBin, FUn, IBin, Kind, Lower, Optional, R, SBin, Scalar, Shift, SimdBuilder};
+use super::builder::{
+    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+};
+use super::lower::Lower;
 use crate::back::abi::{TexDesc, TextureCall};
 use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
@@ -26,137 +29,16 @@ use crate::back::texpath::{
     TexCompare, TexFormat, TexMip, TexPath, TexWrap, VectorTex, desc_group, vector_texture,
 };
 use crate::ir::{self, FCmp, ICmp};
-use crate::tgsi::TextureTarget;
 use std::mem::{offset_of, size_of};
 
 mod coords;
 mod fetch;
 mod lod;
+pub(super) mod vals;
 mod wrap;
 
-/// What the lookups of one texture descriptor derive from it ([`TexDesc`]): the texels, the
-/// width (texels per row) and each axis's values of level 0, and what mipmapped lookups read.
-/// The values of one level of a lookup (per lane) have the same form ([`Self::offset`]).
-pub(super) struct DescVals<B: SimdBuilder> {
-    texels: B::S,
-    /// Level 0's layers (I32; a 3D texture's depth), for the lookups whose group reads them
-    /// ([`Coords::layered`]): arrays, 3D textures, shadow lookups whose offset moves r.
-    depth: Option<B::V>,
-    /// The words readable at `texels` (I64), read where lookups load a window of them whole
-    /// ([`Lower::texel_words`]).
-    words: Option<B::S>,
-    /// The level's first texel (none: level 0's, at `texels`).
-    offset: Option<B::V>,
-    width: B::V,
-    axes: [Axis<B>; 2],
-    mip: Option<MipVals<B>>,
-}
-
-impl<B: SimdBuilder> DescVals<B> {
-    /// Level 0's layers, which a layered lookup's descriptor values hold ([`Coords::layered`]).
-    fn layers(&self) -> R<B::V> {
-        self.depth.ok_or_else(|| {
-            crate::back::abi::JitError::Codegen("a layered lookup without its depth".into())
-        })
-    }
-}
-
-/// What a mipmapped lookup reads from its descriptor besides level 0.
-struct MipVals<B: SimdBuilder> {
-    /// The level table.
-    levels: B::S,
-    /// The last level (I32).
-    last: B::V,
-    /// The sampler's bias, smallest and largest level of detail.
-    lod: [B::V; 3],
-    /// Whether lanes form quads (a mask).
-    quads: B::V,
-}
-
-impl<B: SimdBuilder> Clone for MipVals<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B: SimdBuilder> Copy for MipVals<B> {}
-
-/// One axis of a descriptor, in every lane.
-struct Axis<B: SimdBuilder> {
-    /// The side in texels (I32).
-    side: B::V,
-    /// The side as a float: it scales a normalized coordinate (not RECT's) and tops a linear
-    /// lookup's clamp (made always; back ends drop it where nothing reads it).
-    fside: B::V,
-    /// Whether coordinates are texel coordinates already (RECT).
-    rect: bool,
-    /// The last texel, `side − 1`: the clamp's top, and the period's mask of repeat and
-    /// mirror (a power-of-two side), which keeps any side's texel inside it.
-    last: B::V,
-}
-
-/// How a lookup's coordinates are adjusted before it samples ([`Lower::coordinates`]).
-#[derive(Clone, Copy)]
-struct Coords {
-    /// Divided by q (TXP).
-    projective: bool,
-    /// The first of the texel offset's arguments, if it has one.
-    offset: Option<usize>,
-    /// The target, which says what the coordinates are: a shadow reference (z, adjusted as s
-    /// and t are, or a cube or 2D array's w, as it is), a cube map's direction (projected,
-    /// never offset), an array's layer (r, t for a 1D array), a 3D texture's r.
-    target: TextureTarget,
-}
-
-impl Coords {
-    /// Whether the lookup reads level 0's layers: an array's layer is clamped to them, a 3D
-    /// texture's r wraps over them, and a shadow lookup's offset moves r by `offset / depth`.
-    fn layered(&self) -> bool {
-        let t = self.target;
-        let shadow_offset = t.is_shadow() && !t.is_rect() && self.offset.is_some();
-        t.is_array() || t == TextureTarget::Tex3D || shadow_offset
-    }
-}
-
-/// Where a lookup samples ([`Lower::coordinates`]).
-#[derive(Clone, Copy)]
-struct Coordinates<V> {
-    /// (s, t): of the texture, or of the cube face.
-    st: [V; 2],
-    /// A shadow lookup's reference.
-    reference: Option<V>,
-    /// A cube lookup's face (I32, 0 to 5) or an array lookup's layer (I32, inside the
-    /// texture's).
-    layer: Option<V>,
-    /// Whether s alone addresses the row (1D targets: t is not read).
-    one_d: bool,
-    /// A 3D lookup's r.
-    r: Option<V>,
-}
-
-/// What decides a lookup's level of detail: how, and its level arguments (from the first).
-#[derive(Clone, Copy)]
-struct Lod<'a> {
-    level: ir::Level,
-    args: &'a [ir::Value],
-}
-
-impl<B: SimdBuilder> Clone for DescVals<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B: SimdBuilder> Copy for DescVals<B> {}
-
-impl<B: SimdBuilder> Clone for Axis<B> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<B: SimdBuilder> Copy for Axis<B> {}
-
+pub(super) use vals::DescVals;
+use vals::{Axis, Coordinates, Coords, Lod, MipVals};
 impl<B: SimdBuilder> Lower<'_, B> {
     /// A texture operation: sampled in the code when the function is compiled for that and it
     /// can be, through the host's callback otherwise.

@@ -1,0 +1,68 @@
+//! How code is generated: the back end, and the options every back end takes.
+
+use super::abi::MathMode;
+use super::texpath::TexPaths;
+
+/// A code generator for the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Backend {
+    /// Cranelift: fast to compile, 128-bit vectors.
+    #[default]
+    Cranelift,
+    /// LLVM 19 (cargo feature `llvm`): slower to compile, vectors as wide as the host's.
+    Llvm,
+}
+
+impl Backend {
+    /// Every back end, built in or not.
+    pub const ALL: [Backend; 2] = [Backend::Cranelift, Backend::Llvm];
+
+    /// Whether this build has the back end.
+    pub fn available(self) -> bool {
+        match self {
+            Backend::Cranelift => true,
+            Backend::Llvm => cfg!(feature = "llvm"),
+        }
+    }
+
+    /// Its name: `cranelift` or `llvm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cranelift => "cranelift",
+            Backend::Llvm => "llvm",
+        }
+    }
+}
+
+/// How a back end compiles a function: one set of options for both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CodegenOptions {
+    /// Float math: exact (bit-identical to the interpreter) or fast.
+    pub math: MathMode,
+    /// Lanes per step, or 0 to choose per function ([`simd::step_lanes`](super::simd::step_lanes)). Cranelift takes 4,
+    /// 8, 16 or 32 (every value is `lanes / 4` 128-bit registers); LLVM 4, 8, 16, 32 or 64
+    /// (one vector a value, split by LLVM where it is wider than the host's registers).
+    pub lanes: usize,
+    /// The texture operations whose lookups the code samples itself ([`TexPaths`]): compiled
+    /// for the sampler state they will run with.
+    pub textures: TexPaths,
+    /// Run the back end's IR verifier on the generated code (about twice the compile time).
+    pub verify: bool,
+    /// Keep the back end's IR and the disassembly ([`CompiledShader::ir_text`](super::compiled::CompiledShader::ir_text),
+    /// [`CompiledShader::asm`](super::compiled::CompiledShader::asm)); LLVM measures [`CompiledShader::code_size`](super::compiled::CompiledShader::code_size) only then.
+    pub keep_text: bool,
+}
+
+impl Default for CodegenOptions {
+    /// Exact math, lanes chosen per function, every lookup through the runtime's callback, the
+    /// verifier in debug builds, no text.
+    fn default() -> Self {
+        CodegenOptions {
+            math: MathMode::Exact,
+            lanes: 0,
+            textures: TexPaths::NONE,
+            verify: cfg!(debug_assertions),
+            keep_text: false,
+        }
+    }
+}
