@@ -82,7 +82,7 @@ pub struct ExecArgs {
     /// 4, or 8 for loops and straight-line shaders with few live values; llvm takes 4, 8,
     /// 16, 32 or 64 and chooses the host's widest vector, twice it for loops with few live
     /// values and for straight-line shaders of enough arithmetic between texture lookups, or
-    /// four times it for those with SIN or COS (`docs/jit.md`, "Batches").
+    /// four times it for those with SIN or COS (`docs/jit.md`, "Steps, and how wide").
     #[arg(long, default_value_t = 0, value_parser = parse_lanes)]
     pub lanes: usize,
     /// Where compiled code is kept between runs: a folder, or `off` (default, and for an empty

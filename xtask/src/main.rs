@@ -1,8 +1,9 @@
-//! Project chores: `cargo xtask ci`, `cargo xtask capi`, `cargo xtask corpus`,
-//! `cargo xtask cycles`, `cargo xtask fuzz-seeds`, `cargo xtask scaling`, `cargo xtask theia-rtl`,
-//! `cargo xtask bench`.
+//! Project chores: `cargo xtask ci`, `capi`, `corpus`, `cycles`, the measurements recorded in
+//! `results/` (`llvmpipe`, `first-frame`, `compile-time`, `record`), `fuzz-seeds`, `scaling`,
+//! `theia-rtl`, `bench`.
 
 mod cycles;
+mod record;
 
 use std::process::{Command, ExitCode};
 
@@ -44,6 +45,25 @@ fn main() -> ExitCode {
                 false
             }
         },
+        // Measurements recorded in results/ (docs/results.md): against llvmpipe (throughput
+        // and accuracy), time to the first image, compile time; or any command.
+        Some(m @ ("llvmpipe" | "first-frame" | "compile-time")) => {
+            match record::Options::parse(&args[1..]) {
+                Ok(o) => match m {
+                    "llvmpipe" => record::llvmpipe(&o),
+                    "first-frame" => record::first_frame(&o),
+                    _ => record::compile_time(&o),
+                },
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        Some("record") if args.len() > 2 => {
+            let file = std::path::Path::new(record::RESULTS).join(format!("{}.md", args[1]));
+            record::record(&file, &args[1], &args[2..], None)
+        }
         // The corpus conformance tests alone, with their output.
         Some("corpus") => cargo(&["test", "-p", "tgsic-tests", "--", "--nocapture"]),
         // Criterion benchmarks, then a markdown table of their estimates.
@@ -81,11 +101,11 @@ fn main() -> ExitCode {
         // The C library installed as a C host gets it (cargo-c: `cargo install cargo-c`), and
         // the C example built against it with pkg-config and run.
         Some("capi") => capi(),
-        // JIT compile time and memory against program shape (docs/jit.md, "Compile time").
+        // JIT compile time and memory against program shape (docs/jit.md, "Compile time and size bounds").
         Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-cli"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | capi | corpus | cycles | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | capi | corpus | cycles | llvmpipe|first-frame|compile-time [--tgsic P --engine E --math M --shaders S --core C] | record NAME COMMAND... | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }

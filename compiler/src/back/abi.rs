@@ -82,7 +82,7 @@ pub enum JitError {
 
 /// The most IR instructions × vectors per step a JIT back end compiles: at this limit
 /// Cranelift takes about a second and 300 MB on the reference machine (2-core AVX2), so that
-/// no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time"). The largest
+/// no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time and size bounds"). The largest
 /// real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
 pub const MAX_VECTOR_INSTS: usize = 1 << 18;
 

@@ -374,9 +374,9 @@ where
     let tiles_x = width.div_ceil(8);
     // Component x of the inputs per tile column, once for the render, for an engine that reads
     // it from there: then a tile writes none of its inputs. Copying them into each tile's batch
-    // took ~11% of a trivial shader's frame, more than the copy's share of a profile (likely
-    // the code's loads waiting for those stores, which wait behind the previous tile's pixels;
-    // not profiled further). Not for a shader that indexes IN, whose indexed reads see `inputs`.
+    // cost more than the copy's share of a profile (likely the code's loads waiting for those
+    // stores, behind the previous tile's pixels; not profiled further; docs/jit.md, "Fragment
+    // batches"). Not for a shader that indexes IN, whose indexed reads see `inputs`.
     let indexes_inputs = p.instructions.iter().any(|i| {
         i.src
             .iter()

@@ -3,10 +3,8 @@
 //! A tile writes 8 pixels, 128 bytes, to each of its 8 rows. From a 64-byte boundary (with a
 //! row a multiple of 4 pixels wide) those are two whole cache lines; from the 16-byte offset
 //! at which glibc's allocator places a large `Vec<[f32; 4]>` they are three, the outer two
-//! shared with the neighbouring tiles. Measured on the 2-core Zen 4 host with AVX-512 code,
-//! 1024 × 1024, one thread: a one-MOV shader's frame goes from about 0.95 ms to 0.77 ms, and
-//! over the 50 mesa corpus shaders the geometric mean of the throughput rises 4.5% (up to 21%
-//! for the cheapest shaders, whose frames are mostly the writing of the image).
+//! shared with the neighbouring tiles. The cheapest shaders, whose frames are mostly the
+//! writing of the image, gain most (measured on Zen 4: `results/history/jit-2026-11-30.md`).
 
 use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};

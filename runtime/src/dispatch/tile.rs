@@ -112,7 +112,7 @@ pub(super) const SEGMENT_TILES: u32 = 32;
 /// Tiles per [`Segment`] for a band of `tile_rows` rows of `tiles_x` tiles run by `threads`
 /// threads: a whole row of tiles while the band's rows give each thread four segments (each
 /// segment costs a setup: its rows, its working memory, the engine's preparation of a run of
-/// batches; a 1024-pixel row cut in four was 10% of a trivial shader's frame), else rows cut
+/// batches, which measured a noticeable share of a trivial shader's frame), else rows cut
 /// into pieces of [`SEGMENT_TILES`] or more, so that narrow bands of wide images still give
 /// every thread work.
 pub(super) fn segment_tiles(tiles_x: u32, tile_rows: u32, threads: usize) -> u32 {

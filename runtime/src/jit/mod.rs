@@ -563,7 +563,7 @@ impl Engine for JitShader {
                 error: None,
             };
             // The output components a batch zeroes: those the code does not write in every
-            // lane (a frame's memset of every output was 17% of a trivial shader's frame).
+            // lane (a memset of every output was a large share of a trivial shader's frame).
             let to_zero: Vec<usize> = (0..4 * io.outputs.len())
                 .filter(|&k| !c.stored_outputs.get(k).copied().unwrap_or(false))
                 .collect();
@@ -616,7 +616,7 @@ impl Engine for JitShader {
                 // that are dropped, and nothing reads it.
                 let read = scratch.arrays.len().saturating_sub(4 * BATCH_LANES);
                 if read > 0 {
-                    // (A call to memset otherwise, even for nothing: 2% of a trivial frame.)
+                    // (Not `fill` of an empty range: a call to memset even for nothing.)
                     scratch.arrays[..read].fill(0);
                 }
                 for &k in &to_zero {

@@ -230,8 +230,8 @@ fn tex_desc(
         }
     }
     // Cranelift has no gather instruction: a texel's four f32 words in one load per lane
-    // (and a transpose) beat a word per lane and the unpacking of its bytes (gltr_linearblur:
-    // 127 against 141 ms a 1024² frame). LLVM gathers: one word a texel halves the time.
+    // (and a transpose) beat a word per lane and the unpacking of its bytes. LLVM gathers:
+    // one word a texel is faster there (both measured on gltr_linearblur: `results/history/jit-2026-11-30.md`).
     let unorm8 = backend == Backend::Llvm;
     let (texels, words, format, levels): (_, _, _, &[u32]) =
         if matches!(mip, TexMip::Level0 | TexMip::Single) {

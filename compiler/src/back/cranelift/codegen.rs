@@ -31,7 +31,7 @@ pub const SINGLE_PASS_LOOP_DEPTH: u32 = 16;
 
 /// The allocator for `f` of `insts` IR instructions: backtracking, unless `f` is so long or its loops so deeply nested
 /// that the backtracking allocator's time would grow faster than the program
-/// (docs/jit.md, "Compile time").
+/// (docs/jit.md, "Compile time and size bounds").
 pub(super) fn allocator_for(f: &Function, insts: usize) -> Allocator {
     if insts > SINGLE_PASS_INSTS || f.body.loop_depth() > SINGLE_PASS_LOOP_DEPTH {
         Allocator::SinglePass
@@ -56,8 +56,8 @@ pub(super) fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, 
                 .map_err(|e| JitError::Host(format!("{k}={v}: {e}")))
         };
         // The IR arrives optimized and constants are already hoisted; Cranelift's own
-        // optimizer (`speed`) measured slower to compile (median 0.60 against 0.37 ms over the
-        // etnaviv corpus) and no faster to run (curl noise 3.1 against 4.1 Mpixels/s).
+        // optimizer (`speed`) measured slower to compile and no faster to run
+        // (`results/history/jit-2026-11-30.md`).
         set(&mut fb, "opt_level", "none")?;
         set(&mut fb, "is_pic", "false")?;
         // A frame larger than a page touches each page in turn, so that it can never reach

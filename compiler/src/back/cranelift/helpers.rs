@@ -4,8 +4,8 @@
 //!
 //! Cranelift's compile time grows with the code it is given, and each exact function inline
 //! is 100 to 400 instructions for every EX2, LG2, POW, SIN or COS of a shader (and every
-//! register of a step): exact mode compiled shaders up to 22% slower than fast mode (etnaviv
-//! p99). A shader's code now holds a call per register; the function itself is compiled the
+//! register of a step), which made exact shaders slow to compile (measured in
+//! `results/history/math-2026-11-30.md`, "Exact mode"). A shader's code holds a call per register; the function itself is compiled the
 //! first time any code of this process needs it ([`address`]) and kept for the process's life.
 //!
 //! The code is this process's own: shader images name it by

@@ -383,8 +383,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     fn divides_by_constants(&self) -> bool {
         // LLVM's own multiplier and shifts for a vector `udiv`/`sdiv` by a splat constant
         // (a pre-shift for even divisors, no add-back where it can) measured faster than the
-        // lowering's (with the lowering's form, AVX2 shift_bitops ran 0.85x as fast,
-        // uniform_array_mat4_index_rd 0.95x).
+        // lowering's (`results/history/jit-2026-11-30.md`, "Integer division").
         true
     }
 
@@ -663,7 +662,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             return self.texels_transposed(base, words);
         }
         // `llvm.masked.gather` where it is one instruction: a texel's four words lane by lane
-        // (or loaded whole and transposed) made lookup-heavy shaders compile 20-60% slower
+        // (or loaded whole and transposed) made lookup-heavy shaders much slower to compile
         // there, since LLVM's passes see all of it.
         let mut out = [words; 4];
         for (c, o) in out.iter_mut().enumerate() {

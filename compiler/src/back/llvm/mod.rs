@@ -1,6 +1,6 @@
 //! The LLVM back end (cargo feature `llvm`): native code through LLVM 19, with vectors as wide
-//! as the host allows. Cranelift stays the default JIT; this one compiles about ten times
-//! slower and runs ALU-heavy shaders faster (figures in `docs/jit.md`).
+//! as the host allows: an order of magnitude slower to compile than Cranelift, faster code
+//! (`docs/jit.md`; the runs in `results/`).
 //!
 //! - **One vector per value.** A step shades [`CodegenOptions::lanes`] invocations: every IR value
 //!   is one `<lanes x float>` or `<lanes x i32>` (booleans `<lanes x i1>`). The default is the
@@ -93,13 +93,12 @@ fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
 /// side by side): `sroa` (the lowering's allocas, such as indexed temporaries, into values),
 /// `early-cse` and `instcombine` (repeated loads of the arguments, masks of constant
 /// conditions), `simplifycfg`; `reassociate`, whose canonical operand order the register
-/// allocator depends on (without it gltr_linearblur's AVX2 code spilled 2.6 times as much and
-/// ran 27% slower); `licm` and `loop-rotate` (loads of the arguments out of loops:
-/// gltr_stripdatamoshglitch 5%), `indvars` and a second round of `early-cse`, `instcombine`
-/// and `simplifycfg` (AVX2 film grain and hsl2rgb 3%). Dropped: `gvn`, `sccp`, the loop
-/// unswitcher and unroller, inlining and attribute inference (nothing to do, or slower:
-/// O1's function pipeline compiled 20% slower and ran gltr_kaleidoscope 12% slower).
-/// Against `default<O2>`, figures in `docs/jit.md`: compile time 23% lower, the same speed.
+/// allocator depends on (without it lookup-heavy AVX2 code spilled far more); `licm` and
+/// `loop-rotate` (loads of the arguments out of loops), `indvars` and a second round of
+/// `early-cse`, `instcombine` and `simplifycfg`. Dropped: `gvn`, `sccp`, the loop
+/// unswitcher and unroller, inlining and attribute inference (nothing to do, or slower to
+/// compile and to run). Against `default<O2>`: lower compile time, the same speed. The
+/// measurements: `results/history/jit-2026-11-30.md`, "The LLVM back end".
 const PASSES: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,\
     reassociate,loop-mssa(licm<allowspeculation>,loop-rotate<header-duplication;no-prepare-for-lto>,\
     licm<allowspeculation>),loop(indvars,loop-deletion),early-cse<memssa>,\
@@ -175,12 +174,10 @@ pub(super) fn enum_attr(cx: &Context, name: &str) -> Attribute {
 /// Zen host of a function without texture operations, which takes Alder Lake's scheduling model
 /// (the host's gathers kept: `prefer-no-gather` where they are not in hardware).
 ///
-/// Measured on a Zen 4 host (AVX2 code, 1024², side by side, median of 3): with the Zen
-/// models of LLVM 19 (znver4, and znver3 alike) the ALU shaders ran 5–14% slower than with an
-/// Intel core's (noise_classic_3d and film grain +14%, curl noise +5% with Alder Lake's or
-/// Sapphire Rapids'; +9%, +5%, +3% with Haswell's), at 8 lanes as at 16, though the code
-/// spilled more; AVX-512 code gained nothing from any, and the texture shaders lost 1–2%, so
-/// they keep the host's.
+/// Measured on a Zen 4 host (AVX2 code, side by side): with the Zen models of LLVM 19 the ALU
+/// shaders ran slower than with an Intel core's, at 8 lanes as at 16, though the code spilled
+/// more; AVX-512 code gained nothing from any model, and the texture shaders lost, so they
+/// keep the host's (`results/history/jit-2026-11-30.md`, "The LLVM back end").
 fn tuning<'a>(cpu: &'a HostCpu, f: &Function) -> (&'a str, std::borrow::Cow<'a, str>) {
     let host = (
         cpu.name.as_str(),
@@ -231,8 +228,7 @@ fn lower<'ctx>(
     func.add_attribute(AttributeLoc::Function, enum_attr(cx, "nounwind"));
     // Spill slots aligned to their vectors: without it LLVM keeps the caller's 16-byte
     // alignment and spills 32- and 64-byte vectors unaligned, some across a cache line
-    // (AVX2 code 1% faster in geometric mean over the Mesa comparison shaders, curl noise,
-    // film grain and gltr_linearblur 2-3%; AVX-512 code unchanged).
+    // (measured faster with AVX2 code, the same with AVX-512: `results/history/jit-2026-11-30.md`).
     func.add_attribute(
         AttributeLoc::Function,
         cx.create_string_attribute("stackrealign", ""),

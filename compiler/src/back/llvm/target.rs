@@ -23,9 +23,9 @@ pub struct HostCpu {
     /// Whether LLVM compiles a gather of 8 lanes to the CPU's gather instruction (with
     /// AVX-512, or AVX2 on a CPU LLVM tunes for fast gathers). Where it does not, LLVM splits
     /// a gather into scalar loads through vectors of 64-bit addresses, which the builder's
-    /// own per-lane loads of single words beat (AVX2 code on Zen 5: linearblur, 72 RGBA8
-    /// lookups, 46.9 → 40.4 ms a 1024² frame, but 127 → 205 ms to compile); a texel's four
-    /// words stay LLVM's gathers, which compile faster.
+    /// own per-lane loads of single words beat in speed (measured with AVX2 code on Zen 5:
+    /// `results/history/jit-2026-11-30.md`), though they compile slower; a texel's four words stay LLVM's
+    /// gathers, which compile faster.
     pub hardware_gather: bool,
 }
 

@@ -265,8 +265,8 @@ pub trait SimdBuilder {
     /// Whether the branches of a divergent `If` that only move lanes (`break`, `continue`,
     /// `yield`: a loop's exit test) run under their masks without the test that skips a branch
     /// no lane takes. Branchless, LLVM keeps such a loop body one block that its optimizer
-    /// schedules as a whole; Cranelift (which does not optimize) pays for the blends of the
-    /// moves on every iteration instead, 28% on `piglit_loop_300`.
+    /// schedules as a whole; Cranelift (which does not optimize) would pay for the blends of
+    /// the moves on every iteration instead, so it keeps the test.
     const BRANCHLESS_LANE_MOVES: bool;
 
     /// Lanes per step.
@@ -447,8 +447,7 @@ pub trait SimdBuilder {
     /// The word indices of `words` (an I32 vector), lane by lane, zero-extended to I64 for
     /// [`Self::word_addr`]. By default an extraction per lane; x64 targets move two lanes at
     /// once through a 64-bit register and split them with a shift, as `pextrd` costs two
-    /// µops a lane (gltr_linearblur: 63.5 → 58.4 ms on Cranelift, 40.7 → 38.5 ms on AVX2
-    /// LLVM at 1024²).
+    /// µops a lane (measured on gltr_linearblur: `results/history/jit-2026-11-30.md`).
     fn lane_words(&mut self, words: Self::V) -> R<Vec<Self::S>> {
         (0..self.lanes())
             .map(|l| {

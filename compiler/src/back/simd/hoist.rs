@@ -51,8 +51,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
         // hoisted computation reads it; the others stay where the steps read them. Moved
         // alone it saves nothing (a load or a constant either way) and lives across the steps:
         // the etnaviv corpus's shaders, which read their matrices as uniforms, spilled every
-        // one (Cranelift's median code 928 -> 1584 bytes), and moving every constant changed
-        // Cranelift's register allocation enough to slow curl noise by 4%.
+        // one, and moving every constant changed Cranelift's register allocation for the
+        // worse (`results/history/jit-2026-11-30.md`, "Uniform values once a call").
         let leaf = |i: ir::Inst| f.insts[i].args.is_empty();
         let leaf_stmt = |s: &Stmt| matches!(s, Stmt::Inst(i) if leaf(*i));
         let mut read = vec![false; f.values.len()];

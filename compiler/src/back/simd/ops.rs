@@ -244,9 +244,9 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// that gives every lane's result: wherever it does not give `0x80000000` (|x| below
     /// 2³¹, where the conversion truncates exactly, and not NaN). Steps with such a lane
     /// take a branch to [`f2u`]. What F2U converts in real shaders (coordinates, hash
-    /// inputs) is below 2³¹: Cranelift's code for piglit_shift_right_of_shift_left ran
-    /// 1.30–1.34x as fast as with F2U lane by lane through i64. AVX-512's vector F2U
-    /// (`vcvttps2qq`) is faster unchecked, so targets with one use it directly.
+    /// inputs) is below 2³¹, so the check pays where F2U has no instruction (measured on
+    /// Cranelift: `results/history/jit-2026-11-30.md`, "Numerics"). AVX-512's vector F2U (`vcvttps2qq`) is
+    /// faster unchecked, so targets with one use it directly.
     fn f2u_checked(&mut self, a: B::V) -> R<B::V> {
         let fast = self.b.float_to_int(a)?;
         let indefinite = self.iconst(0x8000_0000)?;

@@ -73,7 +73,7 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 /// - Straight-line fragment shaders are interleaved as the target says (`straight`): a step
 ///   of such a shader is chains of dependent arithmetic that the core cannot overlap with the
 ///   next step's, a whole function later. What bounds each rule is compile time (twice the
-///   lanes take 1.3–2.1 times as long to compile, and an application's slow-to-compile
+///   lanes take up to twice as long to compile, and an application's slow-to-compile
 ///   shaders are the middling ones with their lookups) and, on Cranelift, spills.
 ///   - [`StraightLine::Arithmetic`] (LLVM): fewer than one texture lookup in [`LOOKUP_GAP`]
 ///     instructions and short or long [`work`]; or, of middling length, fewer than one
@@ -197,9 +197,9 @@ pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
 /// narrower than AVX2's: measured side by side, the shaders of 60–150 gain from a second
 /// step, those of less work (whose frames are mostly the writing of the image) and those
 /// between 150 and the sparse bound do not; and a shader with SIN or COS and 16 texture
-/// lookups or more runs one step rather than four, as measured (three_triangle_blur, 21
-/// lookups: 1.16–1.18x at 16 lanes against 64, 0.87x at 32; not profiled), while AVX2 runs
-/// that shader fastest at four steps (`docs/jit.md`).
+/// lookups or more runs one step rather than four, as measured on three_triangle_blur (not
+/// profiled), while AVX2 runs that shader fastest at four steps (`results/history/jit-2026-11-30.md`,
+/// "Batches").
 pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
     short: Some((60, 150)),
     sparse: 400,

@@ -5,8 +5,8 @@
 //!
 //! The host's width, not the step's: a step of two or four vectors (interleaved steps,
 //! `simd::step_lanes`) would compile the function two or four times as long (the exact SIN
-//! and COS, some 550 instructions with AVX2, took 12 ms of a 16-lane shader's 22 and 25 ms of
-//! a 32-lane one's 38). A step with such a lane (|x| ≥ 2³⁰, inf, NaN in accurate math, rare)
+//! and COS are some 550 instructions with AVX2, most of such a shader's compile time:
+//! `results/history/math-2026-11-30.md`, "Accurate mode"). A step with such a lane (|x| ≥ 2³⁰, inf, NaN in accurate math, rare)
 //! does the same work per lane either way; only the calls multiply. The mesa shaders that take
 //! four steps never reach it, and their speed did not change.
 //!
@@ -14,7 +14,7 @@
 //! mode, vector width), so it computes what the inline form would, bit for bit: LLVM folds
 //! nothing in float arithmetic that changes bits without fast-math flags, and there are none.
 //! It is `noinline`: inlining it back is what it exists to avoid. (Marking it `cold` as well,
-//! true of accurate math's fallback, measured no faster, npm_easings 2–4% slower.)
+//! true of accurate math's fallback, measured no faster.)
 //!
 //! The call keeps the C convention, in which every vector register is the caller's to save.
 //! `preserve_allcc` (the callee saves what it uses) was tried and gave wrong results: LLVM 19

@@ -108,8 +108,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
 
     /// x86's variable permute, `vpermd`, when a step fills one register (AVX2: 8 lanes,
     /// AVX-512: 16). Two registers' permute (four `vpermd` and two blends, or a window of
-    /// one register) made lookups slower than their gathers lane by lane
-    /// (gltr_tangentmotionblur, AVX2 code at 16 lanes: 33.6 → 36.6 or 34.4 ms).
+    /// one register) measured slower than their gathers lane by lane (`results/history/jit-2026-11-30.md`).
     pub(super) fn permute(&self) -> Option<&'static str> {
         match (self.lanes, self.width) {
             (8, 8) => Some("llvm.x86.avx2.permd"),

@@ -461,11 +461,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// be allowed to.
     ///
     /// A step whose lanes span two texel rows misses the window, and its branch is then
-    /// mostly mispredicted: the blur shaders hit in 87–95% of their steps and run 19–29%
-    /// faster, but gltr_tangentmotionblur hits in half of its 16-lane steps and runs 15%
-    /// slower on AVX-512. A second window a row below lifted the hits to 97–99.7%, yet its
-    /// instructions (a horizontal minimum, a second load, permute and blend) cost more than
-    /// the gathers they replaced (gltr_linearblur, AVX2 code: 32 → 48 ms).
+    /// mostly mispredicted: shaders that mostly hit (the blurs) gain, one that hits in half
+    /// its steps loses. A second window a row below would hit more often, but its
+    /// instructions (a horizontal minimum, a second load, permute and blend) measured costlier
+    /// than the gathers they replace (`results/history/jit-2026-11-30.md`, "Textures").
     fn texel_words(&mut self, d: DescVals<B>, texels: B::V) -> R<B::V> {
         let Some(words) = d.words else {
             return self.b.gather(Kind::I32, d.texels, texels);
