@@ -3,6 +3,7 @@
 
 use std::ffi::CStr;
 use std::ptr::{null, null_mut};
+use tgsic_c::run::*;
 use tgsic_c::*;
 
 fn last() -> String {

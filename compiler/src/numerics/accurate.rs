@@ -1,6 +1,6 @@
 //! SIN and COS of accurate math ([`MathMode::Accurate`](crate::back::abi::MathMode)), the
 //! scalar statement of what the generated code computes for a whole step of lanes
-//! (`back/simd/libm.rs`, `sincos_accurate`), operation for operation, so that tests can
+//! (`back/simd/accurate.rs`, `sincos_accurate`), operation for operation, so that tests can
 //! compare the two bit for bit and measure the error of either against the true sine.
 //!
 //! - **Reduction in double precision.** r = x − q·π/2 with q the integer nearest x·2/π, π/2 in

@@ -105,6 +105,6 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     /// The instructions inside statements of the steps that [`Self::hoist`] lowered before
     /// them: the steps skip them.
     pub(super) prehoisted: std::collections::HashSet<ir::Inst>,
-    /// SIN and COS as accurate math computes them (`libm::sincos_accurate`), not exactly.
+    /// SIN and COS as accurate math computes them (`accurate::sincos_accurate`), not exactly.
     pub(super) accurate_sincos: bool,
 }

@@ -12,7 +12,6 @@ use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Stmt, Unary};
 use std::collections::HashMap;
 use std::mem::offset_of;
 
-const I32_MIN: u32 = 0x8000_0000;
 const TWO_31: f32 = 2_147_483_648.0;
 
 /// How many nested selects [`Lower::may_fold_to_denormal`] looks through.
@@ -225,46 +224,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.b.select(nan, zero, i)
     }
 
-    /// `v == 0 ? −1 : r`.
-    fn minus_one_if_zero(&mut self, v: B::V, r: B::V) -> R<B::V> {
-        let zero = self.iconst(0)?;
-        let z = self.b.icmp(ICmp::Eq, v, zero)?;
-        let m1 = self.iconst(u32::MAX)?;
-        self.b.select(z, m1, r)
-    }
-
-    /// The highest set bit of `v` (−1 for 0).
-    fn umsb(&mut self, v: B::V) -> R<B::V> {
-        let lz = self.b.optional(Optional::Ctlz, &[v])?;
-        let r = self.ik(IBin::Xor, lz, 31)?; // 31 − lz for lz ≤ 31
-        self.minus_one_if_zero(v, r)
-    }
-
-    /// F2U as [`f2u`] computes it, by the 32-bit conversion alone in the steps where
-    /// that gives every lane's result: wherever it does not give `0x80000000` (|x| below
-    /// 2³¹, where the conversion truncates exactly, and not NaN). Steps with such a lane
-    /// take a branch to [`f2u`]. What F2U converts in real shaders (coordinates, hash
-    /// inputs) is below 2³¹, so the check pays where F2U has no instruction (measured on
-    /// Cranelift: `results/history/jit-2026-11-30.md`, "Numerics"). AVX-512's vector F2U (`vcvttps2qq`) is
-    /// faster unchecked, so targets with one use it directly.
-    fn f2u_checked(&mut self, a: B::V) -> R<B::V> {
-        let fast = self.b.float_to_int(a)?;
-        let indefinite = self.iconst(0x8000_0000)?;
-        let odd = self.b.icmp(ICmp::Eq, fast, indefinite)?;
-        let [r] =
-            super::libm::where_any(&mut self.b, odd, Kind::I32, [fast], |b| Ok([f2u(b, a)?]))?;
-        Ok(r)
-    }
-
-    /// Shift amounts: the low 5 bits.
-    fn amount(&mut self, v: B::V) -> R<B::V> {
-        self.ik(IBin::And, v, 31)
-    }
-
-    fn shift(&mut self, op: Shift, a: B::V, n: B::V) -> R<B::V> {
-        self.b.optional(Optional::Shift(op), &[a, n])
-    }
-
     fn unary(&mut self, u: Unary, x: ir::Value, result: ir::Value) -> R<B::V> {
         use Unary as U;
         let lane_op = |s: &mut Self| s.lane_op1(LaneOp::Unary(u), &[x], result);
@@ -370,128 +329,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         })
     }
 
-    /// Integer division and remainder with the interpreter's results for a zero divisor (and
-    /// `INT_MIN / −1`), the divisor made safe first. A constant divisor (`by_constant`: here
-    /// only those [`Self::divide_by_constant`] leaves, 0 and −1) stays the target's division.
-    fn divide(&mut self, op: Binary, a: B::V, c: B::V, by_constant: bool) -> R<B::V> {
-        let zero = self.iconst(0)?;
-        let z = self.b.icmp(ICmp::Eq, c, zero)?;
-        let signed = matches!(op, Binary::IDivS | Binary::IRemS);
-        let bad = if signed {
-            let k = self.iconst(I32_MIN)?;
-            let min = self.b.icmp(ICmp::Eq, a, k)?;
-            let k = self.iconst(u32::MAX)?;
-            let m1 = self.b.icmp(ICmp::Eq, c, k)?;
-            let ov = self.b.ibin(IBin::And, min, m1)?;
-            self.b.ibin(IBin::Or, z, ov)?
-        } else {
-            z
-        };
-        // INT_MIN / 1 = INT_MIN and INT_MIN % 1 = 0: what −1 gives, without the overflow.
-        let one = self.iconst(1)?;
-        let d = self.b.select(bad, one, c)?;
-        let rem = matches!(op, Binary::IRemS | Binary::IRemU);
-        let r = if self.b.has_doubles() && !by_constant {
-            self.divide_in_doubles(signed, rem, a, d)?
-        } else {
-            self.b.optional(Optional::Div { signed, rem }, &[a, d])?
-        };
-        let on_zero = self.iconst(if op == Binary::IDivS { 0 } else { u32::MAX })?;
-        self.b.select(z, on_zero, r)
-    }
-
-    /// Division and remainder by the constant `k` as products: the quotient of unsigned
-    /// words by a multiply-high and shifts ([`udiv_magic`]), a signed one from the quotient
-    /// of the magnitudes, the remainder `a − q·k` (wrapping). Cranelift would otherwise divide
-    /// lane by lane (`div`, tens of cycles each). `None` where the target divides by
-    /// constants with products itself ([`SimdBuilder::divides_by_constants`]: LLVM) or has no
-    /// vector multiply-high, and for the divisors with the interpreter's special results (0;
-    /// −1 when signed, for `INT_MIN / −1`), which [`Self::divide`] handles.
-    fn divide_by_constant(&mut self, op: Binary, a: B::V, k: u32) -> R<Option<B::V>> {
-        let signed = matches!(op, Binary::IDivS | Binary::IRemS);
-        if k == 0
-            || (signed && k == u32::MAX)
-            || self.b.divides_by_constants()
-            || !self.b.supports(Optional::MulHigh { signed: false })
-        {
-            return Ok(None);
-        }
-        let d = if signed { (k as i32).unsigned_abs() } else { k };
-        let x = if signed { self.b.iabs(a)? } else { a };
-        let mut q = self.udiv_by(x, d)?;
-        if signed {
-            // The quotient truncates: negative where exactly one operand is.
-            let zero = self.iconst(0)?;
-            let nq = self.b.ibin(IBin::Sub, zero, q)?;
-            let neg = self.b.icmp(ICmp::SLt, a, zero)?;
-            let (pos, negd) = if (k as i32) < 0 { (nq, q) } else { (q, nq) };
-            q = self.b.select(neg, negd, pos)?;
-        }
-        if matches!(op, Binary::IRemS | Binary::IRemU) {
-            let qk = self.ik(IBin::Mul, q, k)?;
-            q = self.b.ibin(IBin::Sub, a, qk)?;
-        }
-        Ok(Some(q))
-    }
-
-    /// `x / d` of unsigned words for a constant `d` ≥ 1: a shift for a power of two, else a
-    /// multiply-high and shifts ([`udiv_magic`]).
-    fn udiv_by(&mut self, x: B::V, d: u32) -> R<B::V> {
-        if d.is_power_of_two() {
-            return match d.trailing_zeros() {
-                0 => Ok(x),
-                s => self.b.shift_imm(Shift::ShrU, x, s),
-            };
-        }
-        let (m, s, add) = udiv_magic(d);
-        let mk = self.iconst(m)?;
-        let t = self
-            .b
-            .optional(Optional::MulHigh { signed: false }, &[x, mk])?;
-        if !add {
-            return self.b.shift_imm(Shift::ShrU, t, s);
-        }
-        let u = self.b.ibin(IBin::Sub, x, t)?;
-        let u = self.b.shift_imm(Shift::ShrU, u, 1)?;
-        let u = self.b.ibin(IBin::Add, u, t)?;
-        self.b.shift_imm(Shift::ShrU, u, s)
-    }
-
-    /// `a / d` (`a % d` when `rem`) for a safe divisor (not 0, and not −1 with `a` = INT_MIN
-    /// when `signed`), through double-precision lanes: a vector has no integer division, and
-    /// one lane at a time it costs a `div` each. Both operands are exact as doubles, and the
-    /// rounded quotient truncates to the integer quotient: a quotient k − ε of integers below
-    /// 2³² has ε ≥ 1/d ≥ k·2⁻³², far above the quotient's rounding (k·2⁻⁵³), so rounding never
-    /// reaches the integer. The remainder is `a − q·d` (wrapping).
-    fn divide_in_doubles(&mut self, signed: bool, rem: bool, a: B::V, d: B::V) -> R<B::V> {
-        // Unsigned words as doubles: the signed value of `x ^ 2³¹`, plus 2³¹.
-        let to_double = |s: &mut Self, x: B::V| -> R<B::D> {
-            if signed {
-                return s.b.d_from_int(x);
-            }
-            let k = s.iconst(I32_MIN)?;
-            let x = s.b.ibin(IBin::Xor, x, k)?;
-            let x = s.b.d_from_int(x)?;
-            let k = s.b.d_const(2_147_483_648.0)?;
-            s.b.d_bin(FBin::Add, x, k)
-        };
-        let (ad, dd) = (to_double(self, a)?, to_double(self, d)?);
-        let qd = self.b.d_bin(FBin::Div, ad, dd)?;
-        // Truncated to i32: every signed quotient fits (INT_MIN / −1 was made safe); an
-        // unsigned one is below 2³¹ unless d = 1, where it is a itself.
-        let mut q = self.b.d_to_int(qd)?;
-        if !signed {
-            let one = self.iconst(1)?;
-            let by_one = self.b.icmp(ICmp::Eq, d, one)?;
-            q = self.b.select(by_one, a, q)?;
-        }
-        if !rem {
-            return Ok(q);
-        }
-        let qd = self.b.ibin(IBin::Mul, q, d)?;
-        self.b.ibin(IBin::Sub, a, qd)
-    }
-
     fn binary(&mut self, op: Binary, x: ir::Value, y: ir::Value, result: ir::Value) -> R<B::V> {
         use Binary as B_;
         let lane_op = |s: &mut Self| s.lane_op1(LaneOp::Binary(op), &[x, y], result);
@@ -591,42 +428,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
-    /// UBFE and IBFE as tgsi_exec: `(v << (32 − w − o)) >> (32 − w)` when `w + o < 32`,
-    /// `v >> o` otherwise, 0 for `w = 0` (offset and width use their low 5 bits).
-    fn bitfield_extract(&mut self, signed: bool, v: B::V, off: B::V, bits: B::V) -> R<B::V> {
-        let w = self.amount(bits)?;
-        let o = self.amount(off)?;
-        let shr = if signed { Shift::ShrS } else { Shift::ShrU };
-        let wo = self.b.ibin(IBin::Add, w, o)?;
-        let k32 = self.iconst(32)?;
-        let l = self.b.ibin(IBin::Sub, k32, wo)?;
-        let l = self.amount(l)?;
-        let r = self.b.ibin(IBin::Sub, k32, w)?;
-        let r = self.amount(r)?;
-        let up = self.shift(Shift::Shl, v, l)?;
-        let inside = self.shift(shr, up, r)?;
-        let tail = self.shift(shr, v, o)?;
-        let fits = self.b.icmp(ICmp::ULt, wo, k32)?;
-        let x = self.b.select(fits, inside, tail)?;
-        let zero = self.iconst(0)?;
-        let w0 = self.b.icmp(ICmp::Eq, w, zero)?;
-        self.b.select(w0, zero, x)
-    }
-
-    /// BFI as tgsi_exec.
-    fn bitfield_insert(&mut self, base: B::V, ins: B::V, off: B::V, bits: B::V) -> R<B::V> {
-        let w = self.amount(bits)?;
-        let o = self.amount(off)?;
-        let one = self.iconst(1)?;
-        let ones = self.shift(Shift::Shl, one, w)?;
-        let ones = self.b.ibin(IBin::Sub, ones, one)?;
-        let mask = self.shift(Shift::Shl, ones, o)?;
-        let i = self.shift(Shift::Shl, ins, o)?;
-        let i = self.b.ibin(IBin::And, i, mask)?;
-        let k = self.b.ibin(IBin::AndNot, base, mask)?;
-        self.b.ibin(IBin::Or, i, k)
-    }
-
     /// `x == y` (`x != y` when `ne`) as the CPU compares under DAZ, on a target that folds
     /// float operations as IEEE does: LLVM 19 folds `fcmp oeq/une (bitcast i), 0.0` into an
     /// integer test that ignores the denormal mode, so an operand that may be a denormal is
@@ -691,7 +492,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
         let a = self.float_operand(x)?;
         let ys = if self.accurate_sincos {
-            super::libm::sincos_accurate(&mut self.b, a)?
+            super::accurate::sincos_accurate(&mut self.b, a)?
         } else {
             libm::exact(&mut self.b, ExactFn::SinCos, &[a])?
         };
@@ -886,56 +687,4 @@ pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
     let mut pairs = HashMap::new();
     walk(f, &f.body, &mut pairs);
     pairs
-}
-
-/// F2U without a 64-bit conversion: truncation through i64, the low 32 bits; NaN and
-/// |x| ≥ 2⁶³ give 0. Below 2³¹ in magnitude the 32-bit conversion truncates exactly;
-/// from 2³¹ on, |x| is the integer `m · 2^s` (`m` the significand with its leading 1,
-/// `s` = exponent − 150 ≥ 8), whose low 32 bits are `m << s` (0 from s = 32 on, which
-/// takes in every |x| ≥ 2⁶³, infinities and NaN); a negative x negates (wrapping).
-fn f2u<B: SimdBuilder + ?Sized>(b: &mut B, a: B::V) -> R<B::V> {
-    let k = |b: &mut B, x: u32| b.splat_const(Kind::I32, x);
-    let ax = b.fun(FUn::Abs, a)?;
-    let two31 = b.splat_const(Kind::F32, 2_147_483_648f32.to_bits())?;
-    let small = b.fcmp(FCmp::Lt, ax, two31)?;
-    let lo = b.float_to_int(ax)?;
-    let bits = b.cast(ax, Kind::I32)?;
-    let e = b.shift_imm(Shift::ShrU, bits, 23)?;
-    let c = k(b, 150)?;
-    let s = b.ibin(IBin::Sub, e, c)?;
-    let c = k(b, 0x007F_FFFF)?;
-    let m = b.ibin(IBin::And, bits, c)?;
-    let c = k(b, 0x0080_0000)?;
-    let m = b.ibin(IBin::Or, m, c)?;
-    let c = k(b, 31)?;
-    let s5 = b.ibin(IBin::And, s, c)?;
-    let hi = b.optional(Optional::Shift(Shift::Shl), &[m, s5])?;
-    let k32 = k(b, 32)?;
-    let in_range = b.icmp(ICmp::ULt, s, k32)?;
-    let zero = k(b, 0)?;
-    let hi = b.select(in_range, hi, zero)?;
-    let r = b.select(small, lo, hi)?;
-    let fz = b.splat_const(Kind::F32, 0)?;
-    let neg = b.fcmp(FCmp::Lt, a, fz)?;
-    let nr = b.ibin(IBin::Sub, zero, r)?;
-    b.select(neg, nr, r)
-}
-
-/// The multiplier `m`, the shift `s` and whether to add back for unsigned 32-bit division by
-/// `d` (≥ 3, not a power of two), with ℓ = ⌈log₂ d⌉ (Granlund and Montgomery, "Division by
-/// invariant integers using multiplication", 1994):
-/// - `m` = ⌈2^(31+ℓ) / d⌉ where it is below 2³² and its error m·d − 2^(31+ℓ) is at most
-///   2^(ℓ−1): then ⌊x / d⌋ = hi(x·m) >> (ℓ − 1) for every x below 2³² (their theorem 4.2);
-/// - else `m` = ⌊2³²·(2^ℓ − d) / d⌋ + 1 and, with t = hi(x·m), ⌊x / d⌋ =
-///   (t + ((x − t) >> 1)) >> (ℓ − 1) (their figure 4.1), `add`.
-fn udiv_magic(d: u32) -> (u32, u32, bool) {
-    debug_assert!(d >= 3 && !d.is_power_of_two());
-    let l = 32 - (d - 1).leading_zeros();
-    let d64 = u128::from(d);
-    let m = (1u128 << (31 + l)).div_ceil(d64);
-    if m < 1 << 32 && m * d64 - (1u128 << (31 + l)) <= 1 << (l - 1) {
-        return (m as u32, l - 1, false);
-    }
-    let m = ((1u128 << 32) * ((1u128 << l) - d64)) / d64 + 1;
-    (m as u32, l - 1, true)
 }
