@@ -64,6 +64,41 @@ pub fn all_shaders() -> Option<Vec<PathBuf>> {
     Some(v)
 }
 
+/// An 8x8 RGBA8 texture with varied texels (6 layers, so cube and array targets have faces):
+/// what the corpus tests bind where a shader samples a texture they have no file for.
+pub fn generated_texture() -> tgsic_runtime::texture::Texture {
+    let bytes: Vec<u8> = (0..8 * 8 * 6)
+        .flat_map(|k: u32| {
+            [
+                (k * 37) as u8,
+                (k * 11) as u8,
+                (k * 5 + 128) as u8,
+                255 - k as u8,
+            ]
+        })
+        .collect();
+    tgsic_runtime::texture::Texture::from_rgba8(8, 8, 6, &bytes).expect("texture")
+}
+
+/// The constant buffers and texture units `p` declares: one past the highest buffer index and
+/// one past the highest sampler or sampler view.
+pub fn declared_bindings(p: &tgsic::tgsi::Program) -> (usize, usize) {
+    use tgsic::tgsi::File;
+    let buffers = p
+        .declarations_of(File::Constant)
+        .map(|d| d.dimension.unwrap_or(0) as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let units = p
+        .declarations
+        .iter()
+        .filter(|d| matches!(d.file, File::Sampler | File::SamplerView))
+        .map(|d| d.span().last as usize + 1)
+        .max()
+        .unwrap_or(0);
+    (buffers, units)
+}
+
 /// The JIT back ends of this build, each with the lane counts its tests run: Cranelift, and
 /// LLVM when built with the feature `llvm`.
 pub fn jit_backends() -> Vec<(tgsic::back::Backend, &'static [usize])> {
@@ -386,19 +421,7 @@ pub mod mesa {
             if const_file.exists() {
                 bind.constants.push(words(&const_file));
             }
-            let units = shader
-                .program
-                .declarations
-                .iter()
-                .filter(|d| {
-                    matches!(
-                        d.file,
-                        tgsic::tgsi::File::Sampler | tgsic::tgsi::File::SamplerView
-                    )
-                })
-                .map(|d| d.span().last as usize + 1)
-                .max()
-                .unwrap_or(0);
+            let (_, units) = crate::declared_bindings(&shader.program);
             bind.textures = vec![Some(texture.clone()); units];
             let reference = tgsic_cli::compare::read_f32(&dir.join(format!("{name}.ref.f32")))
                 .expect("reference");

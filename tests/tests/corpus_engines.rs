@@ -20,21 +20,6 @@ use tgsic_runtime::host::{
 use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
 
-/// An 8x8 RGBA8 texture with varied texels (6 layers, so cube and array targets have faces).
-fn generated() -> Texture {
-    let bytes: Vec<u8> = (0..8 * 8 * 6)
-        .flat_map(|k: u32| {
-            [
-                (k * 37) as u8,
-                (k * 11) as u8,
-                (k * 5 + 128) as u8,
-                255 - k as u8,
-            ]
-        })
-        .collect();
-    Texture::from_rgba8(8, 8, 6, &bytes).expect("texture")
-}
-
 /// The opcodes whose results accurate math computes by approximation.
 fn approximates(op: Opcode) -> bool {
     matches!(
@@ -54,12 +39,7 @@ fn approximates(op: Opcode) -> bool {
 /// The bindings of a shader: its constant file's values (beside a mesa shader), zeros for
 /// every other buffer it declares, and the generated texture on every unit.
 fn bindings(path: &std::path::Path, m: &Module, tex: &Texture) -> Bindings {
-    let p = &m.program;
-    let buffers = p
-        .declarations_of(File::Constant)
-        .map(|d| d.dimension.unwrap_or(0) as usize + 1)
-        .max()
-        .unwrap_or(0);
+    let (buffers, units) = tgsic_tests::declared_bindings(&m.program);
     let mut bind = Bindings {
         constants: vec![vec![[0; 4]; 256]; buffers],
         ..Bindings::default()
@@ -68,13 +48,6 @@ fn bindings(path: &std::path::Path, m: &Module, tex: &Texture) -> Bindings {
     if let (Some(first), Ok(bytes)) = (bind.constants.first_mut(), std::fs::read(&const_file)) {
         *first = tgsic_runtime::engine::constant_registers(&bytes);
     }
-    let units = p
-        .declarations
-        .iter()
-        .filter(|d| matches!(d.file, File::Sampler | File::SamplerView))
-        .map(|d| d.span().last as usize + 1)
-        .max()
-        .unwrap_or(0);
     bind.textures = vec![Some(tex.clone()); units];
     bind
 }
@@ -160,7 +133,7 @@ fn every_corpus_shader_gives_the_interpreters_values_on_every_engine() {
         engines.push(EngineKind::Llvm);
     }
     engines.push(EngineKind::Auto);
-    let tex = generated();
+    let tex = tgsic_tests::generated_texture();
     let mut tally = Tally::default();
     let mut shaders = 0;
     for path in etnaviv.iter().chain(&mesa) {

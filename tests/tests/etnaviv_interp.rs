@@ -4,30 +4,14 @@
 use tgsic::tgsi::{File, Processor};
 use tgsic_runtime::dispatch::{self, RunOptions};
 use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
-
-/// An 8x8 RGBA8 texture with varied texels (6 layers, so cube and array targets have faces).
-fn generated() -> Texture {
-    let bytes: Vec<u8> = (0..8 * 8 * 6)
-        .flat_map(|k: u32| {
-            [
-                (k * 37) as u8,
-                (k * 11) as u8,
-                (k * 5 + 128) as u8,
-                255 - k as u8,
-            ]
-        })
-        .collect();
-    Texture::from_rgba8(8, 8, 6, &bytes).expect("texture")
-}
 
 #[test]
 fn every_etnaviv_shader_runs() {
     let Some(files) = corpus(Corpus::Etnaviv) else {
         return;
     };
-    let tex = generated();
+    let tex = tgsic_tests::generated_texture();
     let mut failures = Vec::new();
     let (mut frag, mut vert) = (0, 0);
     for path in &files {
@@ -42,19 +26,8 @@ fn every_etnaviv_shader_runs() {
         };
         let p = &shader.program;
         let mut bind = Bindings::default();
-        let buffers = p
-            .declarations_of(File::Constant)
-            .map(|d| d.dimension.unwrap_or(0) as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let (buffers, units) = tgsic_tests::declared_bindings(p);
         bind.constants = vec![vec![[0; 4]; 256]; buffers];
-        let units = p
-            .declarations
-            .iter()
-            .filter(|d| matches!(d.file, File::Sampler | File::SamplerView))
-            .map(|d| d.span().last as usize + 1)
-            .max()
-            .unwrap_or(0);
         bind.textures = vec![Some(tex.clone()); units];
         let result = match p.processor {
             Processor::Fragment => {

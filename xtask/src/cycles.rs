@@ -135,62 +135,44 @@ impl Tree {
         Ok(id)
     }
 
-    /// The module a path names from module `from`: its first segment (`crate`, `super`,
-    /// `self`, a child module, a module `aliases` brought in), then every further segment
-    /// that is a child module. `None` for a path that leaves the crate or names no module.
+    /// The module a path's first segment names from module `from`: `crate`, `self`,
+    /// `super`, a child module, or a module `aliases` brought in.
+    fn first(&self, from: usize, seg: &str, aliases: &HashMap<String, usize>) -> Option<usize> {
+        match seg {
+            "crate" => Some(0),
+            "self" => Some(from),
+            "super" => self.modules[from].parent,
+            name => self.modules[from]
+                .children
+                .get(name)
+                .or_else(|| aliases.get(name))
+                .copied(),
+        }
+    }
+
+    /// The module a path names from module `from`: its first segment ([`Self::first`]),
+    /// then every further segment that is a child module (or `super`); with `whole`, only a
+    /// path that is all modules. `None` for a path that leaves the crate or names no module.
     fn resolve(
         &self,
         from: usize,
         segs: &[String],
         aliases: &HashMap<String, usize>,
+        whole: bool,
     ) -> Option<usize> {
         let (first, rest) = segs.split_first()?;
-        let mut cur = match first.as_str() {
-            "crate" => 0,
-            "self" => from,
-            "super" => self.modules[from].parent?,
-            name => match self.modules[from].children.get(name) {
-                Some(&c) => c,
-                None => *aliases.get(name)?,
-            },
-        };
-        let mut rest = rest;
-        while let Some((s, more)) = rest.split_first() {
-            if s == "super" {
-                cur = self.modules[cur].parent?;
-            } else if let Some(&c) = self.modules[cur].children.get(s) {
-                cur = c;
-            } else {
-                break;
-            }
-            rest = more;
-        }
-        Some(cur)
-    }
-
-    /// The module `segs` names when all of it is a module path (for a `use` of a module).
-    fn resolve_whole(
-        &self,
-        from: usize,
-        segs: &[String],
-        aliases: &HashMap<String, usize>,
-    ) -> Option<usize> {
-        let (first, rest) = segs.split_first()?;
-        let mut cur = match first.as_str() {
-            "crate" => 0,
-            "self" => from,
-            "super" => self.modules[from].parent?,
-            name => match self.modules[from].children.get(name) {
-                Some(&c) => c,
-                None => *aliases.get(name)?,
-            },
-        };
+        let mut cur = self.first(from, first, aliases)?;
         for s in rest {
-            cur = if s == "super" {
-                self.modules[cur].parent?
+            let next = if s == "super" {
+                self.modules[cur].parent
             } else {
-                *self.modules[cur].children.get(s)?
+                self.modules[cur].children.get(s).copied()
             };
+            match next {
+                Some(n) => cur = n,
+                None if whole => return None,
+                None => break,
+            }
         }
         Some(cur)
     }
@@ -215,7 +197,7 @@ impl Tree {
             let mut aliases = HashMap::new();
             for _ in 0..2 {
                 for (segs, rename) in &paths.uses {
-                    if let Some(target) = self.resolve_whole(id, segs, &aliases) {
+                    if let Some(target) = self.resolve(id, segs, &aliases, true) {
                         let name = rename.clone().or_else(|| segs.last().cloned());
                         if let Some(n) = name.filter(|n| n != "self" && n != "*") {
                             aliases.insert(n, target);
@@ -225,7 +207,7 @@ impl Tree {
             }
             let all = paths.uses.iter().map(|(s, _)| s).chain(paths.paths.iter());
             for segs in all {
-                if let Some(target) = self.resolve(id, segs, &aliases) {
+                if let Some(target) = self.resolve(id, segs, &aliases, false) {
                     let (a, b) = (m.file, self.modules[target].file);
                     if a != b {
                         out.entry(a)

@@ -192,6 +192,20 @@ fn bench() -> PathBuf {
         .join("bench")
 }
 
+/// `python3 ../shared/bench/SCRIPT --tgsic P --engine E`, then `args`.
+fn script(name: &str, o: &Options, args: &[&str]) -> Vec<String> {
+    let mut cmd = vec![
+        "python3".to_string(),
+        bench().join(name).display().to_string(),
+        "--tgsic".into(),
+        o.tgsic.clone(),
+        "--engine".into(),
+        o.engine.clone(),
+    ];
+    cmd.extend(args.iter().map(|a| a.to_string()));
+    cmd
+}
+
 /// Throughput against llvmpipe and, of the same build and mode, accuracy: both recorded in
 /// `results/llvmpipe.md`.
 pub fn llvmpipe(o: &Options) -> bool {
@@ -202,38 +216,30 @@ pub fn llvmpipe(o: &Options) -> bool {
         o.math.as_str()
     };
     let title = format!("{} engine, {}, {math} math", o.engine, o.width());
-    let mut speed = vec![
-        "python3".to_string(),
-        bench().join("vs_llvmpipe.py").display().to_string(),
-        "--tgsic".into(),
-        o.tgsic.clone(),
-        "--engine".into(),
-        o.engine.clone(),
-        "--core".into(),
-        o.core.clone(),
-        "--shaders".into(),
-        o.shaders.clone(),
-        "--extra".into(),
-        "--cache-dir off".into(),
-    ];
-    let mut accuracy = vec![
-        "python3".to_string(),
-        bench()
-            .join("accuracy_vs_llvmpipe.py")
-            .display()
-            .to_string(),
-        "--tgsic".into(),
-        o.tgsic.clone(),
-        "--engine".into(),
-        o.engine.clone(),
-        "--extra".into(),
-        "--cache-dir off".into(),
-    ];
-    if !o.math.is_empty() {
-        for c in [&mut speed, &mut accuracy] {
-            c.extend(["--math".into(), o.math.clone()]);
-        }
-    }
+    let mode: Vec<&str> = if o.math.is_empty() {
+        vec![]
+    } else {
+        vec!["--math", &o.math]
+    };
+    let mut speed = script(
+        "vs_llvmpipe.py",
+        o,
+        &[
+            "--core",
+            &o.core,
+            "--shaders",
+            &o.shaders,
+            "--extra",
+            "--cache-dir off",
+        ],
+    );
+    let mut accuracy = script(
+        "accuracy_vs_llvmpipe.py",
+        o,
+        &["--extra", "--cache-dir off"],
+    );
+    speed.extend(mode.iter().map(|a| a.to_string()));
+    accuracy.extend(mode.iter().map(|a| a.to_string()));
     if o.shaders != "all" {
         accuracy.extend(["--shaders".into(), o.shaders.clone()]);
     }
@@ -245,18 +251,11 @@ pub fn llvmpipe(o: &Options) -> bool {
 /// Time to the first image against llvmpipe, recorded in `results/first-frame.md`.
 pub fn first_frame(o: &Options) -> bool {
     let file = Path::new(RESULTS).join("first-frame.md");
-    let cmd = vec![
-        "python3".to_string(),
-        bench().join("first_frame.py").display().to_string(),
-        "--tgsic".into(),
-        o.tgsic.clone(),
-        "--engine".into(),
-        o.engine.clone(),
-        "--core".into(),
-        o.core.clone(),
-        "--shaders".into(),
-        o.shaders.clone(),
-    ];
+    let cmd = script(
+        "first_frame.py",
+        o,
+        &["--core", &o.core, "--shaders", &o.shaders],
+    );
     record(
         &file,
         &format!("{} engine, {}", o.engine, o.width()),
