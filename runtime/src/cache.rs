@@ -89,15 +89,6 @@ impl CacheDir {
     }
 }
 
-/// What a lookup found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lookup {
-    /// A verified entry.
-    Hit,
-    /// No entry, or one that failed verification (and was removed).
-    Miss,
-}
-
 /// A code cache folder.
 #[derive(Debug)]
 pub struct DiskCache {

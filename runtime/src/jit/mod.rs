@@ -185,20 +185,6 @@ impl JitShader {
         )))
     }
 
-    /// The shader whose up-front code variant the code cache holds; `None` when it does not
-    /// (nothing is compiled).
-    pub fn from_cache(
-        prepared: Module,
-        opts: &CompileOptions,
-        lookups: Lookups<'_>,
-        disk: Option<Arc<DiskCache>>,
-    ) -> Option<JitShader> {
-        disk.as_ref()?;
-        Self::build(prepared, opts, lookups, disk, None, false)
-            .ok()
-            .flatten()
-    }
-
     /// The optimized IR of `module` as `opts` asks: what [`JitShader::build`] compiles, for
     /// tiers that share it.
     ///
