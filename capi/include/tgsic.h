@@ -238,8 +238,9 @@ enum tgsic_status tgsic_bindings_set_texture_rgba32f(struct tgsic_bindings *b,
 // Runs a fragment shader over `count` fragments (a multiple of 4: 2×2 quads, upper left,
 // upper right, lower left, lower right): `inputs` holds `inputs_len` values
 // (`count × tgsic_module_input_registers × 4`), `outputs` receives `outputs_len` values
-// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value; any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL,
-// receives `count` bytes, 1 where the fragment was discarded. `bindings` may be NULL.
+// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value;
+// any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL, receives `count` bytes,
+// 1 where the fragment was discarded. `bindings` may be NULL.
 //
 // # Safety
 // `rt` and `s` are live, `bindings` is NULL or live; the buffers hold the lengths given.

@@ -120,6 +120,22 @@ fn host_error(e: HostError) -> TgsicStatus {
     fail(status, e.to_string())
 }
 
+/// The Rust value of the C enumeration value `code` (`pairs`: each enumerator and its value),
+/// or `TGSIC_STATUS_ARGUMENT` naming `what` and the value: parameters typed as C enums are
+/// taken as integers, since a C enum may hold any value and a Rust enum must not.
+fn from_code<T: Copy>(what: &str, code: u32, pairs: &[(u32, T)]) -> Result<T, TgsicStatus> {
+    pairs
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            fail(
+                TgsicStatus::Argument,
+                format!("no {what} has the value {code}"),
+            )
+        })
+}
+
 /// Hands a new handle to C through `out`, or reports the error.
 ///
 /// # Safety
@@ -210,7 +226,7 @@ pub unsafe extern "C" fn tgsic_runtime_new_with_cache(
         } else {
             // SAFETY: a NUL-terminated string (the caller's contract).
             let dir = unsafe { CStr::from_ptr(cache_dir) }.to_string_lossy();
-            CacheDir::parse(&dir).unwrap_or_default()
+            CacheDir::parse(&*dir).unwrap_or_default()
         };
         let opts = RuntimeOptions {
             threads,
@@ -382,28 +398,30 @@ pub unsafe extern "C" fn tgsic_shader_compile_with_math(
         need!(out, "out");
         // SAFETY: the caller's contract.
         let (rt, m) = unsafe { (&*rt, &*m) };
-        let engine = match engine {
-            e if e == TgsicEngine::Interpreter as u32 => EngineKind::Interpreter,
-            e if e == TgsicEngine::Cranelift as u32 => EngineKind::Cranelift,
-            e if e == TgsicEngine::Llvm as u32 => EngineKind::Llvm,
-            e if e == TgsicEngine::Auto as u32 => EngineKind::Auto,
-            e => {
-                return fail(
-                    TgsicStatus::Argument,
-                    format!("no engine has the value {e}"),
-                );
-            }
+        let engine = match from_code(
+            "engine",
+            engine,
+            &[
+                (TgsicEngine::Interpreter as u32, EngineKind::Interpreter),
+                (TgsicEngine::Cranelift as u32, EngineKind::Cranelift),
+                (TgsicEngine::Llvm as u32, EngineKind::Llvm),
+                (TgsicEngine::Auto as u32, EngineKind::Auto),
+            ],
+        ) {
+            Ok(e) => e,
+            Err(status) => return status,
         };
-        let math = match math {
-            m if m == TgsicMath::Accurate as u32 => MathMode::Accurate,
-            m if m == TgsicMath::Exact as u32 => MathMode::Exact,
-            m if m == TgsicMath::Fast as u32 => MathMode::Fast,
-            m => {
-                return fail(
-                    TgsicStatus::Argument,
-                    format!("no math mode has the value {m}"),
-                );
-            }
+        let math = match from_code(
+            "math mode",
+            math,
+            &[
+                (TgsicMath::Accurate as u32, MathMode::Accurate),
+                (TgsicMath::Exact as u32, MathMode::Exact),
+                (TgsicMath::Fast as u32, MathMode::Fast),
+            ],
+        ) {
+            Ok(m) => m,
+            Err(status) => return status,
         };
         let opts = CompileOptions {
             math,

@@ -2,29 +2,30 @@
 //! the checks of the pointers and lengths a caller passes.
 
 use crate::{
-    TgsicBindings, TgsicLayout, TgsicModule, TgsicRuntime, TgsicShader, TgsicStatus, fail, guard,
-    host_error,
+    TgsicBindings, TgsicLayout, TgsicModule, TgsicRuntime, TgsicShader, TgsicStatus, fail,
+    from_code, guard, host_error,
 };
 use tgsic_runtime::engine::Bindings;
 use tgsic_runtime::host::{Invocations, Layout};
 
 /// The layout a `tgsic_layout` value names, or the argument error of another value.
 fn layout_of(l: u32) -> Result<Layout, TgsicStatus> {
-    match l {
-        l if l == TgsicLayout::Aos as u32 => Ok(Layout::Aos),
-        l if l == TgsicLayout::Soa as u32 => Ok(Layout::Soa),
-        l => Err(fail(
-            TgsicStatus::Argument,
-            format!("no layout has the value {l}"),
-        )),
-    }
+    from_code(
+        "layout",
+        l,
+        &[
+            (TgsicLayout::Aos as u32, Layout::Aos),
+            (TgsicLayout::Soa as u32, Layout::Soa),
+        ],
+    )
 }
 
 /// Runs a fragment shader over `count` fragments (a multiple of 4: 2×2 quads, upper left,
 /// upper right, lower left, lower right): `inputs` holds `inputs_len` values
 /// (`count × tgsic_module_input_registers × 4`), `outputs` receives `outputs_len` values
-/// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value; any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL,
-/// receives `count` bytes, 1 where the fragment was discarded. `bindings` may be NULL.
+/// (`count × tgsic_module_output_registers × 4`), both in `layout` (a `tgsic_layout` value;
+/// any other is `TGSIC_STATUS_ARGUMENT`); `discarded`, when not NULL, receives `count` bytes,
+/// 1 where the fragment was discarded. `bindings` may be NULL.
 ///
 /// # Safety
 /// `rt` and `s` are live, `bindings` is NULL or live; the buffers hold the lengths given.

@@ -52,38 +52,37 @@ impl CacheDir {
     /// other text a folder, and the empty string no setting at all (`None`: the default
     /// applies, so that an unset shell variable expanded to "" never names the working
     /// directory).
-    pub fn parse(setting: &str) -> Option<CacheDir> {
-        match setting {
-            "" => None,
-            "off" => Some(CacheDir::Off),
-            dir => Some(CacheDir::At(PathBuf::from(dir))),
+    pub fn parse(setting: impl AsRef<std::ffi::OsStr>) -> Option<CacheDir> {
+        let s = setting.as_ref();
+        if s.is_empty() {
+            None
+        } else if s == "off" {
+            Some(CacheDir::Off)
+        } else {
+            Some(CacheDir::At(PathBuf::from(s)))
         }
     }
 
     /// The folder this setting names in this process's environment, or `None` for no cache.
     /// An empty [`CacheDir::At`] path is [`CacheDir::Default`] ([`CacheDir::parse`]).
     pub fn resolve(&self) -> Option<PathBuf> {
-        match self {
-            CacheDir::Off => None,
-            CacheDir::At(p) if !p.as_os_str().is_empty() => Some(p.clone()),
+        let setting = match self {
+            CacheDir::At(p) if !p.as_os_str().is_empty() => Some(self.clone()),
+            CacheDir::Off => Some(CacheDir::Off),
+            _ => std::env::var_os("TGSIC_CACHE_DIR").and_then(CacheDir::parse),
+        };
+        match setting {
+            Some(CacheDir::Off) => None,
+            Some(CacheDir::At(p)) => Some(p),
+            // The platform's per-user cache folder.
             _ => {
-                let var = std::env::var_os("TGSIC_CACHE_DIR");
-                match var
-                    .as_ref()
-                    .and_then(|v| CacheDir::parse(&v.to_string_lossy()))
-                {
-                    Some(CacheDir::Off) => None,
-                    Some(CacheDir::At(_)) => var.map(PathBuf::from),
-                    _ => {
-                        let base = std::env::var_os("XDG_CACHE_HOME")
-                            .filter(|v| !v.is_empty())
-                            .map(PathBuf::from)
-                            .or_else(|| {
-                                std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"))
-                            })?;
-                        Some(base.join("tgsic"))
-                    }
-                }
+                let base = std::env::var_os("XDG_CACHE_HOME")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+                    .or_else(|| {
+                        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache"))
+                    })?;
+                Some(base.join("tgsic"))
             }
         }
     }
@@ -277,7 +276,8 @@ fn read_entry(path: &Path) -> Entry {
     let file = match options.open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Entry::Missing,
-        // ELOOP: a symbolic link.
+        // A path that exists but does not open: a symbolic link (ELOOP), or a file this user
+        // cannot read.
         Err(_) if path.symlink_metadata().is_ok() => return Entry::Refused,
         Err(_) => return Entry::Missing,
     };

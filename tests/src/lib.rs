@@ -203,11 +203,7 @@ pub mod random {
     pub fn bindings(p: &Module, rng: &mut Rng) -> Bindings {
         let prog = &p.program;
         let mut bind = Bindings::default();
-        let buffers = prog
-            .declarations_of(File::Constant)
-            .map(|d| d.dimension.unwrap_or(0) as usize + 1)
-            .max()
-            .unwrap_or(0);
+        let (buffers, units) = crate::declared_bindings(prog);
         bind.constants = (0..buffers)
             .map(|_| {
                 (0..rng.below(300) as usize + 1)
@@ -215,13 +211,6 @@ pub mod random {
                     .collect()
             })
             .collect();
-        let units = prog
-            .declarations
-            .iter()
-            .filter(|d| matches!(d.file, File::Sampler | File::SamplerView))
-            .map(|d| d.span().last as usize + 1)
-            .max()
-            .unwrap_or(0);
         bind.textures = (0..units)
             .map(|_| {
                 let (w, h) = (1 << rng.below(4), 1 << rng.below(4));

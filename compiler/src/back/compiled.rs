@@ -106,9 +106,7 @@ impl CompiledShader {
         info: CodeInfo,
     ) -> Result<CompiledShader, JitError> {
         let immediates = f.immediates.iter().flatten().copied().collect();
-        let array_words =
-            (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES;
-        CompiledShader::from_parts(image, symbols, immediates, array_words, info)
+        CompiledShader::from_parts(image, symbols, immediates, array_words(f), info)
     }
 
     /// The shader of `image`, mapped into this process, with its immediates and array
@@ -223,4 +221,10 @@ impl CompiledShader {
                 .map_err(|_| JitError::Codegen("the generated code's thread panicked".into()))
         })
     }
+}
+
+/// Words of the arrays buffer `f`'s code addresses ([`CompiledShader::array_words`]): every
+/// array, then the register dropped stores go to.
+pub(super) fn array_words(f: &crate::ir::Function) -> usize {
+    (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES
 }

@@ -7,7 +7,7 @@
 
 use super::abi::StoredError;
 use super::abi::{BATCH_LANES, JitError, TextureCall};
-use super::compiled::{CodeInfo, CompiledShader, MAX_STACK_BYTES};
+use super::compiled::{CodeInfo, CompiledShader};
 use super::image::{CodeImage, Reader, SymbolTable};
 use super::texpath::TexPaths;
 use crate::ir::TexOp;
@@ -62,16 +62,18 @@ impl CompiledShader {
     ///
     /// # Errors
     /// [`JitError::Stored`] naming what is wrong with a truncated or inconsistent form,
-    /// [`JitError::FrameTooLarge`] for a frame past [`MAX_STACK_BYTES`], [`JitError::Host`]
-    /// when the system refuses executable memory.
+    /// [`JitError::FrameTooLarge`] for a frame past
+    /// [`MAX_STACK_BYTES`](super::compiled::MAX_STACK_BYTES), [`JitError::Host`] when the
+    /// system refuses executable memory.
     pub fn from_bytes(bytes: &[u8], symbols: &dyn SymbolTable) -> Result<CompiledShader, JitError> {
         read(bytes, symbols)?
     }
 
     /// Checks that this shader (read back with [`CompiledShader::from_bytes`]) is what
     /// compiling `f` with `opts` gives, in everything the caller sizes memory by: the
-    /// immediates and array storage `f` has, the lanes per step `opts` asks for, and the
-    /// frame bound. A stored shader that fails is not run.
+    /// immediates and array storage `f` has, and the lanes per step `opts` asks for (reading
+    /// checked the form itself: lanes a back end compiles, the frame bound). A stored shader
+    /// that fails is not run.
     ///
     /// # Errors
     /// [`JitError::Stored`] naming the first field that does not belong to `f`.
@@ -89,17 +91,11 @@ impl CompiledShader {
         {
             return bad("immediates that are not the function's");
         }
-        let arrays = (f.arrays.iter().map(|a| a.len as usize).sum::<usize>() + 1) * 4 * BATCH_LANES;
-        if self.array_words != arrays {
+        if self.array_words != super::compiled::array_words(f) {
             return bad("array storage that is not the function's");
         }
-        if !matches!(self.lanes_per_step, 4 | 8 | 16 | 32 | 64)
-            || (opts.lanes != 0 && self.lanes_per_step != opts.lanes)
-        {
+        if opts.lanes != 0 && self.lanes_per_step != opts.lanes {
             return bad("lanes per step other than those asked for");
-        }
-        if self.stack_bytes > MAX_STACK_BYTES {
-            return bad("a stack frame past the bound");
         }
         Ok(())
     }
@@ -161,9 +157,6 @@ fn read(
     let lanes_per_step = r.u32()? as usize;
     if !matches!(lanes_per_step, 4 | 8 | 16 | 32 | 64) {
         return Err(StoredError("lanes per step no back end compiles"));
-    }
-    if stack_bytes > MAX_STACK_BYTES {
-        return Err(StoredError("a stack frame past the bound"));
     }
     if !r.0.is_empty() {
         return Err(StoredError("bytes after the shader"));

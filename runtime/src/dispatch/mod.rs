@@ -376,7 +376,8 @@ where
     // it from there: then a tile writes none of its inputs. Copying them into each tile's batch
     // cost more than the copy's share of a profile (likely the code's loads waiting for those
     // stores, behind the previous tile's pixels; not profiled further; docs/jit.md, "Fragment
-    // batches"). Not for a shader that indexes IN, whose indexed reads see `inputs`.
+    // batches"). Not for a shader that indexes IN, whose indexed reads see `inputs`, nor for
+    // one without IN registers, which reads none (a table of no registers has no columns).
     let indexes_inputs = p.instructions.iter().any(|i| {
         i.src
             .iter()

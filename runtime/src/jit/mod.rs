@@ -611,10 +611,9 @@ impl Engine for JitShader {
                 args.inputs = io.inputs.as_ptr() as *const u32;
                 // Component x from the tile's column of the table when there is one: the
                 // code reads registers below `self.io[0]` (`fits` above), all in the table.
-                // A shader without IN registers reads none: nothing to point at.
+                // (The renderer makes no table for a shader without IN registers.)
                 (args.inputs_x, args.inputs_x_stride) = match &io.columns {
                     None => (args.inputs, 4 * BATCH_LANES as u64),
-                    Some(_) if self.io[0] == 0 => (args.inputs, 4 * BATCH_LANES as u64),
                     Some(t) => match t.column_ptr(io.column as usize) {
                         Some((p, stride)) if t.registers() >= self.io[0] => (p, stride as u64),
                         _ => {
