@@ -1,17 +1,13 @@
 //! Per-frame overhead of the host API on a small image (16×16, the light checker example): a
 //! frame through a kept `host::Runtime` (compile-cache lookup, the runtime's threads, reused
-//! registers) against `dispatch::render` (which starts its threads each call) and against a
-//! frame that also reads the shader again.
+//! registers), the same frame rendered over the pixel grid (`Compiled::render`, inputs from
+//! each pixel), and a frame that also reads the shader again.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use tgsic::tgsi::Semantic;
-use tgsic_runtime::dispatch::{RunOptions, render_with};
-use tgsic_runtime::engine::Bindings;
-use tgsic_runtime::host::{
-    CompileOptions, Invocations, Layout, Runtime, RuntimeOptions, quad_order,
-};
-use tgsic_runtime::jit::JitShader;
+use tgsic_runtime::host::{Bindings, CompileOptions, Frame, Invocations, Layout, RunControl};
+use tgsic_runtime::host::{Runtime, RuntimeOptions, quad_order};
 
 const W: u32 = 16;
 const H: u32 = 16;
@@ -65,13 +61,18 @@ fn host(c: &mut Criterion) {
             shader.run_fragments(&rt, &bind, work).expect("runs")
         })
     });
-    let jit = JitShader::new(module.clone(), &CompileOptions::default()).expect("compiles");
-    let two = RunOptions {
-        threads: 2,
-        ..RunOptions::default()
+    let frame = Frame {
+        width: W,
+        height: H,
+        output: 0,
     };
-    g.bench_function("dispatch_render_with_2_threads", |b| {
-        b.iter(|| render_with(&jit, &bind, W, H, 0, &two).expect("renders"))
+    g.bench_function("host_render", |b| {
+        b.iter(|| {
+            let shader = rt.compile(&module, &opts).expect("cached");
+            shader
+                .render(&rt, &bind, frame, &RunControl::default())
+                .expect("renders")
+        })
     });
     g.finish();
 }

@@ -12,9 +12,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::jit::{JitShader, Lookups};
+use tgsic_runtime::host::{CompileOptions, Lookups};
+use tgsic_tests::run::{compile, compile_for, interpreter, render, runtime};
 
 const SHADERS: &[&str] = &[
     "three_technicolor",
@@ -33,8 +32,9 @@ fn shading(c: &mut Criterion) {
     g.sample_size(10);
     for case in cases.iter().filter(|c| SHADERS.contains(&c.name.as_str())) {
         let name = &case.name;
+        let interp = interpreter(&case.shader);
         g.bench_function(format!("interp/{name}"), |b| {
-            b.iter(|| render(black_box(&case.shader), &case.bind, 256, 256, 0).expect("renders"))
+            b.iter(|| render(black_box(&interp), &case.bind, 256, 256, 0).expect("renders"))
         });
         let mut engines = vec![
             ("jit", Backend::Cranelift, MathMode::Accurate),
@@ -47,8 +47,8 @@ fn shading(c: &mut Criterion) {
             engines.push(("llvm-fast", Backend::Llvm, MathMode::Fast));
         }
         for (label, backend, math) in engines {
-            let jit = JitShader::new(
-                case.shader.clone(),
+            let jit = compile(
+                &case.shader,
                 &CompileOptions {
                     engine: backend.into(),
                     math,
@@ -66,7 +66,7 @@ fn shading(c: &mut Criterion) {
 
 /// gltr_linearblur with filtered lookups: bilinear on level 0, then trilinear over mipmaps.
 fn filtered(c: &mut Criterion) {
-    use tgsic_runtime::texture::{Filter, MipFilter, Sampler};
+    use tgsic_runtime::host::{Filter, MipFilter, Sampler};
     let Some(cases) = tgsic_tests::mesa::cases() else {
         return;
     };
@@ -105,8 +105,7 @@ fn filtered(c: &mut Criterion) {
                 math: MathMode::Fast,
                 ..CompileOptions::default()
             };
-            let jit = JitShader::with_lookups(case.shader.clone(), &config, Lookups::For(&bind))
-                .expect("compiles");
+            let jit = compile_for(&case.shader, &config, Lookups::For(&bind)).expect("compiles");
             g.bench_function(format!("{label}/{filter}"), |b| {
                 b.iter(|| render(black_box(&jit), &bind, 256, 256, 0).expect("renders"))
             });
@@ -118,8 +117,7 @@ fn filtered(c: &mut Criterion) {
 /// `MOV OUT[0], IN[0]` at 1024×1024, one thread, into one image rendered again and again (as
 /// `tgsic bench` does): what a frame costs outside the shader's own code.
 fn frame_floor(c: &mut Criterion) {
-    use tgsic_runtime::dispatch::{Image, PixelBuffer, RunOptions, render_into};
-    use tgsic_runtime::engine::{Bindings, Module};
+    use tgsic_runtime::host::{Bindings, Module, Picture, PixelBuffer, RunControl};
     let src =
         "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n";
     let program = tgsic::front::text::parse(src).expect("parses");
@@ -132,20 +130,10 @@ fn frame_floor(c: &mut Criterion) {
         engines.push(("llvm", Backend::Llvm));
     }
     let bind = Bindings::default();
-    let opts = RunOptions {
-        threads: 1,
-        ..RunOptions::default()
-    };
+    let control = RunControl::default();
     for (label, backend) in engines {
-        let jit = JitShader::new(
-            module.clone(),
-            &CompileOptions {
-                engine: backend.into(),
-                ..CompileOptions::default()
-            },
-        )
-        .expect("compiles");
-        let mut image = Image {
+        let jit = compile(&module, &CompileOptions::with_engine(backend)).expect("compiles");
+        let mut image = Picture {
             width: 1024,
             height: 1024,
             pixels: PixelBuffer::new(),
@@ -154,7 +142,11 @@ fn frame_floor(c: &mut Criterion) {
             unspecified: Vec::new(),
         };
         g.bench_function(label, |b| {
-            b.iter(|| render_into(black_box(&jit), &bind, 0, &opts, &mut image).expect("renders"))
+            b.iter(|| {
+                black_box(&jit)
+                    .render_into(runtime(), &bind, 0, &control, &mut image)
+                    .expect("renders")
+            })
         });
     }
     g.finish();

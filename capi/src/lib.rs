@@ -18,12 +18,12 @@ use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::Bindings;
 use tgsic_runtime::host::{
     CacheDir, CacheUse, CompileOptions, Compiled, EngineKind, HostError, Module, Runtime,
     RuntimeOptions,
 };
-use tgsic_runtime::texture::{Filter, Sampler, Texture};
+use tgsic_runtime::host::{Filter, Sampler, Texture};
 
 /// The outcome of a call.
 #[repr(C)]
@@ -573,7 +573,7 @@ pub unsafe extern "C" fn tgsic_bindings_set_texture_rgba32f(
                 format!("texture unit {unit}: at most 127"),
             );
         }
-        if let Err(e) = tgsic_runtime::texture::check_size(width, height, 1) {
+        if let Err(e) = tgsic_runtime::host::check_size(width, height, 1) {
             return fail(TgsicStatus::Argument, e.to_string());
         }
         let n = width as usize * height as usize * 4;

@@ -5,7 +5,7 @@ use crate::{
     TgsicBindings, TgsicLayout, TgsicModule, TgsicRuntime, TgsicShader, TgsicStatus, fail,
     from_code, guard, host_error,
 };
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::Bindings;
 use tgsic_runtime::host::{Invocations, Layout};
 
 /// The layout a `tgsic_layout` value names, or the argument error of another value.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::{Bindings, CompileOptions, EngineKind, Frame, RunControl};
 use tgsic_runtime::host::{Runtime, RuntimeOptions};
 
 /// Where cargo put this build's libtgsic_c.so: beside the test (`target/PROFILE/deps`, where
@@ -67,7 +67,17 @@ fn expected(w: u32, h: u32) -> Vec<u8> {
     let m = rt
         .load(&std::fs::read(root.join("../examples/shaders/checker.tgsi")).unwrap())
         .unwrap();
-    let img = tgsic_runtime::dispatch::render(&m, &Bindings::default(), w, h, 0).unwrap();
+    let interp = rt
+        .compile(&m, &CompileOptions::with_engine(EngineKind::Interpreter))
+        .unwrap();
+    let frame = Frame {
+        width: w,
+        height: h,
+        output: 0,
+    };
+    let img = interp
+        .render(&rt, &Bindings::default(), frame, &RunControl::default())
+        .unwrap();
     let mut rgb = Vec::new();
     for j in (0..h).rev() {
         for i in 0..w {

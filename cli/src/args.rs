@@ -161,15 +161,15 @@ pub fn parse_lanes(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `--threads N`: 0 (every core) to [`tgsic_runtime::dispatch::MAX_THREADS`].
+/// `--threads N`: 0 (every core) to [`tgsic_runtime::host::MAX_THREADS`].
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     let n: usize = s
         .parse()
         .map_err(|_| format!("`{s}` is not a thread count"))?;
-    if n > tgsic_runtime::dispatch::MAX_THREADS {
+    if n > tgsic_runtime::host::MAX_THREADS {
         return Err(format!(
             "at most {} threads (0 uses every core)",
-            tgsic_runtime::dispatch::MAX_THREADS
+            tgsic_runtime::host::MAX_THREADS
         ));
     }
     Ok(n)

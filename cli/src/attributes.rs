@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::path::Path;
 use tgsic::front::text::format_f32;
 use tgsic::tgsi::{File, Program};
-use tgsic_runtime::dispatch::Invocation;
+use tgsic_runtime::host::Invocation;
 use thiserror::Error;
 
 /// A malformed attribute file.

@@ -6,8 +6,8 @@ use crate::compare::f32_from_le_bytes;
 use crate::report::Failure;
 use std::path::Path;
 use tgsic::tgsi::*;
-use tgsic_runtime::engine::{self, Bindings};
-use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
+use tgsic_runtime::host::{self, Bindings};
+use tgsic_runtime::host::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
 
 fn parse_sampler(spec: &str) -> Result<Sampler, String> {
     let mut s = Sampler::default();
@@ -129,7 +129,7 @@ pub fn given_bindings(p: &Program, a: &BindArgs, clear: [f32; 4]) -> Result<Bind
             .is_some_and(|e| e.eq_ignore_ascii_case("png"))
         {
             Texture::from_png(path).map_err(|e| match e {
-                tgsic_runtime::texture::TextureError::Png { path, message } => {
+                tgsic_runtime::host::TextureError::Png { path, message } => {
                     input_error(format!("{path}: error: {message}"))
                 }
                 other => input_error(format!("{file}: error: {other}")),
@@ -185,6 +185,6 @@ pub fn read_constants(spec: &str) -> Result<(usize, Vec<[u32; 4]>), Failure> {
             bytes.len()
         )));
     }
-    let regs = engine::constant_registers(&bytes);
+    let regs = host::constant_registers(&bytes);
     Ok((n, regs))
 }

@@ -3,7 +3,7 @@
 use crate::args::{input_error, usage};
 use crate::report::Failure;
 use std::path::{Path, PathBuf};
-use tgsic_runtime::dispatch::{Band, BandOrder};
+use tgsic_runtime::host::{Band, BandOrder};
 
 /// Where a fragment shader's image goes, band by band as it is rendered, so that an image of
 /// any size is written in memory proportional to its width (`Compiled::render_bands`).

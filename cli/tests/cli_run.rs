@@ -78,8 +78,8 @@ fn run_reproduces_a_mesa_reference_and_cmp_confirms_it() {
         "64x32",
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let t = tgsic_runtime::texture::Texture::from_png(&png).unwrap();
-    assert_eq!((t.base().width, t.base().height), (64, 32));
+    let t = tgsic_runtime::host::Texture::from_png(&png).unwrap();
+    assert_eq!((t.size().0, t.size().1), (64, 32));
 }
 
 #[test]

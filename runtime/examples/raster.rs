@@ -15,11 +15,10 @@
 
 use std::path::{Path, PathBuf};
 use tgsic::tgsi::Semantic;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::{Bindings, Filter, Sampler, Texture};
 use tgsic_runtime::host::{
     CompileOptions, Compiled, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
-use tgsic_runtime::texture::{Filter, Sampler, Texture};
 
 const W: usize = 512;
 const H: usize = 512;

@@ -3,9 +3,8 @@
 //!
 //! `cargo run -p tgsic-runtime --example render`
 
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::texture::{Filter, Sampler, Texture, Wrap};
+use tgsic_runtime::host::{Bindings, CompileOptions, EngineKind, Frame, RunControl, Runtime};
+use tgsic_runtime::host::{Filter, Sampler, Texture, Wrap};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = "FRAG
@@ -18,9 +17,14 @@ TEX TEMP[0], IN[0], SAMP[0], 2D
 MUL OUT[0], TEMP[0], CONST[0]
 END
 ";
-    // Read (text or binary is detected), validate and prepare.
-    let program = tgsic::front::read(text.as_bytes())?.program;
-    let shader = Module::new(program)?;
+    // A runtime (worker threads, caches), then the shader read (text or binary is detected),
+    // validated and prepared, and compiled for the reference interpreter.
+    let rt = Runtime::new(Default::default())?;
+    let shader = rt.load(text.as_bytes())?;
+    let interp = rt.compile(
+        &shader,
+        &CompileOptions::with_engine(EngineKind::Interpreter),
+    )?;
 
     // A 2x2 texture: red, green / blue, white (row 0 first), sampled with bilinear filtering.
     let texels = [
@@ -41,7 +45,12 @@ END
         ..Bindings::default()
     };
 
-    let image = render(&shader, &bindings, 8, 8, 0)?;
+    let frame = Frame {
+        width: 8,
+        height: 8,
+        output: 0,
+    };
+    let image = interp.render(&rt, &bindings, frame, &RunControl::default())?;
     // Bottom-left pixel: mostly red, halved by the constant.
     let p = image.pixel(0, 0);
     println!("pixel (0, 0) = {p:?}");

@@ -127,15 +127,16 @@ pub fn code_cache(data: &[u8]) {
         height: 8,
         output: 0,
     };
-    let bind = tgsic_runtime::engine::Bindings::default();
+    let bind = tgsic_runtime::host::Bindings::default();
     let first = runtime();
     let module = first.load(CACHED_SHADER.as_bytes()).expect("loads");
-    let want = tgsic_runtime::dispatch::render(&module, &bind, 8, 8, 0).expect("renders");
+    let want =
+        crate::run::render(&crate::run::interpreter(&module), &bind, 8, 8, 0).expect("renders");
     // Exact math: the pixels are checked against the interpreter's. One engine: a tiered
     // compile's second tier would write its own entry in the background, racing the damage.
     let opts = CompileOptions {
         math: tgsic::back::abi::MathMode::Exact,
-        ..CompileOptions::with_engine(tgsic_runtime::engine::EngineKind::Cranelift)
+        ..CompileOptions::with_engine(tgsic_runtime::host::EngineKind::Cranelift)
     };
     let c = first.compile(&module, &opts).expect("compiles");
     assert_eq!(c.cache_use(), CacheUse::Miss);
@@ -189,10 +190,9 @@ pub fn code_cache(data: &[u8]) {
 /// The JIT against the interpreter on a generated valid program: the bytes give, through
 /// `arbitrary`, the seed of the inputs, the width, then one decision of the generator each.
 pub fn jit_vs_interp(data: &[u8]) {
+    use crate::run::{compile, interpreter};
     use tgsic::back::Backend;
-    use tgsic_runtime::engine::CompileOptions;
-    use tgsic_runtime::engine::Module;
-    use tgsic_runtime::jit::JitShader;
+    use tgsic_runtime::host::{CompileOptions, Module};
     let mut u = arbitrary::Unstructured::new(data);
     let seed: u64 = u.arbitrary().unwrap_or(0);
     let lanes = *u.choose(&[4usize, 8, 16, 32]).unwrap_or(&8);
@@ -206,12 +206,13 @@ pub fn jit_vs_interp(data: &[u8]) {
         math: tgsic::back::abi::MathMode::Exact,
         ..CompileOptions::default()
     };
-    let jit = JitShader::new(shader.clone(), &config)
+    let jit = compile(&shader, &config)
         .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));
     let mut rng = Rng(seed);
     let bind = bindings(&shader, &mut rng);
     let io = batch(&shader, &mut rng);
-    let reference = run(&shader, &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    let reference =
+        run(&interpreter(&shader), &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
     let out = run(&jit, &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
     if let Some(d) = difference(&reference, &out, io.alive) {
         panic!("the JIT ({lanes} lanes) differs from the interpreter: {d}\n{printed}");

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 pub mod fast_math;
 pub mod fuzz;
 pub mod generate;
+pub mod ireval;
+pub mod run;
 pub mod shared;
 pub mod theia;
 pub mod theia_rtl;
@@ -66,7 +68,7 @@ pub fn all_shaders() -> Option<Vec<PathBuf>> {
 
 /// An 8x8 RGBA8 texture with varied texels (6 layers, so cube and array targets have faces):
 /// what the corpus tests bind where a shader samples a texture they have no file for.
-pub fn generated_texture() -> tgsic_runtime::texture::Texture {
+pub fn generated_texture() -> tgsic_runtime::host::Texture {
     let bytes: Vec<u8> = (0..8 * 8 * 6)
         .flat_map(|k: u32| {
             [
@@ -77,7 +79,7 @@ pub fn generated_texture() -> tgsic_runtime::texture::Texture {
             ]
         })
         .collect();
-    tgsic_runtime::texture::Texture::from_rgba8(8, 8, 6, &bytes).expect("texture")
+    tgsic_runtime::host::Texture::from_rgba8(8, 8, 6, &bytes).expect("texture")
 }
 
 /// The constant buffers and texture units `p` declares: one past the highest buffer index and
@@ -115,11 +117,10 @@ pub fn jit_backends() -> Vec<(tgsic::back::Backend, &'static [usize])> {
 /// batches for a program.
 pub mod random {
     use tgsic::tgsi::{File, Processor};
-    use tgsic_runtime::engine::{
-        Arrangement, BATCH_LANES, BatchReport, Bindings, Emitted, Mask, Module, Reg, RunError,
-    };
-    use tgsic_runtime::engine::{BatchIo, Engine};
-    use tgsic_runtime::texture::{Filter, MipFilter, Sampler, Texture, Wrap};
+    use tgsic_runtime::host::{Bindings, Compiled, Filter, MipFilter, Module, RunError};
+    use tgsic_runtime::host::{Sampler, Texture, Wrap};
+    use tgsic_runtime::testing::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Emitted};
+    use tgsic_runtime::testing::{Mask, Reg};
 
     /// A source of random choices: the generators draw from it through the provided methods.
     pub trait Source {
@@ -294,14 +295,10 @@ pub mod random {
         pub report: BatchReport,
     }
 
-    /// Runs `engine` on a copy of `io`.
-    pub fn run<E: Engine + ?Sized>(
-        engine: &E,
-        bind: &Bindings,
-        io: &BatchIo,
-    ) -> Result<Outcome, RunError> {
+    /// Runs `shader` on a copy of `io`.
+    pub fn run(shader: &Compiled, bind: &Bindings, io: &BatchIo) -> Result<Outcome, RunError> {
         let mut io = io.clone();
-        let report = engine.run_batch(bind, &mut io, &mut engine.scratch())?;
+        let report = shader.run_batch(bind, &mut io)?;
         Ok(Outcome {
             outputs: io.outputs,
             report,
@@ -362,8 +359,8 @@ pub mod random {
 /// sampler reading `texture32.png` with nearest/repeat.
 pub mod mesa {
     use std::path::Path;
-    use tgsic_runtime::engine::{Bindings, Module};
-    use tgsic_runtime::texture::Texture;
+    use tgsic_runtime::host::Texture;
+    use tgsic_runtime::host::{Bindings, Module};
 
     /// One shader of the corpus, ready to render, with Mesa's output.
     pub struct Case {
@@ -378,7 +375,7 @@ pub mod mesa {
     }
 
     fn words(path: &Path) -> Vec<[u32; 4]> {
-        tgsic_runtime::engine::constant_registers(&std::fs::read(path).expect("constant file"))
+        tgsic_runtime::host::constant_registers(&std::fs::read(path).expect("constant file"))
     }
 
     /// Every case, or `None` when the shared folder is absent ([`crate::shared::require`]:

@@ -39,7 +39,7 @@ pub fn constants(seed: u32) -> Vec<[u32; 4]> {
 pub fn options_for(path: &Path, p: &Program, seed: u32) -> (TheiaOptions, Vec<[u32; 4]>) {
     let const_file = path.with_extension("const0.bin");
     let consts = match std::fs::read(&const_file) {
-        Ok(bytes) => tgsic_runtime::engine::constant_registers(&bytes),
+        Ok(bytes) => tgsic_runtime::host::constant_registers(&bytes),
         Err(_) => constants(seed),
     };
     let mut opts = TheiaOptions::default();

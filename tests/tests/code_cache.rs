@@ -5,13 +5,13 @@
 
 use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::Bindings;
 use tgsic_runtime::host::{
     CacheDir, CacheUse, CompileOptions, EngineKind, Frame, Module, RunControl, Runtime,
     RuntimeOptions,
 };
 use tgsic_tests::jit_backends;
+use tgsic_tests::run::{interpreter, render};
 
 /// The shaders: this repository's examples that render without bindings.
 const SHADERS: [&str; 3] = ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"];
@@ -63,7 +63,7 @@ fn compile_and_check(dir: &Path, name: &str, engine: EngineKind) -> CacheUse {
     let got = c
         .render(&rt, &bind, FRAME, &RunControl::default())
         .expect("renders");
-    let want = render(&m, &bind, FRAME.width, FRAME.height, 0).expect("interprets");
+    let want = render(&interpreter(&m), &bind, FRAME.width, FRAME.height, 0).expect("interprets");
     assert_eq!(got.pixels, want.pixels, "{name} on {engine}");
     c.cache_use()
 }

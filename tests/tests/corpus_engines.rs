@@ -12,12 +12,12 @@
 
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::{File, Opcode, Processor};
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::Bindings;
+use tgsic_runtime::host::Texture;
 use tgsic_runtime::host::{
     CacheDir, CompileOptions, Compiled, EngineKind, Frame, Module, RunControl, Runtime,
     RuntimeOptions,
 };
-use tgsic_runtime::texture::Texture;
 use tgsic_tests::{Corpus, corpus};
 
 /// The opcodes whose results accurate math computes by approximation.
@@ -46,7 +46,7 @@ fn bindings(path: &std::path::Path, m: &Module, tex: &Texture) -> Bindings {
     };
     let const_file = path.with_extension("const0.bin");
     if let (Some(first), Ok(bytes)) = (bind.constants.first_mut(), std::fs::read(&const_file)) {
-        *first = tgsic_runtime::engine::constant_registers(&bytes);
+        *first = tgsic_runtime::host::constant_registers(&bytes);
     }
     bind.textures = vec![Some(tex.clone()); units];
     bind

@@ -2,8 +2,8 @@
 //! texture, without error or panic.
 
 use tgsic::tgsi::{File, Processor};
-use tgsic_runtime::dispatch::{self, RunOptions};
-use tgsic_runtime::engine::{Bindings, Module};
+use tgsic_runtime::host::{Bindings, Module};
+use tgsic_tests::run::{interpreter, render, vertices};
 use tgsic_tests::{Corpus, corpus};
 
 #[test]
@@ -32,23 +32,19 @@ fn every_etnaviv_shader_runs() {
         let result = match p.processor {
             Processor::Fragment => {
                 frag += 1;
-                dispatch::render(&shader, &bind, 12, 10, 0).map(|_| ())
+                render(&interpreter(&shader), &bind, 12, 10, 0).map(|_| ())
             }
             Processor::Vertex => {
                 vert += 1;
                 let inputs = shader.size(File::Input);
-                let vertices: Vec<Vec<[u32; 4]>> = (0..70u32)
+                let list: Vec<Vec<[u32; 4]>> = (0..70u32)
                     .map(|v| {
                         (0..inputs)
                             .map(|r| [v as f32 * 0.1, r as f32, 0.5, 1.0].map(f32::to_bits))
                             .collect()
                     })
                     .collect();
-                let one = RunOptions {
-                    threads: 1,
-                    ..RunOptions::default()
-                };
-                dispatch::run_vertices(&shader, &bind, &vertices, &one).map(|_| ())
+                vertices(&interpreter(&shader), &bind, &list).map(|_| ())
             }
             other => panic!("unexpected processor {other}"),
         };

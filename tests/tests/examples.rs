@@ -6,15 +6,13 @@
 //! and lighting, the geometry shader's displaced triangles.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render, run_geometry, run_vertices};
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Engine;
-use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::jit::JitShader;
-use tgsic_runtime::texture::{Filter, Sampler, Texture};
+use tgsic_runtime::host::{Bindings, CompileOptions, Compiled, Invocation, Module, Picture};
+use tgsic_runtime::host::{Filter, Sampler, Texture};
 use tgsic_tests::jit_backends;
+use tgsic_tests::run::{compile, interpreter, primitives, render, vertices};
 
 fn example(name: &str) -> Module {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -26,9 +24,10 @@ fn example(name: &str) -> Module {
 }
 
 /// The image from the interpreter, after checking that every JIT back end renders the same bits.
-fn render_all(name: &str, bind: &Bindings, w: u32, h: u32) -> Image {
+fn render_all(name: &str, bind: &Bindings, w: u32, h: u32) -> Picture {
     let shader = example(name);
-    let reference = render(&shader, bind, w, h, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let reference =
+        render(&interpreter(&shader), bind, w, h, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
     for (backend, jit) in jits(&shader) {
         let img = render(&jit, bind, w, h, 0).unwrap_or_else(|e| panic!("{name}: {e}"));
         let same = img
@@ -41,7 +40,7 @@ fn render_all(name: &str, bind: &Bindings, w: u32, h: u32) -> Image {
     reference
 }
 
-fn texture_of(img: &Image) -> Texture {
+fn texture_of(img: &Picture) -> Texture {
     let texels: Vec<f32> = img.pixels.iter().flatten().copied().collect();
     Texture::from_rgba32f(img.width, img.height, 1, &texels).expect("texture")
 }
@@ -175,7 +174,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 /// JIT shaders for every back end of the build, exact math.
-fn jits(shader: &Module) -> Vec<(Backend, JitShader)> {
+fn jits(shader: &Module) -> Vec<(Backend, Arc<Compiled>)> {
     jit_backends()
         .into_iter()
         .map(|(backend, _)| {
@@ -184,24 +183,18 @@ fn jits(shader: &Module) -> Vec<(Backend, JitShader)> {
                 math: MathMode::Exact,
                 ..CompileOptions::default()
             };
-            let jit = JitShader::new(shader.clone(), &config).unwrap_or_else(|e| panic!("{e}"));
+            let jit = compile(shader, &config).unwrap_or_else(|e| panic!("{e}"));
             (backend, jit)
         })
         .collect()
 }
 
-fn vertices_on<E: Engine + Sync>(e: &E, v: &[Vec<[u32; 4]>]) -> Vec<Invocation>
-where
-    E::Scratch: Send,
-{
-    run_vertices(e, &Bindings::default(), v, &RunOptions::default()).expect("vertices run")
+fn vertices_on(s: &Compiled, v: &[Vec<[u32; 4]>]) -> Vec<Invocation> {
+    vertices(s, &Bindings::default(), v).expect("vertices run")
 }
 
-fn primitives_on<E: Engine + Sync>(e: &E, p: &[Vec<Vec<[u32; 4]>>]) -> Vec<Invocation>
-where
-    E::Scratch: Send,
-{
-    run_geometry(e, &Bindings::default(), p, &RunOptions::default()).expect("primitives run")
+fn primitives_on(s: &Compiled, p: &[Vec<Vec<[u32; 4]>>]) -> Vec<Invocation> {
+    primitives(s, &Bindings::default(), p).expect("primitives run")
 }
 
 fn f(v: [u32; 4]) -> [f32; 4] {
@@ -212,7 +205,7 @@ fn f(v: [u32; 4]) -> [f32; 4] {
 fn the_vertex_shader_rotates_projects_and_lights() {
     let shader = example("transform_lit.vert.tgsi");
     let verts = tgsic_cli::attributes::read_vertices(&data("cube_corner.vertices")).unwrap();
-    let out = vertices_on(&shader, &verts);
+    let out = vertices_on(&interpreter(&shader), &verts);
     for (backend, jit) in jits(&shader) {
         let same = format!("{:?}", vertices_on(&jit, &verts)) == format!("{out:?}");
         assert!(same, "{backend:?} differs from the interpreter");
@@ -253,7 +246,7 @@ fn the_geometry_shader_moves_each_triangle_along_its_normal() {
     let shader = example("explode.geom.tgsi");
     let prims =
         tgsic_cli::attributes::read_primitives(&data("two_triangles.primitives"), 3).unwrap();
-    let out = primitives_on(&shader, &prims);
+    let out = primitives_on(&interpreter(&shader), &prims);
     for (backend, jit) in jits(&shader) {
         let same = format!("{:?}", primitives_on(&jit, &prims)) == format!("{out:?}");
         assert!(same, "{backend:?} differs from the interpreter");

@@ -6,28 +6,22 @@
 
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::{RunOptions, run_vertices};
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Engine;
-use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::JitShader;
+use tgsic_runtime::host::{Bindings, CompileOptions, Compiled, Module};
 use tgsic_tests::fast_math::{self as fm, Func};
+use tgsic_tests::ireval::IrShader;
+use tgsic_tests::run::{compile, evaluator, vertices};
 
 fn prepared(func: Func) -> Module {
     let program = tgsic::front::text::parse(&func.shader()).expect("parses");
     Module::new(program).expect("loads")
 }
 
-fn run<E: Engine + Sync + ?Sized>(e: &E, pairs: &[(f32, f32)]) -> Vec<f32>
-where
-    E::Scratch: Send,
-{
-    let vertices: Vec<Vec<[u32; 4]>> = pairs
+fn run(s: &Compiled, pairs: &[(f32, f32)]) -> Vec<f32> {
+    let list: Vec<Vec<[u32; 4]>> = pairs
         .iter()
         .map(|&(x, y)| vec![[x.to_bits(), y.to_bits(), 0, 0]])
         .collect();
-    run_vertices(e, &Bindings::default(), &vertices, &RunOptions::default())
+    vertices(s, &Bindings::default(), &list)
         .expect("runs")
         .iter()
         .map(|i| f32::from_bits(i.outputs[0][0]))
@@ -52,7 +46,7 @@ fn ir(math: MathMode) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
             before,
             "{func:?} is rewritten in {math:?} mode"
         );
-        run(&s, pairs)
+        run(&evaluator(s), pairs)
     }
 }
 
@@ -64,7 +58,7 @@ fn jit(backend: Backend, math: MathMode) -> impl Fn(Func, &[(f32, f32)]) -> Vec<
             math,
             ..CompileOptions::default()
         };
-        let s = JitShader::new(prepared(func), &config).expect("compiles");
+        let s = compile(&prepared(func), &config).expect("compiles");
         run(&s, pairs)
     }
 }

@@ -1,17 +1,17 @@
 //! The host API renders what `tgsic run` renders: a host that computes the fragment inputs
 //! itself (`docs/run.md`: POSITION = (i + ½, H − (j + ½), ½, 1), every other input
 //! ((i + ½)/W, (j + ½)/H, 0, 1)) and runs the example shaders through `tgsic_runtime::host` gets
-//! the image of `dispatch::render` bit for bit, with the interpreter and every JIT back end,
+//! the picture of `Compiled::render` bit for bit, with the interpreter and every JIT back end,
 //! in both buffer layouts; and frames after the first compile nothing.
 
 use std::path::PathBuf;
 use tgsic::tgsi::Semantic;
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::Bindings;
 use tgsic_runtime::host::{
     CompileOptions, EngineKind, Invocations, Layout, Module, Runtime, RuntimeOptions, quad_order,
 };
 use tgsic_tests::jit_backends;
+use tgsic_tests::run::{interpreter, primitives, render};
 
 fn load(rt: &Runtime, name: &str) -> Module {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -67,7 +67,7 @@ fn a_host_renders_what_tgsic_run_renders() {
     );
     for name in ["noise.tgsi", "mandelbrot_loop.tgsi", "checker.tgsi"] {
         let m = load(&rt, name);
-        let reference = render(&m, &bind, w, h, 0).unwrap();
+        let reference = render(&interpreter(&m), &bind, w, h, 0).unwrap();
         let color = m.reflection().output(Semantic::Color, 0).unwrap() as usize;
         let outs = m.reflection().output_registers;
         for engine in &engines {
@@ -140,13 +140,7 @@ fn geometry_through_the_host_api_emits_what_run_geometry_emits() {
     .unwrap();
     // 70 primitives (two batches): the two triangles over and over.
     let prims: Vec<_> = prims.iter().cycle().take(70).cloned().collect();
-    let reference = tgsic_runtime::dispatch::run_geometry(
-        &m,
-        &Bindings::default(),
-        &prims,
-        &Default::default(),
-    )
-    .unwrap();
+    let reference = primitives(&interpreter(&m), &Bindings::default(), &prims).unwrap();
     let per = r.primitive_input_registers();
     let inputs: Vec<u32> = prims
         .iter()

@@ -4,20 +4,21 @@
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use tgsic_runtime::dispatch::{Image, Invocation, RunOptions, render};
-use tgsic_runtime::engine::{Bindings, LoadError, Module};
+use tgsic_runtime::host::{Bindings, HostError, Invocation, LoadError, Module, Picture};
+use tgsic_tests::run::interpreter;
 
-/// Runs a vertex shader once per vertex on the calling thread.
+/// Runs a vertex shader once per vertex with the interpreter.
 fn run_vertices(
     shader: &Module,
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
-) -> Result<Vec<Invocation>, tgsic_runtime::engine::RunError> {
-    let one = RunOptions {
-        threads: 1,
-        ..RunOptions::default()
-    };
-    tgsic_runtime::dispatch::run_vertices(shader, bind, vertices, &one)
+) -> Result<Vec<Invocation>, HostError> {
+    tgsic_tests::run::vertices(&interpreter(shader), bind, vertices)
+}
+
+/// Renders a fragment shader with the interpreter.
+fn render(shader: &Module, bind: &Bindings, w: u32, h: u32, o: u32) -> Result<Picture, HostError> {
+    tgsic_tests::run::render(&interpreter(shader), bind, w, h, o)
 }
 
 const HEAD: &str =
@@ -841,7 +842,7 @@ fn packing() {
 }
 
 /// Runs a fragment shader over a `w`×`h` grid.
-fn frag(body: &str, w: u32, h: u32) -> Image {
+fn frag(body: &str, w: u32, h: u32) -> Picture {
     let src = format!(
         "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{body}"
     );
@@ -921,11 +922,11 @@ fn load_time_errors_are_typed() {
 fn tex_frag(
     body: &str,
     decl: &str,
-    tex: tgsic_runtime::texture::Texture,
-    sampler: tgsic_runtime::texture::Sampler,
+    tex: tgsic_runtime::host::Texture,
+    sampler: tgsic_runtime::host::Sampler,
     w: u32,
     h: u32,
-) -> Image {
+) -> Picture {
     let src = format!(
         "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..3]\n{decl}\n{body}"
     );
@@ -940,23 +941,21 @@ fn tex_frag(
 }
 
 /// A w×h×d RGBA32F texture whose texel (x, y, z) is (x, y, z, 1 + level) per level, mipmapped.
-fn indexed(w: u32, h: u32, d: u32) -> tgsic_runtime::texture::Texture {
+fn indexed(w: u32, h: u32, d: u32) -> tgsic_runtime::host::Texture {
     let v: Vec<f32> = (0..d)
         .flat_map(|z| {
             (0..h).flat_map(move |y| (0..w).flat_map(move |x| [x as f32, y as f32, z as f32, 1.0]))
         })
         .collect();
-    let mut t = tgsic_runtime::texture::Texture::from_rgba32f(w, h, d, &v).unwrap();
+    let mut t = tgsic_runtime::host::Texture::from_rgba32f(w, h, d, &v).unwrap();
     t.generate_mipmaps(true);
-    for (k, l) in t.levels.iter_mut().enumerate() {
-        l.update(|tx| tx[3] = 1.0 + k as f32);
-    }
+    t.update_texels(|k, tx| tx[3] = 1.0 + k as f32);
     t
 }
 
 #[test]
 fn texture_instructions() {
-    use tgsic_runtime::texture::{Filter, MipFilter, Sampler};
+    use tgsic_runtime::host::{Filter, MipFilter, Sampler};
     let s = Sampler::default();
     // TEX 2D nearest at pixel centres of a 4x4 grid over a 4x4 texture reads texel (i, j).
     let img = tex_frag(

@@ -4,10 +4,11 @@
 //! quads only partly active) are left out, and counted.
 
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::engine::Module;
-use tgsic_runtime::ireval::IrShader;
+use tgsic_runtime::host::Module;
 use tgsic_tests::all_shaders;
+use tgsic_tests::ireval::IrShader;
 use tgsic_tests::random::{Rng, Source, batch, bindings, difference, run};
+use tgsic_tests::run::{evaluator, interpreter, primitives};
 
 const SEEDS: u64 = 4;
 
@@ -27,7 +28,7 @@ fn lifted_ir_matches_the_interpreter() {
                 continue;
             }
         };
-        let mut variants = vec![("lifted", ir.clone())];
+        let mut variants = vec![("lifted", evaluator(ir.clone()))];
         for level in [OptLevel::O1, OptLevel::O2] {
             let mut o = ir.clone();
             optimize(&mut o.function, level);
@@ -38,13 +39,17 @@ fn lifted_ir_matches_the_interpreter() {
                     e[0]
                 ));
             }
-            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, o));
+            variants.push((
+                if level == OptLevel::O1 { "-O1" } else { "-O2" },
+                evaluator(o),
+            ));
         }
+        let interp = interpreter(&shader);
         'seeds: for seed in 0..SEEDS {
             let mut rng = Rng(seed * 7919 + path.to_string_lossy().len() as u64);
             let bind = bindings(&shader, &mut rng);
             let io = batch(&shader, &mut rng);
-            let reference = run(&shader, &bind, &io);
+            let reference = run(&interp, &bind, &io);
             batches += 1;
             let mut lifted_unspecified = 0;
             for (name, engine) in &variants {
@@ -117,17 +122,13 @@ fn geometry_shaders_emit_the_same_vertices() {
             })
             .collect();
         let bind = bindings(&shader, &mut rng);
-        let reference =
-            tgsic_runtime::dispatch::run_geometry(&shader, &bind, &prims, &Default::default())
-                .unwrap();
+        let reference = primitives(&interpreter(&shader), &bind, &prims).unwrap();
         assert!(
             reference.iter().any(|i| i.emitted.len() > 2),
             "some primitive emits vertices"
         );
-        for engine in [&ir, &o2] {
-            let out =
-                tgsic_runtime::dispatch::run_geometry(engine, &bind, &prims, &Default::default())
-                    .unwrap();
+        for engine in [evaluator(ir.clone()), evaluator(o2.clone())] {
+            let out = primitives(&engine, &bind, &prims).unwrap();
             assert_eq!(out, reference, "seed {seed}");
         }
     }

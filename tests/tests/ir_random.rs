@@ -7,15 +7,17 @@
 //! prints the program's text.
 
 use proptest::prelude::*;
+use std::sync::Arc;
 use tgsic::back::Backend;
 use tgsic::opt::{OptLevel, optimize};
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Module;
-use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::JitShader;
+use tgsic_runtime::host::CompileOptions;
+use tgsic_runtime::host::Compiled;
+use tgsic_runtime::host::Module;
 use tgsic_tests::generate::program;
+use tgsic_tests::ireval::IrShader;
 use tgsic_tests::jit_backends;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
+use tgsic_tests::run::{compile, evaluator, interpreter};
 
 fn cases() -> u32 {
     if let Some(n) = std::env::var("TGSIC_RANDOM_CASES")
@@ -32,7 +34,7 @@ fn cases() -> u32 {
 }
 
 /// Every JIT back end of this build, each at a lane count chosen by the seed, named.
-fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, JitShader)>, String> {
+fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, Arc<Compiled>)>, String> {
     jit_backends()
         .into_iter()
         .map(|(backend, widths)| {
@@ -50,7 +52,7 @@ fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, JitShader)>, S
                 math: tgsic::back::abi::MathMode::Exact,
                 ..CompileOptions::default()
             };
-            JitShader::new(shader.clone(), &config)
+            compile(shader, &config)
                 .map(|j| (name.clone(), j))
                 .map_err(|e| format!("{name}: {e}"))
         })
@@ -69,19 +71,20 @@ proptest! {
         if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
             return Err(TestCaseError::fail(format!("the lifted IR does not verify: {}\n{text}", e[0])));
         }
-        let mut variants = vec![("lifted", ir.clone())];
+        let mut variants = vec![("lifted", evaluator(ir.clone()))];
         for level in [OptLevel::O1, OptLevel::O2] {
             let mut o = ir.clone();
             optimize(&mut o.function, level);
-            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, o));
+            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, evaluator(o)));
         }
+        let interp = interpreter(&shader);
         // Each JIT back end in exact mode, at a width chosen by the seed.
         let jits = jit_engines(&shader, seed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut rng = Rng(seed ^ 0x5eed);
         for _ in 0..2 {
             let bind = bindings(&shader, &mut rng);
             let io = batch(&shader, &mut rng);
-            let reference = run(&shader, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            let reference = run(&interp, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
             for (name, engine) in &variants {
                 let out = run(engine, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
                 prop_assert_eq!(out.report.unspecified, 0);
@@ -125,7 +128,7 @@ fn replay() {
     for _ in 0..2 {
         let bind = bindings(&shader, &mut rng);
         let io = batch(&shader, &mut rng);
-        let a = run(&shader, &bind, &io).unwrap();
+        let a = run(&interpreter(&shader), &bind, &io).unwrap();
         println!(
             "interpreter: killed {:#x}, exhausted {:#x}",
             a.report.killed, a.report.exhausted

@@ -3,11 +3,10 @@
 //! IR leaves unspecified (derivatives in partly active quads, found by the IR evaluator on the
 //! same batch) are left out.
 
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::Module;
-use tgsic_runtime::ireval::IrShader;
-use tgsic_runtime::jit::JitShader;
+use tgsic_runtime::host::CompileOptions;
+use tgsic_runtime::host::Module;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
+use tgsic_tests::run::{compile, interpreter, ir_evaluator};
 use tgsic_tests::{all_shaders, jit_backends};
 
 const SEEDS: u64 = 3;
@@ -31,8 +30,8 @@ fn check(config: CompileOptions) {
         let text = std::fs::read_to_string(path).unwrap();
         let program = tgsic::front::text::parse(&text).unwrap();
         let shader = Module::new(program).unwrap();
-        let ir = IrShader::lift(shader.clone()).unwrap();
-        let jit = match JitShader::new(shader.clone(), &config) {
+        let (interp, ir) = (interpreter(&shader), ir_evaluator(&shader).unwrap());
+        let jit = match compile(&shader, &config) {
             Ok(j) => j,
             Err(e) => {
                 failures.push(format!("{}: {e}", path.display()));
@@ -45,7 +44,7 @@ fn check(config: CompileOptions) {
             let bind = bindings(&shader, &mut rng);
             let io = batch(&shader, &mut rng);
             batches += 1;
-            let reference = run(&shader, &bind, &io);
+            let reference = run(&interp, &bind, &io);
             let unspecified = run(&ir, &bind, &io).map_or(0, |o| o.report.unspecified);
             match (reference, run(&jit, &bind, &io)) {
                 (Ok(a), Ok(mut b)) => {

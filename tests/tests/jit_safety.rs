@@ -3,12 +3,30 @@
 //! ends; and two threads render what one does. Every result is also compared with the
 //! interpreter.
 
-use tgsic_runtime::dispatch::{RunOptions, render, render_with, run_vertices};
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::jit::{JitShader, Lookups};
-use tgsic_runtime::texture::{Compare, Filter, MipFilter, Sampler, Texture, Wrap};
+use tgsic::back::compiled::CompiledShader;
+use tgsic_runtime::host::{Bindings, CompileOptions, Compiled, HostError, Invocation, Lookups};
+use tgsic_runtime::host::{Compare, Filter, MipFilter, Module, Picture, Sampler, Texture, Wrap};
 use tgsic_tests::jit_backends;
+use tgsic_tests::run::{compile, compile_for, interpreter};
+
+/// Renders `s` over a `w × h` grid on the calling thread.
+fn render(s: &Compiled, bind: &Bindings, w: u32, h: u32) -> Result<Picture, HostError> {
+    tgsic_tests::run::render(s, bind, w, h, 0)
+}
+
+/// The interpreter's picture of `m`.
+fn interpreted(m: &Module, bind: &Bindings, w: u32, h: u32) -> Result<Picture, HostError> {
+    render(&interpreter(m), bind, w, h)
+}
+
+/// Runs `s` once per vertex on the calling thread.
+fn run_vertices(
+    s: &Compiled,
+    bind: &Bindings,
+    verts: &[Vec<[u32; 4]>],
+) -> Result<Vec<Invocation>, HostError> {
+    tgsic_tests::run::vertices(s, bind, verts)
+}
 
 /// Floats that make bad addresses and coordinates.
 const EXTREMES: &[f32] = &[
@@ -42,29 +60,25 @@ fn vertices(n: usize) -> Vec<Vec<[u32; 4]>> {
 /// How [`matches_the_interpreter`] makes each JIT.
 #[derive(Clone, Copy, PartialEq)]
 enum Make {
-    /// `JitShader::new` at every step width the back end is tested at: the bindings' variant
-    /// is chosen and compiled at the first batch.
+    /// Compiled for the sampler callback at every step width the back end is tested at: the
+    /// bindings' variant is chosen and compiled at the first batch.
     EveryWidth,
-    /// `JitShader::with_lookups` at every tested step width.
+    /// Compiled for the bindings (`Runtime::compile_for`) at every tested step width.
     ForBindingsEveryWidth,
-    /// `JitShader::with_lookups` at the back end's own step width.
+    /// Compiled for the bindings at the back end's own step width.
     ForBindings,
 }
 
-/// On every JIT back end, made as `make` says, `shader` passes `check` and gives the
-/// interpreter's outputs for every vertex of `verts`.
+/// On every JIT back end, made as `make` says, `shader`'s code (the variant it was compiled
+/// for) passes `check` and gives the interpreter's outputs for every vertex of `verts`.
 fn matches_the_interpreter(
     shader: &Module,
     bind: &Bindings,
     verts: &[Vec<[u32; 4]>],
     make: Make,
-    check: impl Fn(&JitShader),
+    check: impl Fn(&CompiledShader),
 ) {
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(shader, bind, verts, &one).unwrap();
+    let want = run_vertices(&interpreter(shader), bind, verts).unwrap();
     for (backend, widths) in jit_backends() {
         let widths = if make == Make::ForBindings {
             &[0][..]
@@ -77,13 +91,13 @@ fn matches_the_interpreter(
                 lanes,
                 ..CompileOptions::default()
             };
-            let jit = match make {
-                Make::EveryWidth => JitShader::new(shader.clone(), &config),
-                _ => JitShader::with_lookups(shader.clone(), &config, Lookups::For(bind)),
-            }
-            .unwrap();
-            check(&jit);
-            let got = run_vertices(&jit, bind, verts, &one).unwrap();
+            let lookups = match make {
+                Make::EveryWidth => Lookups::Callback,
+                _ => Lookups::For(bind),
+            };
+            let jit = compile_for(shader, &config, lookups).unwrap();
+            check(&jit.code(lookups).unwrap());
+            let got = run_vertices(&jit, bind, verts).unwrap();
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
                     g, w,
@@ -196,12 +210,12 @@ fn texture_vertices() -> Vec<Vec<[u32; 4]>> {
 fn lookups_give_the_interpreters_results(text: &str, bind: &Bindings, vector: bool) {
     let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let verts = texture_vertices();
-    matches_the_interpreter(&shader, bind, &verts, Make::ForBindingsEveryWidth, |jit| {
-        let ops = jit.compiled.textures.len();
+    matches_the_interpreter(&shader, bind, &verts, Make::ForBindingsEveryWidth, |code| {
+        let ops = code.textures.len();
         assert!(
-            (0..ops).all(|k| jit.compiled.tex_paths.vector(k) == vector),
+            (0..ops).all(|k| code.tex_paths.vector(k) == vector),
             "{:?}",
-            jit.compiled.tex_paths.get(0)
+            code.tex_paths.get(0)
         );
     });
 }
@@ -262,8 +276,9 @@ fn vector_texture_lookups_at_extreme_coordinates() {
     .enumerate()
     {
         let mut tex = tex;
-        tex.levels.truncate(1);
-        let side = [tex.base().width, tex.base().height];
+        tex.truncate_levels(1);
+        let (w, h, _) = tex.size();
+        let side = [w, h];
         let third = [Repeat, Clamp, Mirror]
             .into_iter()
             .find(|w| !wraps.contains(w))
@@ -345,7 +360,7 @@ fn vector_cube_lookups_at_extreme_directions() {
     .enumerate()
     {
         let mut tex = tex;
-        tex.levels.truncate(1);
+        tex.truncate_levels(1);
         for (f, filter) in [Filter::Nearest, Filter::Linear].into_iter().enumerate() {
             let bind = Bindings {
                 textures: vec![Some(tex.clone())],
@@ -407,10 +422,10 @@ fn vector_texel_fetches_and_size_queries_give_the_interpreters_results() {
     ] {
         let mut tex = tex;
         if one_level {
-            tex.levels.truncate(1);
+            tex.truncate_levels(1);
         } else {
             tex.generate_mipmaps(true);
-            assert!(tex.levels.len() > 1);
+            assert!(tex.level_count() > 1);
         }
         let bind = Bindings {
             textures: vec![Some(tex)],
@@ -545,10 +560,6 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
             0.0,
         ),
     ];
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
     // The third's sides are not powers of two on most levels (24×10 to 1×1).
     let textures = [
         texture(32, 16, 1),
@@ -599,16 +610,16 @@ fn mipmapped_vector_lookups_pick_the_interpreters_levels() {
                      MUL TEMP[1], IN[0].yxxy, IMM[0].yxyx\n{lookup}\nEND\n"
                 );
                 let shader = Module::new(tgsic::front::text::parse(&text).unwrap()).unwrap();
-                let want = render(&shader, &bind, 61, 37, 0).unwrap();
+                let want = interpreted(&shader, &bind, 61, 37).unwrap();
                 for (backend, _) in jit_backends() {
                     let config = CompileOptions::with_engine(backend);
-                    let jit = JitShader::with_lookups(shader.clone(), &config, Lookups::For(&bind))
-                        .unwrap();
+                    let lookups = Lookups::For(&bind);
+                    let jit = compile_for(&shader, &config, lookups).unwrap();
                     assert!(
-                        jit.compiled.tex_paths.vector(0),
+                        jit.code(lookups).unwrap().tex_paths.vector(0),
                         "{backend:?}: {lookup}, sampler {k}"
                     );
-                    let got = render_with(&jit, &bind, 61, 37, 0, &one).unwrap();
+                    let got = render(&jit, &bind, 61, 37).unwrap();
                     for (p, (g, w)) in got.pixels.iter().zip(&want.pixels).enumerate() {
                         assert_eq!(
                             g.map(f32::to_bits),
@@ -638,7 +649,7 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
     };
     let bound = |tex: Option<Texture>, s: Sampler| Bindings {
         textures: vec![tex.map(|mut t| {
-            t.levels.truncate(1);
+            t.truncate_levels(1);
             t
         })],
         samplers: vec![s],
@@ -675,20 +686,19 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
         nearest.clone(),
     ];
     let verts = vertices(200);
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
+    let interp = interpreter(&shader);
     for (backend, _) in jit_backends() {
         let config = CompileOptions::with_engine(backend);
-        let jit = JitShader::with_lookups(shader.clone(), &config, Lookups::For(&nearest)).unwrap();
-        assert!(jit.compiled.tex_paths.vector(0), "{backend:?}");
-        let plain = JitShader::new(shader.clone(), &config).unwrap();
-        assert!(!plain.compiled.tex_paths.vector(0), "{backend:?}");
+        let jit = compile_for(&shader, &config, Lookups::For(&nearest)).unwrap();
+        let code = jit.code(Lookups::For(&nearest)).unwrap();
+        assert!(code.tex_paths.vector(0), "{backend:?}");
+        let plain = compile(&shader, &config).unwrap();
+        let code = plain.code(Lookups::Callback).unwrap();
+        assert!(!code.tex_paths.vector(0), "{backend:?}");
         for bind in std::iter::once(&nearest).chain(&states) {
-            let want = run_vertices(&shader, bind, &verts, &one);
+            let want = run_vertices(&interp, bind, &verts);
             for j in [&jit, &plain] {
-                let got = run_vertices(j, bind, &verts, &one);
+                let got = run_vertices(j, bind, &verts);
                 match (&got, &want) {
                     // No texture bound: both report it.
                     (Err(a), Err(b)) => {
@@ -704,8 +714,8 @@ fn one_shader_follows_its_bindings_from_variant_to_variant() {
 /// Compiled for `bind`, on every back end, the first `ops` texture operations of `shader` are
 /// sampled in the generated code, and 300 vertices give the interpreter's results.
 fn vector_lookups_give_the_interpreters_results(shader: &Module, bind: &Bindings, ops: usize) {
-    matches_the_interpreter(shader, bind, &vertices(300), Make::ForBindings, |jit| {
-        assert!((0..ops).all(|k| jit.compiled.tex_paths.vector(k)));
+    matches_the_interpreter(shader, bind, &vertices(300), Make::ForBindings, |code| {
+        assert!((0..ops).all(|k| code.tex_paths.vector(k)));
     });
 }
 
@@ -772,7 +782,7 @@ fn coherent_rgba8_lookups_at_the_window_edges() {
     };
     let (w, h) = (32, 8);
     let mut level0 = texture(w, h, 1);
-    level0.levels.truncate(1);
+    level0.truncate_levels(1);
     for (text, tex, mip, levels) in [
         ("TEX", level0, MipFilter::None, 0..1),
         ("TXL", texture(w, h, 1), MipFilter::Nearest, 0..4),
@@ -790,7 +800,7 @@ fn coherent_rgba8_lookups_at_the_window_edges() {
         for level in levels {
             let verts = coherent_vertices(w, h, level);
             matches_the_interpreter(&shader, &bind, &verts, Make::ForBindingsEveryWidth, |jit| {
-                assert!(jit.compiled.tex_paths.vector(0));
+                assert!(jit.tex_paths.vector(0));
             });
         }
     }
@@ -815,7 +825,7 @@ fn lookups_sharing_a_texture_keep_their_own_sampler_and_target() {
         ..Sampler::default()
     };
     let mut tex = texture(8, 4, 1);
-    tex.levels.truncate(1);
+    tex.truncate_levels(1);
     let bind = Bindings {
         textures: vec![Some(tex.clone()), Some(tex)],
         samplers: vec![sampler(Wrap::Repeat), sampler(Wrap::Clamp)],
@@ -843,7 +853,7 @@ fn lookups_in_and_after_divergent_branches_share_what_dominates_them() {
                 ENDLOOP\nMOV OUT[1], TEMP[2]\nTEX OUT[2], IN[0].yxzw, SAMP[0], 2D\nEND\n";
     let shader = Module::new(tgsic::front::text::parse(text).unwrap()).unwrap();
     let mut tex = texture(8, 4, 1);
-    tex.levels.truncate(1);
+    tex.truncate_levels(1);
     let bind = Bindings {
         textures: vec![Some(tex)],
         samplers: vec![Sampler {
@@ -867,14 +877,14 @@ fn a_loop_that_never_ends_returns_with_the_budget_report() {
         ..Bindings::default()
     };
     for (backend, _) in jit_backends() {
-        let jit = JitShader::new(shader.clone(), &CompileOptions::with_engine(backend)).unwrap();
-        let img = render(&jit, &bind, 10, 6, 0).unwrap();
+        let jit = compile(&shader, &CompileOptions::with_engine(backend)).unwrap();
+        let img = render(&jit, &bind, 10, 6).unwrap();
         assert_eq!(img.exhausted, 60, "{backend:?}");
         // 1000 iterations charged, the 1001st stops: 1001 additions.
         assert_eq!(img.pixel(3, 2)[0], 1001.0, "{backend:?}");
         assert_eq!(
             img,
-            render(&shader, &bind, 10, 6, 0).unwrap(),
+            interpreted(&shader, &bind, 10, 6).unwrap(),
             "{backend:?}"
         );
     }
@@ -893,40 +903,26 @@ fn two_threads_render_what_one_renders() {
         ]
         .contains(&c.name.as_str())
     }) {
+        let two_threads = tgsic_tests::run::runtime_with_threads(2);
         for (backend, _) in jit_backends() {
             let exact = CompileOptions {
                 math: tgsic::back::abi::MathMode::Exact,
                 ..CompileOptions::with_engine(backend)
             };
-            let jit = JitShader::new(c.shader.clone(), &exact).unwrap();
-            let one = render_with(
-                &jit,
-                &c.bind,
-                93,
-                71,
-                0,
-                &RunOptions {
-                    threads: 1,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            let two = render_with(
-                &jit,
-                &c.bind,
-                93,
-                71,
-                0,
-                &RunOptions {
-                    threads: 2,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+            let jit = compile(&c.shader, &exact).unwrap();
+            let one = render(&jit, &c.bind, 93, 71).unwrap();
+            let frame = tgsic_runtime::host::Frame {
+                width: 93,
+                height: 71,
+                output: 0,
+            };
+            let two = jit
+                .render(&two_threads, &c.bind, frame, &Default::default())
+                .unwrap();
             assert_eq!(one, two, "{backend:?} {}", c.name);
             assert_eq!(
                 one,
-                render(&c.shader, &c.bind, 93, 71, 0).unwrap(),
+                interpreted(&c.shader, &c.bind, 93, 71).unwrap(),
                 "{backend:?} {}",
                 c.name
             );
@@ -979,7 +975,7 @@ fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
 fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     use tgsic::back::Backend;
     use tgsic::back::abi::{JitError, MAX_VECTOR_INSTS};
-    use tgsic_runtime::jit::CompileError;
+    use tgsic_runtime::host::CompileError;
     // 9,000 dependent straight-line instructions: about 36,000 IR instructions.
     let mut text = String::from(
         "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\n\
@@ -998,12 +994,12 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
         ..CompileOptions::default()
     };
     // At 32 lanes (8 four-lane vectors per instruction) it is past the limit: a clear error.
-    match JitShader::new(shader.clone(), &config(32)) {
-        Err(CompileError::Codegen(JitError::TooLarge {
+    match compile(&shader, &config(32)) {
+        Err(HostError::Compile(CompileError::Codegen(JitError::TooLarge {
             insts,
             lanes: 32,
             limit,
-        })) => {
+        }))) => {
             assert_eq!(limit, MAX_VECTOR_INSTS);
             assert!(insts * 8 > limit && insts > 30_000, "{insts}");
         }
@@ -1013,19 +1009,16 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     // At 4 lanes it compiles, with the single-pass register allocator (past
     // `SINGLE_PASS_INSTS`), into a frame deeper than a thread's stack may hold: the call runs
     // on a thread with room for it, and computes what the interpreter does.
-    let jit = JitShader::new(shader.clone(), &config(4)).unwrap();
+    let jit = compile(&shader, &config(4)).unwrap();
+    let code = jit.code(Lookups::Callback).unwrap();
     assert!(
-        jit.compiled.stack_bytes > tgsic::back::compiled::INLINE_STACK,
+        code.stack_bytes > tgsic::back::compiled::INLINE_STACK,
         "{} bytes of stack",
-        jit.compiled.stack_bytes
+        code.stack_bytes
     );
     let verts = vertices(40);
-    let one = RunOptions {
-        threads: 1,
-        ..Default::default()
-    };
-    let want = run_vertices(&shader, &Bindings::default(), &verts, &one).unwrap();
-    let got = run_vertices(&jit, &Bindings::default(), &verts, &one).unwrap();
+    let want = run_vertices(&interpreter(&shader), &Bindings::default(), &verts).unwrap();
+    let got = run_vertices(&jit, &Bindings::default(), &verts).unwrap();
     assert_eq!(got, want);
 }
 

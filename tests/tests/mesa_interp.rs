@@ -2,8 +2,8 @@
 //! folder's contract (index.json) and compared with `<name>.ref.f32`.
 
 use tgsic_cli::compare::compare;
-use tgsic_runtime::dispatch::render;
 use tgsic_tests::mesa::cases;
+use tgsic_tests::run::{interpreter, render};
 
 #[test]
 fn the_interpreter_reproduces_mesas_output() {
@@ -12,7 +12,7 @@ fn the_interpreter_reproduces_mesas_output() {
     let (mut identical, mut failing) = (0, 0);
     for case in &cases {
         let name = &case.name;
-        let img = match render(&case.shader, &case.bind, 64, 64, 0) {
+        let img = match render(&interpreter(&case.shader), &case.bind, 64, 64, 0) {
             Ok(i) => i,
             Err(e) => {
                 failing += 1;

@@ -5,11 +5,10 @@
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
 use tgsic_cli::compare::compare;
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::CompileOptions;
-use tgsic_runtime::jit::JitShader;
+use tgsic_runtime::host::CompileOptions;
 use tgsic_tests::jit_backends;
 use tgsic_tests::mesa::cases;
+use tgsic_tests::run::{compile, render};
 
 fn run(backend: Backend, math: MathMode) -> Vec<(String, usize, usize, u64)> {
     let Some(cases) = cases() else {
@@ -18,8 +17,8 @@ fn run(backend: Backend, math: MathMode) -> Vec<(String, usize, usize, u64)> {
     cases
         .iter()
         .map(|c| {
-            let jit = JitShader::new(
-                c.shader.clone(),
+            let jit = compile(
+                &c.shader,
                 &CompileOptions {
                     engine: backend.into(),
                     math,

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 use tgsic::tgsi::{File, Program, Semantic};
-use tgsic_runtime::dispatch::render;
-use tgsic_runtime::engine::{Bindings, Module};
-use tgsic_runtime::texture::Texture;
+use tgsic_runtime::host::Texture;
+use tgsic_runtime::host::{Bindings, Module};
+use tgsic_tests::run::{interpreter, render};
 use tgsic_tests::theia::options_for;
 use tgsic_tests::{Corpus, corpus};
 use tgsic_theia::compile::{TheiaOptions, TheiaProgram, compile};
@@ -45,7 +45,10 @@ fn units(p: &Program) -> usize {
 fn sampled(bind: &Bindings) -> Vec<[f32; 4]> {
     let src = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n  0: TEX OUT[0], IN[0], SAMP[0], 2D\n  1: END\n";
     let s = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
-    render(&s, bind, W, H, 0).unwrap().pixels.to_vec()
+    render(&interpreter(&s), bind, W, H, 0)
+        .unwrap()
+        .pixels
+        .to_vec()
 }
 
 fn fixed3(v: [f32; 3]) -> [u32; 3] {
@@ -254,7 +257,7 @@ fn compiled_shaders_match_the_interpreter() {
         let mut bind = Bindings::default();
         bind.constants.push(consts);
         bind.textures = vec![Some(tex.clone()); units(&p)];
-        let Ok(img) = render(&shader, &bind, W, H, 0) else {
+        let Ok(img) = render(&interpreter(&shader), &bind, W, H, 0) else {
             continue;
         };
         let Run {

@@ -18,9 +18,10 @@
 use proptest::prelude::*;
 use std::fmt::Write;
 use tgsic::tgsi::File;
-use tgsic_runtime::engine::BatchIo;
-use tgsic_runtime::engine::{ALL, Arrangement, BATCH_LANES, Module};
+use tgsic_runtime::host::Module;
+use tgsic_runtime::testing::{ALL, Arrangement, BATCH_LANES, BatchIo};
 use tgsic_tests::random::{Rng, Source, run};
+use tgsic_tests::run::interpreter;
 use tgsic_theia::compile::{TheiaError, TheiaOptions, compile};
 use tgsic_theia::isa::{f64_to_fixed, fixed_to_f64, register_address};
 use tgsic_theia::sim::Machine;
@@ -320,9 +321,9 @@ fn check(seed: u64) -> Result<bool, String> {
         columns: None,
         column: 0,
     };
-    let mut bind = tgsic_runtime::engine::Bindings::default();
+    let mut bind = tgsic_runtime::host::Bindings::default();
     bind.constants.push(words);
-    let reference = run(&shader, &bind, &io).map_err(|e| format!("{e}\n{text}"))?;
+    let reference = run(&interpreter(&shader), &bind, &io).map_err(|e| format!("{e}\n{text}"))?;
     // The simulator, pixel by pixel.
     let fx = |v: f32| f64_to_fixed(v as f64).expect("inputs fit Q15.17");
     let pixels: Vec<Vec<(u16, [u32; 3])>> = (0..BATCH_LANES)

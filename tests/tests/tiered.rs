@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
-use tgsic_runtime::dispatch::BandOrder;
-use tgsic_runtime::engine::Bindings;
+use tgsic_runtime::host::BandOrder;
+use tgsic_runtime::host::Bindings;
 use tgsic_runtime::host::{
     CacheDir, CacheUse, CompileOptions, EngineKind, Frame, Module, RunControl, Runtime,
     RuntimeOptions,
@@ -68,7 +68,7 @@ fn a_frame_that_moves_tiers_midway_is_each_tiers_image() {
             // after it run on LLVM's code.
             let mut tiers = Vec::new();
             let mut pixels = Vec::new();
-            let mut sink = |band: tgsic_runtime::dispatch::Band| {
+            let mut sink = |band: tgsic_runtime::host::Band| {
                 tiers.push(c.tier());
                 pixels.extend_from_slice(&band.pixels);
                 if tiers.len() == 1 {

@@ -51,7 +51,7 @@ struct Row {
     /// The tier that ran the last render.
     tier: EngineKind,
     best: Duration,
-    image: tgsic_runtime::dispatch::Image,
+    image: tgsic_runtime::host::Picture,
 }
 
 /// `tgsic bench --compile-only`: JIT compile times over many shaders, per JIT engine (each
@@ -168,10 +168,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     for engine in &a.engines {
         // The image every render of this engine writes, its memory touched before the clock
         // starts (as a GL framebuffer is allocated and cleared before a first draw).
-        let mut image = tgsic_runtime::dispatch::Image {
+        let mut image = tgsic_runtime::host::Picture {
             width: w,
             height: h,
-            pixels: tgsic_runtime::dispatch::PixelBuffer::filled(w as usize * h as usize, [0.0; 4]),
+            pixels: tgsic_runtime::host::PixelBuffer::filled(w as usize * h as usize, [0.0; 4]),
             exhausted: 0,
             discarded: 0,
             unspecified: Vec::new(),

@@ -3,7 +3,7 @@
 use crate::args::input_error;
 use crate::report::Failure;
 use clap::Args;
-use tgsic_runtime::cache::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
+use tgsic_runtime::host::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
 
 /// Arguments of `tgsic cache`.
 #[derive(Debug, Args)]

@@ -138,7 +138,7 @@ fn emit_code(a: &IrArgs, name: &str, program: tgsic::valid::Valid) -> Result<(),
     // Reading code is not running it: nothing is kept.
     let rt = crate::cmd::run::runtime(&exec, 1, tgsic_runtime::host::CacheDir::Off)?;
     let fail = crate::cmd::run::host_failure(name);
-    let shader = tgsic_runtime::engine::Module::from_valid(program)
+    let shader = tgsic_runtime::host::Module::from_valid(program)
         .map_err(|e| Failure::input(vec![format!("{name}: error: {e}")]))?;
     let bind = if a.bind.textures.is_empty() && a.bind.samplers.is_empty() {
         None

@@ -13,8 +13,8 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tgsic::tgsi::*;
-use tgsic_runtime::dispatch::{Band, band_rows_for};
-use tgsic_runtime::engine::{self, Module};
+use tgsic_runtime::host::{self, Module};
+use tgsic_runtime::host::{Band, band_rows_for};
 use tgsic_runtime::host::{
     CacheDir, Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
 };
@@ -75,7 +75,7 @@ pub fn load_shader(input: &str) -> Result<Module, Failure> {
     let bytes = crate::report::read_input(input)?;
     let src = tgsic::front::read(&bytes).map_err(|e| input_error(read_error(name, &e)))?;
     Module::new(src.program).map_err(|e| match e {
-        engine::LoadError::Invalid(errors) => Failure::input(
+        host::LoadError::Invalid(errors) => Failure::input(
             errors
                 .iter()
                 .map(|v| crate::report::validation_error(name, v))
@@ -139,7 +139,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let module = shader;
     let shader = compile(&rt, &module, &a.engine, &a.exec, Lookups::For(&bind), name)?;
     let err = |e: HostError| match (e, a.timeout) {
-        (HostError::Run(engine::RunError::TimeLimit), Some(t)) => input_error(format!(
+        (HostError::Run(host::RunError::TimeLimit), Some(t)) => input_error(format!(
             "{name}: error: the run did not finish within --timeout {t} s"
         )),
         (e, _) => host_failure(name)(e),
@@ -164,7 +164,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             let mut write = |band: Band| {
                 sink.write(&band).map_err(|m| {
                     write_error = Some(m);
-                    engine::RunError::Unsupported("the image could not be written".into())
+                    host::RunError::Unsupported("the image could not be written".into())
                 })
             };
             let frame = Frame {

@@ -24,9 +24,9 @@ pub use pixels::PixelBuffer;
 
 use inputs::{FragInput, InputTable, registers};
 
-/// A rendered image: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
+/// A rendered picture: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Image {
+pub struct Picture {
     /// Width.
     pub width: u32,
     /// Height.
@@ -42,13 +42,13 @@ pub struct Image {
     pub unspecified: Vec<bool>,
 }
 
-impl Image {
+impl Picture {
     /// The pixel at column i, row j (j = 0 at the bottom).
     pub fn pixel(&self, i: u32, j: u32) -> [f32; 4] {
         self.pixels[(j * self.width + i) as usize]
     }
 
-    /// Whether pixel (i, j) is unspecified (see [`Image::unspecified`]).
+    /// Whether pixel (i, j) is unspecified (see [`Picture::unspecified`]).
     pub fn is_unspecified(&self, i: u32, j: u32) -> bool {
         self.unspecified
             .get((j * self.width + i) as usize)
@@ -75,13 +75,10 @@ fn clear(regs: &mut [Reg]) {
     }
 }
 
-/// How a run is spread over threads, and who hears of its progress.
+/// Who hears of a long run's progress, and when it must stop: the one control every run of a
+/// [`crate::host::Compiled`] shader takes.
 #[derive(Clone, Copy, Default)]
-pub struct RunOptions<'a> {
-    /// Worker threads: 0 uses every core, 1 runs on the calling thread, at most
-    /// [`MAX_THREADS`] (more are clamped). Results do not depend on it: batches are
-    /// independent.
-    pub threads: usize,
+pub struct RunControl<'a> {
     /// Called with (batches done, batches in all) as the run goes (from any worker thread).
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
     /// When set, the run ends with [`RunError::TimeLimit`] once this instant has passed: the
@@ -90,18 +87,29 @@ pub struct RunOptions<'a> {
     /// instant a thread starts at most 15 more batches. Each batch is bounded by the loop
     /// budget ([`Bindings::max_iterations`]), so together they bound the whole run.
     pub deadline: Option<std::time::Instant>,
-    /// Worker threads to run on (a host runtime's) instead of threads started for this run;
-    /// `threads` is then ignored.
-    pub pool: Option<&'a rayon::ThreadPool>,
 }
 
-impl std::fmt::Debug for RunOptions<'_> {
+impl std::fmt::Debug for RunControl<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunOptions")
-            .field("threads", &self.threads)
+        f.debug_struct("RunControl")
+            .field("progress", &self.progress.is_some())
             .field("deadline", &self.deadline)
             .finish()
     }
+}
+
+/// How a run is spread over threads (a host runtime's pool, or threads started for it), and
+/// its [`RunControl`].
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct RunOptions<'a> {
+    /// Worker threads started for this run when there is no `pool`: 0 uses every core, 1
+    /// runs on the calling thread, at most [`MAX_THREADS`]. Results do not depend on it:
+    /// batches are independent.
+    pub(crate) threads: usize,
+    /// Worker threads to run on (a host runtime's); `threads` is then ignored.
+    pub(crate) pool: Option<&'a rayon::ThreadPool>,
+    /// Progress and deadline.
+    pub(crate) control: RunControl<'a>,
 }
 
 impl<'a> RunOptions<'a> {
@@ -136,13 +144,14 @@ struct SegmentReport {
 /// # Errors
 /// [`RunError`] when the shader is not a fragment shader, a bound resource is missing, or an
 /// instruction cannot be executed.
-pub fn render<E: Engine + Sync + ?Sized>(
+#[cfg(test)]
+pub(crate) fn render<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     width: u32,
     height: u32,
     output: u32,
-) -> Result<Image, RunError>
+) -> Result<Picture, RunError>
 where
     E::Scratch: Send,
 {
@@ -171,7 +180,7 @@ pub struct Band {
     pub width: u32,
     /// `rows × width` pixels, row by row from `y0` up.
     pub pixels: PixelBuffer,
-    /// Per pixel, whether its value is unspecified ([`Image::unspecified`]); empty when none is.
+    /// Per pixel, whether its value is unspecified ([`Picture::unspecified`]); empty when none is.
     pub unspecified: Vec<bool>,
 }
 
@@ -186,7 +195,7 @@ impl Band {
 /// The order in which [`render_rows`] hands out its bands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BandOrder {
-    /// From the bottom row up (the order of `.f32` images and [`Image::pixels`]).
+    /// From the bottom row up (the order of `.f32` images and [`Picture::pixels`]).
     BottomUp,
     /// From the top row down (the order of PNG rows).
     TopDown,
@@ -194,7 +203,7 @@ pub enum BandOrder {
 
 /// What a whole render counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RenderReport {
+pub(crate) struct RenderReport {
     /// Invocations that ran out of loop iterations.
     pub exhausted: u64,
     /// Pixels discarded.
@@ -212,18 +221,18 @@ pub fn band_rows_for(width: u32) -> u32 {
 ///
 /// # Errors
 /// As [`render`].
-pub fn render_with<E: Engine + Sync + ?Sized>(
+pub(crate) fn render_with<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     width: u32,
     height: u32,
     output: u32,
     opts: &RunOptions<'_>,
-) -> Result<Image, RunError>
+) -> Result<Picture, RunError>
 where
     E::Scratch: Send,
 {
-    let mut image = Image {
+    let mut image = Picture {
         width,
         height,
         pixels: PixelBuffer::new(),
@@ -241,12 +250,12 @@ where
 ///
 /// # Errors
 /// As [`render`].
-pub fn render_into<E: Engine + Sync + ?Sized>(
+pub(crate) fn render_into<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     output: u32,
     opts: &RunOptions<'_>,
-    image: &mut Image,
+    image: &mut Picture,
 ) -> Result<(), RunError>
 where
     E::Scratch: Send,
@@ -296,7 +305,7 @@ where
 ///
 /// # Errors
 /// As [`render`], and whatever `sink` returns (which stops the render).
-pub fn render_rows<E: Engine + Sync + ?Sized>(
+pub(crate) fn render_rows<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     size: (u32, u32),
@@ -471,7 +480,12 @@ where
                 return Ok(false);
             }
             // The clock every 16th tile: reading it costs as much as a simple tile's shading.
-            if filled % 16 == 0 && opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+            if filled % 16 == 0
+                && opts
+                    .control
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() > d)
+            {
                 return Err(RunError::TimeLimit);
             }
             let tx = tx0 + 8 * filled;
@@ -491,7 +505,7 @@ where
             }
             Ok(true)
         })?;
-        if let Some(p) = opts.progress {
+        if let Some(p) = opts.control.progress {
             let n = u64::from(tiles * (ty + 8).min(height).saturating_sub(ty).div_ceil(8));
             let d = tiles_done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
             p(d + n, all_tiles);
@@ -553,7 +567,7 @@ where
 ///
 /// # Errors
 /// As [`render`].
-pub fn run_vertices<E: Engine + Sync + ?Sized>(
+pub(crate) fn run_vertices<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     vertices: &[Vec<[u32; 4]>],
@@ -583,7 +597,7 @@ where
 ///
 /// # Errors
 /// As [`render`].
-pub fn run_geometry<E: Engine + Sync + ?Sized>(
+pub(crate) fn run_geometry<E: Engine + Sync + ?Sized>(
     engine: &E,
     bind: &Bindings,
     primitives: &[Vec<Vec<[u32; 4]>>],
@@ -672,7 +686,7 @@ where
                             exhausted: report.exhausted & (1 << l) != 0,
                         });
                     }
-                    if let Some(p) = opts.progress {
+                    if let Some(p) = opts.control.progress {
                         let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         p(d, batches as u64);
                     }
@@ -680,7 +694,11 @@ where
                 if next == end {
                     return Ok(false);
                 }
-                if opts.deadline.is_some_and(|d| std::time::Instant::now() > d) {
+                if opts
+                    .control
+                    .deadline
+                    .is_some_and(|d| std::time::Instant::now() > d)
+                {
                     return Err(RunError::TimeLimit);
                 }
                 let (start, count) = batches::batch_lanes(n, next);

@@ -106,7 +106,7 @@ fn jit_code_reads_each_tiles_column_of_the_inputs() {
     // also for the second register of a declaration, in ragged tiles, on one thread and two.
     // A shader that indexes IN reads the batch itself, so the renderer fills it as before.
     use crate::engine::{CompileOptions, Engine};
-    use crate::jit::JitShader;
+    use crate::jit::{JitShader, JitSpec};
     use tgsic::back::Backend;
     let direct = "FRAG\nDCL IN[0], POSITION, LINEAR\nDCL IN[1..2], GENERIC[0], LINEAR\n\
                   DCL OUT[0], COLOR\nMOV OUT[0].xy, IN[0].xyxx\nMOV OUT[0].z, IN[2].xxxx\n\
@@ -132,7 +132,7 @@ fn jit_code_reads_each_tiles_column_of_the_inputs() {
                 engine: backend.into(),
                 ..CompileOptions::default()
             };
-            let jit = JitShader::new(shader.clone(), &config).unwrap();
+            let jit = JitShader::compile(JitSpec::new(shader.clone(), &config)).unwrap();
             assert!(jit.reads_columns());
             for threads in [1, 2] {
                 let opts = RunOptions {
@@ -164,7 +164,7 @@ fn jit_code_without_inputs_renders_what_the_interpreter_does() {
     // A shader that declares no IN register (a constant colour, system values only, a
     // constant buffer) reads no column table: every JIT renders it as the interpreter does.
     use crate::engine::{CompileOptions, EngineKind};
-    use crate::jit::JitShader;
+    use crate::jit::{JitShader, JitSpec};
     use tgsic::back::Backend;
     let constant = "FRAG\nDCL OUT[0], COLOR\nIMM[0] FLT32 {1.0, 0.5, 0.0, 2.0}\n\
                     MOV OUT[0], IMM[0]\nEND\n";
@@ -184,7 +184,7 @@ fn jit_code_without_inputs_renders_what_the_interpreter_does() {
         );
         for backend in Backend::ALL.into_iter().filter(|b| b.available()) {
             let config = CompileOptions::with_engine(EngineKind::from(backend));
-            let jit = JitShader::new(shader.clone(), &config).unwrap();
+            let jit = JitShader::compile(JitSpec::new(shader.clone(), &config)).unwrap();
             for threads in [1, 2] {
                 let opts = RunOptions {
                     threads,

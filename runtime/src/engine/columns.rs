@@ -50,6 +50,7 @@ impl Columns {
     }
 
     /// Component x of register `r` in the tiles of column `c`, if the table covers them.
+    #[cfg(test)]
     pub fn lanes(&self, r: usize, c: usize) -> Option<&Chan> {
         (r < self.registers && c < self.columns).then(|| &self.lanes[r * self.columns + c])
     }

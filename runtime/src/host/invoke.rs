@@ -1,6 +1,8 @@
 //! Running a compiled shader over invocations the host provides, into buffers the host owns.
 
-use super::runtime::{Compiled, HostError, Runtime};
+use super::compiled::Compiled;
+use super::error::HostError;
+use super::runtime::Runtime;
 use crate::batches::{self, Workers};
 use crate::engine::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Engine, Mask};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -15,17 +15,16 @@
 //!   run invocations: the host's input and output buffers in array-of-structures or
 //!   structure-of-arrays form ([`Layout`]); after a shader's first run nothing is allocated
 //!   per call. [`Compiled::render`] and its kin run a fragment shader over a pixel grid and
-//!   vertex or primitive lists (`images.rs`), as the `tgsic` program does.
+//!   vertex or primitive lists (`frames.rs`), as the `tgsic` program does.
 //!
 //! `mod.rs` holds the runtime, the cache and compiling; `invoke.rs` the runs over the host's
-//! buffers; `images.rs` images and lists. Every run goes through the batch driver
+//! buffers; `frames.rs` pictures and lists. Every run goes through the batch driver
 //! ([`crate::batches`]).
 //!
 //! Errors are [`HostError`]s; nothing a host passes makes the API panic.
 //!
 //! ```
-//! use tgsic_runtime::host::{CompileOptions, Invocations, Layout, Runtime, RuntimeOptions};
-//! use tgsic_runtime::engine::Bindings;
+//! use tgsic_runtime::host::{Bindings, CompileOptions, Invocations, Layout, Runtime, RuntimeOptions};
 //! let rt = Runtime::new(RuntimeOptions::default())?;
 //! let module = rt.load(b"FRAG\nDCL IN[0], GENERIC[0], LINEAR\nDCL OUT[0], COLOR\nADD OUT[0], IN[0], IN[0]\nEND\n")?;
 //! let shader = rt.compile(&module, &CompileOptions::default())?;
@@ -37,20 +36,36 @@
 //! # Ok::<(), tgsic_runtime::host::HostError>(())
 //! ```
 
-mod images;
+pub(crate) mod compiled;
+mod error;
+mod frames;
 mod invoke;
 mod runtime;
 
-pub use crate::jit::Lookups;
-pub use images::{Frame, RunControl};
+pub use compiled::Compiled;
+pub use error::HostError;
+pub use frames::Frame;
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
+pub use runtime::{Runtime, RuntimeOptions};
 
-pub use crate::cache::CacheDir;
+// What a shader is and what it reads.
+pub use crate::engine::{Bindings, ConstantBuffer, Module, Reflection, SamplerView, Varying};
+pub use crate::engine::{LoadError, RunError, constant_registers};
+// How it compiles, and the code cache.
+pub use crate::cache::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
 pub use crate::engine::{CompileOptions, EngineKind};
-pub use crate::engine::{ConstantBuffer, Module, Reflection, SamplerView, Varying};
-pub use crate::jit::CacheUse;
-
-pub use runtime::{Compiled, CompiledScratch, HostError, Runtime, RuntimeOptions};
+pub use crate::jit::{CacheUse, CompileError, Lookups};
+pub use tgsic::back::abi::MathMode;
+pub use tgsic::opt::OptLevel;
+// Grids and lists: what a run over a pixel grid or vertex and primitive lists gives.
+pub use crate::dispatch::{
+    Band, BandOrder, Invocation, MAX_THREADS, Picture, PixelBuffer, RunControl, band_rows_for,
+};
+// Textures and samplers.
+pub use crate::texture::{
+    Compare, Filter, MAX_TEXELS, MAX_TEXTURE_SIDE, MipFilter, Sampler, Texture, TextureError, Wrap,
+    check_size,
+};
 
 #[cfg(test)]
 mod tests;

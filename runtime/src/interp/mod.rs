@@ -3,14 +3,15 @@
 //! invocation. Fragment work runs in 2×2 quads (derivatives). Semantics: `docs/semantics.md`.
 //!
 //! ```
-//! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, Module};
-//! let program = tgsic::front::text::parse(
-//!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n").unwrap();
-//! let shader = Module::new(program).unwrap();
-//! let image = render(&shader, &Bindings::default(), 4, 4, 0).unwrap();
+//! use tgsic_runtime::host::{Bindings, CompileOptions, EngineKind, Frame, RunControl, Runtime};
+//! let rt = Runtime::new(Default::default())?;
+//! let shader = rt.load(b"FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMOV OUT[0], IN[0]\nEND\n")?;
+//! let interp = rt.compile(&shader, &CompileOptions::with_engine(EngineKind::Interpreter))?;
+//! let frame = Frame { width: 4, height: 4, output: 0 };
+//! let picture = interp.render(&rt, &Bindings::default(), frame, &RunControl::default())?;
 //! // Generic inputs are ((i + 0.5)/W, (j + 0.5)/H, 0, 1).
-//! assert_eq!(image.pixel(1, 2), [0.375, 0.625, 0.0, 1.0]);
+//! assert_eq!(picture.pixel(1, 2), [0.375, 0.625, 0.0, 1.0]);
+//! # Ok::<(), tgsic_runtime::host::HostError>(())
 //! ```
 
 // Lane and component indices address several parallel arrays at once in this SIMD code.

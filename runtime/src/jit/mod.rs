@@ -12,16 +12,16 @@
 //! Compiled shaders are cached by the host API's [`Runtime`](crate::host::Runtime), not here.
 //!
 //! ```
-//! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, CompileOptions, Module};
-//! use tgsic_runtime::jit::JitShader;
-//! let program = tgsic::front::text::parse(
-//!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let shader = Module::new(program).unwrap();
-//! let jit = JitShader::new(shader.clone(), &CompileOptions::default()).unwrap();
-//! let a = render(&jit, &Bindings::default(), 16, 16, 0).unwrap();
-//! let b = render(&shader, &Bindings::default(), 16, 16, 0).unwrap();
-//! assert_eq!(a.pixels, b.pixels);
+//! use tgsic_runtime::host::{Bindings, CompileOptions, EngineKind, Frame, RunControl, Runtime};
+//! let rt = Runtime::new(Default::default())?;
+//! let shader = rt.load(b"FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n")?;
+//! let frame = Frame { width: 16, height: 16, output: 0 };
+//! let render = |engine| -> Result<_, tgsic_runtime::host::HostError> {
+//!     let compiled = rt.compile(&shader, &CompileOptions::with_engine(engine))?;
+//!     Ok(compiled.render(&rt, &Bindings::default(), frame, &RunControl::default())?.pixels)
+//! };
+//! assert_eq!(render(EngineKind::Cranelift)?, render(EngineKind::Interpreter)?);
+//! # Ok::<(), tgsic_runtime::host::HostError>(())
 //! ```
 
 // Lane and component indices address several parallel arrays at once.
@@ -33,7 +33,7 @@ mod tests;
 mod textures;
 pub mod tiered;
 
-use crate::cache::DiskCache;
+use crate::cache::{CodeKey, DiskCache};
 use crate::engine::{
     Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
     Feed, Module, Reg, RunError,
@@ -97,12 +97,11 @@ impl CompileError {
 #[derive(Debug, Clone)]
 pub struct JitShader {
     /// The program (its declarations decide the inputs).
-    pub prepared: Module,
+    pub prepared: Arc<Module>,
     /// The optimized IR the code was generated from.
     pub function: Arc<Function>,
-    /// The code compiled when the shader was made: every lookup through the runtime's sampler
-    /// ([`JitShader::new`]), or the variant of the bindings given to
-    /// [`JitShader::with_lookups`].
+    /// The code compiled when the shader was made: the variant its [`JitSpec::lookups`]
+    /// called for.
     pub compiled: Arc<CompiledShader>,
     /// Time spent lifting, optimizing and compiling `compiled` (or reading it from the code
     /// cache); variants compiled later are not counted.
@@ -139,53 +138,145 @@ pub enum CacheUse {
 struct Variants {
     map: Mutex<HashMap<TexPaths, Arc<CompiledShader>>>,
     /// The cache, and what every key of this function's variants starts with.
-    disk: Option<(Arc<DiskCache>, Vec<u8>)>,
+    disk: Option<(Arc<DiskCache>, CodeKey)>,
+}
+
+/// What a JIT shader is made from: the module and options, the code variant to have first
+/// (`lookups`), the code cache, and, for a tier, the optimized IR another tier lifted.
+pub(crate) struct JitSpec<'a> {
+    /// The program.
+    pub module: Arc<Module>,
+    /// The options (their engine a JIT back end's; a tiered shader makes one spec per tier).
+    pub opts: CompileOptions,
+    /// The variant compiled (or read) first.
+    pub lookups: Lookups<'a>,
+    /// Where variants are looked up first and stored.
+    pub disk: Option<Arc<DiskCache>>,
+    /// The IR, already lifted and optimized as `opts` asks.
+    pub function: Option<Arc<Function>>,
+}
+
+impl JitSpec<'_> {
+    /// `module` compiled as `opts` asks, every texture lookup through the runtime's sampler,
+    /// no code cache.
+    #[cfg(test)]
+    pub(crate) fn new(module: Module, opts: &CompileOptions) -> JitSpec<'static> {
+        JitSpec {
+            module: Arc::new(module),
+            opts: *opts,
+            lookups: Lookups::Callback,
+            disk: None,
+            function: None,
+        }
+    }
+}
+
+/// A JIT shader before its first code: everything but the code.
+struct Parts {
+    started: Instant,
+    module: Arc<Module>,
+    function: Arc<Function>,
+    backend: Backend,
+    codegen: CodegenOptions,
+    variants: Arc<Variants>,
+    tex_groups: TexGroups,
+    paths: TexPaths,
+}
+
+impl Parts {
+    /// Lifts and optimizes `spec`'s program unless its IR is given; chooses the back end.
+    fn of(spec: JitSpec<'_>) -> Result<Parts, CompileError> {
+        let started = Instant::now();
+        let opts = &spec.opts;
+        let backend = opts
+            .engine
+            .backend()
+            .ok_or(CompileError::NotJit(opts.engine))?;
+        let codegen = CodegenOptions {
+            math: opts.math,
+            lanes: opts.lanes,
+            ..CodegenOptions::default()
+        };
+        let function = match spec.function {
+            Some(f) => f,
+            None => JitShader::lift(&spec.module, opts)?,
+        };
+        // A back end that cannot say what it targets is not cached.
+        let disk = spec.disk.and_then(|d| {
+            let target = tgsic::back::target_id(backend).ok()?;
+            let key = CodeKey {
+                target,
+                options: *opts,
+                tokens: spec.module.tokens().clone(),
+            };
+            Some((d, key))
+        });
+        let variants = Arc::new(Variants {
+            map: Mutex::default(),
+            disk,
+        });
+        let (tex_groups, paths) = groups_and_paths(&function, backend, spec.lookups);
+        Ok(Parts {
+            started,
+            module: spec.module,
+            function,
+            backend,
+            codegen,
+            variants,
+            tex_groups,
+            paths,
+        })
+    }
+
+    /// The shader, with `compiled` its first code.
+    fn finish(self, compiled: Arc<CompiledShader>, cache: CacheUse) -> JitShader {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        JitShader {
+            io: self.module.io_sizes(),
+            prepared: self.module,
+            function: self.function,
+            compiled,
+            compile_time: self.started.elapsed(),
+            cache,
+            backend: self.backend,
+            codegen: self.codegen,
+            variants: self.variants,
+            tex_groups: self.tex_groups,
+            id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        }
+    }
 }
 
 impl JitShader {
-    /// Lifts, optimizes and compiles `prepared`'s program as `opts` asks, every texture lookup
-    /// through the runtime's sampler. Batches whose bindings let lookups run in generated code
-    /// compile that variant when first run; [`JitShader::with_lookups`] compiles it now.
+    /// The one way to make a JIT shader: lifts and optimizes `spec`'s program (unless its IR is
+    /// given) and compiles the variant `spec.lookups` calls for, or reads it from the code
+    /// cache. Batches whose bindings call for another variant compile it when first run.
     ///
     /// # Errors
-    /// [`CompileError`] when the program cannot be lifted or compiled, or `opts` names the
-    /// interpreter.
-    pub fn new(prepared: Module, opts: &CompileOptions) -> Result<JitShader, CompileError> {
-        Self::with_lookups(prepared, opts, Lookups::Callback)
+    /// [`CompileError`] when the program cannot be lifted or compiled, or the options name
+    /// the interpreter.
+    pub(crate) fn compile(spec: JitSpec<'_>) -> Result<JitShader, CompileError> {
+        let p = Parts::of(spec)?;
+        let (code, cache) = p
+            .variants
+            .get(&p.function, p.backend, &p.codegen, p.paths)?;
+        Ok(p.finish(code, cache))
     }
 
-    /// As [`JitShader::new`], compiling up front the variant `lookups` calls for
-    /// ([`Lookups::For`] some bindings: what a render with them runs, without compiling when
-    /// it starts).
+    /// As [`JitShader::compile`], with the first variant only from the code cache: `None`
+    /// when the cache does not hold it (a tiered shader's second start, which then compiles
+    /// its first tier instead).
     ///
     /// # Errors
-    /// As [`JitShader::new`].
-    pub fn with_lookups(
-        prepared: Module,
-        opts: &CompileOptions,
-        lookups: Lookups<'_>,
-    ) -> Result<JitShader, CompileError> {
-        Self::cached(prepared, opts, lookups, None)
+    /// As [`JitShader::compile`].
+    pub(crate) fn from_cache(spec: JitSpec<'_>) -> Result<Option<JitShader>, CompileError> {
+        let p = Parts::of(spec)?;
+        Ok(p.variants
+            .cached(&p.function, p.backend, &p.codegen, p.paths)
+            .map(|code| p.finish(code, CacheUse::Hit)))
     }
 
-    /// As [`JitShader::with_lookups`], with its code variants looked up in `disk` first and
-    /// stored there when compiled ([`crate::cache`]).
-    ///
-    /// # Errors
-    /// As [`JitShader::new`].
-    pub fn cached(
-        prepared: Module,
-        opts: &CompileOptions,
-        lookups: Lookups<'_>,
-        disk: Option<Arc<DiskCache>>,
-    ) -> Result<JitShader, CompileError> {
-        let shader = Self::build(prepared, opts, lookups, disk, None, true)?;
-        shader.ok_or(CompileError::Codegen(JitError::Codegen(
-            "internal error: compiled nothing".into(),
-        )))
-    }
-
-    /// The optimized IR of `module` as `opts` asks: what [`JitShader::build`] compiles, for
+    /// The optimized IR of `module` as `opts` asks: what [`JitShader::compile`] compiles, for
     /// tiers that share it.
     ///
     /// # Errors
@@ -199,67 +290,8 @@ impl JitShader {
         Ok(Arc::new(f))
     }
 
-    /// Lifts and optimizes (unless `function` is that already) and compiles (or reads from
-    /// `disk`) the shader; `None` when `compile` is false and the cache does not hold its code.
-    pub(crate) fn build(
-        prepared: Module,
-        opts: &CompileOptions,
-        lookups: Lookups<'_>,
-        disk: Option<Arc<DiskCache>>,
-        function: Option<Arc<Function>>,
-        compile: bool,
-    ) -> Result<Option<JitShader>, CompileError> {
-        let t = Instant::now();
-        // A tiered shader's own first tier is Cranelift's.
-        let backend = match opts.engine {
-            EngineKind::Auto => tgsic::back::Backend::Cranelift,
-            e => e.backend().ok_or(CompileError::NotJit(e))?,
-        };
-        let codegen = CodegenOptions {
-            math: opts.math,
-            lanes: opts.lanes,
-            ..CodegenOptions::default()
-        };
-        let function = match function {
-            Some(f) => f,
-            None => Self::lift(&prepared, opts)?,
-        };
-        let disk = match disk {
-            // A back end that cannot say what it targets is not cached.
-            Some(d) => tgsic::back::target_id(backend)
-                .ok()
-                .map(|id| (d, cache_key(&id, opts, prepared.tokens()))),
-            None => None,
-        };
-        let variants = Arc::new(Variants {
-            map: Mutex::default(),
-            disk,
-        });
-        let (tex_groups, paths) = groups_and_paths(&function, backend, lookups);
-        let Some((compiled, cache)) =
-            variants.get_cached(&function, backend, &codegen, paths, compile)?
-        else {
-            return Ok(None);
-        };
-        Ok(Some(JitShader {
-            io: prepared.io_sizes(),
-            prepared,
-            function,
-            compiled,
-            compile_time: t.elapsed(),
-            cache,
-            backend,
-            codegen,
-            variants,
-            tex_groups,
-            id: {
-                static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            },
-        }))
-    }
-
     /// The back end that compiled it.
+    #[cfg(test)]
     pub fn backend(&self) -> Backend {
         self.backend
     }
@@ -270,8 +302,10 @@ impl JitShader {
     /// [`CompileError::Codegen`] when the back end fails.
     pub fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, CompileError> {
         let (_, paths) = groups_and_paths(&self.function, self.backend, lookups);
-        self.variants
-            .get(&self.function, self.backend, &self.codegen, paths)
+        let (code, _) = self
+            .variants
+            .get(&self.function, self.backend, &self.codegen, paths)?;
+        Ok(code)
     }
 
     /// The code of the variant `lookups` calls for compiled again, keeping the back end's IR
@@ -323,7 +357,7 @@ impl JitShader {
         {
             return Ok(true);
         }
-        let code = self
+        let (code, _) = self
             .variants
             .get(&self.function, self.backend, &self.codegen, paths)
             .map_err(|e| RunError::Unsupported(e.to_string()))?;
@@ -332,84 +366,77 @@ impl JitShader {
     }
 }
 
-/// What a code cache entry's key starts with for a function: what the back end targets on this
-/// machine ([`tgsic::back::target_id`]), the compile options and the program's whole token
-/// stream; the variant's texture paths follow.
-fn cache_key(target: &str, opts: &CompileOptions, tokens: &[u32]) -> Vec<u8> {
-    let mut key = format!(
-        "{target}\nengine {} math {:?} lanes {} opt {:?}\n",
-        opts.engine, opts.math, opts.lanes, opts.opt
-    )
-    .into_bytes();
-    key.extend(tokens.iter().flat_map(|t| t.to_le_bytes()));
-    key
-}
-
 impl Variants {
-    /// The variant of `f` for `paths`, compiled if it is not yet.
+    /// The variant of `f` for `paths`, and whether the code cache answered: a variant made
+    /// before is returned as it is; one not yet made is read from the cache when a verified
+    /// entry holds it, else compiled and stored.
     fn get(
         &self,
         f: &Function,
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
-    ) -> Result<Arc<CompiledShader>, CompileError> {
-        match self.get_cached(f, backend, codegen, paths, true)? {
-            Some((c, _)) => Ok(c),
-            None => Err(CompileError::Codegen(JitError::Codegen(
-                "internal error: compiled nothing".into(),
-            ))),
-        }
-    }
-
-    /// As [`Variants::get`], saying whether the code cache answered: a variant not yet made
-    /// is read from the cache when a verified entry holds it, else compiled and stored (or,
-    /// without `compile`, `None`).
-    fn get_cached(
-        &self,
-        f: &Function,
-        backend: Backend,
-        codegen: &CodegenOptions,
-        paths: TexPaths,
-        compile: bool,
-    ) -> Result<Option<(Arc<CompiledShader>, CacheUse)>, CompileError> {
+    ) -> Result<(Arc<CompiledShader>, CacheUse), CompileError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&paths) {
-            return Ok(Some((c.clone(), CacheUse::Off)));
+            return Ok((c.clone(), CacheUse::Off));
         }
-        let key = self.disk.as_ref().map(|(disk, prefix)| {
-            let mut key = prefix.clone();
-            key.extend(paths.words().iter().flat_map(|w| w.to_le_bytes()));
-            (disk, key)
-        });
+        if let Some(c) = self.load(f, backend, codegen, paths) {
+            map.insert(paths, c.clone());
+            return Ok((c, CacheUse::Hit));
+        }
         let opts = CodegenOptions {
             textures: paths,
             ..*codegen
         };
-        // A stored variant that does not read back (another format, no memory) or does not
-        // belong to this function is compiled again and replaced.
-        if let Some((disk, key)) = &key
-            && let Some(bytes) = disk.load(key)
-            && let Ok(c) = CompiledShader::from_bytes(&bytes, tgsic::back::symbols(backend))
-            && c.check_for(f, &opts).is_ok()
-        {
-            let c = Arc::new(c);
-            map.insert(paths, c.clone());
-            return Ok(Some((c, CacheUse::Hit)));
-        }
-        if !compile {
-            return Ok(None);
-        }
         let c = Arc::new(tgsic::back::compile(f, backend, &opts)?);
-        let used = match &key {
+        let used = match &self.disk {
             Some((disk, key)) => {
-                disk.store(key, &c.to_bytes());
+                disk.store(&key.bytes(&paths), &c.to_bytes());
                 CacheUse::Miss
             }
             None => CacheUse::Off,
         };
         map.insert(paths, c.clone());
-        Ok(Some((c, used)))
+        Ok((c, used))
+    }
+
+    /// The variant of `f` for `paths` if it was made before or the code cache holds it.
+    fn cached(
+        &self,
+        f: &Function,
+        backend: Backend,
+        codegen: &CodegenOptions,
+        paths: TexPaths,
+    ) -> Option<Arc<CompiledShader>> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = map.get(&paths) {
+            return Some(c.clone());
+        }
+        let c = self.load(f, backend, codegen, paths)?;
+        map.insert(paths, c.clone());
+        Some(c)
+    }
+
+    /// The variant of `paths` from the code cache: a stored variant that does not read back
+    /// (another format, no memory) or does not belong to this function is a miss (compiled
+    /// again and replaced by the caller).
+    fn load(
+        &self,
+        f: &Function,
+        backend: Backend,
+        codegen: &CodegenOptions,
+        paths: TexPaths,
+    ) -> Option<Arc<CompiledShader>> {
+        let (disk, key) = self.disk.as_ref()?;
+        let bytes = disk.load(&key.bytes(&paths))?;
+        let c = CompiledShader::from_bytes(&bytes, tgsic::back::symbols(backend)).ok()?;
+        let opts = CodegenOptions {
+            textures: paths,
+            ..*codegen
+        };
+        c.check_for(f, &opts).ok()?;
+        Some(Arc::new(c))
     }
 }
 

@@ -50,7 +50,7 @@ fn assert_jits_match_interpreter(
                 lanes,
                 ..CompileOptions::default()
             };
-            let jit = JitShader::new(p.clone(), &config).unwrap();
+            let jit = JitShader::compile(JitSpec::new(p.clone(), &config)).unwrap();
             let got = ramp_outputs(
                 p,
                 &|io| {
@@ -254,7 +254,7 @@ fn a_run_of_batches_computes_what_each_batch_alone_does() {
                     engine: backend.into(),
                     ..CompileOptions::default()
                 };
-                JitShader::new(p.clone(), &config).unwrap()
+                JitShader::compile(JitSpec::new(p.clone(), &config)).unwrap()
             }));
         }
     }
@@ -306,7 +306,11 @@ fn a_run_of_batches_computes_what_each_batch_alone_does() {
 fn a_batch_refuses_registers_and_remakes_scratch_made_for_another_shader() {
     let shader = |src: &str| {
         let p = Module::new(tgsic::front::text::parse(src).unwrap()).unwrap();
-        JitShader::new(p, &CompileOptions::default()).unwrap()
+        JitShader::compile(JitSpec::new(
+            p,
+            &CompileOptions::with_engine(EngineKind::Cranelift),
+        ))
+        .unwrap()
     };
     // `wide` reads IN[3] and a constant and indexes an array; `narrow` reads IN[0] alone.
     let wide = shader(

@@ -11,7 +11,7 @@
 //! - [`TieredShader`]: the engine; [`TieredShader::wait`] blocks until the best code is ready
 //!   (for a host that asks for it).
 
-use super::{CacheUse, CompileError, JitScratch, JitShader, Lookups};
+use super::{CacheUse, CompileError, JitScratch, JitShader, JitSpec, Lookups};
 use crate::cache::DiskCache;
 use crate::engine::{
     BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed, Module, RunError,
@@ -58,9 +58,35 @@ impl Slot {
     }
 }
 
+/// How a tiered shader uses its two tiers: the engine of each, and how long the first tier
+/// shades before the second's compile may share a core with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TierPolicy {
+    /// The engine whose code runs at once.
+    pub first: EngineKind,
+    /// The engine whose code replaces it when the background thread has it.
+    pub best: EngineKind,
+    /// After shading this many times as long as the first tier took to compile, the
+    /// background compile runs at normal priority.
+    pub patience: u32,
+}
+
+impl Default for TierPolicy {
+    /// Cranelift at once, LLVM when ready (this build's LLVM: without it the first tier
+    /// stays); the background compile hurried after twenty times Cranelift's compile time of
+    /// shading (`results/first-frame.md` measures the start-up this gives).
+    fn default() -> Self {
+        TierPolicy {
+            first: EngineKind::Cranelift,
+            best: EngineKind::Llvm,
+            patience: 20,
+        }
+    }
+}
+
 /// A compile for the background thread: what to compile, and where to put it.
 struct Job {
-    module: Module,
+    module: Arc<Module>,
     /// The optimized IR, lifted once for both tiers.
     function: Arc<tgsic::ir::Function>,
     opts: CompileOptions,
@@ -164,17 +190,16 @@ fn work(rx: Receiver<Job>, tid: &AtomicU64) {
         } else {
             set_priority(tid.load(Ordering::Relaxed), 19);
         }
-        let best = JitShader::build(
-            job.module,
-            &job.opts,
-            Lookups::Paths(&job.paths),
-            job.disk,
-            Some(job.function),
-            true,
-        );
+        let best = JitShader::compile(JitSpec {
+            module: job.module,
+            opts: job.opts,
+            lookups: Lookups::Paths(&job.paths),
+            disk: job.disk,
+            function: Some(job.function),
+        });
         let best = match best {
-            Ok(Some(j)) => Best::Ready(Arc::new(j)),
-            _ => Best::None,
+            Ok(j) => Best::Ready(Arc::new(j)),
+            Err(_) => Best::None,
         };
         slot.set(best);
     }
@@ -184,7 +209,7 @@ fn work(rx: Receiver<Job>, tid: &AtomicU64) {
 /// has it.
 #[derive(Debug)]
 pub struct TieredShader {
-    module: Module,
+    module: Arc<Module>,
     /// Cranelift's code: none when LLVM's came from the code cache at once.
     first: Option<JitShader>,
     slot: Arc<Slot>,
@@ -203,28 +228,27 @@ pub struct TieredScratch {
 }
 
 impl TieredShader {
-    /// The shader of `module` for `opts` (whose engine is [`EngineKind::Auto`]), its code
-    /// variant of `lookups`: LLVM's from the code cache when it holds it, else Cranelift's now
-    /// and LLVM's from `background` (LLVM only when this build has it).
+    /// The shader `spec` describes (whose engine is [`EngineKind::Auto`]), in the tiers of
+    /// `policy`, its code variant of `spec.lookups`: the best tier's from the code cache when
+    /// it holds it, else the first tier's now and the best tier's from `background` (only
+    /// when this build has that engine).
     ///
     /// # Errors
     /// [`CompileError`] when Cranelift cannot compile it.
     pub fn new(
-        module: Module,
-        opts: &CompileOptions,
-        lookups: Lookups<'_>,
-        disk: Option<Arc<DiskCache>>,
+        spec: JitSpec<'_>,
+        policy: TierPolicy,
         background: Option<&Arc<Background>>,
     ) -> Result<TieredShader, CompileError> {
         let first_opts = CompileOptions {
-            engine: EngineKind::Cranelift,
-            ..*opts
+            engine: policy.first,
+            ..spec.opts
         };
         let best_opts = CompileOptions {
-            engine: EngineKind::Llvm,
-            ..*opts
+            engine: policy.best,
+            ..spec.opts
         };
-        let llvm = EngineKind::Llvm.available();
+        let best_available = policy.best.available();
         let slot = Arc::new(Slot {
             best: Mutex::new(Best::Pending),
             ready: Condvar::new(),
@@ -232,22 +256,22 @@ impl TieredShader {
             urgent: AtomicBool::new(false),
         });
         // The IR, lifted once for both tiers.
-        let function = JitShader::lift(&module, opts)?;
+        let function = JitShader::lift(&spec.module, &spec.opts)?;
+        let tier = |opts: CompileOptions| JitSpec {
+            module: spec.module.clone(),
+            opts,
+            lookups: spec.lookups,
+            disk: spec.disk.clone(),
+            function: Some(function.clone()),
+        };
         // A second start: the best code from the cache, at once, and no first tier.
-        if llvm
-            && disk.is_some()
-            && let Ok(Some(best)) = JitShader::build(
-                module.clone(),
-                &best_opts,
-                lookups,
-                disk.clone(),
-                Some(function.clone()),
-                false,
-            )
+        if best_available
+            && spec.disk.is_some()
+            && let Ok(Some(best)) = JitShader::from_cache(tier(best_opts))
         {
             slot.set(Best::Ready(Arc::new(best)));
             return Ok(TieredShader {
-                module,
+                module: spec.module,
                 first: None,
                 slot,
                 shaded: AtomicU64::new(0),
@@ -256,40 +280,25 @@ impl TieredShader {
             });
         }
         let t = Instant::now();
-        let first = JitShader::build(
-            module.clone(),
-            &first_opts,
-            lookups,
-            disk.clone(),
-            Some(function.clone()),
-            true,
-        )?
-        .ok_or(CompileError::Codegen(tgsic::back::abi::JitError::Codegen(
-            "internal error: compiled nothing".into(),
-        )))?;
-        let patience = 20 * t.elapsed();
-        {
-            match (llvm, background) {
-                (true, Some(bg)) => {
-                    let paths = super::textures::texture_paths(
-                        &first.function,
-                        tgsic::back::Backend::Llvm,
-                        lookups,
-                    );
-                    bg.submit(Job {
-                        module,
-                        function,
-                        opts: best_opts,
-                        paths,
-                        disk,
-                        slot: Arc::downgrade(&slot),
-                    });
-                }
-                _ => slot.set(Best::None),
+        let first = JitShader::compile(tier(first_opts))?;
+        let patience = policy.patience * t.elapsed();
+        match (best_available, background, policy.best.backend()) {
+            (true, Some(bg), Some(best_backend)) => {
+                let paths =
+                    super::textures::texture_paths(&first.function, best_backend, spec.lookups);
+                bg.submit(Job {
+                    module: spec.module.clone(),
+                    function,
+                    opts: best_opts,
+                    paths,
+                    disk: spec.disk,
+                    slot: Arc::downgrade(&slot),
+                });
             }
+            _ => slot.set(Best::None),
         }
         Ok(TieredShader {
-            module: first.module().clone(),
+            module: spec.module,
             first: Some(first),
             slot,
             shaded: AtomicU64::new(0),
@@ -360,6 +369,23 @@ impl TieredShader {
         match &self.first {
             Some(f) => f.cache,
             None => CacheUse::Hit,
+        }
+    }
+
+    /// The code of the tier that runs now for `lookups` ([`JitShader::code`]).
+    ///
+    /// # Errors
+    /// As [`JitShader::code`].
+    pub fn code(
+        &self,
+        lookups: Lookups<'_>,
+    ) -> Result<Arc<tgsic::back::compiled::CompiledShader>, CompileError> {
+        match self.current() {
+            Ok(Tier::Best(b)) => b.code(lookups),
+            Ok(Tier::First(f)) => f.code(lookups),
+            Err(e) => Err(CompileError::Codegen(tgsic::back::abi::JitError::Codegen(
+                e.to_string(),
+            ))),
         }
     }
 

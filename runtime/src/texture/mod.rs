@@ -16,6 +16,6 @@ pub use sample::{
 };
 
 pub use texels::{
-    ChainLevel, ChainTexels, Level, MAX_TEXELS, MAX_TEXTURE_SIDE, MipChain, Storage, TexelFormat,
-    Texture, TextureError, canonical, check_size, unorm8,
+    ChainTexels, Level, MAX_TEXELS, MAX_TEXTURE_SIDE, MipChain, Storage, Texture, TextureError,
+    check_size,
 };

@@ -72,8 +72,8 @@ enum Texels {
 pub enum Storage<'a> {
     /// RGBA8 unorm, one word a texel, R in its low byte.
     Unorm8(&'a [u32]),
-    /// RGBA f32, every component [`canonical`].
-    F32(&'a [[f32; 4]]),
+    /// RGBA f32, every component [`canonical`] ([`Level::f32_texels`]).
+    F32,
 }
 
 /// What an RGBA8 unorm byte reads as: `b · (1/255)` in single precision, as softpipe and
@@ -93,6 +93,7 @@ impl Level {
     ///
     /// # Errors
     /// [`TextureError::Size`] when the texel count does not match the dimensions.
+    #[cfg(test)]
     pub fn new(
         width: u32,
         height: u32,
@@ -139,7 +140,7 @@ impl Level {
     pub fn storage(&self) -> Storage<'_> {
         match &self.texels {
             Texels::Unorm8(t) => Storage::Unorm8(t),
-            Texels::F32(t) => Storage::F32(t),
+            Texels::F32(_) => Storage::F32,
         }
     }
 
@@ -177,9 +178,9 @@ impl Level {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Texture {
     /// Mip levels, each half the size of the previous one (at least 1).
-    pub levels: Vec<Level>,
+    pub(crate) levels: Vec<Level>,
     /// The format the texels came from.
-    pub format: TexelFormat,
+    pub(crate) format: TexelFormat,
     /// The levels in one buffer, for generated code ([`Texture::mip_chain`]).
     pub(super) chain: ChainCache,
 }
@@ -330,8 +331,32 @@ impl Texture {
     }
 
     /// Level 0.
-    pub fn base(&self) -> &Level {
+    pub(crate) fn base(&self) -> &Level {
         &self.levels[0]
+    }
+
+    /// Level 0's width, height and depth (or layers) in texels.
+    pub fn size(&self) -> (u32, u32, u32) {
+        let b = self.base();
+        (b.width, b.height, b.depth)
+    }
+
+    /// Its mip levels (1 without mipmaps).
+    pub fn level_count(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Keeps the first `n` mip levels (at least level 0) and drops the others.
+    pub fn truncate_levels(&mut self, n: usize) {
+        self.levels.truncate(n.max(1));
+    }
+
+    /// Applies `f` to every texel of every level, given the level's index: RGBA as f32; the
+    /// levels then hold f32 texels, made canonical (one NaN).
+    pub fn update_texels(&mut self, mut f: impl FnMut(usize, &mut [f32; 4])) {
+        for (k, l) in self.levels.iter_mut().enumerate() {
+            l.update(|t| f(k, t));
+        }
     }
 
     /// Adds the mip chain down to 1×1 by 2×2 (×2 for 3D) box filtering in f32, unless the
@@ -441,7 +466,7 @@ impl MipChain {
                     .iter()
                     .flat_map(|l| match l.storage() {
                         Storage::Unorm8(t) => t,
-                        Storage::F32(_) => unreachable!("an RGBA8 chain has RGBA8 levels"),
+                        Storage::F32 => unreachable!("an RGBA8 chain has RGBA8 levels"),
                     })
                     .copied()
                     .collect(),

@@ -8,30 +8,32 @@
 //! are unspecified by the IR; the evaluator reports those quads
 //! ([`BatchReport::unspecified`]) so comparisons can leave them out.
 //!
+//! It runs through the host API like every engine: [`crate::run::ir_evaluator`] wraps it in a
+//! [`tgsic_runtime::host::Compiled`] shader (`Compiled::from_engine`, feature `test-support`).
+//!
 //! ```
-//! use tgsic_runtime::dispatch::render;
-//! use tgsic_runtime::engine::{Bindings, Module};
-//! use tgsic_runtime::ireval::IrShader;
+//! use tgsic_runtime::host::{Bindings, Module};
+//! use tgsic_tests::run::{interpreter, ir_evaluator, render};
 //! let program = tgsic::front::text::parse(
 //!     "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nMUL OUT[0], IN[0], IN[0]\nEND\n").unwrap();
-//! let ir = IrShader::lift(Module::new(program.clone()).unwrap()).unwrap();
-//! let a = render(&ir, &Bindings::default(), 4, 4, 0).unwrap();
-//! let b = render(&Module::new(program).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
+//! let module = Module::new(program).unwrap();
+//! let a = render(&ir_evaluator(&module).unwrap(), &Bindings::default(), 4, 4, 0).unwrap();
+//! let b = render(&interpreter(&module), &Bindings::default(), 4, 4, 0).unwrap();
 //! assert_eq!(a.pixels, b.pixels);
 //! ```
 
 // Lane and component indices address several parallel arrays at once.
 #![allow(clippy::needless_range_loop)]
 
-use crate::engine::{
-    Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, Chan, Emitted, Engine, Mask, Module,
-    Reg, RunError,
-};
-use crate::lookup::{TexRequest, sample};
 use tgsic::ir::lift::{LiftError, lift_valid};
 use tgsic::ir::semantics as sem;
 use tgsic::ir::{Axis, Block, Def, Function, Op, Stmt, Value};
 use tgsic::numerics::{b, f};
+use tgsic_runtime::host::{Bindings, Module, RunError};
+use tgsic_runtime::testing::{
+    Arrangement, BATCH_LANES, BatchIo, BatchReport, Chan, Emitted, Engine, Mask, Reg, TexRequest,
+    sample,
+};
 
 /// A program and its IR, ready to evaluate.
 #[derive(Debug, Clone)]

@@ -19,6 +19,9 @@
 //!
 //! [`CompiledShader::to_bytes`]: tgsic::back::compiled::CompiledShader::to_bytes
 
+mod key;
+
+pub use key::CodeKey;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,6 +96,11 @@ impl CacheDir {
 pub struct DiskCache {
     dir: PathBuf,
     max_bytes: u64,
+    /// The bytes its entries take, as this process last counted them (at open and at each
+    /// eviction) plus what it stored since: the folder is listed again only when this passes
+    /// the bound, not at every store. Entries other processes add are counted at the next
+    /// listing.
+    bytes: AtomicU64,
     /// Entries read that failed verification.
     rejected: AtomicU64,
 }
@@ -108,11 +116,14 @@ impl DiskCache {
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
         b.create(dir)?;
-        Ok(DiskCache {
+        let cache = DiskCache {
             dir: dir.to_path_buf(),
             max_bytes,
+            bytes: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
-        })
+        };
+        cache.bytes.store(cache.usage().1, Ordering::Relaxed);
+        Ok(cache)
     }
 
     /// Its folder.
@@ -188,15 +199,20 @@ impl DiskCache {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        if std::fs::write(&tmp, &entry).is_err() || std::fs::rename(&tmp, self.path(key)).is_err() {
+        let path = self.path(key);
+        let replaced = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+        if std::fs::write(&tmp, &entry).is_err() || std::fs::rename(&tmp, path).is_err() {
             let _ = std::fs::remove_file(&tmp);
             return;
         }
-        self.evict();
+        let added = (entry.len() as u64).saturating_sub(replaced);
+        if self.bytes.fetch_add(added, Ordering::Relaxed) + added > self.max_bytes {
+            self.evict();
+        }
     }
 
-    /// Removes the least recently used entries until the folder holds at most its bound
-    /// (nine tenths of it, so that eviction is not done at every store).
+    /// Removes the least recently used entries until the folder holds at most nine tenths of
+    /// its bound (so that eviction is not done at every store), and counts what is left.
     fn evict(&self) {
         let Ok(dir) = std::fs::read_dir(&self.dir) else {
             return;
@@ -211,6 +227,7 @@ impl DiskCache {
             .collect();
         let mut total: u64 = entries.iter().map(|e| e.1).sum();
         if total <= self.max_bytes {
+            self.bytes.store(total, Ordering::Relaxed);
             return;
         }
         entries.sort();
@@ -222,6 +239,7 @@ impl DiskCache {
                 total -= len;
             }
         }
+        self.bytes.store(total, Ordering::Relaxed);
     }
 
     /// The entries in the folder, and the bytes they take.
@@ -245,6 +263,7 @@ impl DiskCache {
                 std::fs::remove_file(e.path())?;
             }
         }
+        self.bytes.store(0, Ordering::Relaxed);
         Ok(())
     }
 }

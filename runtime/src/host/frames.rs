@@ -1,9 +1,12 @@
-//! Images, vertex lists and primitive lists through a compiled shader, on the runtime's worker
+//! Pictures, vertex lists and primitive lists through a compiled shader, on the runtime's worker
 //! threads: what a tool that renders whole frames (the `tgsic` program) asks of the host API,
 //! beside the host's own invocations ([`super::Compiled::run_fragments`]).
 
-use super::runtime::{Compiled, HostError, Runtime};
-use crate::dispatch::{self, Band, BandOrder, Image, Invocation, RenderReport, RunOptions};
+use super::compiled::Compiled;
+use super::error::HostError;
+use super::invoke::RunReport;
+use super::runtime::Runtime;
+use crate::dispatch::{self, Band, BandOrder, Invocation, Picture, RunControl, RunOptions};
 use crate::engine::Bindings;
 
 /// A fragment shader's image: its size, and which `COLOR[output]` it shows.
@@ -17,33 +20,13 @@ pub struct Frame {
     pub output: u32,
 }
 
-/// Who hears of a long run's progress, and when it must stop.
-#[derive(Clone, Copy, Default)]
-pub struct RunControl<'a> {
-    /// Called with (batches done, batches in all) as the run goes (from any worker thread).
-    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
-    /// When set, no batch starts after this instant: the run ends with
-    /// [`RunError::TimeLimit`](crate::engine::RunError::TimeLimit).
-    pub deadline: Option<std::time::Instant>,
-}
-
-impl std::fmt::Debug for RunControl<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunControl")
-            .field("progress", &self.progress.is_some())
-            .field("deadline", &self.deadline)
-            .finish()
-    }
-}
-
 impl Runtime {
     /// How the `dispatch` drivers run on this runtime's threads, watched by `control`.
     fn run_options<'a>(&'a self, control: &RunControl<'a>) -> RunOptions<'a> {
         RunOptions {
             threads: self.threads(),
-            progress: control.progress,
-            deadline: control.deadline,
             pool: self.pool(),
+            control: *control,
         }
     }
 }
@@ -62,7 +45,7 @@ impl Compiled {
         bind: &Bindings,
         frame: Frame,
         control: &RunControl<'_>,
-    ) -> Result<Image, HostError> {
+    ) -> Result<Picture, HostError> {
         let opts = rt.run_options(control);
         let (w, h) = (frame.width, frame.height);
         Ok(dispatch::render_with(
@@ -87,7 +70,7 @@ impl Compiled {
         bind: &Bindings,
         output: u32,
         control: &RunControl<'_>,
-        image: &mut Image,
+        image: &mut Picture,
     ) -> Result<(), HostError> {
         let opts = rt.run_options(control);
         Ok(dispatch::render_into(self, bind, output, &opts, image)?)
@@ -107,18 +90,15 @@ impl Compiled {
         bands: (u32, BandOrder),
         control: &RunControl<'_>,
         sink: &mut dyn FnMut(Band) -> Result<(), crate::engine::RunError>,
-    ) -> Result<RenderReport, HostError> {
+    ) -> Result<RunReport, HostError> {
         let opts = rt.run_options(control);
         let size = (frame.width, frame.height);
-        Ok(dispatch::render_rows(
-            self,
-            bind,
-            size,
-            frame.output,
-            &opts,
-            bands,
-            sink,
-        )?)
+        let r = dispatch::render_rows(self, bind, size, frame.output, &opts, bands, sink)?;
+        Ok(RunReport {
+            invocations: u64::from(frame.width) * u64::from(frame.height),
+            discarded: r.discarded,
+            exhausted: r.exhausted,
+        })
     }
 
     /// Runs a vertex shader once per vertex: `vertices[v][r]` is input register r of vertex

@@ -1,0 +1,353 @@
+//! A compiled shader: one engine behind one interface, with what a host asks of it.
+//!
+//! Every engine a [`Compiled`] shader can hold (the interpreter, a JIT, a tiered pair, and with
+//! the feature `test-support` an engine of a test's own) is a [`Shader`]; [`Runner`] erases its
+//! working memory's type, so `Compiled` holds any of them without matching on which.
+
+use super::error::HostError;
+use crate::batches::Slots;
+use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
+use crate::engine::{Module, Reflection, RunError};
+use crate::jit::tiered::TieredShader;
+use crate::jit::{CacheUse, CompileError, JitShader, Lookups};
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+use tgsic::back::compiled::CompiledShader;
+
+/// An engine's working memory, its type erased.
+pub(crate) type Scratch = Box<dyn Any + Send>;
+
+/// An engine a [`Compiled`] shader runs on, and the questions a host asks of it (the defaults
+/// are the interpreter's answers: no compile time, no machine code, no code cache).
+pub(crate) trait Shader: Engine<Scratch: Send + 'static> + Send + Sync {
+    /// How long lifting, optimizing and code generation took.
+    fn compile_time(&self) -> Duration {
+        Duration::ZERO
+    }
+
+    /// The engine that runs the next batch, when it is not the one compiled for (a tier).
+    fn tier(&self) -> Option<EngineKind> {
+        None
+    }
+
+    /// Waits until the best code is ready (a tiered shader's second tier).
+    fn wait(&self) {}
+
+    /// Whether the code came from the code cache on disk.
+    fn cache_use(&self) -> CacheUse {
+        CacheUse::Off
+    }
+
+    /// The machine code a run with `lookups` executes, compiled now if it was not yet.
+    fn code(&self, _lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
+        Err(HostError::NoCode)
+    }
+
+    /// The machine code `lookups` calls for, with its IR and disassembly.
+    fn code_text(&self, _lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        Err(HostError::NoCode)
+    }
+
+    /// Compiles now the code variant `lookups` calls for, so that a run with them starts at
+    /// once.
+    fn prepare(&self, _lookups: Lookups<'_>) -> Result<(), CompileError> {
+        Ok(())
+    }
+}
+
+impl Shader for Module {}
+
+impl Shader for JitShader {
+    fn compile_time(&self) -> Duration {
+        self.compile_time
+    }
+
+    fn cache_use(&self) -> CacheUse {
+        self.cache
+    }
+
+    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
+        Ok(JitShader::code(self, lookups)?)
+    }
+
+    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        Ok(self.code_with_text(lookups)?)
+    }
+
+    fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError> {
+        if !matches!(lookups, Lookups::Callback) {
+            self.code(lookups)?;
+        }
+        Ok(())
+    }
+}
+
+impl Shader for TieredShader {
+    fn compile_time(&self) -> Duration {
+        TieredShader::compile_time(self)
+    }
+
+    fn tier(&self) -> Option<EngineKind> {
+        Some(TieredShader::tier(self))
+    }
+
+    fn wait(&self) {
+        TieredShader::wait(self);
+    }
+
+    fn cache_use(&self) -> CacheUse {
+        TieredShader::cache_use(self)
+    }
+
+    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
+        Ok(TieredShader::code(self, lookups)?)
+    }
+
+    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        Ok(self.code_with_text(lookups)?)
+    }
+}
+
+/// A [`Shader`] with its working memory's type erased: what [`Compiled`] holds.
+pub(crate) trait Runner: ShaderQueries + Send + Sync {
+    /// [`Engine::module`].
+    fn module(&self) -> &Module;
+    /// [`Engine::reads_columns`].
+    fn reads_columns(&self) -> bool;
+    /// [`Engine::scratch`], boxed.
+    fn scratch(&self) -> Scratch;
+    /// [`Engine::run_batch`] with boxed working memory.
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+    ) -> Result<BatchReport, RunError>;
+    /// [`Engine::run_batches`] with boxed working memory.
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError>;
+}
+
+/// [`Shader`]'s questions, object-safe.
+pub(crate) trait ShaderQueries {
+    /// [`Shader::compile_time`].
+    fn compile_time(&self) -> Duration;
+    /// [`Shader::tier`].
+    fn tier(&self) -> Option<EngineKind>;
+    /// [`Shader::wait`].
+    fn wait(&self);
+    /// [`Shader::cache_use`].
+    fn cache_use(&self) -> CacheUse;
+    /// [`Shader::code`].
+    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError>;
+    /// [`Shader::code_text`].
+    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError>;
+    /// [`Shader::prepare`].
+    fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError>;
+}
+
+impl<S: Shader> ShaderQueries for S {
+    fn compile_time(&self) -> Duration {
+        Shader::compile_time(self)
+    }
+    fn tier(&self) -> Option<EngineKind> {
+        Shader::tier(self)
+    }
+    fn wait(&self) {
+        Shader::wait(self)
+    }
+    fn cache_use(&self) -> CacheUse {
+        Shader::cache_use(self)
+    }
+    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
+        Shader::code(self, lookups)
+    }
+    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        Shader::code_text(self, lookups)
+    }
+    fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError> {
+        Shader::prepare(self, lookups)
+    }
+}
+
+/// The working memory `scratch` as `S`'s: it was made by the same shader's
+/// [`Runner::scratch`], since every [`Compiled`] keeps its own slots.
+fn own<S: Shader>(scratch: &mut Scratch) -> Result<&mut S::Scratch, RunError> {
+    scratch
+        .downcast_mut::<S::Scratch>()
+        .ok_or(RunError::Unsupported(
+            "internal error: working memory made for another engine".into(),
+        ))
+}
+
+impl<S: Shader> Runner for S {
+    fn module(&self) -> &Module {
+        Engine::module(self)
+    }
+
+    fn reads_columns(&self) -> bool {
+        Engine::reads_columns(self)
+    }
+
+    fn scratch(&self) -> Scratch {
+        Box::new(Engine::scratch(self))
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+    ) -> Result<BatchReport, RunError> {
+        Engine::run_batch(self, bind, io, own::<S>(scratch)?)
+    }
+
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError> {
+        Engine::run_batches(self, bind, io, own::<S>(scratch)?, feed)
+    }
+}
+
+/// A shader compiled for one engine, ready to run any number of times (from any thread).
+pub struct Compiled {
+    engine: Box<dyn Runner>,
+    /// Working memory its runs reuse.
+    pub(super) slots: Slots<Scratch>,
+    pub(super) reflection: Arc<Reflection>,
+    options: CompileOptions,
+}
+
+impl std::fmt::Debug for Compiled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiled")
+            .field("options", &self.options)
+            .field("processor", &self.reflection.processor)
+            .finish()
+    }
+}
+
+/// A compiled shader is an engine to the runtime's grid and list runners and its batch driver.
+impl Engine for Compiled {
+    type Scratch = Scratch;
+
+    fn module(&self) -> &Module {
+        self.engine.module()
+    }
+
+    fn reads_columns(&self) -> bool {
+        self.engine.reads_columns()
+    }
+
+    fn scratch(&self) -> Scratch {
+        self.engine.scratch()
+    }
+
+    fn run_batch(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+    ) -> Result<BatchReport, RunError> {
+        self.engine.run_batch(bind, io, scratch)
+    }
+
+    fn run_batches(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut Scratch,
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RunError> {
+        self.engine.run_batches(bind, io, scratch, feed)
+    }
+}
+
+impl Compiled {
+    /// `engine` compiled with `options`.
+    pub(crate) fn new(engine: Box<dyn Runner>, options: CompileOptions) -> Compiled {
+        let reflection = engine.module().reflection_arc().clone();
+        Compiled {
+            engine,
+            slots: Slots::default(),
+            reflection,
+            options,
+        }
+    }
+
+    /// Compiles now the code variant `lookups` calls for (see [`super::Runtime::compile_for`]).
+    pub(crate) fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError> {
+        self.engine.prepare(lookups)
+    }
+
+    /// How long lifting, optimizing and code generation took (zero for the interpreter).
+    pub fn compile_time(&self) -> Duration {
+        self.engine.compile_time()
+    }
+
+    /// The shader's interface.
+    pub fn reflection(&self) -> &Reflection {
+        &self.reflection
+    }
+
+    /// The options it was compiled with.
+    pub fn options(&self) -> CompileOptions {
+        self.options
+    }
+
+    /// The engine it was compiled for ([`CompileOptions::engine`]).
+    pub fn engine(&self) -> EngineKind {
+        self.options.engine
+    }
+
+    /// The engine that runs its next batch: for a tiered shader ([`EngineKind::Auto`]) the tier,
+    /// Cranelift until LLVM's code is ready, then LLVM.
+    pub fn tier(&self) -> EngineKind {
+        self.engine.tier().unwrap_or(self.options.engine)
+    }
+
+    /// Waits until a tiered shader's best code is ready (or could not be had: without LLVM, or
+    /// when LLVM fails); returns the tier that then runs. Other shaders return at once.
+    pub fn wait_for_best(&self) -> EngineKind {
+        self.engine.wait();
+        self.tier()
+    }
+
+    /// Whether its code came from the code cache on disk (for the interpreter, and without a
+    /// cache, [`CacheUse::Off`]).
+    pub fn cache_use(&self) -> CacheUse {
+        self.engine.cache_use()
+    }
+
+    /// The machine code a run with `lookups` executes (the variant its textures and samplers
+    /// call for: [`CompiledShader::tex_paths`] says which lookups it samples itself), compiled
+    /// now if no run compiled it yet.
+    ///
+    /// # Errors
+    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Compile`] when
+    /// the back end fails.
+    pub fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
+        self.engine.code(lookups)
+    }
+
+    /// The machine code of the variant `lookups` calls for, compiled again with the back
+    /// end's IR and the disassembly kept ([`CompiledShader::ir_text`],
+    /// [`CompiledShader::asm`]): what a run with those lookups executes, to read or measure.
+    ///
+    /// # Errors
+    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Compile`] when
+    /// the back end fails.
+    pub fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
+        self.engine.code_text(lookups)
+    }
+}
