@@ -107,14 +107,16 @@ fn host_error(e: HostError) -> TgsicStatus {
     let status = match &e {
         HostError::Read(_) => TgsicStatus::Read,
         HostError::Load(_) => TgsicStatus::Invalid,
-        HostError::Compile(_) => TgsicStatus::Compile,
+        HostError::Lift(_) | HostError::Codegen(_) | HostError::NotJit(_) => TgsicStatus::Compile,
         HostError::Run(_)
         | HostError::Threads(_)
         | HostError::Unbound { .. }
         | HostError::Cache(_) => TgsicStatus::Run,
         HostError::Buffer { .. }
         | HostError::Quads(_)
-        | HostError::Processor(_)
+        | HostError::Processor { .. }
+        | HostError::DiscardedVertices
+        | HostError::NoMaxOutputVertices
         | HostError::NoCode => TgsicStatus::Argument,
     };
     fail(status, e.to_string())

@@ -74,7 +74,7 @@ impl<'p> Workers<'p> {
     /// piece.
     ///
     /// # Errors
-    /// [`RunError::Unsupported`] when the system refuses the threads.
+    /// [`RunError::Threads`] when the system refuses the threads.
     pub fn start(
         threads: usize,
         pieces: usize,
@@ -90,7 +90,7 @@ impl<'p> Workers<'p> {
         let p = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.min(MAX_THREADS).min(pieces))
             .build()
-            .map_err(|e| RunError::Unsupported(format!("cannot start worker threads: {e}")))?;
+            .map_err(|e| RunError::Threads(e.to_string()))?;
         Ok(Workers {
             pool: Some(started.insert(p)),
         })

@@ -15,7 +15,7 @@
 //! - `batches`: the one batch driver; `dispatch`: grids, vertex and primitive lists through
 //!   it; [`host`]: the runtime a host keeps and the shaders it compiles.
 //!
-//! With the feature `test-support`, [`testing`] opens the batch level to tests (engines of
+//! With the feature `test-support`, `testing` opens the batch level to tests (engines of
 //! their own, batches with chosen lanes); hosts do not need it.
 #![warn(missing_docs)]
 

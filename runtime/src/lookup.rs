@@ -83,10 +83,9 @@ pub fn sample_into(bind: &Bindings, req: &TexRequest<'_>, out: &mut Reg) -> Resu
         .textures
         .get(tex_unit)
         .and_then(Option::as_ref)
-        .ok_or_else(|| {
-            RunError::Unbound(format!(
-                "texture unit {tex_unit} ({t} reads it, nothing is bound)"
-            ))
+        .ok_or_else(|| RunError::Unbound {
+            unit: tex_unit as u32,
+            lookup: t.to_string(),
         })?;
     let sampler: Sampler = samp_unit
         .and_then(|s| bind.samplers.get(s).copied())

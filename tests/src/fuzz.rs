@@ -246,11 +246,11 @@ pub fn theia_compile(data: &[u8]) {
     if let Ok(out) = compile(&src.program, &TheiaOptions::default()) {
         let from_source = assemble(&out.assembly, Layout::Mem)
             .unwrap_or_else(|e| panic!("the generated assembly assembles: {e:?}"));
-        assert_eq!(from_source, out.image, "the assembly is the image");
-        let listing = disassemble(&out.image);
+        assert_eq!(from_source, out.binary, "the assembly is the image");
+        let listing = disassemble(&out.binary);
         let again = assemble(&listing, Layout::Mem)
             .unwrap_or_else(|e| panic!("the disassembly re-assembles: {e:?}\n{listing}"));
-        assert_eq!(again, out.image, "compiled image round trip\n{listing}");
+        assert_eq!(again, out.binary, "compiled image round trip\n{listing}");
     }
 }
 

@@ -43,7 +43,7 @@ pub fn runtime_with_threads(threads: usize) -> Runtime {
 /// run's bindings call for code that samples them.
 ///
 /// # Errors
-/// [`HostError::Compile`] when the back end cannot compile it.
+/// [`HostError::Codegen`] when the back end cannot compile it.
 pub fn compile(m: &Module, opts: &CompileOptions) -> Result<Arc<Compiled>, HostError> {
     runtime().compile(m, opts)
 }

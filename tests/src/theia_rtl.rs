@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tgsic_theia::isa::{Image, Layout, assemble, register_address, write_mem};
+use tgsic_theia::isa::{Binary, Layout, assemble, register_address, write_mem};
 use tgsic_theia::sim::{Entry, Machine, SimError, Source as Operand, Write};
 
 /// One register: x, y, z as raw Q15.17 words.
@@ -50,7 +50,7 @@ pub struct Program {
     /// A name for reports (`arith_017`, `mesa/x.tgsi pixel 3`).
     pub name: String,
     /// The image (a `.mem` layout: entry table at 0x8000).
-    pub image: Image,
+    pub binary: Binary,
     /// Registers set before USERCONSTANTS runs.
     pub inputs: Vec<(u16, Vec3)>,
     /// What the simulator must do.
@@ -67,7 +67,7 @@ impl Program {
             .unwrap_or_else(|e| panic!("{name} does not assemble: {e}\n{source}"));
         Program {
             name: name.into(),
-            image,
+            binary: image,
             inputs,
             expect,
         }
@@ -184,7 +184,7 @@ impl Rtl {
             .collect();
         let mem = self.dir.join(format!("progs/{stem}.{variant}.mem"));
         let init = self.dir.join(format!("progs/{stem}.{variant}.init"));
-        let text = write_mem(&p.image).map_err(|e| format!("{}: {e}", p.name))?;
+        let text = write_mem(&p.binary).map_err(|e| format!("{}: {e}", p.name))?;
         std::fs::write(&mem, text).map_err(|e| e.to_string())?;
         let mut regs = String::new();
         for (a, v) in &p.inputs {
@@ -265,7 +265,7 @@ pub enum SimRun {
 /// slot points into the image; the ROM's is `NOP`, `RETURN RT_TRUE` and leaves the machine as
 /// it starts), then PIXELSHADER.
 pub fn simulate(p: &Program, max_steps: u64) -> SimRun {
-    let mut m = Machine::new(p.image.clone());
+    let mut m = Machine::new(p.binary.clone());
     m.max_steps = max_steps;
     for &(a, v) in &p.inputs {
         m.set(a, v);
@@ -279,7 +279,7 @@ pub fn simulate(p: &Program, max_steps: u64) -> SimRun {
 fn run_routines(m: &mut Machine) -> Result<(Vec<(u8, Write)>, bool), SimError> {
     let mut writes = Vec::new();
     let uc = m.resolve(Entry::Slot(9))?;
-    if m.image().fetch(uc).is_some() {
+    if m.binary().fetch(uc).is_some() {
         let o = m.run(Entry::Address(uc))?;
         writes.extend(o.writes.iter().map(|&w| (9, w)));
     } else {
@@ -1055,7 +1055,7 @@ pub fn compiled(paths: &[PathBuf], pixels: u32, limit: usize) -> Vec<Program> {
             ));
             out.push(Program {
                 name: format!("{name} pixel {i}"),
-                image: t.image.clone(),
+                binary: t.binary.clone(),
                 inputs,
                 expect: Expect::Agree,
             });

@@ -273,7 +273,7 @@ fn the_cache_can_be_off_and_a_bad_folder_is_an_error() {
         ..RuntimeOptions::default()
     })
     .unwrap();
-    assert!(rt.code_cache().is_none());
+    assert!(rt.code_cache_dir().is_none());
     let m = load(&rt, SHADERS[2]);
     let c = rt.compile(&m, &CompileOptions::default()).unwrap();
     assert_eq!(c.cache_use(), CacheUse::Off);

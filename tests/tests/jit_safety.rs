@@ -975,7 +975,6 @@ fn the_deepest_accepted_nesting_fits_an_ordinary_stack() {
 fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     use tgsic::back::Backend;
     use tgsic::back::abi::{JitError, MAX_VECTOR_INSTS};
-    use tgsic_runtime::host::CompileError;
     // 9,000 dependent straight-line instructions: about 36,000 IR instructions.
     let mut text = String::from(
         "VERT\nDCL IN[0]\nDCL IN[1]\nDCL OUT[0], POSITION\nDCL TEMP[0..3]\n\
@@ -995,11 +994,11 @@ fn a_function_past_the_jit_size_limit_is_refused_and_one_below_it_agrees() {
     };
     // At 32 lanes (8 four-lane vectors per instruction) it is past the limit: a clear error.
     match compile(&shader, &config(32)) {
-        Err(HostError::Compile(CompileError::Codegen(JitError::TooLarge {
+        Err(HostError::Codegen(JitError::TooLarge {
             insts,
             lanes: 32,
             limit,
-        }))) => {
+        })) => {
             assert_eq!(limit, MAX_VECTOR_INSTS);
             assert!(insts * 8 > limit && insts > 30_000, "{insts}");
         }

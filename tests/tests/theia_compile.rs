@@ -99,7 +99,7 @@ fn run(p: &Program, t: &TheiaProgram, bind: &Bindings, reference: &[[f32; 4]]) -
             pixels.push(regs);
         }
     }
-    let mut m = Machine::new(t.image.clone());
+    let mut m = Machine::new(t.binary.clone());
     m.max_steps = 200_000;
     let out = match m.run_pixels(&pixels) {
         Ok(o) => o,
@@ -406,7 +406,7 @@ fn classic_shaders_are_as_short_as_hand_written_ones() {
         ];
         let pixels: Vec<Vec<(u16, [u32; 3])>> =
             colors.iter().map(|&c| vec![(tex, fixed3(c))]).collect();
-        let ours = Machine::new(t.image.clone()).run_pixels(&pixels).unwrap();
+        let ours = Machine::new(t.binary.clone()).run_pixels(&pixels).unwrap();
         let theirs = Machine::new(h).run_pixels(&pixels).unwrap();
         for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             assert_eq!(

@@ -156,7 +156,7 @@ fn lowered_functions_stay_within_their_documented_bounds() {
                 vec![(input, [w(x), w(y), 0])]
             })
             .collect();
-        let mut m = Machine::new(t.image.clone());
+        let mut m = Machine::new(t.binary.clone());
         m.max_steps = 10_000;
         let out = m
             .run_pixels(&pixels)
@@ -280,7 +280,7 @@ fn integer_operations_are_exact() {
                 )]
             })
             .collect();
-        let out = Machine::new(t.image.clone())
+        let out = Machine::new(t.binary.clone())
             .run_pixels(&pixels)
             .unwrap_or_else(|e| panic!("{inst}: {e}"));
         let mut compared = 0;
@@ -346,7 +346,7 @@ fn fraction_of_products_by_constants_outside_the_range() {
             .iter()
             .map(|&x| vec![(input, [f64_to_fixed(x).unwrap(), 0, 0])])
             .collect();
-        let out = Machine::new(t.image.clone()).run_pixels(&pixels).unwrap();
+        let out = Machine::new(t.binary.clone()).run_pixels(&pixels).unwrap();
         let cw = c as f64;
         let mut worst = 0f64;
         for (&x, (outcome, regs)) in xs.iter().zip(&out) {

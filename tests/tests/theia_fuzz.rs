@@ -1,7 +1,7 @@
 //! The THEIA assembler, `.mem` reader and simulator never panic, whatever their input.
 
 use proptest::prelude::*;
-use tgsic_theia::isa::{Image, Layout, assemble, disassemble, read_bin, read_mem};
+use tgsic_theia::isa::{Binary, Layout, assemble, disassemble, read_bin, read_mem};
 use tgsic_theia::sim::{Entry, Machine};
 
 fn cases(local: u32) -> u32 {
@@ -60,7 +60,7 @@ proptest! {
     fn the_simulator_never_panics(words in prop::collection::vec(any::<u64>(), 1..32), regs in prop::collection::vec(any::<u32>(), 0..12), small in any::<bool>()) {
         // Random words, half of them with opcodes the machine knows, at IMEM addresses.
         let words: Vec<u64> = words.iter().map(|&w| if small { w & 0x005F_FFFF_FFFF_FFFF } else { w }).collect();
-        let mut img = Image { origin: 0x8000, table_len: 0, words };
+        let mut img = Binary { origin: 0x8000, table_len: 0, words };
         img.words.insert(0, 0x8001);
         img.table_len = 1;
         let mut m = Machine::new(img);

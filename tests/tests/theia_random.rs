@@ -334,7 +334,7 @@ fn check(seed: u64) -> Result<bool, String> {
                 .collect()
         })
         .collect();
-    let mut m = Machine::new(t.image.clone());
+    let mut m = Machine::new(t.binary.clone());
     m.max_steps = 100_000;
     let out = m
         .run_pixels(&pixels)
@@ -399,7 +399,7 @@ proptest! {
         opts.bindings.insert(1, register_address("CREG_UV1_LAST").unwrap());
         match compile(&p, &opts) {
             Ok(t) => {
-                let mut m = Machine::new(t.image.clone());
+                let mut m = Machine::new(t.binary.clone());
                 m.max_steps = 1_000_000;
                 let pixel = vec![(register_address("CREG_UV0_LAST").unwrap(), [0x8000, 0x1_0000, 0x2_8000])];
                 m.run_pixels(&[pixel]).map_err(|e| TestCaseError::fail(format!("{e}\n{text}\n{}", t.assembly)))?;

@@ -126,7 +126,7 @@ fn compile_only(a: &BenchArgs) -> Result<(), Failure> {
             bytes.last().copied().unwrap_or(0),
             bytes.iter().sum::<usize>()
         );
-        if rt.code_cache().is_some() {
+        if rt.code_cache_dir().is_some() {
             println!(
                 "{}: {hits} of {} compiles answered by the code cache",
                 engine.name,

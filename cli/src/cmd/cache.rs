@@ -3,7 +3,7 @@
 use crate::args::input_error;
 use crate::report::Failure;
 use clap::Args;
-use tgsic_runtime::host::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
+use tgsic_runtime::host::{CacheDir, DEFAULT_MAX_BYTES, Runtime, RuntimeOptions};
 
 /// Arguments of `tgsic cache`.
 #[derive(Debug, Args)]
@@ -27,12 +27,17 @@ pub fn cache(a: &CacheArgs) -> Result<(), Failure> {
         println!("the code cache is off");
         return Ok(());
     };
-    let fail = |e: std::io::Error| input_error(format!("{}: error: {e}", dir.display()));
-    let c = DiskCache::open(&dir, DEFAULT_MAX_BYTES).map_err(fail)?;
+    let rt = Runtime::new(RuntimeOptions {
+        threads: 1,
+        code_cache: CacheDir::At(dir.clone()),
+        ..RuntimeOptions::default()
+    })
+    .map_err(|e| input_error(format!("error: {e}")))?;
     if a.clear {
-        c.clear().map_err(fail)?;
+        rt.clear_code_cache()
+            .map_err(|e| input_error(format!("{}: error: {e}", dir.display())))?;
     }
-    let (entries, bytes) = c.usage();
+    let (entries, bytes) = rt.code_cache_usage().unwrap_or_default();
     println!(
         "{}: {entries} entries, {:.1} MiB (bound {} MiB)",
         dir.display(),

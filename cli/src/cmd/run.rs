@@ -101,7 +101,7 @@ pub fn runtime(exec: &ExecArgs, cache: usize, code_cache: CacheDir) -> Result<Ru
 /// A failure of the host API, for the command line: compile errors at their place in `name`.
 pub fn host_failure(name: &str) -> impl Fn(HostError) -> Failure + '_ {
     move |e| match e {
-        HostError::Compile(e) => input_error(crate::report::located_error(
+        HostError::Lift(e) => input_error(crate::report::located_error(
             name,
             e.location(),
             &e.detail(),
@@ -164,7 +164,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             let mut write = |band: Band| {
                 sink.write(&band).map_err(|m| {
                     write_error = Some(m);
-                    host::RunError::Unsupported("the image could not be written".into())
+                    host::RunError::Sink("the image could not be written".into())
                 })
             };
             let frame = Frame {

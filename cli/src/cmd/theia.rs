@@ -6,7 +6,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tgsic_theia::isa::{
-    self, Image, ImageFormat, Layout, assemble, disassemble, f64_to_fixed, read_bin, read_mem,
+    self, Binary, BinaryFormat, Layout, assemble, disassemble, f64_to_fixed, read_bin, read_mem,
     register_address,
 };
 use tgsic_theia::sim::{Entry, Machine, Outcome, address_name, format_value};
@@ -52,7 +52,7 @@ pub struct CompileArgs {
     pub bind: Vec<String>,
 }
 
-/// Image formats for `--format`.
+/// Binary formats for `--format`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum FormatArg {
     /// Instructions.mem text.
@@ -131,9 +131,9 @@ fn parse_bind(spec: &str) -> Result<(u32, u16), Failure> {
 /// `tgsic theia compile`.
 pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
     use tgsic_theia::compile::{TheiaOptions, compile_valid};
-    match ImageFormat::from_path(&a.output) {
-        Some(ImageFormat::Mem) => {}
-        Some(ImageFormat::Bin) => {
+    match BinaryFormat::from_path(&a.output) {
+        Some(BinaryFormat::Mem) => {}
+        Some(BinaryFormat::Bin) => {
             return Err(usage(format!(
                 "{}: a compiled program is an IMEM image with an entry table, loaded at 0x8000: \
                  write it as .mem (.bin holds raw words from address 0, for `theia asm`)",
@@ -171,7 +171,7 @@ pub fn compile(a: &CompileArgs) -> Result<(), Failure> {
             _ => eprintln!("{n}:{w}"),
         }
     }
-    let bytes = isa::write_mem(&out.image)
+    let bytes = isa::write_mem(&out.binary)
         .map(String::into_bytes)
         .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
     let write = |path: &Path, data: &[u8]| {
@@ -216,11 +216,11 @@ fn usage(msg: String) -> Failure {
     }
 }
 
-fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failure> {
+fn format_of(input: &str, given: Option<FormatArg>) -> Result<BinaryFormat, Failure> {
     crate::report::check_readable(input)?;
-    match (given, ImageFormat::from_path(Path::new(input))) {
-        (Some(FormatArg::Mem), _) => Ok(ImageFormat::Mem),
-        (Some(FormatArg::Bin), _) => Ok(ImageFormat::Bin),
+    match (given, BinaryFormat::from_path(Path::new(input))) {
+        (Some(FormatArg::Mem), _) => Ok(BinaryFormat::Mem),
+        (Some(FormatArg::Bin), _) => Ok(BinaryFormat::Bin),
         (None, Some(f)) => Ok(f),
         (None, None) => Err(usage(format!(
             "{}: the image format comes from the extension (.mem or .bin); give --format",
@@ -229,14 +229,14 @@ fn format_of(input: &str, given: Option<FormatArg>) -> Result<ImageFormat, Failu
     }
 }
 
-fn load_image(input: &str, format: ImageFormat) -> Result<Image, Failure> {
+fn load_binary(input: &str, format: BinaryFormat) -> Result<Binary, Failure> {
     let bytes = read_input(input)?;
     let n = name(input);
     match format {
-        ImageFormat::Bin => {
+        BinaryFormat::Bin => {
             read_bin(&bytes).map_err(|e| Failure::input(vec![format!("{n}: error: {e}")]))
         }
-        ImageFormat::Mem => {
+        BinaryFormat::Mem => {
             let text = String::from_utf8(bytes)
                 .map_err(|_| Failure::input(vec![format!("{n}: error: a .mem file is text")]))?;
             read_mem(&text).map_err(|e| {
@@ -246,7 +246,7 @@ fn load_image(input: &str, format: ImageFormat) -> Result<Image, Failure> {
     }
 }
 
-fn assemble_source(input: &str, layout: Layout) -> Result<Image, Failure> {
+fn assemble_source(input: &str, layout: Layout) -> Result<Binary, Failure> {
     let bytes = read_input(input)?;
     let text = String::from_utf8(bytes).map_err(|_| {
         Failure::input(vec![format!(
@@ -267,20 +267,20 @@ fn assemble_source(input: &str, layout: Layout) -> Result<Image, Failure> {
 
 /// `tgsic theia asm`.
 pub fn asm(a: &AsmArgs) -> Result<(), Failure> {
-    let format = ImageFormat::from_path(&a.output).ok_or_else(|| {
+    let format = BinaryFormat::from_path(&a.output).ok_or_else(|| {
         usage(format!(
             "{}: the output extension must be .mem or .bin",
             a.output.display()
         ))
     })?;
     let layout = match format {
-        ImageFormat::Mem => Layout::Mem,
-        ImageFormat::Bin => Layout::Bin,
+        BinaryFormat::Mem => Layout::Mem,
+        BinaryFormat::Bin => Layout::Bin,
     };
     let image = assemble_source(&a.input, layout)?;
     let data = match format {
-        ImageFormat::Mem => isa::write_mem(&image).map(String::into_bytes),
-        ImageFormat::Bin => isa::write_bin(&image),
+        BinaryFormat::Mem => isa::write_mem(&image).map(String::into_bytes),
+        BinaryFormat::Bin => isa::write_bin(&image),
     }
     .map_err(|e| Failure::input(vec![format!("{}: error: {e}", a.output.display())]))?;
     std::fs::write(&a.output, data).map_err(|e| {
@@ -293,7 +293,7 @@ pub fn asm(a: &AsmArgs) -> Result<(), Failure> {
 
 /// `tgsic theia dis`.
 pub fn dis(a: &DisArgs) -> Result<(), Failure> {
-    let image = load_image(&a.input, format_of(&a.input, a.format)?)?;
+    let image = load_binary(&a.input, format_of(&a.input, a.format)?)?;
     let text = disassemble(&image);
     match &a.output {
         Some(p) => std::fs::write(p, text).map_err(|e| {
@@ -359,7 +359,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let image = if is_source {
         assemble_source(&a.input, Layout::Mem)?
     } else {
-        load_image(&a.input, format_of(&a.input, a.format)?)?
+        load_binary(&a.input, format_of(&a.input, a.format)?)?
     };
     let sets: Vec<(u16, [u32; 3])> = a
         .set

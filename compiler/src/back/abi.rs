@@ -40,12 +40,45 @@ pub enum JitError {
     /// The host is not supported (an x86-64 CPU with SSE4.1 is needed).
     #[error("unsupported host: {0}")]
     Host(String),
-    /// The code generator rejected the generated code (a bug in tgsic).
+    /// Cranelift or LLVM failed on the code tgsic gave it (its verifier, its passes, its
+    /// code generation or its object file; a bug in tgsic): the library's own message.
+    #[error("{backend} failed ({stage}): {message}")]
+    Backend {
+        /// `Cranelift` or `LLVM`.
+        backend: &'static str,
+        /// Which of its steps.
+        stage: &'static str,
+        /// Its message.
+        message: String,
+    },
+    /// An invariant of the lowering or a builder did not hold (a bug in tgsic).
     #[error("code generation failed: {0}")]
-    Codegen(String),
-    /// Options out of range.
-    #[error("invalid JIT options: {0}")]
-    Options(String),
+    Invariant(#[from] Invariant),
+    /// Machine code whose layout does not hold together: a damaged code cache entry, or a
+    /// bug in a back end.
+    #[error("inconsistent machine code: {0}")]
+    Layout(#[from] LayoutError),
+    /// The code calls a function the symbol table it is mapped with does not provide.
+    #[error("the code calls {symbol}, which {table} does not provide")]
+    Unresolved {
+        /// The function.
+        symbol: String,
+        /// The table (or back end) that lacks it.
+        table: &'static str,
+    },
+    /// A back end, or the thread that ran the code, panicked (a bug in tgsic).
+    #[error("{0} panicked")]
+    Panicked(String),
+    /// A lane count the back end does not compile.
+    #[error("invalid JIT options: {backend} lanes = {lanes} ({takes})")]
+    Lanes {
+        /// The back end.
+        backend: &'static str,
+        /// The lanes asked for.
+        lanes: usize,
+        /// The lane counts it takes.
+        takes: &'static str,
+    },
     /// Code whose stack frame is deeper than any thread is given for it.
     #[error("the code's stack frame takes {bytes} bytes, more than the {limit} a shader may")]
     FrameTooLarge {
@@ -78,6 +111,107 @@ pub enum JitError {
         /// The most `insts × lanes / 4` the JIT compiles ([`MAX_VECTOR_INSTS`]).
         limit: usize,
     },
+}
+
+/// The invariants code generation checks: each is a bug in tgsic when it fails.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Invariant {
+    /// A value read before its definition.
+    #[error("{0} used before its definition")]
+    UseBeforeDef(String),
+    /// An IR operation without a lowering.
+    #[error("no lowering for {0}")]
+    NoLowering(String),
+    /// Double-precision lanes asked of a target without them.
+    #[error("this target has no double-precision lanes")]
+    NoDoubleLanes,
+    /// An operation given the wrong number of operands.
+    #[error("{op} of {given} values")]
+    Arity {
+        /// The operation.
+        op: String,
+        /// The operands given.
+        given: usize,
+    },
+    /// A layered texture lookup without its layer coordinate.
+    #[error("a layered lookup without its depth")]
+    LayeredWithoutDepth,
+    /// An operation the builder cannot express on its vectors.
+    #[error("no vector form of {0}")]
+    NoVectorForm(String),
+    /// A permutation of a lane count the builder has none for.
+    #[error("no permute of {0} lanes")]
+    NoPermute(usize),
+    /// An LLVM intrinsic that is not there.
+    #[error("no intrinsic {0}")]
+    NoIntrinsic(String),
+    /// A call or an instruction that gave no value where one was needed.
+    #[error("{0} gives no value")]
+    NoValue(String),
+    /// A value that is not an instruction where one was built.
+    #[error("not an instruction")]
+    NotAnInstruction,
+    /// Code outside a shader that calls an exact function, or an exact function's call that
+    /// is not one.
+    #[error("{0}: an exact function's call")]
+    ExactCall(String),
+    /// LLVM's masks moved into words where a mask was not one.
+    #[error("mask words: {0}")]
+    MaskWords(String),
+    /// A table lookup in a shader's Cranelift code, whose exact functions are called instead.
+    #[error("a table lookup in a shader's Cranelift code (exact functions are called)")]
+    TableLookup,
+}
+
+/// How machine code (a code cache entry's, or a back end's) fails to hold together.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LayoutError {
+    /// The instructions end past the bytes.
+    #[error("the image's {code_len} bytes of instructions are past its {len} bytes")]
+    InstructionsPastEnd {
+        /// Bytes of instructions.
+        code_len: usize,
+        /// Bytes in all.
+        len: usize,
+    },
+    /// The entry is not among the instructions.
+    #[error("the image's entry at {entry} is not among its {code_len} bytes of instructions")]
+    EntryOutside {
+        /// The entry's offset.
+        entry: usize,
+        /// Bytes of instructions.
+        code_len: usize,
+    },
+    /// A relocation past the bytes.
+    #[error("a relocation at {offset} is past the image's {len} bytes")]
+    RelocationPastEnd {
+        /// Its offset.
+        offset: usize,
+        /// Bytes in all.
+        len: usize,
+    },
+    /// A relocation whose target is past the bytes.
+    #[error("a relocation points at {target}, past the image's {len} bytes")]
+    TargetPastEnd {
+        /// Its target's offset.
+        target: usize,
+        /// Bytes in all.
+        len: usize,
+    },
+    /// A relocation over the entry.
+    #[error("a relocation at {offset} overwrites the entry at {entry}")]
+    RelocationOverEntry {
+        /// Its offset.
+        offset: usize,
+        /// The entry's.
+        entry: usize,
+    },
+    /// Two relocations that overlap.
+    #[error("relocations at {0} and {1} overlap")]
+    Overlap(usize, usize),
+    /// A relocation kind the loader does not apply.
+    #[error("relocation {0} is not supported")]
+    RelocationKind(String),
 }
 
 /// The most IR instructions × vectors per step a JIT back end compiles: at this limit

@@ -3,7 +3,7 @@
 //! and runs it over a batch.
 
 use super::abi::{BATCH_LANES, JitArgs, JitError, TextureCall};
-use super::image::{CodeImage, MappedCode, SymbolTable};
+use super::code::{MachineCode, MappedCode, SymbolTable};
 use super::texpath::TexPaths;
 
 /// A compiled shader: machine code for one [`Function`](crate::ir::Function), and what the
@@ -13,7 +13,7 @@ pub struct CompiledShader {
     _code: MappedCode,
     entry: unsafe extern "C" fn(*mut JitArgs),
     /// The machine code as data, from which it was mapped: what a code cache stores.
-    pub image: std::sync::Arc<CodeImage>,
+    pub code: std::sync::Arc<MachineCode>,
     /// The direct constant reads `(buffer, register, component)` in [`JitArgs::uniforms`] order.
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by the index the callback receives.
@@ -98,9 +98,9 @@ impl CompiledShader {
     /// over besides the code.
     ///
     /// # Errors
-    /// As [`CodeImage::map`].
-    pub fn from_image(
-        image: CodeImage,
+    /// As [`MachineCode::map`].
+    pub fn from_machine_code(
+        image: MachineCode,
         symbols: &dyn SymbolTable,
         f: &crate::ir::Function,
         info: CodeInfo,
@@ -113,9 +113,9 @@ impl CompiledShader {
     /// storage given as they are (what [`CompiledShader::from_bytes`] reads).
     ///
     /// # Errors
-    /// As [`CodeImage::map`].
+    /// As [`MachineCode::map`].
     pub(crate) fn from_parts(
-        image: CodeImage,
+        image: MachineCode,
         symbols: &dyn SymbolTable,
         immediates: Vec<u32>,
         array_words: usize,
@@ -131,7 +131,7 @@ impl CompiledShader {
         Ok(CompiledShader {
             _code: owner,
             entry,
-            image: std::sync::Arc::new(image),
+            code: std::sync::Arc::new(image),
             uniforms: info.uniforms,
             textures: info.textures,
             tex_paths: info.tex_paths,
@@ -218,7 +218,7 @@ impl CompiledShader {
                 })?;
             thread
                 .join()
-                .map_err(|_| JitError::Codegen("the generated code's thread panicked".into()))
+                .map_err(|_| JitError::Panicked("the generated code's thread".into()))
         })
     }
 }

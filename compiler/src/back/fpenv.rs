@@ -85,6 +85,7 @@ pub unsafe fn call_in(env: &FpEnv, entry: unsafe extern "C" fn(*mut JitArgs), ar
 ///
 /// # Safety
 /// As on x86-64.
+// No code runs here: `back::compile` refuses every host but x86-64.
 #[cfg(not(target_arch = "x86_64"))]
 pub unsafe fn call_in(_env: &FpEnv, entry: unsafe extern "C" fn(*mut JitArgs), args: *mut JitArgs) {
     unsafe { entry(args) }

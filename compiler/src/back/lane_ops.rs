@@ -3,7 +3,7 @@
 //! call it with the same [`LaneOp`] codes.
 
 use super::abi::JitError;
-use super::image::{Symbol, SymbolTable};
+use super::code::{Symbol, SymbolTable};
 use crate::ir::semantics as sem;
 use crate::ir::{Binary, Nary, Pack, Unary};
 
@@ -230,10 +230,9 @@ pub struct HostFunctions;
 
 impl SymbolTable for HostFunctions {
     fn address(&self, s: Symbol) -> Result<u64, JitError> {
-        host_function(s).ok_or_else(|| {
-            JitError::Codegen(format!(
-                "the code calls {s:?}, which only Cranelift's code may"
-            ))
+        host_function(s).ok_or_else(|| JitError::Unresolved {
+            symbol: format!("{s:?}"),
+            table: "the host functions (only Cranelift's code calls it)",
         })
     }
 }
@@ -267,7 +266,7 @@ mod tests {
 }
 
 // The C library stand-ins Cranelift calls where the CPU lacks an instruction (mapped by
-// `image::Symbol`): each computes what the instruction it replaces computes under DAZ/FTZ
+// `code::Symbol`): each computes what the instruction it replaces computes under DAZ/FTZ
 // (operands flushed first), in software; generated code enters them through trampolines that
 // clear the MXCSR's DAZ/FTZ bits for the Rust code (`fpenv`).
 extern "C" fn floorf_(x: f32) -> f32 {

@@ -13,10 +13,10 @@
 //! canonicalized ([`nan`]).
 
 pub mod abi;
+pub mod code;
 pub mod compiled;
 pub mod cranelift;
 pub mod fpenv;
-pub mod image;
 pub mod lane_ops;
 #[cfg(feature = "llvm")]
 pub mod llvm;
@@ -36,15 +36,25 @@ pub use options::{Backend, CodegenOptions};
 /// Compiles `f`, optimized IR, to native code with `backend`.
 ///
 /// # Errors
-/// [`JitError::Unavailable`] for a back end this build does not have, [`JitError::Options`]
+/// [`JitError::Unavailable`] for a back end this build does not have, [`JitError::Lanes`]
 /// for lanes the back end does not take, [`JitError::Host`] on an unsupported CPU,
-/// [`JitError::TooLarge`] past the size bound, [`JitError::Codegen`] when code generation
+/// [`JitError::TooLarge`] past the size bound, [`JitError::Backend`] or [`JitError::Invariant`] when code generation
 /// fails.
 pub fn compile(
     f: &Function,
     backend: Backend,
     opts: &CodegenOptions,
 ) -> Result<CompiledShader, JitError> {
+    // The generated code's numerics (denormals flushed on input and output, as the
+    // interpreter flushes them) rest on the x86-64 MXCSR's DAZ and FTZ bits, which the code's
+    // calls set (`fpenv.rs`); on another architecture the code would compute other values.
+    if !cfg!(target_arch = "x86_64") {
+        return Err(JitError::Host(
+            "the JIT back ends generate code for x86-64 hosts only (their flush-to-zero \
+             numerics need the MXCSR); run shaders with the interpreter"
+                .into(),
+        ));
+    }
     match backend {
         Backend::Cranelift => cranelift::compile(f, opts),
         #[cfg(feature = "llvm")]
@@ -56,7 +66,7 @@ pub fn compile(
 
 /// The symbol table of `backend`'s code in this process (the addresses of what it calls):
 /// what a stored shader of that back end is mapped with ([`CompiledShader::from_bytes`]).
-pub fn symbols(backend: Backend) -> &'static dyn image::SymbolTable {
+pub fn symbols(backend: Backend) -> &'static dyn code::SymbolTable {
     match backend {
         Backend::Cranelift => &cranelift::helpers::Symbols,
         Backend::Llvm => &lane_ops::HostFunctions,

@@ -25,6 +25,15 @@ impl Backend {
         }
     }
 
+    /// Whether its code reads RGBA8 texels itself, a word a texel, or wants them unpacked to
+    /// f32 (four words a texel, one load a lane). LLVM gathers, and one word a texel is faster
+    /// there; Cranelift has no gather instruction, and a texel's four f32 words in one load per
+    /// lane (and a transpose) beat a word per lane and the unpacking of its bytes (both measured
+    /// on gltr_linearblur: `results/history/jit-2026-11-30.md`).
+    pub fn reads_unorm8(self) -> bool {
+        self == Backend::Llvm
+    }
+
     /// Its name: `cranelift` or `llvm`.
     pub fn name(self) -> &'static str {
         match self {
@@ -37,7 +46,8 @@ impl Backend {
 /// How a back end compiles a function: one set of options for both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CodegenOptions {
-    /// Float math: exact (bit-identical to the interpreter) or fast.
+    /// Float math: accurate (the default everywhere: [`MathMode::default`]), exact
+    /// (bit-identical to the interpreter) or fast.
     pub math: MathMode,
     /// Lanes per step, or 0 to choose per function ([`simd::step_lanes`](super::simd::step_lanes)). Cranelift takes 4,
     /// 8, 16 or 32 (every value is `lanes / 4` 128-bit registers); LLVM 4, 8, 16, 32 or 64
@@ -54,11 +64,12 @@ pub struct CodegenOptions {
 }
 
 impl Default for CodegenOptions {
-    /// Exact math, lanes chosen per function, every lookup through the runtime's callback, the
-    /// verifier in debug builds, no text.
+    /// The default math ([`MathMode::default`], accurate, as the runtime, the command line
+    /// and the C API have it), lanes chosen per function, every lookup through the runtime's
+    /// callback, the verifier in debug builds, no text.
     fn default() -> Self {
         CodegenOptions {
-            math: MathMode::Exact,
+            math: MathMode::default(),
             lanes: 0,
             textures: TexPaths::NONE,
             verify: cfg!(debug_assertions),

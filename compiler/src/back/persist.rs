@@ -7,8 +7,8 @@
 
 use super::abi::StoredError;
 use super::abi::{BATCH_LANES, JitError, TextureCall};
+use super::code::{MachineCode, Reader, SymbolTable};
 use super::compiled::{CodeInfo, CompiledShader};
-use super::image::{CodeImage, Reader, SymbolTable};
 use super::texpath::TexPaths;
 use crate::ir::TexOp;
 
@@ -26,7 +26,7 @@ impl CompiledShader {
         let mut out = Vec::new();
         let u32s = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_le_bytes());
         out.extend_from_slice(MAGIC);
-        let image = self.image.to_bytes();
+        let image = self.code.to_bytes();
         u32s(&mut out, image.len() as u32);
         out.extend_from_slice(&image);
         u32s(&mut out, self.immediates.len() as u32);
@@ -118,7 +118,7 @@ fn read(
         Ok(n)
     };
     let image_len = r.u32()? as usize;
-    let (image, rest) = CodeImage::from_bytes(r.take(image_len)?)?;
+    let (image, rest) = MachineCode::from_bytes(r.take(image_len)?)?;
     if !rest.is_empty() {
         return Err(StoredError("bytes after the code"));
     }

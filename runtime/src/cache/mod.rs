@@ -93,7 +93,7 @@ impl CacheDir {
 
 /// A code cache folder.
 #[derive(Debug)]
-pub struct DiskCache {
+pub(crate) struct DiskCache {
     dir: PathBuf,
     max_bytes: u64,
     /// The bytes its entries take, as this process last counted them (at open and at each
@@ -127,12 +127,13 @@ impl DiskCache {
     }
 
     /// Its folder.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Entries read so far that failed verification (truncated, corrupted, another key).
-    pub fn rejected(&self) -> u64 {
+    #[cfg(test)]
+    fn rejected(&self) -> u64 {
         self.rejected.load(Ordering::Relaxed)
     }
 
@@ -146,7 +147,7 @@ impl DiskCache {
     /// The payload stored under `key`, verified: the entry is a regular file of at most
     /// [`MAX_ENTRY_BYTES`], its key equals `key` and its payload its digest. An entry that
     /// fails is removed (and so replaced when the shader is compiled again).
-    pub fn load(&self, key: &[u8]) -> Option<Vec<u8>> {
+    pub(crate) fn load(&self, key: &[u8]) -> Option<Vec<u8>> {
         let path = self.path(key);
         let bytes = match read_entry(&path) {
             Entry::Missing => return None,
@@ -181,7 +182,7 @@ impl DiskCache {
     /// Stores `payload` under `key`, atomically (a temporary file renamed over the entry),
     /// then keeps the folder within its bound. Failures are ignored: the cache is an
     /// optimization, and a shader compiles without it.
-    pub fn store(&self, key: &[u8], payload: &[u8]) {
+    pub(crate) fn store(&self, key: &[u8], payload: &[u8]) {
         let mut entry = Vec::with_capacity(MAGIC.len() + 48 + key.len() + payload.len());
         entry.extend_from_slice(MAGIC);
         entry.extend_from_slice(&(key.len() as u32).to_le_bytes());

@@ -9,7 +9,7 @@
 pub use crate::batches::MAX_THREADS;
 use crate::batches::{self, Slots, Workers};
 use crate::engine::{
-    ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Columns, Engine, Reg, RunError,
+    ALL, Arrangement, BATCH_LANES, BatchIo, Bindings, Columns, Engine, Internal, Reg, RunError,
 };
 use tgsic::tgsi::*;
 use tile::{
@@ -192,7 +192,8 @@ impl Band {
     }
 }
 
-/// The order in which [`render_rows`] hands out its bands.
+/// The order in which a banded render ([`crate::host::Compiled::render_bands`]) hands out its
+/// bands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BandOrder {
     /// From the bottom row up (the order of `.f32` images and [`Picture::pixels`]).
@@ -210,7 +211,7 @@ pub(crate) struct RenderReport {
     pub discarded: u64,
 }
 
-/// Rows per band that [`render_rows`] uses for an image `width` pixels wide: about 2^20 pixels
+/// Rows per band that a render into one picture uses for an image `width` pixels wide: about 2^20 pixels
 /// (16 MiB of pixels) per band, a multiple of the 8-row tiles.
 pub fn band_rows_for(width: u32) -> u32 {
     ((1u32 << 20) / width.max(1)).max(8) / 8 * 8
@@ -345,17 +346,16 @@ where
     E::Scratch: Send,
 {
     if band_rows == 0 || band_rows % 8 != 0 {
-        return Err(RunError::Unsupported(format!(
-            "bands of {band_rows} rows: a band is a multiple of the 8-row tiles"
-        )));
+        return Err(RunError::BandRows(band_rows));
     }
     let shader = engine.module();
     let p = &shader.program;
     if p.processor != Processor::Fragment {
-        return Err(RunError::Unsupported(format!(
-            "a {} shader does not render an image (give vertices or primitives)",
-            p.processor
-        )));
+        return Err(RunError::Processor {
+            call: "render",
+            needs: Processor::Fragment,
+            got: p.processor,
+        });
     }
     let out_reg = p
         .declarations_of(File::Output)
@@ -533,11 +533,9 @@ where
             |io, scratch, seg| segment(io, scratch, y0, seg),
         )?;
         let written = reports.iter().map(|r| r.written).sum();
-        let pixels = pixels.finish(written).ok_or_else(|| {
-            RunError::Unsupported(format!(
-                "internal error: the tiles wrote {written} of the band's {len} pixels"
-            ))
-        })?;
+        let pixels = pixels
+            .finish(written)
+            .ok_or(RunError::Internal(Internal::BandPixels { written, len }))?;
         let mut out = Band {
             y0,
             rows,
@@ -578,10 +576,11 @@ where
 {
     let p = &engine.module().program;
     if p.processor != Processor::Vertex {
-        return Err(RunError::Unsupported(format!(
-            "run_vertices needs a vertex shader, not {}",
-            p.processor
-        )));
+        return Err(RunError::Processor {
+            call: "run_vertex_list",
+            needs: Processor::Vertex,
+            got: p.processor,
+        });
     }
     run_independent(engine, bind, vertices.len(), opts, |io, l, k| {
         for (r, v) in vertices[k].iter().enumerate().take(io.inputs.len()) {
@@ -608,10 +607,11 @@ where
 {
     let shader = engine.module();
     if shader.program.processor != Processor::Geometry {
-        return Err(RunError::Unsupported(format!(
-            "run_geometry needs a geometry shader, not {}",
-            shader.program.processor
-        )));
+        return Err(RunError::Processor {
+            call: "run_primitive_list",
+            needs: Processor::Geometry,
+            got: shader.program.processor,
+        });
     }
     let per = shader.size(File::Input);
     let verts = shader.gs_vertices as usize;

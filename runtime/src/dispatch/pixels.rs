@@ -44,19 +44,19 @@ impl PixelBuffer {
     }
 
     /// The pixels `px`, copied.
-    pub fn from_slice(px: &[[f32; 4]]) -> PixelBuffer {
+    pub(crate) fn from_slice(px: &[[f32; 4]]) -> PixelBuffer {
         let mut b = PixelBuffer::new();
         b.extend_from_slice(px);
         b
     }
 
     /// How many pixels it holds without allocating.
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         4 * self.lines.len()
     }
 
     /// Appends `px`, allocating (and copying the pixels) when it lacks the room.
-    pub fn extend_from_slice(&mut self, px: &[[f32; 4]]) {
+    pub(crate) fn extend_from_slice(&mut self, px: &[[f32; 4]]) {
         self.reserve(px.len());
         let at = self.len;
         // One copy of the whole slice (a band of an image rendered in several), not a pixel
@@ -71,7 +71,7 @@ impl PixelBuffer {
 
     /// Makes room for `additional` more pixels: when it lacks it, new memory of at least twice
     /// the old room, the pixels copied.
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         let want = self.len + additional;
         if want <= self.capacity() {
             return;

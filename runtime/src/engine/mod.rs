@@ -113,15 +113,71 @@ pub enum RunError {
     /// The program cannot be loaded.
     #[error(transparent)]
     Load(#[from] LoadError),
-    /// A resource the shader reads is not bound.
+    /// A texture unit the shader samples has no texture bound.
+    #[error("texture unit {unit} ({lookup} reads it, nothing is bound)")]
+    Unbound {
+        /// The unit.
+        unit: u32,
+        /// The instruction that samples it, as text.
+        lookup: String,
+    },
+    /// The call does not fit the kind of shader (rendering a vertex shader, listing vertices
+    /// of a fragment shader).
+    #[error("{call} needs a {needs} shader, not {got}")]
+    Processor {
+        /// The call.
+        call: &'static str,
+        /// The processor it runs.
+        needs: tgsic::tgsi::Processor,
+        /// The shader's.
+        got: tgsic::tgsi::Processor,
+    },
+    /// Bands of a render whose rows are no multiple of the 8-row tiles.
+    #[error("bands of {0} rows: a band is a multiple of the 8-row tiles")]
+    BandRows(u32),
+    /// A constant buffer larger than the JIT's code reads.
+    #[error(
+        "constant buffer {buffer} has {registers} registers; the JIT reads at most {limit} (the interpreter runs it)"
+    )]
+    ConstantBufferTooLarge {
+        /// The buffer.
+        buffer: usize,
+        /// Its registers.
+        registers: usize,
+        /// The most the JIT reads.
+        limit: u64,
+    },
+    /// Subroutine calls nested deeper than the interpreter's call stack.
+    #[error("subroutine calls nest deeper than {0} (recursion?)")]
+    CallDepth(usize),
+    /// A BRA that some active invocations take and others do not.
+    #[error("BRA at instruction {0} diverges (some active invocations branch, some do not)")]
+    DivergentBranch(usize),
+    /// An instruction's texture binding cannot be resolved (the message says why).
     #[error("{0}")]
-    Unbound(String),
-    /// Something the interpreter does not execute (named).
+    TextureBinding(String),
+    /// A batch's registers made for another shader (the JIT's code addresses them as its own
+    /// shader sized them).
+    #[error("the batch's registers were made for another shader")]
+    ForeignBatch,
+    /// The worker threads could not be started.
+    #[error("cannot start worker threads: {0}")]
+    Threads(String),
+    /// A texture lookup or EMIT the generated code called back for panicked.
+    #[error("{0} panicked")]
+    CallbackPanicked(&'static str),
+    /// Compiling the code variant a batch's bindings call for failed, or the code's call.
+    #[error(transparent)]
+    Code(#[from] tgsic::back::abi::JitError),
+    /// What a render's sink returned to stop it (a band that could not be written).
     #[error("{0}")]
-    Unsupported(String),
+    Sink(String),
     /// The run reached its deadline before its last batch.
     #[error("the run did not finish within its time limit")]
     TimeLimit,
+    /// An invariant of the runtime did not hold: a bug in tgsic.
+    #[error("internal error: {0}")]
+    Internal(#[from] Internal),
     /// An error raised by one instruction, at its place in the source.
     #[error("{location}: {error}")]
     At {
@@ -132,9 +188,68 @@ pub enum RunError {
     },
 }
 
+/// The invariants of the runtime a run checks: each is a bug in tgsic when it fails.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Internal {
+    /// The tiles of a band wrote fewer pixels than it has.
+    #[error("the tiles wrote {written} of the band's {len} pixels")]
+    BandPixels {
+        /// Pixels written.
+        written: usize,
+        /// Pixels of the band.
+        len: usize,
+    },
+    /// A tiered shader with neither tier's code.
+    #[error("a tiered shader without code")]
+    TieredWithoutCode,
+    /// A tiered shader's best code, ready a moment before, went away.
+    #[error("the best code went away")]
+    BestCodeGone,
+    /// The code variant a batch chose is not in its scratch.
+    #[error("the chosen variant is missing")]
+    VariantMissing,
+    /// The input columns of a tile row do not hold the shader's inputs.
+    #[error(
+        "the input columns ({registers} registers, {columns} columns) do not hold column {column} of this shader's {inputs} input registers"
+    )]
+    InputColumns {
+        /// Registers the table holds.
+        registers: usize,
+        /// Columns it holds.
+        columns: usize,
+        /// The column asked for.
+        column: u32,
+        /// The shader's input registers.
+        inputs: usize,
+    },
+    /// `run_batches` ran no batch where one was fed.
+    #[error("the batch did not run")]
+    BatchDidNotRun,
+    /// Working memory made for another engine.
+    #[error("working memory made for another engine")]
+    ForeignScratch,
+    /// An instruction the interpreter's ALU has no implementation of.
+    #[error("instruction {pc}: {opcode} reached the ALU without an implementation")]
+    NoAlu {
+        /// The instruction.
+        pc: usize,
+        /// Its opcode.
+        opcode: tgsic::tgsi::Opcode,
+    },
+    /// A texture instruction without a texture operation.
+    #[error("{0} is not a texture opcode")]
+    NotTexture(tgsic::tgsi::Opcode),
+    /// A loop end without its loop frame.
+    #[error("{0} without its loop frame")]
+    LoopFrame(tgsic::tgsi::Opcode),
+    /// More instructions than a run can count.
+    #[error("the instruction count overflowed")]
+    StepCount,
+}
+
 impl RunError {
     /// This error placed at `location` (unchanged when the place is unknown or already set).
-    pub fn at(self, location: Location) -> RunError {
+    pub(crate) fn at(self, location: Location) -> RunError {
         match (self, location) {
             (e @ RunError::At { .. }, _) | (e, Location::Unknown) => e,
             (e, location) => RunError::At {

@@ -180,7 +180,7 @@ impl Module {
 
     /// The program as revision 1.1 tokens, whole: what caches of compiled code key on (two
     /// programs share an entry only when they are the same program).
-    pub fn tokens(&self) -> &Arc<[u32]> {
+    pub(crate) fn tokens(&self) -> &Arc<[u32]> {
         &self.tokens
     }
 
@@ -201,7 +201,7 @@ impl Module {
 
     /// The registers a batch of this program holds: inputs (for every vertex of a geometry
     /// shader's primitive), system values and outputs.
-    pub fn io_sizes(&self) -> [usize; 3] {
+    pub(crate) fn io_sizes(&self) -> [usize; 3] {
         let per_vertex = if self.program.processor == Processor::Geometry {
             self.gs_vertices as usize
         } else {

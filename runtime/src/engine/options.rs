@@ -55,11 +55,6 @@ impl EngineKind {
         self.backend().is_none_or(Backend::available)
     }
 
-    /// Whether it runs machine code.
-    pub fn compiles(self) -> bool {
-        self != EngineKind::Interpreter
-    }
-
     /// Its name, as the command line and the C API's documentation spell it: `interp`,
     /// `cranelift`, `llvm` or `auto`.
     pub fn name(self) -> &'static str {

@@ -7,7 +7,7 @@
 use super::error::HostError;
 use crate::batches::Slots;
 use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
-use crate::engine::{Module, Reflection, RunError};
+use crate::engine::{Internal, Module, Reflection, RunError};
 use crate::jit::tiered::TieredShader;
 use crate::jit::{CacheUse, CompileError, JitShader, Lookups};
 use std::any::Any;
@@ -181,9 +181,7 @@ impl<S: Shader> ShaderQueries for S {
 fn own<S: Shader>(scratch: &mut Scratch) -> Result<&mut S::Scratch, RunError> {
     scratch
         .downcast_mut::<S::Scratch>()
-        .ok_or(RunError::Unsupported(
-            "internal error: working memory made for another engine".into(),
-        ))
+        .ok_or(RunError::Internal(Internal::ForeignScratch))
 }
 
 impl<S: Shader> Runner for S {
@@ -305,11 +303,6 @@ impl Compiled {
         self.options
     }
 
-    /// The engine it was compiled for ([`CompileOptions::engine`]).
-    pub fn engine(&self) -> EngineKind {
-        self.options.engine
-    }
-
     /// The engine that runs its next batch: for a tiered shader ([`EngineKind::Auto`]) the tier,
     /// Cranelift until LLVM's code is ready, then LLVM.
     pub fn tier(&self) -> EngineKind {
@@ -334,7 +327,7 @@ impl Compiled {
     /// now if no run compiled it yet.
     ///
     /// # Errors
-    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Compile`] when
+    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Codegen`] when
     /// the back end fails.
     pub fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
         self.engine.code(lookups)
@@ -345,7 +338,7 @@ impl Compiled {
     /// [`CompiledShader::asm`]): what a run with those lookups executes, to read or measure.
     ///
     /// # Errors
-    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Compile`] when
+    /// [`HostError::NoCode`] for a shader the interpreter runs, [`HostError::Codegen`] when
     /// the back end fails.
     pub fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
         self.engine.code_text(lookups)

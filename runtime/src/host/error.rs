@@ -1,7 +1,9 @@
 //! The errors of every host call.
 
-use crate::engine::{LoadError, RunError};
+use crate::engine::{EngineKind, LoadError, RunError};
 use crate::jit::CompileError;
+use tgsic::back::abi::JitError;
+use tgsic::ir::lift::LiftError;
 use thiserror::Error;
 
 /// Why a host call failed.
@@ -13,9 +15,15 @@ pub enum HostError {
     /// The program does not validate or cannot be executed.
     #[error(transparent)]
     Load(#[from] LoadError),
-    /// A JIT back end could not compile it (or is not in this build).
+    /// The program cannot be lifted into the IR a JIT compiles (the error says where).
     #[error(transparent)]
-    Compile(#[from] CompileError),
+    Lift(#[from] LiftError),
+    /// A JIT back end could not compile it, or is not in this build.
+    #[error(transparent)]
+    Codegen(#[from] JitError),
+    /// The options ask for an engine that compiles no code where code is needed.
+    #[error("the {0} engine compiles no code: a JIT shader needs cranelift or llvm")]
+    NotJit(EngineKind),
     /// The run failed: a missing binding, an execution error.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -47,8 +55,21 @@ pub enum HostError {
     #[error("fragments come in 2×2 quads: {0} fragments is not a multiple of 4")]
     Quads(usize),
     /// The call does not fit the kind of shader.
-    #[error("{0}")]
-    Processor(String),
+    #[error("{call} needs a {needs} shader, not {got}")]
+    Processor {
+        /// The call.
+        call: &'static str,
+        /// The kind of shader it runs.
+        needs: tgsic::tgsi::Processor,
+        /// The shader's.
+        got: tgsic::tgsi::Processor,
+    },
+    /// A buffer of discarded flags given for vertices, which are never discarded.
+    #[error("run_vertices: vertices are never discarded (give no discarded buffer)")]
+    DiscardedVertices,
+    /// A geometry shader without GS_MAX_OUTPUT_VERTICES, whose emitted vertices have no room.
+    #[error("run_primitives: the shader declares no GS_MAX_OUTPUT_VERTICES")]
+    NoMaxOutputVertices,
     /// The worker threads could not be started.
     #[error("cannot start worker threads: {0}")]
     Threads(String),
@@ -58,4 +79,15 @@ pub enum HostError {
     /// The code cache folder the host named cannot be used.
     #[error("the code cache folder cannot be used: {0}")]
     Cache(String),
+}
+
+impl From<CompileError> for HostError {
+    fn from(e: CompileError) -> HostError {
+        match e {
+            CompileError::Lift(e) => HostError::Lift(e),
+            CompileError::Codegen(e) => HostError::Codegen(e),
+            CompileError::NotJit(k) => HostError::NotJit(k),
+            CompileError::Internal(i) => HostError::Run(RunError::Internal(i)),
+        }
+    }
 }

@@ -420,7 +420,7 @@ impl Compiled {
     /// [`Compiled::run_fragments`].
     ///
     /// # Errors
-    /// As [`Compiled::run_fragments`]; [`HostError::Processor`] also when `discarded` is given
+    /// As [`Compiled::run_fragments`]; [`HostError::DiscardedVertices`] when `discarded` is given
     /// (vertices are not discarded).
     pub fn run_vertices(
         &self,
@@ -430,9 +430,7 @@ impl Compiled {
     ) -> Result<RunReport, HostError> {
         self.expect(Processor::Vertex, "run_vertices")?;
         if work.discarded.is_some() {
-            return Err(HostError::Processor(
-                "run_vertices: vertices are never discarded (give no discarded buffer)".into(),
-            ));
+            return Err(HostError::DiscardedVertices);
         }
         self.run(rt, bind, work, Arrangement::Independent)
     }
@@ -445,7 +443,7 @@ impl Compiled {
     ///
     /// # Errors
     /// As [`Compiled::run_fragments`], with [`HostError::Buffer`] for `out`'s buffers, and
-    /// [`HostError::Processor`] for a shader without GS_MAX_OUTPUT_VERTICES.
+    /// [`HostError::NoMaxOutputVertices`] for a shader without GS_MAX_OUTPUT_VERTICES.
     pub fn run_primitives(
         &self,
         rt: &Runtime,
@@ -459,9 +457,7 @@ impl Compiled {
         let r = &self.reflection;
         let max = r.max_output_vertices;
         if max == 0 {
-            return Err(HostError::Processor(
-                "run_primitives: the shader declares no GS_MAX_OUTPUT_VERTICES".into(),
-            ));
+            return Err(HostError::NoMaxOutputVertices);
         }
         self.check_bound(bind)?;
         let job = Job {
@@ -491,14 +487,15 @@ impl Compiled {
         self.run_job(rt, &job, &shared)
     }
 
-    fn expect(&self, kind: Processor, call: &str) -> Result<(), HostError> {
+    fn expect(&self, kind: Processor, call: &'static str) -> Result<(), HostError> {
         if self.reflection.processor == kind {
             Ok(())
         } else {
-            Err(HostError::Processor(format!(
-                "{call} needs a {kind} shader, not {}",
-                self.reflection.processor
-            )))
+            Err(HostError::Processor {
+                call,
+                needs: kind,
+                got: self.reflection.processor,
+            })
         }
     }
 }

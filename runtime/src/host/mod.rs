@@ -17,9 +17,10 @@
 //!   per call. [`Compiled::render`] and its kin run a fragment shader over a pixel grid and
 //!   vertex or primitive lists (`frames.rs`), as the `tgsic` program does.
 //!
-//! `mod.rs` holds the runtime, the cache and compiling; `invoke.rs` the runs over the host's
-//! buffers; `frames.rs` pictures and lists. Every run goes through the batch driver
-//! ([`crate::batches`]).
+//! Bottom up: `error.rs` the errors; `compiled.rs` a compiled shader over any engine;
+//! `runtime.rs` the runtime, its caches and compiling; `invoke.rs` the runs over the host's
+//! buffers; `frames.rs` pictures and lists; `mod.rs` this facade, which re-exports every type
+//! a host needs. Every run goes through the runtime's one batch driver.
 //!
 //! Errors are [`HostError`]s; nothing a host passes makes the API panic.
 //!
@@ -50,20 +51,24 @@ pub use runtime::{Runtime, RuntimeOptions};
 
 // What a shader is and what it reads.
 pub use crate::engine::{Bindings, ConstantBuffer, Module, Reflection, SamplerView, Varying};
-pub use crate::engine::{LoadError, RunError, constant_registers};
+pub use crate::engine::{Internal, LoadError, RunError, constant_registers};
 // How it compiles, and the code cache.
-pub use crate::cache::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
+pub use crate::cache::{CacheDir, DEFAULT_MAX_BYTES};
 pub use crate::engine::{CompileOptions, EngineKind};
-pub use crate::jit::{CacheUse, CompileError, Lookups};
+pub use crate::jit::{CacheUse, Lookups};
+#[doc(no_inline)]
 pub use tgsic::back::abi::MathMode;
+#[doc(no_inline)]
 pub use tgsic::opt::OptLevel;
 // Grids and lists: what a run over a pixel grid or vertex and primitive lists gives.
 pub use crate::dispatch::{
     Band, BandOrder, Invocation, MAX_THREADS, Picture, PixelBuffer, RunControl, band_rows_for,
 };
 // Textures and samplers.
+#[doc(no_inline)]
+pub use crate::texture::Compare;
 pub use crate::texture::{
-    Compare, Filter, MAX_TEXELS, MAX_TEXTURE_SIDE, MipFilter, Sampler, Texture, TextureError, Wrap,
+    Filter, MAX_TEXELS, MAX_TEXTURE_SIDE, MipFilter, Sampler, Texture, TextureError, Wrap,
     check_size,
 };
 

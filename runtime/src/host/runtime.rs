@@ -20,7 +20,7 @@ pub struct RuntimeOptions {
     /// Compiled shaders kept in memory; the least recently compiled or used goes first. 0
     /// keeps none.
     pub cache_entries: usize,
-    /// Where compiled code is kept between processes ([`crate::cache`]): by default the
+    /// Where compiled code is kept between processes (`docs/host-api.md`): by default the
     /// per-user cache folder, or `TGSIC_CACHE_DIR`.
     pub code_cache: CacheDir,
     /// The code cache's size bound in bytes.
@@ -113,9 +113,22 @@ impl Runtime {
         })
     }
 
-    /// The code cache on disk, if this runtime has one.
-    pub fn code_cache(&self) -> Option<&DiskCache> {
-        self.disk.as_deref()
+    /// The folder of its code cache on disk (`None`: it has none).
+    pub fn code_cache_dir(&self) -> Option<&std::path::Path> {
+        self.disk.as_deref().map(DiskCache::dir)
+    }
+
+    /// The entries of its code cache and the bytes they take (`None`: it has none).
+    pub fn code_cache_usage(&self) -> Option<(usize, u64)> {
+        self.disk.as_deref().map(DiskCache::usage)
+    }
+
+    /// Removes every entry of its code cache (nothing without one).
+    ///
+    /// # Errors
+    /// The first I/O error.
+    pub fn clear_code_cache(&self) -> std::io::Result<()> {
+        self.disk.as_deref().map_or(Ok(()), DiskCache::clear)
     }
 
     /// The worker threads (none when the runtime runs on the calling thread): every run of
@@ -154,7 +167,7 @@ impl Runtime {
     /// compiles it up front).
     ///
     /// # Errors
-    /// [`HostError::Compile`] when the back end cannot compile it (or is not in this build).
+    /// [`HostError::Lift`] or [`HostError::Codegen`] when the program cannot be lifted or the back end cannot compile it (or is not in this build).
     pub fn compile(
         &self,
         module: &Module,

@@ -304,7 +304,7 @@ fn host_mistakes_are_errors() {
             Invocations::new(8, Layout::Aos, &[0; 96], &mut out),
         )
         .unwrap_err();
-    assert!(matches!(e, HostError::Processor(_)), "{e}");
+    assert!(matches!(e, HostError::Processor { .. }), "{e}");
     let e = c
         .run_fragments(
             &rt,

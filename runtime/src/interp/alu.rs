@@ -3,6 +3,7 @@
 
 use super::RunError;
 use super::exec::Exec;
+use crate::engine::Internal;
 use crate::engine::{BATCH_LANES, Chan, Mask, Reg};
 use tgsic::numerics::{self as num, b, f, fmax, fmin};
 use tgsic::tgsi::*;
@@ -442,9 +443,7 @@ pub(super) fn execute(
             std::array::from_fn(|c| [clear[c].to_bits(); BATCH_LANES])
         }
         other => {
-            return Err(RunError::Unsupported(format!(
-                "instruction {pc}: {other} reached the ALU without an implementation"
-            )));
+            return Err(RunError::Internal(Internal::NoAlu { pc, opcode: other }));
         }
     };
     Ok(res)

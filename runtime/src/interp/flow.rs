@@ -3,7 +3,7 @@
 //! to the arithmetic ([`super::alu`]) or the texture unit ([`super::tex`]).
 
 use super::exec::{ADDR_STACK_DEPTH, Call, Exec, Frame, bit, lanes, mask_of};
-use crate::engine::{ALL, BATCH_LANES, Chan, Emitted, Mask, RunError};
+use crate::engine::{ALL, BATCH_LANES, Chan, Emitted, Internal, Mask, RunError};
 use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
@@ -16,9 +16,7 @@ impl Exec<'_> {
         while pc < insts.len() {
             steps += 1;
             if steps > 1 << 40 {
-                return Err(RunError::Unsupported(
-                    "the instruction count overflowed".into(),
-                ));
+                return Err(RunError::Internal(Internal::StepCount));
             }
             let inst = &insts[pc];
             let exec = self.exec_mask();
@@ -155,10 +153,7 @@ impl Exec<'_> {
             }
             FlowOp::EndLoop(kind) => {
                 let Some(Frame::Loop { cont_mask, .. }) = self.frames.last() else {
-                    return Err(RunError::Unsupported(format!(
-                        "{} without its loop frame",
-                        inst.opcode
-                    )));
+                    return Err(RunError::Internal(Internal::LoopFrame(inst.opcode)));
                 };
                 self.cont_mask = *cont_mask;
                 let active = self.exec_mask();
@@ -260,9 +255,7 @@ impl Exec<'_> {
                     return Ok(pc + 1);
                 }
                 if self.calls.len() >= 64 {
-                    return Err(RunError::Unsupported(
-                        "subroutine calls nest deeper than 64 (recursion?)".into(),
-                    ));
+                    return Err(RunError::CallDepth(64));
                 }
                 self.calls.push(Call {
                     ret: pc + 1,
@@ -303,9 +296,7 @@ impl Exec<'_> {
                     return Ok(target);
                 }
                 if taken != 0 {
-                    return Err(RunError::Unsupported(format!(
-                        "BRA at instruction {pc} diverges (some active invocations branch, some do not)"
-                    )));
+                    return Err(RunError::DivergentBranch(pc));
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! TXQS/TG4/LODQ, and the SAMPLE family (`docs/semantics.md`, "Textures").
 
 use super::exec::Exec;
-use crate::engine::{Arrangement, BATCH_LANES, Chan, Mask, Reg, RunError};
+use crate::engine::{Arrangement, BATCH_LANES, Chan, Internal, Mask, Reg, RunError};
 use crate::lookup::{TexRequest, sample};
 use tgsic::ir::{TexArg, TexOp};
 use tgsic::tgsi::*;
@@ -13,10 +13,10 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
     let binding =
         ex.p.program
             .texture_binding(inst)
-            .map_err(RunError::Unsupported)?;
+            .map_err(RunError::TextureBinding)?;
     let offsets = inst.tex_offsets.len().min(1) as u8;
     let (op, sources) = TexOp::from_tgsi(inst.opcode, binding, offsets)
-        .ok_or_else(|| RunError::Unsupported(format!("{} is not a texture opcode", inst.opcode)))?;
+        .ok_or(RunError::Internal(Internal::NotTexture(inst.opcode)))?;
     let mut fetched: Vec<Option<Reg>> = vec![None; inst.src.len()];
     let args: Vec<Chan> = sources
         .iter()

@@ -71,7 +71,7 @@ unsafe extern "C" fn texture_callback(
         }
         Err(_) => {
             h.error
-                .get_or_insert(RunError::Unsupported("a texture lookup panicked".into()));
+                .get_or_insert(RunError::CallbackPanicked("a texture lookup"));
         }
     }
 }
@@ -117,7 +117,7 @@ unsafe extern "C" fn emit_callback(
     }));
     if result.is_err() {
         h.error
-            .get_or_insert(RunError::Unsupported("an EMIT or ENDPRIM panicked".into()));
+            .get_or_insert(RunError::CallbackPanicked("an EMIT or ENDPRIM"));
     }
 }
 

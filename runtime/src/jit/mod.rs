@@ -36,7 +36,7 @@ pub mod tiered;
 use crate::cache::{CodeKey, DiskCache};
 use crate::engine::{
     Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
-    Feed, Module, Reg, RunError,
+    Feed, Internal, Module, Reg, RunError,
 };
 use callbacks::{Callbacks, emit_callback_entered, texture_callback_entered};
 use std::collections::HashMap;
@@ -67,6 +67,9 @@ pub enum CompileError {
     /// The options ask for an engine that compiles no code.
     #[error("the {0} engine compiles no code: a JIT shader needs cranelift or llvm")]
     NotJit(EngineKind),
+    /// An invariant of the runtime did not hold (a bug in tgsic).
+    #[error("internal error: {0}")]
+    Internal(Internal),
 }
 
 impl CompileError {
@@ -360,7 +363,7 @@ impl JitShader {
         let (code, _) = self
             .variants
             .get(&self.function, self.backend, &self.codegen, paths)
-            .map_err(|e| RunError::Unsupported(e.to_string()))?;
+            .map_err(RunError::Code)?;
         scratch.variant = Some((Box::new(paths), code));
         Ok(true)
     }
@@ -376,7 +379,7 @@ impl Variants {
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
-    ) -> Result<(Arc<CompiledShader>, CacheUse), CompileError> {
+    ) -> Result<(Arc<CompiledShader>, CacheUse), JitError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&paths) {
             return Ok((c.clone(), CacheUse::Off));
@@ -495,7 +498,7 @@ impl Engine for JitShader {
             report = r;
             Ok(first)
         })?;
-        report.ok_or_else(|| RunError::Unsupported("internal error: the batch did not run".into()))
+        report.ok_or(RunError::Internal(Internal::BatchDidNotRun))
     }
 
     fn run_batches(
@@ -516,11 +519,11 @@ impl Engine for JitShader {
             .iter()
             .position(|b| b.len() as u64 > MAX_CONST_REGISTERS)
         {
-            return Err(RunError::Unsupported(format!(
-                "constant buffer {b} has {} registers; the JIT reads at most {MAX_CONST_REGISTERS} \
-                 (the interpreter runs it)",
-                bind.constants[b].len()
-            )));
+            return Err(RunError::ConstantBufferTooLarge {
+                buffer: b,
+                registers: bind.constants[b].len(),
+                limit: MAX_CONST_REGISTERS,
+            });
         }
         // The buffers' descriptors and, after them, the one the generated code reads when no
         // buffer is bound: on the stack for the usual few buffers.
@@ -553,9 +556,7 @@ impl Engine for JitShader {
                 true => match &scratch.variant {
                     Some((_, code)) => code,
                     None => {
-                        return Err(RunError::Unsupported(
-                            "internal error: the chosen variant is missing".into(),
-                        ));
+                        return Err(RunError::Internal(Internal::VariantMissing));
                     }
                 },
             };
@@ -620,10 +621,7 @@ impl Engine for JitShader {
                 // The code addresses the batch's registers as this shader sized them: a batch
                 // made for another shader must not reach it.
                 if !io.fits(self.io) {
-                    return Err(RunError::Unsupported(
-                        "the batch's registers were made for another shader (dispatch::new_io)"
-                            .into(),
-                    ));
+                    return Err(RunError::ForeignBatch);
                 }
                 // Arrays read 0 until written; the register after them only takes the stores
                 // that are dropped, and nothing reads it.
@@ -644,14 +642,12 @@ impl Engine for JitShader {
                     Some(t) => match t.column_ptr(io.column as usize) {
                         Some((p, stride)) if t.registers() >= self.io[0] => (p, stride as u64),
                         _ => {
-                            return Err(RunError::Unsupported(format!(
-                                "internal error: the input columns ({} registers, {} columns) \
-                                 do not hold column {} of this shader's {} input registers",
-                                t.registers(),
-                                t.columns(),
-                                io.column,
-                                self.io[0]
-                            )));
+                            return Err(RunError::Internal(Internal::InputColumns {
+                                registers: t.registers(),
+                                columns: t.columns(),
+                                column: io.column,
+                                inputs: self.io[0],
+                            }));
                         }
                     },
                 };
@@ -674,7 +670,7 @@ impl Engine for JitShader {
                 // environment; `fp_env` was captured on this thread, and neither the feed nor
                 // the callbacks leave the MXCSR changed.
                 let called = unsafe { c.call_in(&fp_env, &mut args) };
-                called.map_err(|e| RunError::Unsupported(e.to_string()))?;
+                called?;
                 if let Some(e) = callbacks.error.take() {
                     return Err(e);
                 }

@@ -229,10 +229,7 @@ fn tex_desc(
             any_side |= wrap[k] != TexWrap::Clamp && !pow2;
         }
     }
-    // Cranelift has no gather instruction: a texel's four f32 words in one load per lane
-    // (and a transpose) beat a word per lane and the unpacking of its bytes. LLVM gathers:
-    // one word a texel is faster there (both measured on gltr_linearblur: `results/history/jit-2026-11-30.md`).
-    let unorm8 = backend == Backend::Llvm;
+    let unorm8 = backend.reads_unorm8();
     let (texels, words, format, levels): (_, _, _, &[u32]) =
         if matches!(mip, TexMip::Level0 | TexMip::Single) {
             let (texels, words, format) = match level.storage() {

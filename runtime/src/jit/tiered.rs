@@ -14,7 +14,8 @@
 use super::{CacheUse, CompileError, JitScratch, JitShader, JitSpec, Lookups};
 use crate::cache::DiskCache;
 use crate::engine::{
-    BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed, Module, RunError,
+    BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed, Internal, Module,
+    RunError,
 };
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
@@ -350,9 +351,10 @@ impl TieredShader {
         if let Some(best) = self.best() {
             return Ok(Tier::Best(best));
         }
-        self.first.as_ref().map(Tier::First).ok_or_else(|| {
-            RunError::Unsupported("internal error: a tiered shader without code".into())
-        })
+        self.first
+            .as_ref()
+            .map(Tier::First)
+            .ok_or(RunError::Internal(Internal::TieredWithoutCode))
     }
 
     /// Time spent compiling (or reading from the code cache) the code it started with.
@@ -383,9 +385,7 @@ impl TieredShader {
         match self.current() {
             Ok(Tier::Best(b)) => b.code(lookups),
             Ok(Tier::First(f)) => f.code(lookups),
-            Err(e) => Err(CompileError::Codegen(tgsic::back::abi::JitError::Codegen(
-                e.to_string(),
-            ))),
+            Err(_) => Err(CompileError::Internal(Internal::TieredWithoutCode)),
         }
     }
 
@@ -401,9 +401,7 @@ impl TieredShader {
         match self.current() {
             Ok(Tier::Best(b)) => b.code_with_text(lookups),
             Ok(Tier::First(f)) => f.code_with_text(lookups),
-            Err(e) => Err(CompileError::Codegen(tgsic::back::abi::JitError::Codegen(
-                e.to_string(),
-            ))),
+            Err(_) => Err(CompileError::Internal(Internal::TieredWithoutCode)),
         }
     }
 
@@ -500,9 +498,7 @@ impl Engine for TieredShader {
             return Ok(());
         }
         let Some(best) = self.best() else {
-            return Err(RunError::Unsupported(
-                "internal error: the best code went away".into(),
-            ));
+            return Err(RunError::Internal(Internal::BestCodeGone));
         };
         let s = scratch.best.get_or_insert_with(|| best.scratch());
         let mut first = true;

@@ -530,7 +530,7 @@ impl std::fmt::Debug for ChainCache {
 }
 
 impl Texture {
-    /// Every level, all its layers, in one buffer ([`MipChain`]), RGBA8 words when `unorm8` and
+    /// Every level, all its layers, in one buffer (`MipChain`), RGBA8 words when `unorm8` and
     /// every level stores them, f32 otherwise. Made once and kept while the levels are the
     /// same ones with the same texels.
     pub fn mip_chain(&self, unorm8: bool) -> Arc<MipChain> {

@@ -3,7 +3,7 @@
 use super::regalloc::Allocation;
 use super::select::{Reg, Selection, VInst};
 use super::types::{TheiaError, TheiaStats, at};
-use crate::isa::{IMEM_BASE, Image, Layout, Op, assemble, register_name, swizzle_name};
+use crate::isa::{Binary, IMEM_BASE, Layout, Op, assemble, register_name, swizzle_name};
 use std::collections::HashMap;
 use std::fmt::Write;
 use tgsic::tgsi::Program;
@@ -12,7 +12,7 @@ use tgsic::tgsi::Program;
 const IMEM_WORDS: usize = 512;
 
 pub(super) struct Output {
-    pub image: Image,
+    pub binary: Binary,
     pub assembly: String,
     pub listing: String,
     pub stats: TheiaStats,
@@ -198,7 +198,7 @@ pub(super) fn emit(sel: &Selection, alloc: &Allocation, p: &Program) -> Result<O
         );
     }
     Ok(Output {
-        image,
+        binary: image,
         assembly: asm,
         listing,
         stats: TheiaStats {

@@ -83,7 +83,7 @@ pub fn compile_valid(
     let alloc = regalloc::allocate(&sel, program)?;
     let out = emit::emit(&sel, &alloc, program)?;
     Ok(TheiaProgram {
-        image: out.image,
+        binary: out.binary,
         assembly: out.assembly,
         listing: out.listing,
         bindings: bindings.used(&sel.inputs_used),

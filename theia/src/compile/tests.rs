@@ -39,7 +39,7 @@ fn the_word_count_matches_the_image() {
     .unwrap();
     assert_eq!(
         11 + t.stats.constant_words + t.stats.pixel_words,
-        t.image.words.len(),
+        t.binary.words.len(),
         "{}",
         t.assembly
     );

@@ -1,7 +1,7 @@
 //! What the THEIA compiler takes and gives: its options, the program it makes with its
 //! statistics and warnings, and its errors.
 
-use crate::isa::Image;
+use crate::isa::Binary;
 use std::collections::BTreeMap;
 use tgsic::tgsi::{Location, Program};
 use thiserror::Error;
@@ -52,7 +52,7 @@ pub struct TheiaStats {
 #[derive(Debug, Clone)]
 pub struct TheiaProgram {
     /// The b1.2 IMEM image: entry table, then USERCONSTANTS and PIXELSHADER.
-    pub image: Image,
+    pub binary: Binary,
     /// The generated assembly (`.shdr` syntax, accepted by `tgsic theia asm`).
     pub assembly: String,
     /// Address, words, instruction and the TGSI instruction it came from, per line.

@@ -11,11 +11,11 @@
 //! takes DST and a 32-bit immediate, or DST and two 16-bit halves (`JMP L VOID VOID`). `RT_TRUE`
 //! and `RT_FALSE` fill all 48 operand bits. `ENTRYPOINT_ADRR_<SLOT>:` labels fill the entry table.
 
+use super::binary::Binary;
 use super::defs::{
     ENTRY_SLOTS, Form, IMEM_BASE, MACROS_32, MACROS_48, Op, entry_slot, f64_to_fixed,
     register_address,
 };
-use super::image::Image;
 use super::word::Word;
 use std::collections::HashMap;
 use thiserror::Error;
@@ -141,7 +141,7 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
 /// [`AsmError`] with line and column: unknown mnemonic, unknown name, register out of range,
 /// value too wide for its field, fixed-point literal out of range, undefined or duplicate label,
 /// unknown entry slot, malformed line.
-pub fn assemble(src: &str, layout: Layout) -> Result<Image, AsmError> {
+pub fn assemble(src: &str, layout: Layout) -> Result<Binary, AsmError> {
     let (origin, table) = match layout {
         Layout::Mem => (IMEM_BASE, ENTRY_SLOTS.len()),
         Layout::Bin => (0u16, 0usize),
@@ -252,7 +252,7 @@ pub fn assemble(src: &str, layout: Layout) -> Result<Image, AsmError> {
             _ => words.push(ctx.instruction(line)?.0),
         }
     }
-    Ok(Image {
+    Ok(Binary {
         origin,
         table_len: table,
         words,

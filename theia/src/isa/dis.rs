@@ -1,7 +1,7 @@
 //! The disassembler: text the assembler reads back to the same words at the same addresses.
 
+use super::binary::Binary;
 use super::defs::{ENTRY_SLOTS, Op};
-use super::image::Image;
 use super::word::{Word, instruction_text};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// point at its code get `ENTRYPOINT_ADRR_<SLOT>:` labels, other non-default slots become
 /// `.entry` lines, and words that are no instruction become `.word` lines, so that assembling
 /// the text with the same layout gives back the same words.
-pub fn disassemble(image: &Image) -> String {
+pub fn disassemble(image: &Binary) -> String {
     // At most the 11 b1.2 slots are a table; any further word is code.
     let tl = image
         .table_len

@@ -5,14 +5,14 @@
 //! (`aDefinitions.v`), names are case-sensitive (`CREG_T` is 88, `CREG_t` is 99).
 
 mod asm;
+mod binary;
 mod defs;
 mod dis;
-mod image;
 mod word;
 
 pub use asm::{AsmError, AsmErrorKind, Layout, assemble};
+pub use binary::{Binary, BinaryError, BinaryFormat, read_bin, read_mem, write_bin, write_mem};
 pub use dis::disassemble;
-pub use image::{Image, ImageError, ImageFormat, read_bin, read_mem, write_bin, write_mem};
 pub use word::Word;
 
 pub use defs::{

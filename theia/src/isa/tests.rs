@@ -222,7 +222,7 @@ fn malformed_mem_files() {
     let e = read_mem("4\n00000000 00000000\n0000000 zz\n").unwrap_err();
     assert_eq!(
         e,
-        ImageError::Mem {
+        BinaryError::Mem {
             line: 3,
             column: 9,
             message: "expected a 32-bit hex word (1 to 8 hex digits), found `zz`".into()
@@ -232,7 +232,7 @@ fn malformed_mem_files() {
     assert!(
         matches!(
             e,
-            ImageError::Mem {
+            BinaryError::Mem {
                 line: 1,
                 column: 19,
                 ..
@@ -244,7 +244,7 @@ fn malformed_mem_files() {
     assert!(
         matches!(
             e,
-            ImageError::Mem {
+            BinaryError::Mem {
                 line: 2,
                 column: 1,
                 ..
@@ -253,6 +253,9 @@ fn malformed_mem_files() {
         "{e:?}"
     );
     let e = read_mem("4\n00000000\n").unwrap_err();
-    assert!(matches!(e, ImageError::Mem { line: 2, .. }), "{e:?}");
-    assert_eq!(read_bin(&[0; 12]).unwrap_err(), ImageError::PartialWord(12));
+    assert!(matches!(e, BinaryError::Mem { line: 2, .. }), "{e:?}");
+    assert_eq!(
+        read_bin(&[0; 12]).unwrap_err(),
+        BinaryError::PartialWord(12)
+    );
 }

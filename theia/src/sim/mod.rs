@@ -24,7 +24,7 @@ pub mod taint;
 
 use crate::isa::Vec3;
 use crate::isa::{
-    ENTRY_SLOTS, Form, IMEM_BASE, Image, Op, Support, Word, entry_slot, register_name,
+    Binary, ENTRY_SLOTS, Form, IMEM_BASE, Op, Support, Word, entry_slot, register_name,
 };
 use std::collections::BTreeMap;
 use thiserror::Error;
@@ -137,7 +137,7 @@ impl Entry {
 /// The execution unit with its registers, outputs and code.
 #[derive(Debug, Clone)]
 pub struct Machine {
-    image: Image,
+    binary: Binary,
     regs: [Vec3; 128],
     /// Output registers written (address ≥ 128) and their last values.
     pub outputs: BTreeMap<u16, Vec3>,
@@ -158,9 +158,9 @@ impl Machine {
     /// core after the ROM's INITIAL routine: that routine ends with `RETURN RT_TRUE`, whose
     /// result (1, 1, 1) with DST field VOID is what the decoder forwards, so the first
     /// instruction of the next routine that reads VOID reads (1, 1, 1), as the RTL does.
-    pub fn new(image: Image) -> Machine {
+    pub fn new(image: Binary) -> Machine {
         Machine {
-            image,
+            binary: image,
             regs: [[0; 3]; 128],
             outputs: BTreeMap::new(),
             last: Some((0, [1, 1, 1])),
@@ -172,8 +172,8 @@ impl Machine {
     }
 
     /// The loaded image.
-    pub fn image(&self) -> &Image {
-        &self.image
+    pub fn binary(&self) -> &Binary {
+        &self.binary
     }
 
     /// Sets a register as the host (IO) does: any address below 128, whatever its bank.
@@ -194,7 +194,7 @@ impl Machine {
     pub fn resolve(&self, entry: Entry) -> Result<u16, SimError> {
         match entry {
             Entry::Address(a) => Ok(a),
-            Entry::Slot(k) => self.image.entry(k).ok_or_else(|| {
+            Entry::Slot(k) => self.binary.entry(k).ok_or_else(|| {
                 SimError::NoEntry(format!(
                     "this image has no entry table slot {k} ({}); give an address",
                     ENTRY_SLOTS.get(k).map_or("?", |s| s.0)
@@ -240,7 +240,7 @@ impl Machine {
                     steps: self.max_steps,
                 });
             }
-            let word = self.image.fetch(pc).ok_or_else(|| self.no_code(pc))?;
+            let word = self.binary.fetch(pc).ok_or_else(|| self.no_code(pc))?;
             out.steps += 1;
             let op = self.decode(pc, word)?;
             if op == Op::Return && out.steps == 1 {
@@ -262,7 +262,7 @@ impl Machine {
                 });
             }
             if op == Op::Mulp
-                && let Some(next) = self.image.fetch(pc.wrapping_add(1))
+                && let Some(next) = self.binary.fetch(pc.wrapping_add(1))
                 && next.form() != Form::ImmediateType
             {
                 return Err(SimError::Trap {
@@ -300,7 +300,7 @@ impl Machine {
             let t = taint::propagate(op, a, b, ta, tb, word.imm32(), alu::range_fault(op, a, b));
             let mut step = execute(op, a, b, word);
             if op == Op::Mulp
-                && let Some(next) = self.image.fetch(pc.wrapping_add(1))
+                && let Some(next) = self.binary.fetch(pc.wrapping_add(1))
                 && next.form() == Form::ImmediateType
             {
                 // The RTL's MULP takes X and Y from the ALU's A channel when the multiplier
@@ -336,15 +336,15 @@ impl Machine {
     }
 
     fn no_code(&self, pc: u16) -> SimError {
-        let hint = if pc < IMEM_BASE && self.image.origin == IMEM_BASE {
+        let hint = if pc < IMEM_BASE && self.binary.origin == IMEM_BASE {
             format!(
                 " (address {pc} is in the ROM, which the simulator does not hold: only user code in IMEM runs)"
             )
         } else {
             format!(
                 " (the image holds {:#06x}..{:#06x})",
-                self.image.origin,
-                self.image.end()
+                self.binary.origin,
+                self.binary.end()
             )
         };
         SimError::NoCode { address: pc, hint }
@@ -406,7 +406,7 @@ impl Machine {
         pixels: &[Vec<(u16, Vec3)>],
     ) -> Result<Vec<PixelResult>, SimError> {
         let uc = self.resolve(Entry::Slot(9))?;
-        if self.image.fetch(uc).is_some() {
+        if self.binary.fetch(uc).is_some() {
             self.run(Entry::Address(uc))?;
         }
         let mut results = Vec::with_capacity(pixels.len());

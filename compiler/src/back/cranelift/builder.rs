@@ -12,7 +12,8 @@
 //! ([`ClBuilder::per_lane`]), not by a call to the host.
 
 use super::types::{ClBuilder, Dx, MAX_K, Vx};
-use crate::back::abi::JitError;
+use crate::back::abi::Invariant;
+
 use crate::back::simd::{
     Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
 };
@@ -422,7 +423,7 @@ impl SimdBuilder for ClBuilder<'_> {
                 self.select(whole, a, r)
             }
             (Optional::Fma | Optional::F2U | Optional::Permute, _) => {
-                Err(JitError::Codegen(format!("Cranelift: no vector {op:?}")))
+                Err(Invariant::NoVectorForm(format!("{op:?} (Cranelift)")).into())
             }
             (op, args) => Ok(self.per_lane(args, types::I32X4, |s, x| {
                 let i = s.b.ins();

@@ -4,7 +4,8 @@
 
 use super::types::{from_name, symbol_of};
 use crate::back::abi::JitError;
-use crate::back::image::{CodeImage, Reloc, Symbol, Target};
+use crate::back::abi::LayoutError;
+use crate::back::code::{MachineCode, Reloc, Symbol, Target};
 use crate::ir::Function;
 use cranelift_codegen::binemit::Reloc as ClReloc;
 use cranelift_codegen::ir::{self as cl, ExternalName, LibCall};
@@ -106,7 +107,7 @@ pub(in crate::back) fn isa_id() -> Result<String, JitError> {
 pub(super) fn image_of(
     compiled: &CompiledCode,
     names: &[cl::UserExternalName],
-) -> Result<CodeImage, JitError> {
+) -> Result<MachineCode, JitError> {
     let relocs = compiled
         .buffer
         .relocs()
@@ -124,30 +125,32 @@ pub(super) fn image_of(
                         LibCall::Memcpy => Symbol::Memcpy,
                         LibCall::Memmove => Symbol::Memmove,
                         other => {
-                            return Err(JitError::Codegen(format!(
-                                "Cranelift calls {other}, which tgsic does not provide"
-                            )));
+                            return Err(JitError::Unresolved {
+                                symbol: other.to_string(),
+                                table: "tgsic",
+                            });
                         }
                     })
                 }
                 (ClReloc::Abs8, FinalizedRelocTarget::ExternalName(ExternalName::User(r))) => {
                     let name = names
                         .get(cranelift_codegen::entity::EntityRef::index(*r))
-                        .ok_or_else(|| {
-                            JitError::Codegen("a call to an undeclared function".into())
+                        .ok_or_else(|| JitError::Unresolved {
+                            symbol: "an undeclared function".into(),
+                            table: "the function's declarations",
                         })?;
-                    let f = from_name(name).ok_or_else(|| {
-                        JitError::Codegen(format!(
-                            "Cranelift calls {name}, which tgsic does not provide"
-                        ))
+                    let f = from_name(name).ok_or_else(|| JitError::Unresolved {
+                        symbol: name.to_string(),
+                        table: "tgsic",
                     })?;
                     Target::Symbol(symbol_of(f))
                 }
                 (ClReloc::Abs8, FinalizedRelocTarget::Func(offset)) => Target::Image(*offset),
                 (kind, target) => {
-                    return Err(JitError::Codegen(format!(
-                        "Cranelift relocation {kind:?} to {target:?} is not supported"
-                    )));
+                    return Err(LayoutError::RelocationKind(format!(
+                        "{kind:?} to {target:?} (Cranelift's)"
+                    ))
+                    .into());
                 }
             };
             Ok(Reloc {
@@ -158,7 +161,7 @@ pub(super) fn image_of(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let bytes = compiled.code_buffer().to_vec();
-    Ok(CodeImage {
+    Ok(MachineCode {
         code_len: bytes.len() as u32,
         bytes,
         entry: 0,

@@ -13,7 +13,8 @@
 //! [`SimdBuilder::D`]: crate::back::simd::SimdBuilder::D
 
 use super::types::{ClBuilder, Dx, MAX_K, Vx};
-use crate::back::abi::JitError;
+use crate::back::abi::Invariant;
+
 use crate::back::simd::{FBin, R, SimdBuilder};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::FloatCC;
@@ -191,9 +192,7 @@ impl ClBuilder<'_> {
     /// never reads a table; one that did would need the address as a relocation.
     fn table_addr(&mut self, table: &'static [f64]) -> R<Value> {
         if !self.in_helper {
-            return Err(JitError::Codegen(
-                "a table lookup in a shader's Cranelift code (exact functions are called)".into(),
-            ));
+            return Err(Invariant::TableLookup.into());
         }
         let key = table.as_ptr() as usize;
         if let Some(&a) = self.tables.get(&key) {

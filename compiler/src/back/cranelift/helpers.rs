@@ -9,7 +9,7 @@
 //! first time any code of this process needs it ([`address`]) and kept for the process's life.
 //!
 //! The code is this process's own: shader images name it by
-//! [`Symbol`](crate::back::image::Symbol) and get its address
+//! [`Symbol`](crate::back::code::Symbol) and get its address
 //! where they are mapped, as they do for the C library's functions, so that a cached image
 //! runs with the functions of the process that maps it (the same build: the code cache keys
 //! on it). Being never stored, the functions read `libm.rs`'s tables where this process holds
@@ -17,8 +17,9 @@
 
 use super::codegen::{Allocator, image_of, isa, user_names};
 use super::types::{Callees, ClBuilder, MAX_K, Vx, exact_of, signature};
+use crate::back::abi::Invariant;
 use crate::back::abi::JitError;
-use crate::back::image::{MappedCode, Symbol, SymbolTable, Target};
+use crate::back::code::{MappedCode, Symbol, SymbolTable, Target};
 use crate::back::lane_ops::HostFunctions;
 use crate::back::simd::{ExactFn, SimdBuilder};
 use cranelift_codegen::Context;
@@ -63,21 +64,25 @@ fn compile(f: ExactFn) -> Result<(MappedCode, u64), JitError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         build(f, &*isa, &mut ctx.func, &mut fctx)
     }))
-    .map_err(|_| JitError::Codegen(format!("the lowering of {f:?} panicked")))??;
+    .map_err(|_| JitError::Panicked(format!("the lowering of {f:?}")))??;
     let image = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let names = user_names(&ctx.func);
         let c = ctx
             .compile(&*isa, &mut Default::default())
-            .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
+            .map_err(|e| JitError::Backend {
+                backend: "Cranelift",
+                stage: "code generation",
+                message: format!("{:?}", e.inner),
+            })?;
         image_of(c, &names)
     }))
-    .map_err(|_| JitError::Codegen(format!("Cranelift panicked on {f:?}")))??;
+    .map_err(|_| JitError::Panicked(format!("Cranelift, on {f:?},")))??;
     if image
         .relocs
         .iter()
         .any(|r| matches!(r.target, Target::Symbol(s) if exact_of(s).is_some()))
     {
-        return Err(JitError::Codegen(format!("{f:?} calls an exact function")));
+        return Err(Invariant::ExactCall(format!("{f:?}")).into());
     }
     let (code, entry) = image.map(&HostFunctions)?;
     Ok((code, entry as usize as u64))

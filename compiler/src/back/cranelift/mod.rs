@@ -8,7 +8,7 @@
 //! libm stand-ins Cranelift calls where the CPU lacks an instruction).
 //!
 //! `compile` returns a [`CompiledShader`] whose machine code is an image
-//! ([`CodeImage`](super::image::CodeImage)) mapped into executable memory (freed on drop); it
+//! ([`MachineCode`](super::code::MachineCode)) mapped into executable memory (freed on drop); it
 //! may be called from many threads at once.
 
 mod builder;
@@ -37,10 +37,11 @@ use super::options::CodegenOptions;
 pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
     let text = opts.keep_text;
     if ![0, 4, 8, 16, 32].contains(&opts.lanes) {
-        return Err(JitError::Options(format!(
-            "Cranelift lanes = {} (4, 8, 16 or 32)",
-            opts.lanes
-        )));
+        return Err(JitError::Lanes {
+            backend: "Cranelift",
+            lanes: opts.lanes,
+            takes: "0, 4, 8, 16 or 32",
+        });
     }
     let f = &*crate::back::simd::prepare(f, opts.math);
     let opts = &CodegenOptions {
@@ -67,14 +68,18 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let lowered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         lower(f, opts, &*isa, &mut ctx.func, &mut fctx)
     }))
-    .map_err(|_| JitError::Codegen("the lowering panicked".into()))??;
+    .map_err(|_| JitError::Panicked("the lowering".into()))??;
     let clif = text.then(|| ctx.func.display().to_string());
     let (image, code_size, stack_bytes, asm) =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let names = user_names(&ctx.func);
             let c = ctx
                 .compile(&*isa, &mut Default::default())
-                .map_err(|e| JitError::Codegen(format!("{:?}", e.inner)))?;
+                .map_err(|e| JitError::Backend {
+                    backend: "Cranelift",
+                    stage: "code generation",
+                    message: format!("{:?}", e.inner),
+                })?;
             // The frame below the frame pointer: spill slots, the explicit slot, saved
             // registers.
             let stack = c
@@ -84,7 +89,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
             let size = c.code_info().total_size as usize;
             Ok::<_, JitError>((image_of(c, &names)?, size, stack, c.vcode.clone()))
         }))
-        .map_err(|_| JitError::Codegen("Cranelift panicked".into()))??;
+        .map_err(|_| JitError::Panicked("Cranelift".into()))??;
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
@@ -96,7 +101,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         ir_text: clif,
         asm: if text { asm } else { None },
     };
-    CompiledShader::from_image(image, &helpers::Symbols, f, info)
+    CompiledShader::from_machine_code(image, &helpers::Symbols, f, info)
 }
 
 /// Declares what the code calls, builds the function through [`simd::lower`] and finishes it.
@@ -191,7 +196,7 @@ mod tests {
 
     #[test]
     fn exact_functions_are_called_not_copied_and_survive_the_byte_form() {
-        use crate::back::image::{Symbol, Target};
+        use crate::back::code::{Symbol, Target};
         use crate::ir::{Unary, semantics as sem};
         let (one, eight) = (sin_chain(1), sin_chain(8));
         for lanes in [4, 16] {
@@ -207,7 +212,7 @@ mod tests {
                 "{per_sin} bytes a SIN at {lanes} lanes"
             );
             assert!(
-                b.image
+                b.code
                     .relocs
                     .iter()
                     .any(|r| r.target == Target::Symbol(Symbol::ExactSinCos))

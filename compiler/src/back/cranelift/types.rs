@@ -2,7 +2,7 @@
 //! builder's state ([`ClBuilder`], which `builder.rs`, `doubles.rs` and `lanes.rs` extend) and
 //! the functions its code calls ([`Callees`], exact mode's helpers by [`NAMESPACE`]).
 
-use crate::back::image::Symbol;
+use crate::back::code::Symbol;
 use crate::back::simd::{Callee, ExactFn, Scalar};
 use cranelift_codegen::ir::{self as cl, AbiParam, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -88,7 +88,7 @@ impl<'f> ClBuilder<'f> {
 
     /// The out-of-line function computing `f` for one register of lanes, declared on first
     /// use: a call through an address the image's relocation gives
-    /// ([`Symbol::Exact`](crate::back::image::Symbol)).
+    /// ([`Symbol::Exact`](crate::back::code::Symbol)).
     pub(super) fn helper_ref(&mut self, f: ExactFn) -> cl::FuncRef {
         if let Some(&r) = self.helper_refs.get(&f) {
             return r;

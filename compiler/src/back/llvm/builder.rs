@@ -11,6 +11,7 @@
 mod outline;
 mod values;
 
+use crate::back::abi::Invariant;
 use crate::back::abi::JitError;
 use crate::back::simd::{
     Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder, gather_lanes,
@@ -83,7 +84,7 @@ fn int(s: BasicValueEnum<'_>) -> IntValue<'_> {
 fn vector(v: BasicValueEnum<'_>) -> R<V<'_>> {
     match v {
         BasicValueEnum::VectorValue(v) => Ok(v),
-        other => Err(JitError::Codegen(format!("expected a vector: {other:?}"))),
+        other => Err(Invariant::NoVectorForm(format!("{other:?}, not a vector")).into()),
     }
 }
 
@@ -125,7 +126,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         let ty = match s.get_type() {
             BasicTypeEnum::FloatType(t) => t.vec_type(self.lanes),
             BasicTypeEnum::IntType(t) => t.vec_type(self.lanes),
-            other => return Err(JitError::Codegen(format!("cannot splat {other:?}"))),
+            other => return Err(Invariant::NoVectorForm(format!("a splat of {other:?}")).into()),
         };
         let v = self
             .b
@@ -333,9 +334,9 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         if op == Optional::Permute {
             let name = self
                 .permute()
-                .ok_or_else(|| JitError::Codegen(format!("no permute of {} lanes", self.lanes)))?;
+                .ok_or(Invariant::NoPermute(self.lanes as usize))?;
             let r = self.intrinsic(name, &[], &[a[0].into(), a[1].into()])?;
-            return vector(r.ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?);
+            return vector(r.ok_or_else(|| Invariant::NoValue(name.to_string()))?);
         }
         let b = &self.b;
         Ok(match op {
@@ -480,7 +481,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
                 vd.get_poison().into(),
             ],
         )?;
-        vector(v.ok_or_else(|| JitError::Codegen("lookup: no value".into()))?)
+        vector(v.ok_or_else(|| Invariant::NoValue("a lookup".into()))?)
     }
 
     fn d_scale(&mut self, a: V<'ctx>, e: V<'ctx>) -> R<V<'ctx>> {
@@ -511,7 +512,11 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         let all = std::num::NonZeroU32::new(32 * self.lanes)
             .ok_or("no lanes")
             .and_then(|n| self.cx.custom_width_int_type(n))
-            .map_err(|e| JitError::Codegen(e.into()))?;
+            .map_err(|e: &str| JitError::Backend {
+                backend: "LLVM",
+                stage: "the builder",
+                message: e.into(),
+            })?;
         let bits = self.b.build_bit_cast(words, all, "")?.into_int_value();
         Ok(self
             .b
@@ -697,9 +702,13 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             .slots
             .build_array_alloca(self.cx.i32_type(), n, "scratch")?;
         p.as_instruction()
-            .ok_or_else(|| JitError::Codegen("scratch is not an instruction".into()))?
+            .ok_or(Invariant::NotAnInstruction)?
             .set_alignment(64)
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
+            .map_err(|e| JitError::Backend {
+                backend: "LLVM",
+                stage: "the builder",
+                message: e.to_string(),
+            })?;
         Ok(p.into())
     }
 
@@ -779,6 +788,10 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
 
 impl From<inkwell::builder::BuilderError> for JitError {
     fn from(e: inkwell::builder::BuilderError) -> Self {
-        JitError::Codegen(format!("LLVM builder: {e}"))
+        JitError::Backend {
+            backend: "LLVM",
+            stage: "the builder",
+            message: e.to_string(),
+        }
     }
 }

@@ -18,6 +18,7 @@
 //! users in its own block keep the comparison itself. A set lane is all ones as a word, so
 //! the function computes what it did.
 
+use crate::back::abi::Invariant;
 use inkwell::IntPredicate;
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -36,14 +37,14 @@ use crate::back::abi::JitError;
 type R<T> = Result<T, JitError>;
 
 fn codegen(what: &str) -> JitError {
-    JitError::Codegen(format!("mask words: {what}"))
+    Invariant::MaskWords(what.to_string()).into()
 }
 
 /// Rewrites the masks of every function of `module` as words (see the module documentation),
 /// for a host whose widest vector has `width` 32-bit lanes (4 or 8).
 ///
 /// # Errors
-/// [`JitError::Codegen`] if LLVM's builder fails or the IR is not as the optimizer leaves it.
+/// [`JitError::Backend`] or [`JitError::Invariant`] if LLVM's builder fails or the IR is not as the optimizer leaves it.
 pub(super) fn masks_as_words<'ctx>(cx: &'ctx Context, module: &Module<'ctx>, width: u32) -> R<()> {
     for f in module.get_functions() {
         let mut w = Words {

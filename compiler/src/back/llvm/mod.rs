@@ -25,7 +25,7 @@
 //!   NaN-canonicalized ([`nan`](super::nan)).
 //!
 //! The code leaves LLVM as an ELF object (`object.rs` lays it out as a
-//! [`CodeImage`](super::image::CodeImage)), mapped into executable memory that the
+//! [`MachineCode`](super::code::MachineCode)), mapped into executable memory that the
 //! [`CompiledShader`] frees when dropped; the LLVM context lives only while compiling.
 
 mod builder;
@@ -60,7 +60,7 @@ use inkwell::targets::FileType;
 /// latency of loop-carried arithmetic).
 ///
 /// # Errors
-/// [`JitError::Options`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
+/// [`JitError::Lanes`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
 /// when the host is not supported.
 fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu()?;
@@ -78,9 +78,11 @@ fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
             },
         )),
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
-        n => Err(JitError::Options(format!(
-            "lanes = {n} (0, 4, 8, 16, 32 or 64)"
-        ))),
+        n => Err(JitError::Lanes {
+            backend: "LLVM",
+            lanes: n,
+            takes: "0, 4, 8, 16, 32 or 64",
+        }),
     }
 }
 
@@ -121,18 +123,18 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     if opts.verify {
         module
             .verify()
-            .map_err(|e| JitError::Codegen(format!("LLVM verifier: {}", e.to_string_lossy())))?;
+            .map_err(|e| llvm_error("its verifier", e.to_string_lossy()))?;
     }
     module
         .run_passes(PASSES, &tm, PassBuilderOptions::create())
-        .map_err(|e| JitError::Codegen(format!("LLVM passes: {}", e.to_string_lossy())))?;
+        .map_err(|e| llvm_error("its passes", e.to_string_lossy()))?;
     if cpu.width < 16 {
         // No mask registers: masks cross blocks as words (`masks.rs`).
         masks::masks_as_words(cx, &module, cpu.width as u32)?;
         if opts.verify {
-            module.verify().map_err(|e| {
-                JitError::Codegen(format!("LLVM verifier: {}", e.to_string_lossy()))
-            })?;
+            module
+                .verify()
+                .map_err(|e| llvm_error("its verifier", e.to_string_lossy()))?;
         }
     }
     let (ir_text, asm) = if text {
@@ -140,7 +142,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         let asm = tm
             .write_to_memory_buffer(&module, FileType::Assembly)
             .map(|b| String::from_utf8_lossy(b.as_slice()).into_owned())
-            .map_err(|e| JitError::Codegen(e.to_string()))?;
+            .map_err(|e| llvm_error("its assembly", e.to_string()))?;
         (Some(ir), Some(asm))
     } else {
         (None, None)
@@ -148,7 +150,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     // The machine code as an object file, laid out as an image that runs wherever it is mapped.
     let obj = tm
         .write_to_memory_buffer(&module, FileType::Object)
-        .map_err(|e| JitError::Codegen(e.to_string()))?;
+        .map_err(|e| llvm_error("code generation", e.to_string()))?;
     let image = object::image_of(obj.as_slice(), "shade")?;
     let code_size = text_size(obj.as_slice());
     let info = CodeInfo {
@@ -162,7 +164,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
         ir_text,
         asm,
     };
-    CompiledShader::from_image(image, &HostFunctions, &f, info)
+    CompiledShader::from_machine_code(image, &HostFunctions, &f, info)
 }
 
 pub(super) fn enum_attr(cx: &Context, name: &str) -> Attribute {
@@ -320,7 +322,7 @@ mod tests {
                 },
                 &small
             ),
-            Err(JitError::Options(_))
+            Err(JitError::Lanes { .. })
         ));
     }
 
@@ -525,5 +527,14 @@ mod cpu_tests {
         assert!(super::target::gathers_in_hardware(&cpu).unwrap());
         cpu.features = format!("{},-avx2,-avx512f", host.features);
         assert!(!super::target::gathers_in_hardware(&cpu).unwrap());
+    }
+}
+
+/// What LLVM said at `stage`.
+fn llvm_error(stage: &'static str, message: impl std::fmt::Display) -> JitError {
+    JitError::Backend {
+        backend: "LLVM",
+        stage,
+        message: message.to_string(),
     }
 }

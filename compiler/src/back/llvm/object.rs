@@ -1,4 +1,4 @@
-//! The ELF object LLVM emits for a shader, laid out as a [`CodeImage`]: every allocated section
+//! The ELF object LLVM emits for a shader, laid out as a [`MachineCode`]: every allocated section
 //! (code, constants) placed one after the other at its alignment, the relocations between them
 //! resolved (PC-relative ones now, absolute ones recorded for the place the image is mapped),
 //! and the calls to C library functions recorded by name. What the image cannot express (a
@@ -6,7 +6,7 @@
 //! code that runs wrong.
 
 use crate::back::abi::JitError;
-use crate::back::image::{CodeImage, Reloc, Symbol, Target};
+use crate::back::code::{MachineCode, Reloc, Symbol, Target};
 use object::{
     Object, ObjectSection, ObjectSymbol, RelocationKind, RelocationTarget, SectionIndex,
     SectionKind,
@@ -19,9 +19,13 @@ const STUB_JMP: [u8; 6] = [0xff, 0x25, 0, 0, 0, 0];
 /// The image of `entry` (a function symbol) and what it reaches in the object `bytes`.
 ///
 /// # Errors
-/// [`JitError::Codegen`] for an object tgsic cannot lay out.
-pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError> {
-    let err = |m: String| JitError::Codegen(format!("LLVM's object: {m}"));
+/// [`JitError::Backend`] for an object tgsic cannot lay out.
+pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<MachineCode, JitError> {
+    let err = |message: String| JitError::Backend {
+        backend: "LLVM",
+        stage: "its object file",
+        message,
+    };
     let file = object::File::parse(bytes).map_err(|e| err(e.to_string()))?;
     // Where each allocated section goes.
     let mut placed: HashMap<SectionIndex, u64> = HashMap::new();
@@ -158,7 +162,7 @@ pub(super) fn image_of(bytes: &[u8], entry: &str) -> Result<CodeImage, JitError>
     let Target::Image(entry) = target_of(RelocationTarget::Symbol(sym.index()))? else {
         return Err(err(format!("{entry} is not in the code")));
     };
-    let image = CodeImage {
+    let image = MachineCode {
         bytes: image,
         entry,
         code_len: code_len as u32,

@@ -8,6 +8,7 @@
 //! two masks or two non-masks.
 
 use super::super::abi::JitError;
+use crate::back::abi::Invariant;
 use crate::ir::{self, FCmp, ICmp};
 
 /// A lowering result.
@@ -15,7 +16,7 @@ pub type R<T> = Result<T, JitError>;
 
 /// The error of a double-precision operation on a target without them.
 fn no_doubles() -> JitError {
-    JitError::Codegen("this target has no double-precision lanes".into())
+    Invariant::NoDoubleLanes.into()
 }
 
 /// What a vector's lanes hold.
@@ -224,14 +225,16 @@ impl ExactFn {
     /// `Ok` when `given` is its [`Self::arity`].
     ///
     /// # Errors
-    /// [`JitError::Codegen`](crate::back::abi::JitError) naming the function and the count.
+    /// [`JitError::Invariant`](crate::back::abi::Invariant::Arity) naming the function and the count.
     pub fn check_arity(self, given: usize) -> R<()> {
         if given == self.arity() {
             Ok(())
         } else {
-            Err(crate::back::abi::JitError::Codegen(format!(
-                "{self:?} of {given} values"
-            )))
+            Err(crate::back::abi::Invariant::Arity {
+                op: format!("{self:?}"),
+                given,
+            }
+            .into())
         }
     }
 }

@@ -41,7 +41,7 @@ pub fn exact_rarely<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V
 /// first (the second is the first again where `f` has one).
 ///
 /// # Errors
-/// As the builder's operations; [`JitError::Codegen`](crate::back::abi::JitError) for the
+/// As the builder's operations; [`JitError::Invariant`](crate::back::abi::JitError::Invariant) for the
 /// wrong number of operands.
 pub fn inline<B: SimdBuilder + ?Sized>(b: &mut B, f: ExactFn, args: &[B::V]) -> R<[B::V; 2]> {
     f.check_arity(args.len())?;

@@ -6,7 +6,8 @@
 
 use super::builder::{Callee, IBin, Kind, R, SBin, Scalar, SimdBuilder, kind};
 use super::lower::Lower;
-use crate::back::abi::{BATCH_LANES, JitError};
+use crate::back::abi::BATCH_LANES;
+use crate::back::abi::Invariant;
 use crate::ir::{self, ICmp, Op};
 
 const LANES: i64 = BATCH_LANES as i64;
@@ -248,7 +249,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let uniform = self.is_uniform(args[0]);
                 self.read_file(k, regs, uniform, comp, file)
             }
-            ref other => Err(JitError::Codegen(format!("no lowering for {other:?}"))),
+            ref other => Err(Invariant::NoLowering(format!("{other:?}")).into()),
         }
     }
 

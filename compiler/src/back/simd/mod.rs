@@ -101,7 +101,7 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
 /// operations of `tex_paths` that can be are sampled in the code, the others call back.
 ///
 /// # Errors
-/// What the builder reports ([`JitError::Codegen`](super::abi::JitError::Codegen)).
+/// What the builder reports ([`JitError::Invariant`](super::abi::JitError::Invariant) or [`JitError::Backend`](super::abi::JitError::Backend)).
 pub fn lower<B: SimdBuilder>(
     f: &ir::Function,
     mut b: B,
@@ -300,9 +300,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// An IR value's vector, of its IR type's kind.
     fn get(&mut self, v: ir::Value) -> R<B::V> {
         match self.f.values[v].def {
-            Def::Inst(..) => self.vals[v.index()].ok_or_else(|| {
-                super::abi::JitError::Codegen(format!("{v:?} used before its definition"))
-            }),
+            Def::Inst(..) => self.vals[v.index()]
+                .ok_or_else(|| super::abi::Invariant::UseBeforeDef(format!("{v:?}")).into()),
             _ => {
                 let x = self.var_of(v)?;
                 self.b.use_vector(x)

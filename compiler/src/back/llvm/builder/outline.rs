@@ -21,6 +21,7 @@
 //! ends such a function with `vzeroupper`, clearing the upper halves the caller was promised.
 
 use super::*;
+use crate::back::abi::Invariant;
 use crate::back::simd::{ExactFn, inline_exact};
 use inkwell::attributes::AttributeLoc;
 use inkwell::module::Linkage;
@@ -51,7 +52,7 @@ impl<'ctx> LlvmBuilder<'_, 'ctx> {
             let call = self.b.build_call(func, &xs, "")?;
             let ValueKind::Basic(BasicValueEnum::StructValue(pair)) = call.try_as_basic_value()
             else {
-                return Err(JitError::Codegen(format!("the call of exact {f:?}")));
+                return Err(Invariant::ExactCall(format!("the call of exact {f:?}")).into());
             };
             for (i, o) in outs.iter_mut().enumerate() {
                 o.push(vector(self.b.build_extract_value(pair, i as u32, "")?)?);

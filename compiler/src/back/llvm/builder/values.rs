@@ -3,6 +3,7 @@
 //! addresses and gathers.
 
 use super::*;
+use crate::back::abi::Invariant;
 
 impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     /// A builder at the end of `func`'s entry block, `args` its pointer parameter, for
@@ -30,7 +31,11 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
         let bits = std::num::NonZeroU32::new(lanes)
             .ok_or("no lanes")
             .and_then(|n| cx.custom_width_int_type(n))
-            .map_err(|e| JitError::Codegen(e.into()))?;
+            .map_err(|e: &str| JitError::Backend {
+                backend: "LLVM",
+                stage: "the builder",
+                message: e.into(),
+            })?;
         Ok(LlvmBuilder {
             cx,
             m,
@@ -148,7 +153,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             }
             let r = self
                 .intrinsic(name, &[], &args)?
-                .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
+                .ok_or_else(|| Invariant::NoValue(name.to_string()))?;
             parts.push(vector(r)?);
         }
         self.joined(parts).map(Some)
@@ -182,7 +187,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
         }
         parts
             .pop()
-            .ok_or_else(|| JitError::Codegen("nothing to join".into()))
+            .ok_or_else(|| Invariant::NoValue("a join of no parts".into()).into())
     }
 
     fn lane_indices(&self, r: std::ops::Range<u32>) -> V<'ctx> {
@@ -222,7 +227,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
                 let args = [quarter(2 * h).into(), i.into(), quarter(2 * h + 1).into()];
                 let r = self
                     .intrinsic(name, &[], &args)?
-                    .ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?;
+                    .ok_or_else(|| Invariant::NoValue(name.to_string()))?;
                 halves.push(vector(r)?);
             }
             parts.push(match halves[..] {
@@ -255,7 +260,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
     ) -> R<Option<BasicValueEnum<'ctx>>> {
         let f = Intrinsic::find(name)
             .and_then(|i| i.get_declaration(self.m, overload))
-            .ok_or_else(|| JitError::Codegen(format!("no intrinsic {name}")))?;
+            .ok_or_else(|| Invariant::NoIntrinsic(name.to_string()))?;
         Ok(match self.b.build_call(f, args, "")?.try_as_basic_value() {
             ValueKind::Basic(v) => Some(v),
             _ => None,
@@ -270,7 +275,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             a.push(self.cx.bool_type().const_int(f as u64, false).into());
         }
         let r = self.intrinsic(name, &[args[0].get_type().into()], &a)?;
-        vector(r.ok_or_else(|| JitError::Codegen(format!("{name} returns nothing")))?)
+        vector(r.ok_or_else(|| Invariant::NoValue(name.to_string()))?)
     }
 
     /// Per-lane addresses `base + 4·words[l]` (`base` a pointer or a vector of pointers).
@@ -352,15 +357,19 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
                 ty.get_poison().into(),
             ],
         )?;
-        let v = vector(v.ok_or_else(|| JitError::Codegen("gather: no value".into()))?)?;
+        let v = vector(v.ok_or_else(|| Invariant::NoValue("a gather".into()))?)?;
         self.cast(v, kind)
     }
 
     /// Sets the alignment of a load or store to 4 (buffers are only word-aligned).
     pub(super) fn align4(&self, i: Option<InstructionValue<'ctx>>) -> R<()> {
-        i.ok_or_else(|| JitError::Codegen("not an instruction".into()))?
+        i.ok_or(Invariant::NotAnInstruction)?
             .set_alignment(4)
-            .map_err(|e| JitError::Codegen(e.to_string()))
+            .map_err(|e| JitError::Backend {
+                backend: "LLVM",
+                stage: "the builder",
+                message: e.to_string(),
+            })
     }
 
     /// [`SimdBuilder::gather4`] where gathers are not one instruction (LLVM would split each

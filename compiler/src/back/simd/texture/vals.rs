@@ -26,9 +26,8 @@ pub(in crate::back::simd) struct DescVals<B: SimdBuilder> {
 impl<B: SimdBuilder> DescVals<B> {
     /// Level 0's layers, which a layered lookup's descriptor values hold ([`Coords::layered`]).
     pub(super) fn layers(&self) -> R<B::V> {
-        self.depth.ok_or_else(|| {
-            crate::back::abi::JitError::Codegen("a layered lookup without its depth".into())
-        })
+        self.depth
+            .ok_or_else(|| crate::back::abi::Invariant::LayeredWithoutDepth.into())
     }
 }
 

@@ -1,13 +1,13 @@
 //! Machine code as data: the bytes a back end generated for one function, laid out as they run,
 //! with the few places that must hold an address of the process that runs them. An image holds
 //! no address of the process that compiled it, so it can be stored and mapped again in
-//! another process ([`CodeImage::map`] relocates it there); both back ends run their code from
+//! another process ([`MachineCode::map`] relocates it there); both back ends run their code from
 //! images, so a stored one runs exactly as a fresh one.
 //!
-//! Its byte form ([`CodeImage::to_bytes`], [`CodeImage::from_bytes`]) is checked when read: a
+//! Its byte form ([`MachineCode::to_bytes`], [`MachineCode::from_bytes`]) is checked when read: a
 //! truncated or inconsistent image is an error, never code.
 
-use super::abi::{JitArgs, JitError, StoredError};
+use super::abi::{JitArgs, JitError, LayoutError, StoredError};
 
 /// A function of this process that generated code may call by address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -73,7 +73,7 @@ impl Symbol {
 }
 
 /// The addresses, in this process, of the functions an image's code may call: each back end
-/// hands over the table of what its code calls ([`CodeImage::map`]).
+/// hands over the table of what its code calls ([`MachineCode::map`]).
 pub trait SymbolTable: Sync {
     /// The address of `symbol`.
     ///
@@ -106,7 +106,7 @@ pub struct Reloc {
 
 /// The machine code of one function, ready to be mapped into any process.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodeImage {
+pub struct MachineCode {
     /// The code and its constants, as they are laid out in memory.
     pub bytes: Vec<u8>,
     /// The offset of the entry point, `unsafe extern "C" fn(*mut JitArgs)`.
@@ -125,55 +125,58 @@ pub struct MappedCode(
     #[allow(dead_code)] memmap2::Mmap,
 );
 
-impl CodeImage {
+impl MachineCode {
     /// Checks that the entry lies in the instructions, and every relocation inside the bytes,
     /// apart from the others and from the entry.
     ///
     /// # Errors
-    /// [`JitError::Codegen`] naming what lies outside.
+    /// [`JitError::Layout`] naming what lies outside.
     pub fn check(&self) -> Result<(), JitError> {
         let len = self.bytes.len();
         if self.code_len as usize > len {
-            return Err(JitError::Codegen(format!(
-                "the image's {} bytes of instructions are past its {len} bytes",
-                self.code_len
-            )));
+            return Err(LayoutError::InstructionsPastEnd {
+                code_len: self.code_len as usize,
+                len,
+            }
+            .into());
         }
         if self.entry >= self.code_len {
-            return Err(JitError::Codegen(format!(
-                "the image's entry at {} is not among its {} bytes of instructions",
-                self.entry, self.code_len
-            )));
+            return Err(LayoutError::EntryOutside {
+                entry: self.entry as usize,
+                code_len: self.code_len as usize,
+            }
+            .into());
         }
         let mut slots: Vec<u32> = Vec::with_capacity(self.relocs.len());
         for r in &self.relocs {
             if r.offset as usize + 8 > len {
-                return Err(JitError::Codegen(format!(
-                    "a relocation at {} is past the image's {len} bytes",
-                    r.offset
-                )));
+                return Err(LayoutError::RelocationPastEnd {
+                    offset: r.offset as usize,
+                    len,
+                }
+                .into());
             }
             if let Target::Image(t) = r.target
                 && t as usize > len
             {
-                return Err(JitError::Codegen(format!(
-                    "a relocation points at {t}, past the image's {len} bytes"
-                )));
+                return Err(LayoutError::TargetPastEnd {
+                    target: t as usize,
+                    len,
+                }
+                .into());
             }
             if (r.offset..r.offset + 8).contains(&self.entry) {
-                return Err(JitError::Codegen(format!(
-                    "a relocation at {} overwrites the entry at {}",
-                    r.offset, self.entry
-                )));
+                return Err(LayoutError::RelocationOverEntry {
+                    offset: r.offset as usize,
+                    entry: self.entry as usize,
+                }
+                .into());
             }
             slots.push(r.offset);
         }
         slots.sort_unstable();
         if let Some(w) = slots.windows(2).find(|w| w[1] < w[0] + 8) {
-            return Err(JitError::Codegen(format!(
-                "relocations at {} and {} overlap",
-                w[0], w[1]
-            )));
+            return Err(LayoutError::Overlap(w[0] as usize, w[1] as usize).into());
         }
         Ok(())
     }
@@ -183,7 +186,7 @@ impl CodeImage {
     /// memory and the entry point.
     ///
     /// # Errors
-    /// [`JitError::Codegen`] when the image is inconsistent ([`CodeImage::check`]), the
+    /// [`JitError::Layout`] when the image is inconsistent ([`MachineCode::check`]), the
     /// table's error for a symbol it has no address for, [`JitError::Host`] when the system
     /// refuses the memory.
     pub fn map(
@@ -238,11 +241,11 @@ impl CodeImage {
         out
     }
 
-    /// An image from [`CodeImage::to_bytes`]'s form, and the bytes after it.
+    /// An image from [`MachineCode::to_bytes`]'s form, and the bytes after it.
     ///
     /// # Errors
     /// [`StoredError`] for a truncated or inconsistent form.
-    pub fn from_bytes(b: &[u8]) -> Result<(CodeImage, &[u8]), StoredError> {
+    pub fn from_bytes(b: &[u8]) -> Result<(MachineCode, &[u8]), StoredError> {
         let mut r = Reader(b);
         let len = r.u32()? as usize;
         let entry = r.u32()?;
@@ -272,7 +275,7 @@ impl CodeImage {
             });
         }
         let bytes = r.take(len)?.to_vec();
-        let image = CodeImage {
+        let image = MachineCode {
             bytes,
             entry,
             code_len,
@@ -317,7 +320,7 @@ mod tests {
 
     #[test]
     fn the_byte_form_round_trips_and_refuses_damage() {
-        let image = CodeImage {
+        let image = MachineCode {
             bytes: (0..64u8).collect(),
             entry: 4,
             code_len: 8,
@@ -336,13 +339,13 @@ mod tests {
         };
         let mut bytes = image.to_bytes();
         bytes.extend_from_slice(b"rest");
-        let (back, rest) = CodeImage::from_bytes(&bytes).unwrap();
+        let (back, rest) = MachineCode::from_bytes(&bytes).unwrap();
         assert_eq!(back, image);
         assert_eq!(rest, b"rest");
         // Every truncation is refused.
         let whole = image.to_bytes();
         for n in 0..whole.len() {
-            assert!(CodeImage::from_bytes(&whole[..n]).is_err(), "{n} bytes");
+            assert!(MachineCode::from_bytes(&whole[..n]).is_err(), "{n} bytes");
         }
         // An entry outside the instructions, instructions past the bytes, a relocation
         // outside the bytes or over another, and an unknown symbol are refused.
@@ -359,11 +362,11 @@ mod tests {
             ("relocations overlapping", field(33, 12)),
             ("relocation over the entry", field(16, 0)),
         ] {
-            assert!(CodeImage::from_bytes(&bad).is_err(), "{what}");
+            assert!(MachineCode::from_bytes(&bad).is_err(), "{what}");
         }
         let mut bad = whole;
         bad[20] = 42;
-        assert!(CodeImage::from_bytes(&bad).is_err(), "an unknown symbol");
+        assert!(MachineCode::from_bytes(&bad).is_err(), "an unknown symbol");
     }
 
     /// A table without symbols.
@@ -371,7 +374,10 @@ mod tests {
 
     impl SymbolTable for NoSymbols {
         fn address(&self, s: Symbol) -> Result<u64, JitError> {
-            Err(JitError::Codegen(format!("no {s:?} here")))
+            Err(JitError::Unresolved {
+                symbol: format!("{s:?}"),
+                table: "this test's table",
+            })
         }
     }
 
@@ -380,7 +386,7 @@ mod tests {
         // `mov rax, [rip + 1]; ret; <8 bytes: the address of byte 0 plus 3>`.
         let mut bytes = vec![0x48, 0x8B, 0x05, 0x01, 0x00, 0x00, 0x00, 0xC3];
         bytes.extend_from_slice(&[0; 8]);
-        let image = CodeImage {
+        let image = MachineCode {
             bytes,
             entry: 0,
             code_len: 8,

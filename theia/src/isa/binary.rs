@@ -7,7 +7,7 @@ use thiserror::Error;
 
 /// A program image: words at consecutive addresses from `origin`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Image {
+pub struct Binary {
     /// Address of `words[0]`: 0x8000 for an IMEM image, 0 for raw words.
     pub origin: u16,
     /// How many leading words are the entry table (11 for b1.2 IMEM images, 0 for raw words).
@@ -18,25 +18,25 @@ pub struct Image {
 
 /// The two image formats, chosen by file extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageFormat {
+pub enum BinaryFormat {
     /// `.mem`: the Instructions.mem text layout (entry table, then two hex words per instruction).
     Mem,
     /// `.bin`: little-endian 64-bit words at addresses from 0, no table.
     Bin,
 }
 
-impl ImageFormat {
+impl BinaryFormat {
     /// The format a path's extension names.
-    pub fn from_path(path: &std::path::Path) -> Option<ImageFormat> {
+    pub fn from_path(path: &std::path::Path) -> Option<BinaryFormat> {
         match path.extension()?.to_str()? {
-            "mem" => Some(ImageFormat::Mem),
-            "bin" => Some(ImageFormat::Bin),
+            "mem" => Some(BinaryFormat::Mem),
+            "bin" => Some(BinaryFormat::Bin),
             _ => None,
         }
     }
 }
 
-impl Image {
+impl Binary {
     /// The address entry slot `k` points at, if the image has that slot.
     pub fn entry(&self, k: usize) -> Option<u16> {
         if k < self.table_len {
@@ -65,7 +65,7 @@ impl Image {
 
 /// A malformed image file.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum ImageError {
+pub enum BinaryError {
     /// A `.mem` line that is not what the layout allows.
     #[error("{line}:{column}: {message}")]
     Mem {
@@ -89,10 +89,10 @@ pub enum ImageError {
 /// address and disassembly as a comment.
 ///
 /// # Errors
-/// [`ImageError::Format`] if the image does not start at 0x8000.
-pub fn write_mem(image: &Image) -> Result<String, ImageError> {
+/// [`BinaryError::Format`] if the image does not start at 0x8000.
+pub fn write_mem(image: &Binary) -> Result<String, BinaryError> {
     if image.origin != IMEM_BASE {
-        return Err(ImageError::Format(format!(
+        return Err(BinaryError::Format(format!(
             "a .mem image is loaded at 0x8000; this one starts at {:#06x} (write it as .bin)",
             image.origin
         )));
@@ -128,8 +128,8 @@ pub fn write_mem(image: &Image) -> Result<String, ImageError> {
 /// non-comment line holds two hex words. The first 11 words are the b1.2 entry table.
 ///
 /// # Errors
-/// [`ImageError::Mem`] with line and column for anything else.
-pub fn read_mem(text: &str) -> Result<Image, ImageError> {
+/// [`BinaryError::Mem`] with line and column for anything else.
+pub fn read_mem(text: &str) -> Result<Binary, BinaryError> {
     let mut words = Vec::new();
     let mut seen_data = false;
     for (n, raw) in text.lines().enumerate() {
@@ -153,7 +153,7 @@ pub fn read_mem(text: &str) -> Result<Image, ImageError> {
         if toks.is_empty() {
             continue;
         }
-        let bad = |column: u32, message: String| ImageError::Mem {
+        let bad = |column: u32, message: String| BinaryError::Mem {
             line,
             column,
             message,
@@ -193,7 +193,7 @@ pub fn read_mem(text: &str) -> Result<Image, ImageError> {
             return Err(bad(1, "more than 512 words: b1.2 IMEM holds 512".into()));
         }
     }
-    Ok(Image {
+    Ok(Binary {
         origin: IMEM_BASE,
         table_len: ENTRY_SLOTS.len().min(words.len()),
         words,
@@ -203,11 +203,11 @@ pub fn read_mem(text: &str) -> Result<Image, ImageError> {
 /// Writes raw little-endian 64-bit words.
 ///
 /// # Errors
-/// [`ImageError::Format`] if the image does not start at address 0 (a `.bin` has no table and
+/// [`BinaryError::Format`] if the image does not start at address 0 (a `.bin` has no table and
 /// is loaded at 0).
-pub fn write_bin(image: &Image) -> Result<Vec<u8>, ImageError> {
+pub fn write_bin(image: &Binary) -> Result<Vec<u8>, BinaryError> {
     if image.origin != 0 {
-        return Err(ImageError::Format(format!(
+        return Err(BinaryError::Format(format!(
             "a .bin image starts at address 0; this one starts at {:#06x} (write it as .mem)",
             image.origin
         )));
@@ -218,16 +218,16 @@ pub fn write_bin(image: &Image) -> Result<Vec<u8>, ImageError> {
 /// Reads raw little-endian 64-bit words at addresses from 0.
 ///
 /// # Errors
-/// [`ImageError::PartialWord`] if the length is not a multiple of 8.
-pub fn read_bin(bytes: &[u8]) -> Result<Image, ImageError> {
+/// [`BinaryError::PartialWord`] if the length is not a multiple of 8.
+pub fn read_bin(bytes: &[u8]) -> Result<Binary, BinaryError> {
     if !bytes.len().is_multiple_of(8) {
-        return Err(ImageError::PartialWord(bytes.len()));
+        return Err(BinaryError::PartialWord(bytes.len()));
     }
     let words = bytes
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
         .collect();
-    Ok(Image {
+    Ok(Binary {
         origin: 0,
         table_len: 0,
         words,
