@@ -44,7 +44,10 @@ fn host(c: &mut Criterion) {
     }
     let mut outputs = vec![0u32; n * module.reflection().output_registers * 4];
     let bind = Bindings::default();
-    let opts = CompileOptions::default();
+    let opts = CompileOptions {
+        features: tgsic::back::TargetFeatures::from_env(),
+        ..CompileOptions::default()
+    };
     let mut g = c.benchmark_group("frame_16x16");
     g.bench_function("host_runtime", |b| {
         b.iter(|| {

@@ -136,6 +136,8 @@ impl ExecArgs {
                 MathArg::Fast => MathMode::Fast,
             },
             lanes: self.lanes,
+            // The one place the program reads the variable: the library reads no environment.
+            features: tgsic::back::TargetFeatures::from_env(),
             ..CompileOptions::default()
         })
     }

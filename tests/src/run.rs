@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use tgsic::ir::lift::LiftError;
 use tgsic_runtime::host::{
     Bindings, CacheDir, CompileOptions, Compiled, EngineKind, Frame, HostError, Invocation,
-    Lookups, Module, Picture, RunControl, Runtime, RuntimeOptions,
+    Lookups, Module, Picture, RunControl, Runtime, RuntimeOptions, TargetFeatures,
 };
 
 /// The tests' runtime: one thread, no caches.
@@ -40,12 +40,22 @@ pub fn runtime_with_threads(threads: usize) -> Runtime {
 }
 
 /// `m` compiled as `opts` asks, every texture lookup through the runtime's sampler until a
-/// run's bindings call for code that samples them.
+/// run's bindings call for code that samples them; for the host's features, `TGSIC_LLVM_FEATURES`'
+/// changes apply (so that a test run with `-avx512f` tests AVX2 code).
 ///
 /// # Errors
 /// [`HostError::Codegen`] when the back end cannot compile it.
 pub fn compile(m: &Module, opts: &CompileOptions) -> Result<Arc<Compiled>, HostError> {
-    runtime().compile(m, opts)
+    runtime().compile(m, &with_env_features(opts))
+}
+
+/// `opts`, with `TGSIC_LLVM_FEATURES`' changes where it keeps the host's features.
+pub fn with_env_features(opts: &CompileOptions) -> CompileOptions {
+    let mut o = *opts;
+    if o.features == TargetFeatures::HOST {
+        o.features = TargetFeatures::from_env();
+    }
+    o
 }
 
 /// As [`compile`], the variant `lookups` calls for compiled up front.
@@ -57,7 +67,7 @@ pub fn compile_for(
     opts: &CompileOptions,
     lookups: Lookups<'_>,
 ) -> Result<Arc<Compiled>, HostError> {
-    runtime().compile_for(m, opts, lookups)
+    runtime().compile_for(m, &with_env_features(opts), lookups)
 }
 
 /// `m` for the reference interpreter.

@@ -214,10 +214,10 @@ pub enum LayoutError {
     RelocationKind(String),
 }
 
-/// The most IR instructions × vectors per step a JIT back end compiles: at this limit
-/// Cranelift takes about a second and 300 MB on the reference machine (2-core AVX2), so that
-/// no shader makes the JIT exhaust memory or time (docs/jit.md, "Compile time and size bounds"). The largest
-/// real shader of the corpus has 5,140 IR instructions: 41,120 at 32 lanes.
+/// The most IR instructions × vectors per step a JIT back end compiles: a bound far above every
+/// real shader of the corpora, at which a compile still ends within bounded time and memory, so
+/// that no shader makes the JIT exhaust either (docs/jit.md, "Compile time and size bounds";
+/// measured: `results/history/jit-2026-11-30.md`).
 pub const MAX_VECTOR_INSTS: usize = 1 << 18;
 
 /// Checks `insts` IR instructions at `lanes` lanes per step (`lanes / 4` four-lane vectors

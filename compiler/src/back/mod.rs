@@ -31,7 +31,7 @@ pub mod texpath;
 use crate::ir::Function;
 use abi::JitError;
 use compiled::CompiledShader;
-pub use options::{Backend, CodegenOptions};
+pub use options::{Backend, CodegenOptions, FEATURES_VAR, TargetFeatures};
 
 /// Compiles `f`, optimized IR, to native code with `backend`.
 ///
@@ -81,16 +81,20 @@ pub fn symbols(backend: Backend) -> &'static dyn code::SymbolTable {
 ///
 /// # Errors
 /// As [`compile`], for a back end this build or host does not have.
-pub fn target_id(backend: Backend) -> Result<String, JitError> {
-    static IDS: std::sync::OnceLock<[Result<String, JitError>; 2]> = std::sync::OnceLock::new();
-    let ids = IDS.get_or_init(|| {
-        let build = env!("TGSIC_BUILD_ID");
-        let cranelift = cranelift::isa_id().map(|id| format!("tgsic {build} cranelift {id}"));
+pub fn target_id(backend: Backend, features: TargetFeatures) -> Result<String, JitError> {
+    let build = env!("TGSIC_BUILD_ID");
+    match backend {
+        Backend::Cranelift => {
+            static ID: std::sync::OnceLock<Result<String, JitError>> = std::sync::OnceLock::new();
+            ID.get_or_init(|| cranelift::isa_id().map(|id| format!("tgsic {build} cranelift {id}")))
+                .clone()
+        }
         #[cfg(feature = "llvm")]
-        let llvm = llvm::llvm_id().map(|id| format!("tgsic {build} {id}"));
+        Backend::Llvm => llvm::llvm_id(features).map(|id| format!("tgsic {build} {id}")),
         #[cfg(not(feature = "llvm"))]
-        let llvm = Err(JitError::Unavailable(Backend::Llvm.name()));
-        [cranelift, llvm]
-    });
-    ids[backend as usize].clone()
+        Backend::Llvm => {
+            let _ = features;
+            Err(JitError::Unavailable(Backend::Llvm.name()))
+        }
+    }
 }

@@ -43,6 +43,50 @@ impl Backend {
     }
 }
 
+/// The environment variable the programs (the command line, the benches, the tests) read
+/// target feature changes from and pass as [`CodegenOptions::features`]
+/// ([`TargetFeatures::from_env`]); the library itself reads no environment.
+pub const FEATURES_VAR: &str = "TGSIC_LLVM_FEATURES";
+
+/// Changes to the host CPU's features that LLVM's code is generated for, in LLVM's spelling
+/// (`-avx512f` makes AVX2 code on an AVX-512 host, to measure what AVX2 machines run), added
+/// after the host's own; none by default. Cranelift's code ignores them. A value is `Copy`:
+/// the text of each distinct change is kept once for the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TargetFeatures(Option<&'static str>);
+
+impl TargetFeatures {
+    /// The host's features, unchanged.
+    pub const HOST: TargetFeatures = TargetFeatures(None);
+
+    /// The changes `changes` spells (`""`: none).
+    pub fn new(changes: &str) -> TargetFeatures {
+        if changes.is_empty() {
+            return TargetFeatures::HOST;
+        }
+        static KEPT: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&k) = kept.iter().find(|&&k| k == changes) {
+            return TargetFeatures(Some(k));
+        }
+        // Kept for the process: one string per distinct change a program asks for.
+        let k: &'static str = Box::leak(changes.into());
+        kept.push(k);
+        TargetFeatures(Some(k))
+    }
+
+    /// The changes [`FEATURES_VAR`] names (none when it is unset or empty): for programs, which
+    /// pass them on; the library never calls it.
+    pub fn from_env() -> TargetFeatures {
+        TargetFeatures::new(&std::env::var(FEATURES_VAR).unwrap_or_default())
+    }
+
+    /// The changes as LLVM spells them (`""`: none).
+    pub fn changes(self) -> &'static str {
+        self.0.unwrap_or("")
+    }
+}
+
 /// How a back end compiles a function: one set of options for both.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CodegenOptions {
@@ -58,6 +102,8 @@ pub struct CodegenOptions {
     pub textures: TexPaths,
     /// Run the back end's IR verifier on the generated code (about twice the compile time).
     pub verify: bool,
+    /// Changes to the host's CPU features for LLVM's code ([`TargetFeatures`]).
+    pub features: TargetFeatures,
     /// Keep the back end's IR and the disassembly ([`CompiledShader::ir_text`](super::compiled::CompiledShader::ir_text),
     /// [`CompiledShader::asm`](super::compiled::CompiledShader::asm)); LLVM measures [`CompiledShader::code_size`](super::compiled::CompiledShader::code_size) only then.
     pub keep_text: bool,
@@ -66,13 +112,14 @@ pub struct CodegenOptions {
 impl Default for CodegenOptions {
     /// The default math ([`MathMode::default`], accurate, as the runtime, the command line
     /// and the C API have it), lanes chosen per function, every lookup through the runtime's
-    /// callback, the verifier in debug builds, no text.
+    /// callback, the verifier in debug builds, the host's CPU features, no text.
     fn default() -> Self {
         CodegenOptions {
             math: MathMode::default(),
             lanes: 0,
             textures: TexPaths::NONE,
             verify: cfg!(debug_assertions),
+            features: TargetFeatures::HOST,
             keep_text: false,
         }
     }

@@ -1,7 +1,7 @@
 //! What a host asks for when it compiles a shader: the engine, and how it compiles.
 
-use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;
+use tgsic::back::{Backend, TargetFeatures};
 use tgsic::opt::OptLevel;
 
 /// The engines that run shaders.
@@ -97,18 +97,22 @@ pub struct CompileOptions {
     pub lanes: usize,
     /// IR optimization before code generation.
     pub opt: OptLevel,
+    /// Changes to the host's CPU features for LLVM's code (none by default; the command line
+    /// passes `TGSIC_LLVM_FEATURES`' changes here).
+    pub features: TargetFeatures,
 }
 
 impl Default for CompileOptions {
     /// The build's default engine ([`EngineKind::best_default`]: tiered where LLVM is built
     /// in, else Cranelift), accurate math (no less accurate than llvmpipe; `docs/math.md`),
-    /// lanes chosen per shader, -O2.
+    /// lanes chosen per shader, -O2, the host's CPU features.
     fn default() -> Self {
         CompileOptions {
             engine: EngineKind::best_default(),
             math: MathMode::Accurate,
             lanes: 0,
             opt: OptLevel::O2,
+            features: TargetFeatures::HOST,
         }
     }
 }

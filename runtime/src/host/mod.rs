@@ -57,6 +57,8 @@ pub use crate::cache::{CacheDir, DEFAULT_MAX_BYTES};
 pub use crate::engine::{CompileOptions, EngineKind};
 pub use crate::jit::{CacheUse, Lookups};
 #[doc(no_inline)]
+pub use tgsic::back::TargetFeatures;
+#[doc(no_inline)]
 pub use tgsic::back::abi::MathMode;
 #[doc(no_inline)]
 pub use tgsic::opt::OptLevel;

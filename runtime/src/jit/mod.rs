@@ -198,6 +198,7 @@ impl Parts {
         let codegen = CodegenOptions {
             math: opts.math,
             lanes: opts.lanes,
+            features: opts.features,
             ..CodegenOptions::default()
         };
         let function = match spec.function {
@@ -206,7 +207,7 @@ impl Parts {
         };
         // A back end that cannot say what it targets is not cached.
         let disk = spec.disk.and_then(|d| {
-            let target = tgsic::back::target_id(backend).ok()?;
+            let target = tgsic::back::target_id(backend, opts.features).ok()?;
             let key = CodeKey {
                 target,
                 options: *opts,

@@ -246,6 +246,7 @@ mod tests {
                     textures: TexPaths::ALL,
                     verify: true,
                     keep_text: false,
+                    ..CodegenOptions::default()
                 },
             )
         }

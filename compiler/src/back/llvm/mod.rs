@@ -35,7 +35,7 @@ mod target;
 
 pub(super) use target::llvm_id;
 use target::target_machine;
-pub use target::{FEATURES_VAR, HostCpu, host_cpu};
+pub use target::{HostCpu, host_cpu};
 
 use super::abi::JitError;
 use super::compiled::{CodeInfo, CompiledShader};
@@ -63,7 +63,7 @@ use inkwell::targets::FileType;
 /// [`JitError::Lanes`] for a width other than 0, 4, 8, 16, 32 or 64; [`JitError::Host`]
 /// when the host is not supported.
 fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
-    let cpu = host_cpu()?;
+    let cpu = host_cpu(opts.features)?;
     match opts.lanes {
         // AVX-512 has 32 vector registers, AVX and SSE 16; straight-line code is interleaved
         // with AVX2 and AVX-512 as measured (`simd::step_lanes`), not with SSE.
@@ -109,7 +109,7 @@ const PASSES: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,si
 /// Compiles `f` (the one entry point is [`super::compile`]).
 pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
     let text = opts.keep_text;
-    let cpu = host_cpu()?;
+    let cpu = host_cpu(opts.features)?;
     let f = crate::back::simd::prepare(f, opts.math);
     let lanes = lanes(opts, &f)?;
     crate::back::abi::check_size(f.body.inst_count(), lanes)?;
@@ -280,8 +280,23 @@ fn text_size(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::back::TargetFeatures;
     use crate::back::abi::MathMode;
     use crate::back::tests_support as ts;
+
+    /// The features these tests compile for: the host's with the changes of
+    /// `TGSIC_LLVM_FEATURES`, so that a run with `-avx512f` tests AVX2 code on an AVX-512 host.
+    fn features() -> TargetFeatures {
+        TargetFeatures::from_env()
+    }
+
+    /// The default options, for [`features`].
+    fn base() -> CodegenOptions {
+        CodegenOptions {
+            features: features(),
+            ..CodegenOptions::default()
+        }
+    }
 
     fn llvm(lanes: usize) -> impl Fn(&Function, MathMode) -> Result<CompiledShader, JitError> {
         move |f, math| {
@@ -292,6 +307,7 @@ mod tests {
                     lanes,
                     textures: TexPaths::ALL,
                     verify: true,
+                    features: features(),
                     keep_text: false,
                 },
             )
@@ -300,20 +316,14 @@ mod tests {
 
     #[test]
     fn the_host_is_detected() {
-        let cpu = host_cpu().unwrap();
+        let cpu = host_cpu(features()).unwrap();
         assert!([4, 8, 16].contains(&cpu.width), "{cpu:?}");
         assert!(!cpu.name.is_empty());
         // Straight-line code takes the host's width; a small loop two registers a value.
         let small = ts::unary_function(crate::ir::Unary::FSqrt);
-        assert_eq!(
-            lanes(&CodegenOptions::default(), &small).unwrap(),
-            cpu.width
-        );
+        assert_eq!(lanes(&base(), &small).unwrap(), cpu.width);
         let looping = ts::endless_loop_function();
-        assert_eq!(
-            lanes(&CodegenOptions::default(), &looping).unwrap(),
-            2 * cpu.width
-        );
+        assert_eq!(lanes(&base(), &looping).unwrap(), 2 * cpu.width);
         assert!(matches!(
             lanes(
                 &CodegenOptions {
@@ -417,7 +427,7 @@ mod tests {
         let f = ts::unary_function(crate::ir::Unary::FSqrt);
         let text = CodegenOptions {
             keep_text: true,
-            ..CodegenOptions::default()
+            ..base()
         };
         let c = compile(&f, &text).unwrap();
         let ir = c.ir_text.as_deref().unwrap();
@@ -425,7 +435,7 @@ mod tests {
         assert!(ir.contains("llvm.sqrt"), "{ir}");
         assert!(c.asm.as_deref().unwrap().contains("sqrtps"));
         assert!(c.code_size > 0);
-        assert_eq!(c.lanes_per_step, host_cpu().unwrap().width);
+        assert_eq!(c.lanes_per_step, host_cpu(features()).unwrap().width);
     }
 
     #[test]
@@ -440,12 +450,12 @@ mod tests {
         let text = |math| CodegenOptions {
             math,
             keep_text: true,
-            ..CodegenOptions::default()
+            ..base()
         };
         let accurate = compile(&f, &text(MathMode::Accurate)).unwrap();
         let ir = accurate.ir_text.as_deref().unwrap();
         assert_eq!(ir.matches("define private").count(), 1, "{ir}");
-        let width = host_cpu().unwrap().width;
+        let width = host_cpu(features()).unwrap().width;
         let vector = format!("<{width} x float>");
         assert!(
             ir.contains(&format!(
@@ -519,7 +529,7 @@ mod cpu_tests {
 
     #[test]
     fn gathers_are_hardware_ones_where_llvm_makes_them() {
-        let host = super::host_cpu().unwrap();
+        let host = super::host_cpu(crate::back::TargetFeatures::from_env()).unwrap();
         let mut cpu = host.clone();
         // LLVM makes every 8-lane gather with AVX-512 (and VL) a gather instruction, and
         // never one without AVX2; the probe must agree.

@@ -1,13 +1,15 @@
-//! The CPU LLVM generates code for: the host's name and features (with
-//! `TGSIC_LLVM_FEATURES`' changes), what the back end derives from them, and the target machine.
+//! The CPU LLVM generates code for: the host's name and features (with the changes of
+//! [`CodegenOptions::features`](crate::back::CodegenOptions::features)), what the back end
+//! derives from them, and the target machine.
 
+use crate::back::TargetFeatures;
 use crate::back::abi::JitError;
 use inkwell::OptimizationLevel;
 use inkwell::context::Context;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 /// What LLVM knows of the host CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,19 +45,28 @@ impl HostCpu {
     }
 }
 
-/// The environment variable whose features (LLVM's spelling, `-avx512f` or `+fma,...`) are
-/// added after the host's: `TGSIC_LLVM_FEATURES=-avx512f` makes AVX2 code (8 lanes) on an
-/// AVX-512 host, to measure what AVX2 machines would run.
-pub const FEATURES_VAR: &str = "TGSIC_LLVM_FEATURES";
-
-/// The host CPU, detected once; an error if it cannot run the generated code (an x86-64 CPU
-/// with SSE4.1 is needed) or LLVM cannot target it.
+/// The host CPU with `changes` made to its features, detected once per process and changes;
+/// an error if it cannot run the generated code (an x86-64 CPU with SSE4.1 is needed) or LLVM
+/// cannot target it.
 ///
 /// # Errors
 /// [`JitError::Host`].
-pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
-    static HOST: OnceLock<Result<HostCpu, JitError>> = OnceLock::new();
-    HOST.get_or_init(|| {
+pub fn host_cpu(changes: TargetFeatures) -> Result<&'static HostCpu, JitError> {
+    type Detected = &'static Result<HostCpu, JitError>;
+    static HOSTS: Mutex<Vec<(TargetFeatures, Detected)>> = Mutex::new(Vec::new());
+    let mut hosts = HOSTS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, cpu)) = hosts.iter().find(|(c, _)| *c == changes) {
+        return cpu.as_ref().map_err(Clone::clone);
+    }
+    // Kept for the process: one per distinct change of the features a program asks for.
+    let cpu: Detected = Box::leak(Box::new(detect(changes)));
+    hosts.push((changes, cpu));
+    cpu.as_ref().map_err(Clone::clone)
+}
+
+/// [`host_cpu`], detected now.
+fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
+    {
         if !cfg!(target_arch = "x86_64") {
             return Err(JitError::Host(
                 "the LLVM back end generates x86-64 code".into(),
@@ -69,10 +80,8 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
             fma: false,
             hardware_gather: false,
         };
-        if let Ok(extra) = std::env::var(FEATURES_VAR)
-            && !extra.is_empty()
-        {
-            cpu.features = format!("{},{extra}", cpu.features);
+        if !changes.changes().is_empty() {
+            cpu.features = format!("{},{}", cpu.features, changes.changes());
         }
         if !cpu.has("sse4.1") {
             return Err(JitError::Host("the CPU lacks SSE4.1".into()));
@@ -89,9 +98,7 @@ pub fn host_cpu() -> Result<&'static HostCpu, JitError> {
         cpu.fma = cpu.has("fma");
         cpu.hardware_gather = cpu.width >= 8 && gathers_in_hardware(&cpu)?;
         Ok(cpu)
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+    }
 }
 
 /// Whether LLVM, targeting `cpu`, compiles an 8-lane `llvm.masked.gather` to a gather
@@ -137,10 +144,10 @@ pub(super) fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
 }
 
 /// LLVM's version and the CPU and features it generates code for on this host (with
-/// `TGSIC_LLVM_FEATURES`' changes): everything [`host_cpu`] derives its choices from, read
+/// `changes`): everything [`host_cpu`] derives its choices from, read
 /// without initializing LLVM's targets or compiling its probe (a code cache's lookup on a
 /// second start needs no LLVM at all).
-pub(in crate::back) fn llvm_id() -> Result<String, JitError> {
+pub(in crate::back) fn llvm_id(changes: TargetFeatures) -> Result<String, JitError> {
     if !cfg!(target_arch = "x86_64") {
         return Err(JitError::Host(
             "the LLVM back end generates x86-64 code".into(),
@@ -153,6 +160,6 @@ pub(in crate::back) fn llvm_id() -> Result<String, JitError> {
         "llvm {major}.{minor}.{patch} {} {} {}",
         TargetMachine::get_host_cpu_name(),
         TargetMachine::get_host_cpu_features(),
-        std::env::var(FEATURES_VAR).unwrap_or_default()
+        changes.changes()
     ))
 }
