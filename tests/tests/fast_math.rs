@@ -40,7 +40,8 @@ fn ir(math: MathMode) -> impl Fn(Func, &[(f32, f32)]) -> Vec<f32> {
         // Optimized as the JITs' code is (value numbering makes IN[0].y one divisor).
         tgsic::opt::optimize(&mut s.function, tgsic::opt::OptLevel::O2);
         let before = tgsic::ir::print::print(&s.function);
-        s.function = tgsic::back::simd::prepare(&s.function, math).into_owned();
+        s.function = tgsic::opt::math::for_math(&s.function, math, tgsic::back::simd::host_fma())
+            .into_owned();
         assert_ne!(
             tgsic::ir::print::print(&s.function),
             before,

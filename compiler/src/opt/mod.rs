@@ -6,6 +6,9 @@
 //! | `-O0` | none (the lifted IR, compacted) |
 //! | `-O1` | constant folding, algebraic simplification, copy propagation, dead-code elimination |
 //! | `-O2` | `-O1` plus value numbering, merge retyping, if-conversion and loop-invariant code motion |
+//!
+//! After them, a back end compiles the function its math mode calls for ([`math::for_math`]):
+//! the math-mode rewrites' schedule, once for every back end.
 
 pub mod compact;
 pub mod const_fold;
@@ -16,6 +19,7 @@ pub mod fast_math;
 pub mod gvn;
 pub mod if_convert;
 pub mod licm;
+pub mod math;
 pub mod reciprocal;
 pub mod retype;
 pub mod simplify;

@@ -43,7 +43,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
             takes: "0, 4, 8, 16 or 32",
         });
     }
-    let f = &*crate::back::simd::prepare(f, opts.math);
+    let f = &*crate::opt::math::for_math(f, opts.math, crate::back::simd::host_fma());
     let opts = &CodegenOptions {
         lanes: match opts.lanes {
             0 => crate::back::simd::step_lanes(f, 4, 16, crate::back::simd::StraightLine::Light),

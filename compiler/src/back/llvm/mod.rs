@@ -110,7 +110,7 @@ const PASSES: &str = "function(sroa,early-cse,instcombine<no-verify-fixpoint>,si
 pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
     let text = opts.keep_text;
     let cpu = host_cpu(opts.features)?;
-    let f = crate::back::simd::prepare(f, opts.math);
+    let f = crate::opt::math::for_math(f, opts.math, crate::back::simd::host_fma());
     let lanes = lanes(opts, &f)?;
     crate::back::abi::check_size(f.body.inst_count(), lanes)?;
     let context = Context::create();
@@ -280,8 +280,8 @@ fn text_size(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::back::TargetFeatures;
     use crate::back::abi::MathMode;
+    use crate::back::options::TargetFeatures;
     use crate::back::tests_support as ts;
 
     /// The features these tests compile for: the host's with the changes of
@@ -529,7 +529,7 @@ mod cpu_tests {
 
     #[test]
     fn gathers_are_hardware_ones_where_llvm_makes_them() {
-        let host = super::host_cpu(crate::back::TargetFeatures::from_env()).unwrap();
+        let host = super::host_cpu(crate::back::options::TargetFeatures::from_env()).unwrap();
         let mut cpu = host.clone();
         // LLVM makes every 8-lane gather with AVX-512 (and VL) a gather instruction, and
         // never one without AVX2; the probe must agree.

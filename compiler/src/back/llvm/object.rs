@@ -183,7 +183,7 @@ mod tests {
     /// function.
     #[test]
     fn a_call_to_a_process_function_goes_through_a_stub() {
-        let cpu = super::super::target::host_cpu(crate::back::TargetFeatures::from_env())
+        let cpu = super::super::target::host_cpu(crate::back::options::TargetFeatures::from_env())
             .expect("an x86-64 host LLVM targets");
         let cx = Context::create();
         let module = cx.create_module("stub");

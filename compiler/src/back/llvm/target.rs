@@ -2,8 +2,8 @@
 //! [`CodegenOptions::features`](crate::back::CodegenOptions::features)), what the back end
 //! derives from them, and the target machine.
 
-use crate::back::TargetFeatures;
 use crate::back::abi::JitError;
+use crate::back::options::TargetFeatures;
 use inkwell::OptimizationLevel;
 use inkwell::context::Context;
 use inkwell::targets::{

@@ -21,7 +21,7 @@
 //!   also flushes denormals there. Operations without a vector instruction on the target
 //!   ([`Optional`]), and transcendental functions, call [`tgsic_lanes_op`](super::lane_ops), which
 //!   evaluates them with the interpreter's own code. Fast math is not the back ends' business:
-//!   [`prepare`] expands the approximations into IR first ([`crate::opt::fast_math`]).
+//!   [`crate::opt::math::for_math`] expands the approximations into IR first ([`crate::opt::fast_math`]).
 //! - **Memory safety.** Inputs, outputs and arrays are addressed with clamped indices; an
 //!   array store outside its range is dropped per lane; constant-buffer reads check the
 //!   buffer and its length. Texture lookups and EMIT call back into the host.
@@ -53,7 +53,7 @@ pub use builder::*;
 pub use libm::{exact, exact_rarely, inline as inline_exact};
 pub use plan::{
     AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SINCOS_STEPS,
-    SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, prepare, step_lanes, work,
+    SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, step_lanes, work,
 };
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};
@@ -95,7 +95,7 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
     words
 }
 
-/// Generates the code of `f` (exact numerics; see [`prepare`] for fast math) through `b`,
+/// Generates the code of `f` (exact numerics; see [`crate::opt::math::for_math`] for the other math modes) through `b`,
 /// which starts in the entry block of a function whose one parameter is the
 /// [`JitArgs`] pointer, and returns the builder with the function complete. The texture
 /// operations of `tex_paths` that can be are sampled in the code, the others call back.

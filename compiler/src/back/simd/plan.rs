@@ -1,42 +1,7 @@
-//! What a back end compiles, before the lowering: the function for a math mode ([`prepare`])
-//! and the lanes of a step ([`step_lanes`]).
+//! How many lanes a step of a function shades ([`step_lanes`]); the function a back end
+//! compiles for a math mode is the pass manager's ([`crate::opt::math::for_math`]).
 
-use crate::back::abi::MathMode;
 use crate::ir::{self, Stmt};
-use std::borrow::Cow;
-
-/// The function a back end compiles for `math`: `f` itself in exact mode; in accurate mode,
-/// `f` with EX2, LG2 and POW expanded into [`crate::opt::fast_math`]'s approximations (SIN and
-/// COS stay, for the lowering's accurate ones), their polynomials fused where the host has
-/// fused multiply-add ([`host_fma`]); with fast math, `f`
-/// with its transcendental functions expanded into the approximations of
-/// [`crate::opt::fast_math`], its divisions by constants and shared divisors made products
-/// with reciprocals ([`crate::opt::reciprocal`]), then, when the host has fused multiply-add
-/// ([`host_fma`]), its multiply-adds fused ([`crate::opt::contract`]). Every engine that runs
-/// fast math runs this function, so they compute the same bits.
-pub fn prepare(f: &ir::Function, math: MathMode) -> Cow<'_, ir::Function> {
-    match math {
-        MathMode::Exact => Cow::Borrowed(f),
-        MathMode::Accurate => {
-            let mut g = f.clone();
-            if crate::opt::fast_math::run_except_sincos(&mut g, host_fma()) {
-                Cow::Owned(g)
-            } else {
-                Cow::Borrowed(f)
-            }
-        }
-        MathMode::Fast => {
-            let mut g = f.clone();
-            crate::opt::fast_math::run(&mut g);
-            let mut dead = crate::opt::reciprocal::run(&mut g);
-            dead |= host_fma() && crate::opt::contract::run(&mut g);
-            if dead {
-                crate::opt::dce::run(&mut g);
-            }
-            Cow::Owned(g)
-        }
-    }
-}
 
 /// What one IR instruction of each kind weighs in [`work`]: SIN and COS (only accurate and
 /// exact math keep them until the lowering) and, in exact math, EX2, LG2 and POW become
