@@ -37,6 +37,7 @@
 //! # Ok::<(), tgsic_runtime::host::HostError>(())
 //! ```
 
+mod caches;
 pub(crate) mod compiled;
 mod error;
 mod frames;

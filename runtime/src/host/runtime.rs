@@ -1,14 +1,15 @@
-//! The runtime a host keeps: worker threads, the compiled-shader cache, the code cache on disk
-//! and the background compile thread of tiered shaders.
+//! The runtime a host keeps: worker threads, its caches (`caches.rs`) and the background
+//! compile thread of tiered shaders.
 
+use super::caches::{Caches, Key};
 use super::compiled::{Compiled, Runner};
 use super::error::HostError;
 use crate::batches::MAX_THREADS;
-use crate::cache::{CacheDir, DEFAULT_MAX_BYTES, DiskCache};
+use crate::cache::{CacheDir, DEFAULT_MAX_BYTES};
 use crate::engine::{CompileOptions, EngineKind, Module};
 use crate::jit::tiered::{Background, TierPolicy, TieredShader};
 use crate::jit::{JitShader, JitSpec, Lookups};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tgsic::tgsi::Program;
 
 /// How a [`Runtime`] runs.
@@ -38,19 +39,13 @@ impl Default for RuntimeOptions {
     }
 }
 
-/// What the compiled-shader cache is keyed by: the program's whole token stream and the
-/// options (never a hash alone, so two programs can never share an entry).
-type Key = (Arc<[u32]>, CompileOptions);
-
 /// The worker threads and the compiled-shader cache a host keeps for its lifetime.
 pub struct Runtime {
     pool: Option<rayon::ThreadPool>,
-    /// The compiled shaders kept, least recently used first out (`None`: none kept).
-    cache: Option<Mutex<lru::LruCache<Key, Arc<Compiled>>>>,
+    /// The compiled shaders in memory and the code cache on disk.
+    caches: Caches,
     capacity: usize,
     compiles: std::sync::atomic::AtomicU64,
-    /// The code cache on disk, if any.
-    disk: Option<Arc<DiskCache>>,
     /// How tiered shaders use their tiers.
     tiers: TierPolicy,
     /// The background compile thread of tiered shaders (dropped last: it finishes the compiles
@@ -89,25 +84,12 @@ impl Runtime {
         } else {
             None
         };
-        // A folder the host names must be usable; the default one may be missing (no home, a
-        // read-only one), and then there is no code cache.
-        let disk = match opts.code_cache.resolve() {
-            None => None,
-            Some(dir) => match DiskCache::open(&dir, opts.code_cache_bytes) {
-                Ok(c) => Some(Arc::new(c)),
-                Err(e) if matches!(opts.code_cache, CacheDir::At(_)) => {
-                    return Err(HostError::Cache(format!("{}: {e}", dir.display())));
-                }
-                Err(_) => None,
-            },
-        };
+        let caches = Caches::open(opts.cache_entries, &opts.code_cache, opts.code_cache_bytes)?;
         Ok(Runtime {
             pool,
-            cache: std::num::NonZeroUsize::new(opts.cache_entries)
-                .map(|n| Mutex::new(lru::LruCache::new(n))),
+            caches,
             capacity: opts.cache_entries,
             compiles: std::sync::atomic::AtomicU64::new(0),
-            disk,
             tiers: TierPolicy::default(),
             background: std::sync::OnceLock::new(),
         })
@@ -115,12 +97,12 @@ impl Runtime {
 
     /// The folder of its code cache on disk (`None`: it has none).
     pub fn code_cache_dir(&self) -> Option<&std::path::Path> {
-        self.disk.as_deref().map(DiskCache::dir)
+        self.caches.dir()
     }
 
     /// The entries of its code cache and the bytes they take (`None`: it has none).
     pub fn code_cache_usage(&self) -> Option<(usize, u64)> {
-        self.disk.as_deref().map(DiskCache::usage)
+        self.caches.usage()
     }
 
     /// Removes every entry of its code cache (nothing without one).
@@ -128,7 +110,7 @@ impl Runtime {
     /// # Errors
     /// The first I/O error.
     pub fn clear_code_cache(&self) -> std::io::Result<()> {
-        self.disk.as_deref().map_or(Ok(()), DiskCache::clear)
+        self.caches.clear()
     }
 
     /// The worker threads (none when the runtime runs on the calling thread): every run of
@@ -188,7 +170,7 @@ impl Runtime {
         lookups: Lookups<'_>,
     ) -> Result<Arc<Compiled>, HostError> {
         let key: Key = (module.tokens().clone(), *opts);
-        if let Some(compiled) = self.lookup(&key) {
+        if let Some(compiled) = self.caches.shader(&key) {
             compiled.prepare(lookups)?;
             return Ok(compiled);
         }
@@ -196,7 +178,7 @@ impl Runtime {
             module: Arc::new(module.clone()),
             opts: *opts,
             lookups,
-            disk: self.disk.clone(),
+            disk: self.caches.disk(),
             function: None,
         };
         let engine: Box<dyn Runner> = match opts.engine {
@@ -207,9 +189,7 @@ impl Runtime {
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let compiled = Arc::new(Compiled::new(engine, *opts));
-        if let Some(Ok(mut cache)) = self.cache.as_ref().map(Mutex::lock) {
-            cache.put(key, compiled.clone());
-        }
+        self.caches.keep(key, compiled.clone());
         Ok(compiled)
     }
 
@@ -221,11 +201,6 @@ impl Runtime {
             .as_ref()
     }
 
-    /// The cached shader of `key`, now the most recently used.
-    fn lookup(&self, key: &Key) -> Option<Arc<Compiled>> {
-        self.cache.as_ref()?.lock().ok()?.get(key).cloned()
-    }
-
     /// Shaders compiled by [`Runtime::compile`] so far (cache hits not counted).
     pub fn compiles(&self) -> u64 {
         self.compiles.load(std::sync::atomic::Ordering::Relaxed)
@@ -233,9 +208,6 @@ impl Runtime {
 
     /// Compiled shaders in the cache.
     pub fn cached(&self) -> usize {
-        self.cache
-            .as_ref()
-            .and_then(|c| c.lock().ok().map(|c| c.len()))
-            .unwrap_or(0)
+        self.caches.shaders()
     }
 }
