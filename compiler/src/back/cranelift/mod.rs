@@ -16,6 +16,7 @@ mod codegen;
 mod doubles;
 pub(crate) mod helpers;
 mod lanes;
+pub(crate) mod target;
 mod types;
 
 pub(super) use codegen::isa_id;
@@ -36,7 +37,7 @@ use super::options::CodegenOptions;
 /// Compiles `f` (the one entry point is [`super::compile`]).
 pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledShader, JitError> {
     let text = opts.keep_text;
-    if ![0, 4, 8, 16, 32].contains(&opts.lanes) {
+    if !target::LANES.contains(&opts.lanes) {
         return Err(JitError::Lanes {
             backend: "Cranelift",
             lanes: opts.lanes,
@@ -46,7 +47,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let f = &*crate::opt::math::for_math(f, opts.math, crate::back::simd::host_fma());
     let opts = &CodegenOptions {
         lanes: match opts.lanes {
-            0 => crate::back::simd::step_lanes(f, 4, 16, crate::back::simd::StraightLine::Light),
+            0 => crate::back::simd::step_lanes(f, target::WIDTH, target::REGISTERS, target::STEPS),
             n => n,
         },
         ..*opts

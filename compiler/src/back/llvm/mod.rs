@@ -35,6 +35,8 @@ mod target;
 
 pub(super) use target::llvm_id;
 use target::target_machine;
+#[cfg(test)]
+pub(crate) use target::{AVX2_STEPS, AVX512_STEPS, SINCOS_STEPS};
 pub use target::{HostCpu, host_cpu};
 
 use super::abi::JitError;
@@ -65,18 +67,11 @@ use inkwell::targets::FileType;
 fn lanes(opts: &CodegenOptions, f: &Function) -> Result<usize, JitError> {
     let cpu = host_cpu(opts.features)?;
     match opts.lanes {
-        // AVX-512 has 32 vector registers, AVX and SSE 16; straight-line code is interleaved
-        // with AVX2 and AVX-512 as measured (`simd::step_lanes`), not with SSE.
-        0 => Ok(simd::step_lanes(
-            f,
-            cpu.width,
-            if cpu.width == 16 { 32 } else { 16 },
-            match cpu.width {
-                16 => simd::AVX512_STEPS,
-                8 => simd::AVX2_STEPS,
-                _ => simd::StraightLine::OneStep,
-            },
-        )),
+        // The host's step rule (`target.rs`): AVX-512 has 32 vector registers, AVX and SSE 16.
+        0 => {
+            let (straight, registers) = target::steps(cpu.width);
+            Ok(simd::step_lanes(f, cpu.width, registers, straight))
+        }
         n @ (4 | 8 | 16 | 32 | 64) => Ok(n),
         n => Err(JitError::Lanes {
             backend: "LLVM",

@@ -4,6 +4,7 @@
 
 use crate::back::abi::JitError;
 use crate::back::options::TargetFeatures;
+use crate::back::simd::StraightLine;
 use inkwell::OptimizationLevel;
 use inkwell::context::Context;
 use inkwell::targets::{
@@ -163,3 +164,43 @@ pub(in crate::back) fn llvm_id(changes: TargetFeatures) -> Result<String, JitErr
         changes.changes()
     ))
 }
+
+/// LLVM's step rule for a host of `width` lanes: the straight-line rule (interleaving with
+/// AVX2 and AVX-512 as measured, not with SSE) and the vector registers.
+pub(super) fn steps(width: usize) -> (StraightLine, usize) {
+    match width {
+        16 => (AVX512_STEPS, 32),
+        8 => (AVX2_STEPS, 16),
+        _ => (StraightLine::OneStep, 16),
+    }
+}
+
+/// Steps LLVM's code interleaves in a straight-line fragment shader of less than `long`
+/// work with a SIN or COS and fewer than one lookup in `LOOKUP_GAP`
+/// (`StraightLine::Arithmetic::sincos`): four vectors, the 64 lanes of a whole batch with
+/// AVX-512, 32 with AVX2.
+pub const SINCOS_STEPS: usize = 4;
+
+/// LLVM's straight-line rule with AVX2 (16 registers of 8 lanes).
+pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
+    short: Some((32, 200)),
+    sparse: 200,
+    long: 800,
+    sincos: Some(SINCOS_STEPS),
+    sincos_lookups: usize::MAX,
+};
+
+/// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes). Its short range is
+/// narrower than AVX2's: measured side by side, the shaders of 60–150 gain from a second
+/// step, those of less work (whose frames are mostly the writing of the image) and those
+/// between 150 and the sparse bound do not; and a shader with SIN or COS and 16 texture
+/// lookups or more runs one step rather than four, as measured on three_triangle_blur (not
+/// profiled), while AVX2 runs that shader fastest at four steps (`results/history/jit-2026-11-30.md`,
+/// "Batches").
+pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
+    short: Some((60, 150)),
+    sparse: 400,
+    long: 800,
+    sincos: Some(SINCOS_STEPS),
+    sincos_lookups: 16,
+};

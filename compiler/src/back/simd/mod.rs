@@ -52,8 +52,7 @@ mod texture;
 pub use builder::*;
 pub use libm::{exact, exact_rarely, inline as inline_exact};
 pub use plan::{
-    AVX2_STEPS, AVX512_STEPS, LIGHT_INSTS, LIGHT_LIVE, LIGHT_LOOKUPS, LOOKUP_GAP, SINCOS_STEPS,
-    SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, step_lanes, work,
+    LOOKUP_GAP, SPARSE_GAP, StraightLine, TRANSCENDENTAL_WORK, host_fma, step_lanes, work,
 };
 
 use super::abi::{BATCH_LANES, JitArgs, TextureCall};

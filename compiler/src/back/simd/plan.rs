@@ -29,9 +29,10 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 
 /// The lanes per step a target with vectors of `width` lanes and `registers` vector registers
 /// gives `f` when it may choose: twice its width (two steps interleaved, so that their
-/// independent dependency chains overlap), four times it ([`SINCOS_STEPS`]) for LLVM's
-/// straight-line shaders with SIN or COS, else its width. The measurements behind each
-/// bound are in `docs/jit.md` ("Batches").
+/// independent dependency chains overlap), four times it (LLVM's `SINCOS_STEPS`) for LLVM's
+/// straight-line shaders with SIN or COS, else its width. Each back end's bounds are in its
+/// target description (`cranelift/target.rs`, `llvm/target.rs`); `docs/jit.md` ("Batches")
+/// says why.
 ///
 /// - A loop is interleaved when every value live at once ([`ir::pressure::max_live`]) still
 ///   fits the registers at two registers a value: loop-carried arithmetic is latency-bound.
@@ -44,14 +45,14 @@ fn transcendentals(f: &ir::Function, all: bool) -> usize {
 ///     instructions and short or long [`work`]; or, of middling length, fewer than one
 ///     lookup in [`SPARSE_GAP`]. Below `long` work, a shader with a SIN or
 ///     COS and fewer than one lookup in [`LOOKUP_GAP`] (and fewer lookups than the target's
-///     `sincos_lookups`) takes [`SINCOS_STEPS`] steps: each
+///     `sincos_lookups`) takes `sincos` steps: each
 ///     SIN and COS is a chain of some 30 dependent operations (reduction, polynomials,
 ///     quadrant) whose latency two steps do not hide, and the branches around it (the
 ///     reductions and the exact fallback run only in the steps that need them) are taken
 ///     once for four.
 ///   - [`StraightLine::Light`] (Cranelift, which does not schedule instructions): at most
-///     [`LIGHT_LIVE`] values live at once, and either at most [`LIGHT_INSTS`] instructions
-///     with fewer than [`LIGHT_LOOKUPS`] lookups or fewer than one lookup in [`SPARSE_GAP`].
+///     `live` values live at once, and either at most `insts` instructions with fewer than
+///     `lookups` lookups or fewer than one lookup in [`SPARSE_GAP`].
 pub fn step_lanes(
     f: &ir::Function,
     width: usize,
@@ -91,23 +92,21 @@ pub fn step_lanes(
                     1
                 }
             }
-            StraightLine::Light => {
+            StraightLine::Light {
+                insts,
+                live,
+                lookups: few,
+            } => {
                 let n = f.body.inst_count();
                 let lookups = crate::back::texpath::texture_ops(f).len();
-                let light = ir::pressure::max_live(f) <= LIGHT_LIVE
-                    && ((n <= LIGHT_INSTS && lookups < LIGHT_LOOKUPS) || SPARSE_GAP * lookups < n);
+                let light = ir::pressure::max_live(f) <= live
+                    && ((n <= insts && lookups < few) || SPARSE_GAP * lookups < n);
                 if light { 2 } else { 1 }
             }
         }
     };
     steps * width
 }
-
-/// Steps LLVM's code interleaves in a straight-line fragment shader of less than `long`
-/// work with a SIN or COS and fewer than one lookup in [`LOOKUP_GAP`]
-/// ([`StraightLine::Arithmetic::sincos`]): four vectors, the 64 lanes of a whole batch with
-/// AVX-512, 32 with AVX2.
-pub const SINCOS_STEPS: usize = 4;
 
 /// Which straight-line fragment shaders a target interleaves two steps of ([`step_lanes`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,8 +116,8 @@ pub enum StraightLine {
     /// Those with fewer than one texture lookup in [`LOOKUP_GAP`] IR instructions that are
     /// short (`short`: at least its first bound of [`work`], at most its second of IR
     /// instructions) or long (at least `long` of [`work`]), and those of at least `sparse`
-    /// [`work`] with fewer than one lookup in [`SPARSE_GAP`] (LLVM: [`AVX2_STEPS`],
-    /// [`AVX512_STEPS`]). Those of less than `long` work with a SIN or COS and fewer than one
+    /// [`work`] with fewer than one lookup in [`SPARSE_GAP`] (LLVM's rules:
+    /// `back/llvm/target.rs`). Those of less than `long` work with a SIN or COS and fewer than one
     /// lookup in [`LOOKUP_GAP`] take `sincos` steps where it is given.
     Arithmetic {
         /// The short shaders interleaved: the least [`work`], the most IR instructions.
@@ -135,10 +134,17 @@ pub enum StraightLine {
         /// than `sincos` steps.
         sincos_lookups: usize,
     },
-    /// Those with at most [`LIGHT_LIVE`] values live at once that are short (at most
-    /// [`LIGHT_INSTS`] IR instructions, fewer than [`LIGHT_LOOKUPS`] texture lookups) or have
-    /// fewer than one lookup in [`SPARSE_GAP`] instructions (Cranelift).
-    Light,
+    /// Those with at most `live` values live at once that are short (at most `insts` IR
+    /// instructions, fewer than `lookups` texture lookups) or have fewer than one lookup in
+    /// [`SPARSE_GAP`] instructions (Cranelift's rule: `back/cranelift/target.rs`).
+    Light {
+        /// IR instructions of the short shaders interleaved, at most.
+        insts: usize,
+        /// Values live at once, at most.
+        live: usize,
+        /// Texture lookups of the short shaders interleaved, fewer than.
+        lookups: usize,
+    },
 }
 
 /// IR instructions per texture lookup, more than, in the straight-line code LLVM interleaves.
@@ -148,38 +154,6 @@ pub const LOOKUP_GAP: usize = 10;
 /// interleaves (`StraightLine::Arithmetic::sparse`) and in the longer code Cranelift does
 /// (`StraightLine::Light`).
 pub const SPARSE_GAP: usize = 64;
-
-/// LLVM's straight-line rule with AVX2 (16 registers of 8 lanes).
-pub const AVX2_STEPS: StraightLine = StraightLine::Arithmetic {
-    short: Some((32, 200)),
-    sparse: 200,
-    long: 800,
-    sincos: Some(SINCOS_STEPS),
-    sincos_lookups: usize::MAX,
-};
-
-/// LLVM's straight-line rule with AVX-512 (32 registers of 16 lanes). Its short range is
-/// narrower than AVX2's: measured side by side, the shaders of 60–150 gain from a second
-/// step, those of less work (whose frames are mostly the writing of the image) and those
-/// between 150 and the sparse bound do not; and a shader with SIN or COS and 16 texture
-/// lookups or more runs one step rather than four, as measured on three_triangle_blur (not
-/// profiled), while AVX2 runs that shader fastest at four steps (`results/history/jit-2026-11-30.md`,
-/// "Batches").
-pub const AVX512_STEPS: StraightLine = StraightLine::Arithmetic {
-    short: Some((60, 150)),
-    sparse: 400,
-    long: 800,
-    sincos: Some(SINCOS_STEPS),
-    sincos_lookups: 16,
-};
-
-/// Instructions up to which Cranelift interleaves straight-line code with fewer than
-/// [`LIGHT_LOOKUPS`] lookups.
-pub const LIGHT_INSTS: usize = 250;
-/// Values live at once up to which Cranelift interleaves straight-line code.
-pub const LIGHT_LIVE: usize = 42;
-/// Texture lookups below which Cranelift interleaves straight-line code.
-pub const LIGHT_LOOKUPS: usize = 16;
 
 /// Whether this machine has a vector fused multiply-add ([`crate::numerics::host_fma`]).
 pub fn host_fma() -> bool {

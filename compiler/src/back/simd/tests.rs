@@ -1,6 +1,9 @@
 //! The lowering's own tests: what it computes, against the interpreter's numerics.
 
 use super::*;
+use crate::back::cranelift::target::STEPS as CRANELIFT;
+#[cfg(feature = "llvm")]
+use crate::back::llvm::{AVX2_STEPS, AVX512_STEPS, SINCOS_STEPS};
 
 /// A fragment shader of `mads` dependent MADs (8 IR instructions each) and `lookups`
 /// texture lookups whose results it adds in.
@@ -8,6 +11,7 @@ fn shader(mads: usize, lookups: usize) -> ir::Function {
     chain_shader("MAD TEMP[0], TEMP[0], TEMP[0], IN[0]\n", mads, lookups)
 }
 
+#[cfg(feature = "llvm")]
 /// A fragment shader of `sines` dependent SINs, each after a MAD, and `lookups` texture
 /// lookups.
 fn sine_shader(sines: usize, lookups: usize) -> ir::Function {
@@ -60,6 +64,7 @@ fn wide_shader(k: usize) -> ir::Function {
     crate::opt::optimized_text(&t)
 }
 
+#[cfg(feature = "llvm")]
 #[test]
 fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
     let StraightLine::Arithmetic {
@@ -154,7 +159,7 @@ fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
     // steps with AVX-512 and AVX2; the rules of any code on Cranelift.
     assert_eq!(step_lanes(&sine, 8, 16, AVX2_STEPS), 8 * SINCOS_STEPS);
     assert_eq!(step_lanes(&sine, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
-    assert_eq!(step_lanes(&sine, 4, 16, StraightLine::Light), 8);
+    assert_eq!(step_lanes(&sine, 4, 16, CRANELIFT), 8);
     assert_eq!(step_lanes(&sine, 8, 16, StraightLine::OneStep), 8);
     let few_sines = sine_shader(3, 1);
     assert!(LOOKUP_GAP < few_sines.body.inst_count());
@@ -221,34 +226,47 @@ fn straight_line_arithmetic_interleaves_two_steps_where_asked() {
     assert_eq!(step_lanes(&sines, 8, 16, without_sincos), 16);
     assert_eq!(step_lanes(&sines, 8, 16, AVX2_STEPS), 8 * SINCOS_STEPS);
     assert_eq!(step_lanes(&sines, 16, 32, AVX512_STEPS), 16 * SINCOS_STEPS);
+}
+
+#[test]
+fn cranelifts_rule_interleaves_light_code_and_loops_interleave_on_any_target() {
+    let StraightLine::Light {
+        insts: max_insts,
+        live: max_live,
+        lookups: few_lookups,
+    } = CRANELIFT
+    else {
+        unreachable!("Cranelift's rule is the light one")
+    };
+    let long_code = shader(150, 0);
     // Cranelift's rule: code with few live values interleaves when it is short with few
     // lookups, or of any length with lookups rarer than one in `SPARSE_GAP`; code with
     // more live values, and long code with denser lookups, keeps one step.
     let light = shader(10, 0);
-    assert!(light.body.inst_count() <= LIGHT_INSTS);
-    assert!(crate::ir::pressure::max_live(&light) <= LIGHT_LIVE);
-    assert_eq!(step_lanes(&light, 4, 16, StraightLine::Light), 8);
+    assert!(light.body.inst_count() <= max_insts);
+    assert!(crate::ir::pressure::max_live(&light) <= max_live);
+    assert_eq!(step_lanes(&light, 4, 16, CRANELIFT), 8);
     assert_eq!(step_lanes(&light, 4, 16, StraightLine::OneStep), 4);
-    assert!(long_code.body.inst_count() > LIGHT_INSTS);
-    assert_eq!(step_lanes(&long_code, 4, 16, StraightLine::Light), 8);
-    let looked_up = shader(10, LIGHT_LOOKUPS);
+    assert!(long_code.body.inst_count() > max_insts);
+    assert_eq!(step_lanes(&long_code, 4, 16, CRANELIFT), 8);
+    let looked_up = shader(10, few_lookups);
     assert!(
-        looked_up.body.inst_count() <= LIGHT_INSTS,
+        looked_up.body.inst_count() <= max_insts,
         "{}",
         looked_up.body.inst_count()
     );
-    assert_eq!(step_lanes(&looked_up, 4, 16, StraightLine::Light), 4);
+    assert_eq!(step_lanes(&looked_up, 4, 16, CRANELIFT), 4);
     let long_looked_up = shader(70, 10);
     let n = long_looked_up.body.inst_count();
-    assert!(n > LIGHT_INSTS && SPARSE_GAP * 10 > n, "{n}");
-    assert_eq!(step_lanes(&long_looked_up, 4, 16, StraightLine::Light), 4);
+    assert!(n > max_insts && SPARSE_GAP * 10 > n, "{n}");
+    assert_eq!(step_lanes(&long_looked_up, 4, 16, CRANELIFT), 4);
     let long_sparse = shader(150, 2);
     assert!(SPARSE_GAP * 2 < long_sparse.body.inst_count());
-    assert_eq!(step_lanes(&long_sparse, 4, 16, StraightLine::Light), 8);
+    assert_eq!(step_lanes(&long_sparse, 4, 16, CRANELIFT), 8);
     let wide = wide_shader(12);
-    assert!(wide.body.inst_count() <= LIGHT_INSTS);
-    assert!(crate::ir::pressure::max_live(&wide) > LIGHT_LIVE);
-    assert_eq!(step_lanes(&wide, 4, 16, StraightLine::Light), 4);
+    assert!(wide.body.inst_count() <= max_insts);
+    assert!(crate::ir::pressure::max_live(&wide) > max_live);
+    assert_eq!(step_lanes(&wide, 4, 16, CRANELIFT), 4);
     // A loop whose values fit the registers twice over interleaves on any target.
     let looping = crate::back::tests_support::endless_loop_function();
     assert_eq!(step_lanes(&looping, 4, 16, StraightLine::OneStep), 8);
