@@ -54,7 +54,7 @@ impl<E: Engine> Engine for Own<E> {
     }
 }
 
-impl<E: Engine<Scratch: Send + 'static> + Send + Sync> Shader for Own<E> {}
+impl<E> Shader for Own<E> {}
 
 impl Compiled {
     /// `engine` as a compiled shader: every run of [`Compiled`] (pictures, lists, the host's

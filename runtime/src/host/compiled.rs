@@ -1,8 +1,9 @@
 //! A compiled shader: one engine behind one interface, with what a host asks of it.
 //!
 //! Every engine a [`Compiled`] shader can hold (the interpreter, a JIT, a tiered pair, and with
-//! the feature `test-support` an engine of a test's own) is a [`Shader`]; [`Runner`] erases its
-//! working memory's type, so `Compiled` holds any of them without matching on which.
+//! the feature `test-support` an engine of a test's own) is an `Engine` that answers the host's
+//! questions ([`Shader`]); [`Runner`] erases its working memory's type, so `Compiled` holds any
+//! of them without matching on which.
 
 use super::error::HostError;
 use crate::batches::Slots;
@@ -18,9 +19,9 @@ use tgsic::back::compiled::CompiledShader;
 /// An engine's working memory, its type erased.
 pub(crate) type Scratch = Box<dyn Any + Send>;
 
-/// An engine a [`Compiled`] shader runs on, and the questions a host asks of it (the defaults
-/// are the interpreter's answers: no compile time, no machine code, no code cache).
-pub(crate) trait Shader: Engine<Scratch: Send + 'static> + Send + Sync {
+/// The questions a host asks of the engine a [`Compiled`] shader runs on (the defaults are the
+/// interpreter's answers: no compile time, no machine code, no code cache).
+pub(crate) trait Shader {
     /// How long lifting, optimizing and code generation took.
     fn compile_time(&self) -> Duration {
         Duration::ZERO
@@ -109,8 +110,9 @@ impl Shader for TieredShader {
     }
 }
 
-/// A [`Shader`] with its working memory's type erased: what [`Compiled`] holds.
-pub(crate) trait Runner: ShaderQueries + Send + Sync {
+/// An [`Engine`] and its [`Shader`] answers, with its working memory's type erased: what
+/// [`Compiled`] holds (every engine that is both is one).
+pub(crate) trait Runner: Shader + Send + Sync {
     /// [`Engine::module`].
     fn module(&self) -> &Module;
     /// [`Engine::reads_columns`].
@@ -134,57 +136,18 @@ pub(crate) trait Runner: ShaderQueries + Send + Sync {
     ) -> Result<(), RunError>;
 }
 
-/// [`Shader`]'s questions, object-safe.
-pub(crate) trait ShaderQueries {
-    /// [`Shader::compile_time`].
-    fn compile_time(&self) -> Duration;
-    /// [`Shader::tier`].
-    fn tier(&self) -> Option<EngineKind>;
-    /// [`Shader::wait`].
-    fn wait(&self);
-    /// [`Shader::cache_use`].
-    fn cache_use(&self) -> CacheUse;
-    /// [`Shader::code`].
-    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError>;
-    /// [`Shader::code_text`].
-    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError>;
-    /// [`Shader::prepare`].
-    fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError>;
-}
-
-impl<S: Shader> ShaderQueries for S {
-    fn compile_time(&self) -> Duration {
-        Shader::compile_time(self)
-    }
-    fn tier(&self) -> Option<EngineKind> {
-        Shader::tier(self)
-    }
-    fn wait(&self) {
-        Shader::wait(self)
-    }
-    fn cache_use(&self) -> CacheUse {
-        Shader::cache_use(self)
-    }
-    fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, HostError> {
-        Shader::code(self, lookups)
-    }
-    fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
-        Shader::code_text(self, lookups)
-    }
-    fn prepare(&self, lookups: Lookups<'_>) -> Result<(), CompileError> {
-        Shader::prepare(self, lookups)
-    }
-}
-
 /// The working memory `scratch` as `S`'s: it was made by the same shader's
 /// [`Runner::scratch`], since every [`Compiled`] keeps its own slots.
-fn own<S: Shader>(scratch: &mut Scratch) -> Result<&mut S::Scratch, RunError> {
+fn own<S: Engine<Scratch: 'static>>(scratch: &mut Scratch) -> Result<&mut S::Scratch, RunError> {
     scratch
         .downcast_mut::<S::Scratch>()
         .ok_or(RunError::Internal(Internal::ForeignScratch))
 }
 
-impl<S: Shader> Runner for S {
+impl<S> Runner for S
+where
+    S: Engine<Scratch: Send + 'static> + Shader + Send + Sync,
+{
     fn module(&self) -> &Module {
         Engine::module(self)
     }

@@ -44,7 +44,6 @@ pub struct Runtime {
     pool: Option<rayon::ThreadPool>,
     /// The compiled shaders in memory and the code cache on disk.
     caches: Caches,
-    capacity: usize,
     compiles: std::sync::atomic::AtomicU64,
     /// How tiered shaders use their tiers.
     tiers: TierPolicy,
@@ -57,7 +56,7 @@ impl std::fmt::Debug for Runtime {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Runtime")
             .field("threads", &self.threads())
-            .field("capacity", &self.capacity)
+            .field("cached", &self.caches.shaders())
             .finish()
     }
 }
@@ -88,7 +87,6 @@ impl Runtime {
         Ok(Runtime {
             pool,
             caches,
-            capacity: opts.cache_entries,
             compiles: std::sync::atomic::AtomicU64::new(0),
             tiers: TierPolicy::default(),
             background: std::sync::OnceLock::new(),

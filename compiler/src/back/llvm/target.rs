@@ -10,7 +10,7 @@ use inkwell::context::Context;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// What LLVM knows of the host CPU.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,18 +149,26 @@ pub(super) fn target_machine(cpu: &HostCpu) -> Result<TargetMachine, JitError> {
 /// without initializing LLVM's targets or compiling its probe (a code cache's lookup on a
 /// second start needs no LLVM at all).
 pub(in crate::back) fn llvm_id(changes: TargetFeatures) -> Result<String, JitError> {
-    if !cfg!(target_arch = "x86_64") {
-        return Err(JitError::Host(
-            "the LLVM back end generates x86-64 code".into(),
-        ));
-    }
-    let (mut major, mut minor, mut patch) = (0, 0, 0);
-    // SAFETY: LLVMGetVersion writes three integers through the pointers it is given.
-    unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+    // The host's part is read once per process; the changes follow it.
+    static HOST: OnceLock<Result<String, JitError>> = OnceLock::new();
+    let host = HOST.get_or_init(|| {
+        if !cfg!(target_arch = "x86_64") {
+            return Err(JitError::Host(
+                "the LLVM back end generates x86-64 code".into(),
+            ));
+        }
+        let (mut major, mut minor, mut patch) = (0, 0, 0);
+        // SAFETY: LLVMGetVersion writes three integers through the pointers it is given.
+        unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+        Ok(format!(
+            "llvm {major}.{minor}.{patch} {} {}",
+            TargetMachine::get_host_cpu_name(),
+            TargetMachine::get_host_cpu_features(),
+        ))
+    });
     Ok(format!(
-        "llvm {major}.{minor}.{patch} {} {} {}",
-        TargetMachine::get_host_cpu_name(),
-        TargetMachine::get_host_cpu_features(),
+        "{} {}",
+        host.as_ref().map_err(Clone::clone)?,
         changes.changes()
     ))
 }
