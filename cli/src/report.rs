@@ -99,6 +99,7 @@ fn field(kind: &ValidationErrorKind) -> &'static str {
         ValidationErrorKind::ControlFlow(_) => "Opcode",
         ValidationErrorKind::Label(_) => "Label",
         ValidationErrorKind::Texture(_) => "Texture",
+        ValidationErrorKind::Memory(_) => "File",
         ValidationErrorKind::Declaration(_) => "DECLARATION",
         ValidationErrorKind::Encoding(_) => "value",
     }

@@ -30,6 +30,9 @@ pub enum Corpus {
     Etnaviv,
     /// `corpus/mesa`: shaders with Mesa's rendered reference output.
     Mesa,
+    /// `corpus/compute`: piglit's compute shaders and fragment shaders with buffers, images,
+    /// atomics and 64-bit types, with softpipe's buffers (`tests/src/compute.rs` runs them).
+    Compute,
 }
 
 /// Every `.tgsi` file of `which`, sorted, or `None` (with a message on stderr) when the shared
@@ -38,6 +41,7 @@ pub fn corpus(which: Corpus) -> Option<Vec<PathBuf>> {
     let root = shared::require(match which {
         Corpus::Etnaviv => "corpus/etnaviv",
         Corpus::Mesa => "corpus/mesa",
+        Corpus::Compute => "corpus/compute",
     })?;
     let mut files = Vec::new();
     collect(&root, &mut files);

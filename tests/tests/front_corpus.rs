@@ -16,60 +16,37 @@ fn corpora_have_the_expected_size() {
 #[test]
 fn every_corpus_shader_round_trips() {
     let Some(files) = all_shaders() else { return };
+    let failures: Vec<String> = files.iter().filter_map(|p| round_trip(p).err()).collect();
+    report(&failures, files.len());
+}
+
+/// Every compute-corpus text (compute, fragment and vertex shaders with buffers, images,
+/// shared memory and atomics) round-trips as the others do; the ones with doubles or 64-bit
+/// integers are refused for exactly that until issue 60.
+#[test]
+fn every_compute_corpus_text_round_trips() {
+    let Some(files) = corpus(Corpus::Compute) else {
+        return;
+    };
     let mut failures = Vec::new();
+    let mut passed = 0;
     for path in &files {
-        let name = path.display();
-        let src = std::fs::read_to_string(path).expect("readable corpus file");
-        let program = match text::parse(&src) {
-            Ok(p) => p,
-            Err(e) => {
-                failures.push(format!("{name}:{e}"));
-                continue;
-            }
-        };
-        if let Err(errors) = tgsic::valid::validate(&program) {
-            failures.push(format!("{name}: invalid: {}", errors[0]));
-            continue;
-        }
-        let printed = text::print(&program);
-        match text::parse(&printed) {
-            Ok(again) if again == program => {}
-            Ok(_) => {
-                failures.push(format!(
-                    "{name}: printed text parses to a different program"
-                ));
-                continue;
-            }
-            Err(e) => {
-                failures.push(format!(
-                    "{name}: printed text does not parse: {e}\n{printed}"
-                ));
-                continue;
-            }
-        }
-        let words = match binary::encode(&program) {
-            Ok(w) => w,
-            Err(e) => {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
-        };
-        match binary::decode(&words) {
-            Ok(d) if d.program == program && d.warnings.is_empty() => {
-                let reprinted = text::print(&d.program);
-                if reprinted != printed {
-                    failures.push(format!("{name}: text -> binary -> text changed the text"));
-                }
-            }
-            Ok(_) => failures.push(format!("{name}: binary decodes to a different program")),
-            Err(e) => failures.push(format!("{name}: encoded binary does not decode: {e}")),
+        match round_trip(path) {
+            Ok(()) => passed += 1,
+            Err(e) if e.contains("doubles are out of scope") || e.contains("64-bit integers") => {}
+            Err(e) => failures.push(e),
         }
     }
+    report(&failures, files.len());
+    // 94 entries and their 40 vertex shaders; 31 use 64-bit types.
+    assert!(passed >= 103, "only {passed} of {} round-trip", files.len());
+}
+
+fn report(failures: &[String], total: usize) {
     assert!(
         failures.is_empty(),
-        "{} of {} shaders failed:\n{}",
+        "{} of {total} shaders failed:\n{}",
         failures.len(),
-        files.len(),
         failures
             .iter()
             .take(30)
@@ -77,6 +54,54 @@ fn every_corpus_shader_round_trips() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// Parses, validates, prints, re-parses and encodes `path`'s program; the first problem.
+fn round_trip(path: &std::path::Path) -> Result<(), String> {
+    let name = path.display();
+    let src = std::fs::read_to_string(path).expect("readable corpus file");
+    let program = text::parse(&src).map_err(|e| format!("{name}:{e}"))?;
+    if let Err(errors) = tgsic::valid::validate(&program) {
+        return Err(format!("{name}: invalid: {}", errors[0]));
+    }
+    let printed = text::print(&program);
+    match text::parse(&printed) {
+        Ok(again) if again == program => {}
+        Ok(_) => {
+            return Err(format!(
+                "{name}: printed text parses to a different program"
+            ));
+        }
+        Err(e) => {
+            return Err(format!(
+                "{name}: printed text does not parse: {e}\n{printed}"
+            ));
+        }
+    }
+    // Mesa's own dump of a memory program prints back as Mesa wrote it, but for the spelling
+    // of float immediates (tgsic prints the shortest exact decimal).
+    let words = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.contains("FLT32"))
+            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect()
+    };
+    if src.contains("PIPE_FORMAT") && words(&printed) != words(&src) {
+        return Err(format!(
+            "{name}: printed text differs from Mesa's\n{printed}"
+        ));
+    }
+    let words = binary::encode(&program).map_err(|e| format!("{name}: {e}"))?;
+    match binary::decode(&words) {
+        Ok(d) if d.program == program && d.warnings.is_empty() => {
+            if text::print(&d.program) != printed {
+                return Err(format!("{name}: text -> binary -> text changed the text"));
+            }
+            Ok(())
+        }
+        Ok(_) => Err(format!("{name}: binary decodes to a different program")),
+        Err(e) => Err(format!("{name}: encoded binary does not decode: {e}")),
+    }
 }
 
 /// Mesa's parser takes any white space between statements, and virglrenderer sends whole

@@ -72,28 +72,43 @@ tgsi_enum! {
         Address = 6 => "ADDR",
         Immediate = 7 => "IMM",
         SystemValue = 8 => "SV",
+        Image = 9 => "IMAGE",
         SamplerView = 10 => "SVIEW",
+        Buffer = 11 => "BUFFER",
+        Memory = 12 => "MEMORY",
     }
 }
 
 impl File {
-    /// Whether instructions may write registers of this file.
+    /// Whether instructions may write registers of this file as their destination (memory
+    /// files are written by STORE alone, whose destination names the resource).
     pub fn is_writable(self) -> bool {
         matches!(
             self,
             File::Null | File::Output | File::Temporary | File::Address
         )
     }
+
+    /// Whether registers of this file name memory (a storage buffer, an image or shared,
+    /// global or private memory) that LOAD, STORE, RESQ and the atomics address.
+    pub fn is_memory(self) -> bool {
+        matches!(self, File::Buffer | File::Image | File::Memory)
+    }
 }
 
-/// Modern register files that are out of scope (images, buffers, memory, atomics), with their
-/// modern numbers: reading one is an "unsupported register file" error.
-pub const UNSUPPORTED_FILES: &[(&str, u32)] = &[
-    ("IMAGE", 9),
-    ("BUFFER", 11),
-    ("MEMORY", 12),
-    ("CONSTBUF", 13),
-    ("HWATOMIC", 14),
+/// Modern register files that tgsic does not read, with their modern numbers: reading one is
+/// an "unsupported register file" error. Each entry: name, number, what it was for.
+pub const UNSUPPORTED_FILES: &[(&str, u32, &str)] = &[
+    (
+        "CONSTBUF",
+        13,
+        "constant buffers as memory (bindless constant buffers) are not supported",
+    ),
+    (
+        "HWATOMIC",
+        14,
+        "hardware atomic counters are not supported (Mesa lowers atomic counters to BUFFER)",
+    ),
 ];
 
 /// Register files of Mesa's text form that Mesa later removed; they have no token value here.
@@ -283,6 +298,46 @@ impl TextureTarget {
                 | TextureTarget::ShadowCube
                 | TextureTarget::ShadowCubeArray
         )
+    }
+}
+
+tgsi_enum! {
+    /// The kind of memory a `DCL MEMORY[n]` declares (`GLOBAL` is the default and printed
+    /// only when given, as tgsi_dump does).
+    pub enum MemoryType {
+        Global = 0 => "GLOBAL",
+        Shared = 1 => "SHARED",
+        Private = 2 => "PRIVATE",
+        Input = 3 => "INPUT",
+    }
+}
+
+/// Memory qualifiers of LOAD, STORE and the atomics (`COHERENT`, `RESTRICT`, `VOLATILE`):
+/// bit 0, 1 and 2, as in Mesa's TGSI_MEMORY_* values. They order nothing in tgsic, whose
+/// memory operations all take effect in program order; they are kept so that programs
+/// round-trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MemoryQualifiers(pub u8);
+
+impl MemoryQualifiers {
+    /// The qualifier names, by bit.
+    pub const NAMES: [&'static str; 3] = ["COHERENT", "RESTRICT", "VOLATILE"];
+
+    /// The bit of a qualifier name (any case).
+    pub fn bit_of(name: &str) -> Option<u8> {
+        Self::NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name))
+            .map(|b| 1 << b)
+    }
+
+    /// The names of the qualifiers set, in bit order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMES
+            .into_iter()
+            .enumerate()
+            .filter(move |(b, _)| self.0 & (1 << b) != 0)
+            .map(|(_, n)| n)
     }
 }
 
@@ -613,6 +668,11 @@ mod tests {
             assert_eq!(File::from_name(f.name()), Some(*f));
         }
         assert_eq!(File::from_name("temp"), Some(File::Temporary));
+        assert_eq!(File::from_name("BUFFER").map(File::bits), Some(11));
+        assert!(File::Memory.is_memory() && !File::Memory.is_writable());
+        assert_eq!(MemoryQualifiers::bit_of("volatile"), Some(4));
+        let names: Vec<_> = MemoryQualifiers(5).names().collect();
+        assert_eq!(names, ["COHERENT", "VOLATILE"]);
         assert_eq!(TextureTarget::from_bits(0), Some(TextureTarget::Unknown));
         assert_eq!(TextureTarget::Buffer.bits(), 18);
         assert_eq!(CondMask::Fl.bits(), 8);

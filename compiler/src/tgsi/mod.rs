@@ -13,9 +13,11 @@
 //!   register 6; the geometry input `IN[2][0]` is vertex 2, register 0).
 
 pub mod enums;
+pub mod format;
 pub mod opcode;
 
 pub use enums::*;
+pub use format::ImageFormat;
 pub use opcode::{FlowOp, LoopKind, OpInfo, OpKind, Opcode, TexOperands};
 
 use std::fmt;
@@ -274,6 +276,19 @@ pub struct SamplerViewDecl {
     pub return_types: [ReturnType; 4],
 }
 
+/// An image's description (`DCL IMAGE[0], 2D, PIPE_FORMAT_R8G8B8A8_UNORM, WR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageDecl {
+    /// Its target (1D, 2D, 3D, arrays, cube maps, BUFFER).
+    pub target: TextureTarget,
+    /// The format the program reads and writes it with (`None`: the bound image's own).
+    pub format: ImageFormat,
+    /// `WR`: the program may store into it.
+    pub writable: bool,
+    /// `RAW`: addressed by bytes, not texels (Mesa's flag; kept as written).
+    pub raw: bool,
+}
+
 /// A declaration: `DCL FILE[range], attributes`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Declaration {
@@ -301,6 +316,13 @@ pub struct Declaration {
     pub invariant: bool,
     /// Resource of a sampler view.
     pub sampler_view: Option<SamplerViewDecl>,
+    /// The description of an IMAGE.
+    pub image: Option<ImageDecl>,
+    /// The kind of a MEMORY declaration (`SHARED`; `None` for other files).
+    pub memory: Option<MemoryType>,
+    /// `ATOMIC`: a BUFFER of hardware atomic counters (Mesa's flag; tgsic treats it as any
+    /// storage buffer).
+    pub atomic: bool,
 }
 
 impl Declaration {
@@ -318,6 +340,9 @@ impl Declaration {
             local: false,
             invariant: false,
             sampler_view: None,
+            image: None,
+            memory: None,
+            atomic: false,
         }
     }
 
@@ -544,10 +569,15 @@ pub struct Instruction {
     pub cond_test: Option<CondTest>,
     /// Jump target (CAL, CALLNZ, BRA): the index of the target instruction.
     pub label: Option<u32>,
-    /// Texture target of texture instructions.
+    /// Texture target of texture instructions, and of memory instructions on images
+    /// (`STORE IMAGE[0], TEMP[0], TEMP[1], 2D`).
     pub texture: Option<TextureTarget>,
     /// Texture offsets.
     pub tex_offsets: Vec<TexOffset>,
+    /// Memory qualifiers of a memory instruction (`COHERENT`, `RESTRICT`, `VOLATILE`).
+    pub qualifiers: MemoryQualifiers,
+    /// The image format a memory instruction names (`None` when it names none).
+    pub format: ImageFormat,
     /// Destination operands.
     pub dst: Vec<Dst>,
     /// Source operands.
@@ -567,6 +597,8 @@ impl Instruction {
             label: None,
             texture: None,
             tex_offsets: Vec::new(),
+            qualifiers: MemoryQualifiers(0),
+            format: ImageFormat::None,
             dst,
             src,
         }

@@ -84,6 +84,11 @@ pub enum OpKind {
     Kill,
     /// EMIT / ENDPRIM (geometry shaders).
     Emit,
+    /// LOAD, STORE, RESQ and the atomics: an access to a BUFFER, IMAGE or MEMORY register,
+    /// source 0 (the destination of STORE).
+    Memory,
+    /// BARRIER and MEMBAR: where the invocations of a work group meet (`docs/semantics.md`).
+    Barrier,
 }
 
 /// Static facts about an opcode.
@@ -109,6 +114,8 @@ pub struct OpInfo {
 const ALU: OpKind = OpKind::Alu;
 const KILL: OpKind = OpKind::Kill;
 const EMIT: OpKind = OpKind::Emit;
+const MEM: OpKind = OpKind::Memory;
+const BARRIER: OpKind = OpKind::Barrier;
 const fn flow(f: FlowOp) -> OpKind {
     OpKind::Flow(f)
 }
@@ -359,6 +366,25 @@ opcodes! {
     SamplePos = 192, "SAMPLE_POS", 1, 2..2, sample(0, None);
     SampleInfo = 193, "SAMPLE_INFO", 1, 1..2, sample(0, None);
     Lod = 194, "LOD", 1, 3..3, sample(1, Some(2));
+    // Memory, atomics and work-group synchronisation (docs/binary-format.md).
+    Load = 195, "LOAD", 1, 2..2, MEM;
+    Store = 196, "STORE", 1, 2..2, MEM;
+    Resq = 197, "RESQ", 1, 1..1, MEM;
+    Barrier = 198, "BARRIER", 0, 0..0, BARRIER;
+    Membar = 199, "MEMBAR", 0, 1..1, BARRIER;
+    AtomUadd = 200, "ATOMUADD", 1, 3..3, MEM;
+    AtomXchg = 201, "ATOMXCHG", 1, 3..3, MEM;
+    AtomCas = 202, "ATOMCAS", 1, 4..4, MEM;
+    AtomAnd = 203, "ATOMAND", 1, 3..3, MEM;
+    AtomOr = 204, "ATOMOR", 1, 3..3, MEM;
+    AtomXor = 205, "ATOMXOR", 1, 3..3, MEM;
+    AtomUmin = 206, "ATOMUMIN", 1, 3..3, MEM;
+    AtomUmax = 207, "ATOMUMAX", 1, 3..3, MEM;
+    AtomImin = 208, "ATOMIMIN", 1, 3..3, MEM;
+    AtomImax = 209, "ATOMIMAX", 1, 3..3, MEM;
+    AtomFadd = 210, "ATOMFADD", 1, 3..3, MEM;
+    AtomIncWrap = 211, "ATOMINC_WRAP", 1, 3..3, MEM;
+    AtomDecWrap = 212, "ATOMDEC_WRAP", 1, 3..3, MEM;
 }
 
 /// Modern opcodes that are out of scope (`docs/binary-format.md`): naming one in text, or a number
@@ -426,26 +452,8 @@ pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
     ("U64SGE", "64-bit integers"),
     ("I64SLT", "64-bit integers"),
     ("I64SGE", "64-bit integers"),
-    ("LOAD", "images and buffers"),
-    ("STORE", "images and buffers"),
-    ("RESQ", "images and buffers"),
-    ("IMG2HND", "images and buffers"),
+    ("IMG2HND", "bindless handles"),
     ("SAMP2HND", "bindless handles"),
-    ("BARRIER", "compute synchronisation"),
-    ("MEMBAR", "compute synchronisation"),
-    ("ATOMUADD", "atomics"),
-    ("ATOMXCHG", "atomics"),
-    ("ATOMCAS", "atomics"),
-    ("ATOMAND", "atomics"),
-    ("ATOMOR", "atomics"),
-    ("ATOMXOR", "atomics"),
-    ("ATOMUMIN", "atomics"),
-    ("ATOMUMAX", "atomics"),
-    ("ATOMIMIN", "atomics"),
-    ("ATOMIMAX", "atomics"),
-    ("ATOMFADD", "atomics"),
-    ("ATOMINC_WRAP", "atomics"),
-    ("ATOMDEC_WRAP", "atomics"),
     ("VOTE_ANY", "subgroup operations"),
     ("VOTE_ALL", "subgroup operations"),
     ("VOTE_EQ", "subgroup operations"),
@@ -506,6 +514,16 @@ impl Opcode {
             OpKind::Flow(f) => Some(f),
             _ => None,
         }
+    }
+
+    /// Whether this is LOAD, STORE, RESQ or an atomic (an access to a memory register).
+    pub fn is_memory(self) -> bool {
+        self.info().kind == OpKind::Memory
+    }
+
+    /// Whether this is an atomic read-modify-write (ATOM*).
+    pub fn is_atomic(self) -> bool {
+        self.is_memory() && !matches!(self, Opcode::Load | Opcode::Store | Opcode::Resq)
     }
 
     /// Texture operand roles, if this is a texture or sampling opcode.

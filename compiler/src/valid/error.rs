@@ -34,6 +34,10 @@ pub enum ValidationErrorKind {
     /// A texture instruction without a target, sampler or sampler view.
     #[error("{0}")]
     Texture(String),
+    /// A memory instruction whose resource, target or format does not fit, or a memory
+    /// register used where no memory instruction reads it.
+    #[error("{0}")]
+    Memory(String),
     /// An index or value outside its range.
     #[error("{0}")]
     Range(String),

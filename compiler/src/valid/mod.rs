@@ -5,8 +5,10 @@
 
 mod error;
 mod flow;
+mod memory;
 
 pub use error::{ValidationError, ValidationErrorKind};
+pub use memory::MAX_GROUP_INVOCATIONS;
 
 use crate::tgsi::*;
 
@@ -61,6 +63,7 @@ pub fn validate(program: &Program) -> Result<(), Vec<ValidationError>> {
     for (i, inst) in program.instructions.iter().enumerate() {
         v.instruction(i, inst);
     }
+    memory::check(program, &mut v.errors);
     flow::check(program, &mut v.errors);
     if v.errors.is_empty()
         && let Err(e) = crate::front::binary::encode(program)
@@ -291,7 +294,7 @@ impl Validator<'_> {
         }
         for (k, d) in inst.dst.iter().enumerate() {
             let loc = map.dst(i, k);
-            if !d.register.file.is_writable() {
+            if !d.register.file.is_writable() && !d.register.file.is_memory() {
                 self.error(loc, ValidationErrorKind::ReadOnly(reg_name(&d.register)));
             }
             if d.write_mask.0 & 0xF == 0 {
@@ -326,7 +329,7 @@ impl Validator<'_> {
             }
             self.register(&s.register, loc, &read);
         }
-        if inst.texture.is_some() && inst.opcode.tex().is_none() {
+        if inst.texture.is_some() && inst.opcode.tex().is_none() && !inst.opcode.is_memory() {
             self.error(
                 map.instruction(i),
                 ValidationErrorKind::Texture(format!(
@@ -481,6 +484,11 @@ impl Validator<'_> {
                     v.offset
                 )),
             );
+        }
+        // Mesa declares `MEMORY[1], SHARED` and addresses `MEMORY[0]`; tgsi_exec ignores the
+        // index: any MEMORY declaration declares the shared memory every index names.
+        if r.file == File::Memory && self.p.declarations_of(File::Memory).next().is_some() {
+            return;
         }
         let matches_buffer = |d: &Declaration| buffer.is_none_or(|b| d.dimension.unwrap_or(0) == b);
         let mut decls = self

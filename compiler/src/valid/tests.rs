@@ -169,3 +169,77 @@ fn index_ranges_and_declarations() {
     let p = parse("FRAG\nDCL SVIEW[0]\n").unwrap();
     assert!(validate(&p).is_err());
 }
+
+/// Validates a compute program with a buffer, an image and shared memory.
+fn compute_errors(props: &str, body: &str) -> Vec<String> {
+    let src = format!(
+        "COMP\n{props}DCL SV[0], THREAD_ID\nDCL BUFFER[0]\nDCL IMAGE[0], 2D, PIPE_FORMAT_R32_SINT, WR\n\
+         DCL IMAGE[1], 2D, PIPE_FORMAT_R8G8B8A8_UNORM\nDCL MEMORY[1], SHARED\nDCL TEMP[0..1]\n\
+         IMM[0] UINT32 {{0, 4, 1, 0}}\n{body}END\n"
+    );
+    let p = parse(&src).unwrap_or_else(|e| panic!("parse: {e}\n{src}"));
+    validate(&p)
+        .err()
+        .unwrap_or_default()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn memory_instructions_validate() {
+    let ok = "LOAD TEMP[0].x, BUFFER[0], IMM[0].xxxx\nSTORE MEMORY[0].x, IMM[0].yyyy, TEMP[0].xxxx\n\
+              ATOMUADD TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[0].zzzz\n\
+              ATOMXCHG TEMP[1].x, IMAGE[0], TEMP[0], IMM[0].zzzz, COHERENT, 2D, PIPE_FORMAT_R32_SINT\n\
+              LOAD TEMP[1], IMAGE[1], TEMP[0], 2D, PIPE_FORMAT_R8G8B8A8_UNORM\nMEMBAR IMM[0].xxxx\nBARRIER\n\
+              RESQ TEMP[0].x, BUFFER[0]\n";
+    let props = "PROPERTY CS_FIXED_BLOCK_WIDTH 64\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n\
+                 PROPERTY CS_FIXED_BLOCK_DEPTH 1\n";
+    assert_eq!(compute_errors(props, ok), Vec::<String>::new());
+    // MEMORY[0] is what Mesa addresses when it declares MEMORY[1].
+    for (body, want) in [
+        (
+            "ADD TEMP[0], BUFFER[0], TEMP[0]\n",
+            "only LOAD, RESQ and the atomics read it",
+        ),
+        ("MOV BUFFER[0], TEMP[0]\n", "only STORE writes it"),
+        (
+            "LOAD TEMP[0], TEMP[1], IMM[0].xxxx\n",
+            "accesses a BUFFER, IMAGE or MEMORY register, found TEMP",
+        ),
+        ("LOAD TEMP[0], IMAGE[1], TEMP[0]\n", "needs its target"),
+        (
+            "STORE IMAGE[1], TEMP[0], TEMP[1], 2D\n",
+            "not declared writable",
+        ),
+        (
+            "LOAD TEMP[0], IMAGE[1], TEMP[0], 3D\n",
+            "names target 3D, IMAGE[1] is declared 2D",
+        ),
+        (
+            "LOAD TEMP[0].x, BUFFER[0], IMM[0].xxxx, 2D\n",
+            "only images take a target and a format",
+        ),
+        (
+            "LOAD TEMP[0].x, BUFFER[1], IMM[0].xxxx\n",
+            "BUFFER[1] is used but not declared",
+        ),
+    ] {
+        let e = compute_errors(props, body);
+        assert!(
+            e.len() == 1 && e[0].contains(want),
+            "{body}: {e:?}, want `{want}`"
+        );
+    }
+    let e = compute_errors(
+        "PROPERTY CS_FIXED_BLOCK_WIDTH 1024\nPROPERTY CS_FIXED_BLOCK_HEIGHT 2\n",
+        "",
+    );
+    assert!(
+        e.len() == 1 && e[0].contains("at most 1024 invocations"),
+        "{e:?}"
+    );
+    // A fragment shader may use buffers but not barriers or shared memory.
+    let e = errors("BARRIER\n");
+    assert!(matches!(e[0].kind, ValidationErrorKind::Memory(_)), "{e:?}");
+}

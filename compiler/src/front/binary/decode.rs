@@ -108,9 +108,9 @@ fn file_value(raw: u32, token: usize) -> Result<File, DecodeError> {
     if let Some(f) = File::from_bits(raw) {
         return Ok(f);
     }
-    if let Some((name, _)) = crate::tgsi::UNSUPPORTED_FILES
+    if let Some((name, _, _)) = crate::tgsi::UNSUPPORTED_FILES
         .iter()
-        .find(|(_, v)| *v == raw)
+        .find(|(_, v, _)| *v == raw)
     {
         return err(token, "File", K::UnsupportedFile { name, value: raw });
     }
@@ -453,6 +453,41 @@ impl Decoder<'_> {
                         return_types: rt,
                     });
                 }
+                decl_ext::IMAGE => {
+                    let target = enum_value(
+                        TextureTarget::from_bits(field(e, 4, 11)),
+                        field(e, 4, 11),
+                        i,
+                        "Resource",
+                    )?;
+                    let format = enum_value(
+                        ImageFormat::from_bits(field(e, 12, 19)),
+                        field(e, 12, 19),
+                        i,
+                        "Format",
+                    )?;
+                    decl.image = Some(ImageDecl {
+                        target,
+                        format,
+                        writable: field(e, 20, 20) != 0,
+                        raw: field(e, 21, 21) != 0,
+                    });
+                    padding(e, 22, 30, i)?;
+                }
+                decl_ext::MEMORY => {
+                    if field(e, 4, 4) != 0 {
+                        decl.memory = Some(enum_value(
+                            MemoryType::from_bits(field(e, 5, 6)),
+                            field(e, 5, 6),
+                            i,
+                            "MemType",
+                        )?);
+                    } else if field(e, 5, 6) != 0 {
+                        return err(i, "MemType", K::NonZeroPadding(field(e, 5, 6)));
+                    }
+                    decl.atomic = field(e, 7, 7) != 0;
+                    padding(e, 8, 30, i)?;
+                }
                 t => self.warn(i, format!("unknown DECLARATION extension type {t} skipped")),
             }
         }
@@ -705,6 +740,16 @@ impl Decoder<'_> {
                 inst_ext::FLAGS => {
                     inst.precise = field(e, 4, 4) != 0;
                     padding(e, 5, 30, i)?;
+                }
+                inst_ext::MEMORY => {
+                    inst.qualifiers = MemoryQualifiers(field(e, 4, 6) as u8);
+                    inst.format = enum_value(
+                        ImageFormat::from_bits(field(e, 7, 14)),
+                        field(e, 7, 14),
+                        i,
+                        "Format",
+                    )?;
+                    padding(e, 15, 30, i)?;
                 }
                 t => self.warn(i, format!("unknown INSTRUCTION extension type {t} skipped")),
             }

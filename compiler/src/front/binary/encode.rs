@@ -165,6 +165,23 @@ fn declaration(d: &Declaration, what: impl Fn() -> String) -> Result<Vec<u32>, E
         }
         exts.push(e);
     }
+    if let Some(img) = d.image {
+        exts.push(
+            decl_ext::IMAGE
+                | put(img.target.bits(), 4, 11)
+                | put(img.format.bits(), 12, 19)
+                | put(img.writable as u32, 20, 20)
+                | put(img.raw as u32, 21, 21),
+        );
+    }
+    if d.memory.is_some() || d.atomic {
+        exts.push(
+            decl_ext::MEMORY
+                | put(d.memory.is_some() as u32, 4, 4)
+                | put(d.memory.map_or(0, MemoryType::bits), 5, 6)
+                | put(d.atomic as u32, 7, 7),
+        );
+    }
     let head = token_type::DECLARATION
         | put(d.file.bits(), 12, 15)
         | put(Declare::Range.bits(), 16, 19)
@@ -267,6 +284,10 @@ fn instruction(
     }
     if inst.precise {
         exts.push(inst_ext::FLAGS | put(1, 4, 4));
+    }
+    if inst.qualifiers.0 != 0 || inst.format != ImageFormat::None {
+        let q = fits(inst.qualifiers.0 as u64, 3, what, "memory qualifiers")?;
+        exts.push(inst_ext::MEMORY | put(q, 4, 6) | put(inst.format.bits(), 7, 14));
     }
     let info = inst.opcode.info();
     if inst.dst.len() > 3 || inst.src.len() > 15 {

@@ -338,15 +338,18 @@ fn rejects_bad_fields() {
         src_word(4, 1),
     ]));
     assert_eq!((e.token, e.field), (4, "File"));
-    // IMAGE is out of scope.
+    // HW_ATOMIC is not read.
     let e = decode_err(&stream(&[
         inst_word(1, 3, 0, 1, 1),
         dst_word(4, 0xF, 0),
-        src_word(9, 1),
+        src_word(14, 1),
     ]));
     assert!(matches!(
         e.kind,
-        DecodeErrorKind::UnsupportedFile { name: "IMAGE", .. }
+        DecodeErrorKind::UnsupportedFile {
+            name: "HWATOMIC",
+            ..
+        }
     ));
     // MOV with two sources.
     let e = decode_err(&stream(&[

@@ -22,6 +22,8 @@ pub(crate) mod inst_ext {
     pub const TEXOFFSET: u32 = 4;
     /// Extension: modern instruction flags (Precise).
     pub const FLAGS: u32 = 5;
+    /// Extension: memory qualifiers and the image format of a memory instruction.
+    pub const MEMORY: u32 = 6;
 }
 
 /// Extension token types of SRC_REGISTER.
@@ -51,6 +53,10 @@ pub(crate) mod decl_ext {
     pub const ARRAY: u32 = 2;
     /// Sampler view resource.
     pub const SAMPLER_VIEW: u32 = 3;
+    /// Image target, format and flags.
+    pub const IMAGE: u32 = 4;
+    /// Memory type of MEMORY, the ATOMIC flag of BUFFER.
+    pub const MEMORY: u32 = 5;
 }
 
 /// Extracts bits `lo..=hi` of `w`.

@@ -28,11 +28,14 @@ pub enum TextErrorKind {
         /// Why it is out of scope.
         reason: &'static str,
     },
-    /// An out-of-scope register file.
-    #[error(
-        "unsupported register file `{0}` (images, buffers, memory and atomics are out of scope)"
-    )]
-    UnsupportedFile(String),
+    /// A register file tgsic does not read.
+    #[error("unsupported register file `{name}`: {why}")]
+    UnsupportedFile {
+        /// The name as written.
+        name: String,
+        /// What it is and why it is not read.
+        why: &'static str,
+    },
     /// A register file that Mesa's text once had and later removed.
     #[error("unsupported register file `{name}`: {why}")]
     RemovedFile {
@@ -432,6 +435,39 @@ impl Parser<'_> {
                 }
                 "LOCAL" => decl.local = true,
                 "INVARIANT" => decl.invariant = true,
+                "ATOMIC" if file == File::Buffer => decl.atomic = true,
+                "WR" | "RAW" if decl.image.is_some() => {
+                    if let Some(img) = decl.image.as_mut() {
+                        if up == "WR" {
+                            img.writable = true;
+                        } else {
+                            img.raw = true;
+                        }
+                    }
+                }
+                _ if file == File::Memory && MemoryType::from_name(w).is_some() => {
+                    if decl.memory.is_some() {
+                        return self.invalid(pos, dup("the memory type"));
+                    }
+                    decl.memory = MemoryType::from_name(w);
+                }
+                _ if file == File::Image && TextureTarget::from_name(w).is_some() => {
+                    if decl.image.is_some() {
+                        return self.invalid(pos, dup("the image target"));
+                    }
+                    let target = TextureTarget::from_name(w).unwrap_or(TextureTarget::Tex2D);
+                    self.expect(
+                        b',',
+                        "`,` and the image format (`PIPE_FORMAT_R8G8B8A8_UNORM`)",
+                    )?;
+                    let format = self.image_format()?;
+                    decl.image = Some(ImageDecl {
+                        target,
+                        format,
+                        writable: false,
+                        raw: false,
+                    });
+                }
                 "STREAM" => {
                     let Some(s) = decl.semantic.as_mut() else {
                         return self.invalid(pos, "STREAM must follow a semantic");
@@ -508,6 +544,20 @@ impl Parser<'_> {
             }
         }
         Ok(decl)
+    }
+
+    /// An image format name (`PIPE_FORMAT_R32_SINT`).
+    fn image_format(&mut self) -> Result<ImageFormat> {
+        self.c.blanks();
+        let pos = self.c.position();
+        let w = self.c.word();
+        if w.is_empty() {
+            return self.expected("an image format (`PIPE_FORMAT_R8G8B8A8_UNORM`)");
+        }
+        match ImageFormat::from_name(w) {
+            Some(f) => Ok(f),
+            None => self.invalid(pos, format!("unknown or unsupported image format `{w}`")),
+        }
     }
 
     /// The word after the next comma, without consuming anything.
@@ -637,8 +687,12 @@ impl Parser<'_> {
             loc.src.push(self.here());
             inst.src.push(self.src()?);
         }
+        // Memory qualifiers, target and format.
+        if inst.opcode.is_memory() {
+            self.memory_trailer(&mut inst)?;
+        }
         // Texture target and offsets.
-        if self.c.peek_blank() == Some(b',') {
+        if self.c.peek_blank() == Some(b',') && !inst.opcode.is_memory() {
             let w = self.peek_after_comma();
             if let Some(t) = TextureTarget::from_name(&w) {
                 self.c.eat(b',');
@@ -696,6 +750,38 @@ impl Parser<'_> {
         Ok(inst)
     }
 
+    /// `, COHERENT, 2D, PIPE_FORMAT_R32_SINT` after a memory instruction's operands, each part
+    /// optional, in tgsi_dump's order.
+    fn memory_trailer(&mut self, inst: &mut Instruction) -> Result<()> {
+        while self.c.peek_blank() == Some(b',') {
+            let w = self.peek_after_comma();
+            if let Some(bit) = MemoryQualifiers::bit_of(&w) {
+                if inst.texture.is_some() || inst.format != ImageFormat::None {
+                    break;
+                }
+                self.c.eat(b',');
+                self.c.word();
+                inst.qualifiers.0 |= bit;
+            } else if let Some(t) = TextureTarget::from_name(&w) {
+                if inst.texture.is_some() || inst.format != ImageFormat::None {
+                    break;
+                }
+                self.c.eat(b',');
+                self.c.word();
+                inst.texture = Some(t);
+            } else if ImageFormat::from_name(&w).is_some() && w.len() > 12 {
+                if inst.format != ImageFormat::None {
+                    break;
+                }
+                self.c.eat(b',');
+                inst.format = self.image_format()?;
+            } else {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Is the next thing a comma followed by an operand (a register, or `-`, `|`, `(`, `1-(`,
     /// `2*(`), rather than a texture target or something else?
     fn operand_after_comma(&mut self) -> bool {
@@ -735,7 +821,7 @@ fn operand_starts(c: &mut Cursor<'_>) -> bool {
             File::from_name(w).is_some()
                 || UNSUPPORTED_FILES
                     .iter()
-                    .any(|(n, _)| n.eq_ignore_ascii_case(w))
+                    .any(|(n, _, _)| n.eq_ignore_ascii_case(w))
                 || REMOVED_FILES.iter().any(|(n, _)| n.eq_ignore_ascii_case(w))
         }
     }

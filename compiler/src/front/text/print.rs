@@ -168,6 +168,21 @@ fn declaration(out: &mut String, d: &Declaration, processor: Processor) {
             let _ = write!(out, ", {}, {}, {}, {}", rt[0], rt[1], rt[2], rt[3]);
         }
     }
+    if let Some(img) = d.image {
+        let _ = write!(out, ", {}, {}", img.target, img.format);
+        if img.writable {
+            out.push_str(", WR");
+        }
+        if img.raw {
+            out.push_str(", RAW");
+        }
+    }
+    if d.atomic {
+        out.push_str(", ATOMIC");
+    }
+    if let Some(m) = d.memory {
+        let _ = write!(out, ", {m}");
+    }
     if let Some(i) = d.interpolation {
         let _ = write!(out, ", {i}");
     }
@@ -225,9 +240,17 @@ fn instruction(out: &mut String, inst: &Instruction, label: Option<u32>) {
         sep(out);
         src(out, s);
     }
+    for q in inst.qualifiers.names() {
+        sep(out);
+        out.push_str(q);
+    }
     if let Some(t) = inst.texture {
         sep(out);
         out.push_str(t.name());
+    }
+    if inst.format != ImageFormat::None {
+        sep(out);
+        let _ = write!(out, "{}", inst.format);
     }
     for o in &inst.tex_offsets {
         sep(out);

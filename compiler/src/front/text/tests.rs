@@ -275,10 +275,22 @@ fn every_rule_broken_gives_position_and_expectation() {
         ),
         ("FRAG\nDCL\n", 2, 4, "expected a register file"),
         (
-            "FRAG\nDCL IMAGE[0]\n",
+            "FRAG\nDCL HWATOMIC[0]\n",
             2,
             5,
-            "unsupported register file `IMAGE`",
+            "unsupported register file `HWATOMIC`",
+        ),
+        (
+            "COMP\nDCL IMAGE[0], 2D\n",
+            2,
+            17,
+            "expected `,` and the image format",
+        ),
+        (
+            "COMP\nDCL IMAGE[0], 2D, PIPE_FORMAT_R99_UNORM\n",
+            2,
+            19,
+            "unknown or unsupported image format `PIPE_FORMAT_R99_UNORM`",
         ),
         (
             "FRAG\nDCL TEMP\n",

@@ -25,7 +25,9 @@ mod scan;
 mod var;
 
 use super::*;
-use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
+use crate::tgsi::{
+    File, FlowOp, Location, LoopKind, OpKind, Primitive, Processor, Program, PropertyName, Register,
+};
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -165,6 +167,36 @@ pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
     lift_checked(p)
 }
 
+/// The IR does not express compute programs, memory accesses or barriers yet: such a program
+/// runs on the interpreter (`docs/semantics.md`, "Memory and work groups").
+fn memory_program(p: &Program) -> Option<LiftError> {
+    let why = "the JIT back ends do not compile compute programs, memory accesses and barriers \
+               yet; the interpreter runs them";
+    if p.processor == Processor::Compute {
+        return Some(LiftError::Unsupported {
+            what: "a compute program".into(),
+            why: why.into(),
+            location: Location::Unknown,
+        });
+    }
+    let memory = |r: &Register| r.file.is_memory();
+    for (i, inst) in p.instructions.iter().enumerate() {
+        let op = inst.opcode;
+        let touches = op.is_memory()
+            || op.info().kind == OpKind::Barrier
+            || inst.dst.iter().any(|d| memory(&d.register))
+            || inst.src.iter().any(|s| memory(&s.register));
+        if touches {
+            return Some(LiftError::Unsupported {
+                what: op.name().into(),
+                why: why.into(),
+                location: p.source_map.instruction(i),
+            });
+        }
+    }
+    None
+}
+
 fn lift_checked(p: &Program) -> Result<Function, LiftError> {
     if !p.revision.is_executable() {
         return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
@@ -177,6 +209,9 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
                 location: p.source_map.instruction(i),
             });
         }
+    }
+    if let Some(e) = memory_program(p) {
+        return Err(e);
     }
     let mut l = Lifter {
         p,

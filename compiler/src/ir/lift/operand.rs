@@ -234,7 +234,13 @@ impl Lifter<'_> {
                     self.clamped_select(d, o, range, &vals)
                 }
             }
-            File::Null | File::Sampler | File::SamplerView => self.fconst(0.0),
+            // Memory registers are refused before lifting (`memory_program`).
+            File::Null
+            | File::Sampler
+            | File::SamplerView
+            | File::Image
+            | File::Buffer
+            | File::Memory => self.fconst(0.0),
         }
     }
 

@@ -33,11 +33,17 @@ impl Parser<'_> {
         if let Some(f) = File::from_name(w) {
             return Ok(f);
         }
-        if UNSUPPORTED_FILES
+        if let Some((_, _, why)) = UNSUPPORTED_FILES
             .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case(w))
+            .find(|(n, _, _)| n.eq_ignore_ascii_case(w))
         {
-            return self.err_at(pos, TextErrorKind::UnsupportedFile(w.into()));
+            return self.err_at(
+                pos,
+                TextErrorKind::UnsupportedFile {
+                    name: w.into(),
+                    why,
+                },
+            );
         }
         const FILES: &str =
             "a register file (CONST, IN, OUT, TEMP, SAMP, ADDR, IMM, SV, SVIEW, NULL)";
