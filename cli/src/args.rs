@@ -210,6 +210,19 @@ pub fn input_error(msg: String) -> Failure {
     Failure::input(vec![msg])
 }
 
+/// Parses `--grid X,Y,Z`.
+pub fn parse_grid(s: &str) -> Result<[u32; 3], String> {
+    let v: Vec<u32> = s
+        .split(',')
+        .map(|p| p.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}`: expected X,Y,Z (three whole numbers)"))?;
+    match v[..] {
+        [x, y, z] => Ok([x, y, z]),
+        _ => Err(format!("`{s}`: expected X,Y,Z (three whole numbers)")),
+    }
+}
+
 pub fn unit_arg(spec: &str, opt: &str) -> Result<(usize, String), Failure> {
     let (n, rest) = spec
         .split_once('=')

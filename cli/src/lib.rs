@@ -12,6 +12,7 @@ mod bindings;
 mod cmd;
 pub mod compare;
 mod image;
+mod memory;
 mod report;
 
 use clap::{Parser, Subcommand};

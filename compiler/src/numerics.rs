@@ -20,6 +20,7 @@
 
 pub mod accurate;
 pub mod glibc;
+pub mod texel;
 
 /// MXCSR: denormals are zeros.
 pub const MXCSR_DAZ: u32 = 1 << 6;

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod compute;
 pub mod fast_math;
 pub mod fuzz;
 pub mod generate;

@@ -24,9 +24,15 @@ use tgsic_runtime::host::{
 pub struct RunArgs {
     /// Shader, text or binary (detected); `-` reads standard input.
     pub input: String,
-    /// Output: `.f32` or `.png` for fragment shaders; a text file for vertex and geometry shaders.
+    /// Output: `.f32` or `.png` for fragment shaders; a text file for vertex and geometry
+    /// shaders; the folder the final buffers and images go to for compute programs.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Work groups of a compute program: X,Y,Z (each 1 to 65535).
+    #[arg(long, value_name = "X,Y,Z", value_parser = crate::args::parse_grid)]
+    pub grid: Option<[u32; 3]>,
+    #[command(flatten)]
+    pub memory: crate::memory::MemoryArgs,
     /// Image size for fragment shaders.
     #[arg(long, default_value = "256x256", value_parser = parse_size)]
     pub size: (u32, u32),
@@ -218,10 +224,18 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             out.iter().filter(|o| o.exhausted).count() as u64
         }
         Processor::Compute => {
-            return Err(input_error(format!(
-                "{}: error: compute shaders cannot be run (no compute grid in this tool)",
-                a.input
-            )));
+            let grid = a.grid.ok_or_else(|| {
+                usage("a compute program runs over a grid of work groups: give --grid X,Y,Z".into())
+            })?;
+            let mut files = a.memory.read()?;
+            let mut res = files.resources()?;
+            shader
+                .dispatch(&bind, &mut res, grid, &control)
+                .map_err(err)?;
+            drop(res);
+            pb.finish_and_clear();
+            files.write(&a.output)?;
+            0
         }
     };
     // A tiered shader's best code, compiled in the background, reaches the code cache for the

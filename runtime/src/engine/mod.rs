@@ -13,11 +13,14 @@
 
 mod columns;
 mod lanes;
+mod memory;
 mod module;
 mod options;
 mod reflect;
 
 pub use columns::Columns;
+pub(crate) use memory::{Access, Memory, atomic_word, check_memory, load_words, store_words};
+pub use memory::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
 pub use module::{LoadError, Module};
 pub use options::{CompileOptions, EngineKind};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
@@ -175,6 +178,9 @@ pub enum RunError {
     /// The run reached its deadline before its last batch.
     #[error("the run did not finish within its time limit")]
     TimeLimit,
+    /// The memory given to the run does not fit its program.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
     /// An invariant of the runtime did not hold: a bug in tgsic.
     #[error("internal error: {0}")]
     Internal(#[from] Internal),
@@ -228,6 +234,10 @@ pub enum Internal {
     /// Working memory made for another engine.
     #[error("working memory made for another engine")]
     ForeignScratch,
+    /// A compute program held by an engine that cannot dispatch it (the JITs refuse to
+    /// compile compute programs, so none should hold one).
+    #[error("a compute program on an engine without dispatches")]
+    NoComputeEngine,
     /// An instruction the interpreter's ALU has no implementation of.
     #[error("instruction {pc}: {opcode} reached the ALU without an implementation")]
     NoAlu {

@@ -56,6 +56,11 @@ pub struct Module {
     pub uses_cc: bool,
     /// Vertices per input primitive of a geometry shader.
     pub gs_vertices: u32,
+    /// `barriers[i]`: how many BARRIER and MEMBAR instructions come before instruction `i`
+    /// (one entry more than instructions).
+    barriers: Vec<u32>,
+    /// The work-group size of a compute program (`CS_FIXED_BLOCK_*`; missing ones are 1).
+    pub block: Option<[u32; 3]>,
     /// The program as revision 1.1 tokens: the key of compiled-code caches.
     tokens: Arc<[u32]>,
     /// Its interface.
@@ -155,6 +160,21 @@ impl Module {
             .and_then(Primitive::from_bits)
             .and_then(Primitive::vertices_per_primitive)
             .unwrap_or(1);
+        let mut barriers = Vec::with_capacity(insts.len() + 1);
+        barriers.push(0u32);
+        for inst in insts {
+            let meet = matches!(inst.opcode, Opcode::Barrier | Opcode::Membar);
+            barriers.push(barriers.last().copied().unwrap_or(0) + meet as u32);
+        }
+        let block_props = [
+            PropertyName::CsFixedBlockWidth,
+            PropertyName::CsFixedBlockHeight,
+            PropertyName::CsFixedBlockDepth,
+        ];
+        let block = block_props
+            .iter()
+            .any(|&n| program.property(n).is_some())
+            .then(|| block_props.map(|n| program.property(n).unwrap_or(1)));
         let tokens: Arc<[u32]> = tgsic::front::binary::encode(&program)
             .map_err(|e| LoadError::Encode(e.to_string()))?
             .into();
@@ -173,6 +193,8 @@ impl Module {
             cases,
             uses_cc,
             gs_vertices,
+            barriers,
+            block,
             tokens,
             reflection,
         })
@@ -192,6 +214,12 @@ impl Module {
     /// Its interface, shared.
     pub fn reflection_arc(&self) -> &Arc<Reflection> {
         &self.reflection
+    }
+
+    /// Whether a BARRIER or MEMBAR lies among instructions `first..=last`.
+    pub fn barrier_between(&self, first: usize, last: usize) -> bool {
+        let at = |i: usize| self.barriers.get(i).copied().unwrap_or(0);
+        at(last.saturating_add(1).min(self.barriers.len() - 1)) > at(first)
     }
 
     /// Registers allocated for `file`.

@@ -7,8 +7,9 @@
 
 use super::error::HostError;
 use crate::batches::Slots;
+use crate::dispatch::RunControl;
 use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
-use crate::engine::{Internal, Module, Reflection, RunError};
+use crate::engine::{Internal, Module, Reflection, Resources, RunError};
 use crate::jit::tiered::TieredShader;
 use crate::jit::{CacheUse, CompileError, JitShader, Lookups};
 use std::any::Any;
@@ -55,9 +56,30 @@ pub(crate) trait Shader {
     fn prepare(&self, _lookups: Lookups<'_>) -> Result<(), CompileError> {
         Ok(())
     }
+
+    /// Runs a compute program over `grid` work groups with `res`'s memory.
+    fn dispatch(
+        &self,
+        _bind: &Bindings,
+        _res: &mut Resources<'_>,
+        _grid: [u32; 3],
+        _control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        Err(RunError::Internal(Internal::NoComputeEngine))
+    }
 }
 
-impl Shader for Module {}
+impl Shader for Module {
+    fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        crate::interp::dispatch(self, bind, res, grid, control)
+    }
+}
 
 impl Shader for JitShader {
     fn compile_time(&self) -> Duration {
@@ -283,6 +305,36 @@ impl Compiled {
     /// cache, [`CacheUse::Off`]).
     pub fn cache_use(&self) -> CacheUse {
         self.engine.cache_use()
+    }
+
+    /// Runs a compute program over `grid` work groups (x, y, z) of its `CS_FIXED_BLOCK_*`
+    /// invocations each, reading and writing the host's buffers and images in `res` in place
+    /// (`docs/semantics.md`, "Memory and work groups": softpipe's order of invocations and
+    /// atomics, shared memory of `res`'s size zeroed once and kept from group to group).
+    /// Every access is checked against the bound sizes.
+    ///
+    /// # Errors
+    /// [`HostError::Processor`] for a shader that is not a compute program; [`HostError::Run`]
+    /// with a [`MemoryError`](crate::engine::MemoryError) for a grid outside 1..=65535 per
+    /// axis, a missing work-group size, a BUFFER or IMAGE the program uses that `res` does
+    /// not bind, or an image whose format does not fit the program's; the program's run
+    /// errors; [`RunError::TimeLimit`] past `control`'s deadline.
+    pub fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), HostError> {
+        let got = self.reflection.processor;
+        if got != tgsic::tgsi::Processor::Compute {
+            return Err(HostError::Processor {
+                call: "dispatch",
+                needs: tgsic::tgsi::Processor::Compute,
+                got,
+            });
+        }
+        Ok(self.engine.dispatch(bind, res, grid, control)?)
     }
 
     /// The machine code a run with `lookups` executes (the variant its textures and samplers

@@ -53,6 +53,12 @@ pub use runtime::{Runtime, RuntimeOptions};
 // What a shader is and what it reads.
 pub use crate::engine::{Bindings, ConstantBuffer, Module, Reflection, SamplerView, Varying};
 pub use crate::engine::{Internal, LoadError, RunError, constant_registers};
+// The memory of compute programs and of shaders with buffers and images.
+pub use crate::engine::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
+#[doc(no_inline)]
+pub use tgsic::tgsi::ImageFormat;
+#[doc(no_inline)]
+pub use tgsic::valid::MAX_GROUP_INVOCATIONS;
 // How it compiles, and the code cache.
 pub use crate::cache::{CacheDir, DEFAULT_MAX_BYTES};
 pub use crate::engine::{CompileOptions, EngineKind};

@@ -4,7 +4,7 @@
 mod operand;
 
 use crate::engine::{
-    ALL, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Mask, Module, Reg,
+    ALL, Access, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Mask, Module, Reg,
 };
 use tgsic::numerics::{self as num, b, f};
 use tgsic::tgsi::*;
@@ -120,6 +120,28 @@ pub(super) struct Exec<'a> {
     /// Lanes computed only for derivatives (the missing pixels of an edge quad).
     pub helpers: Mask,
     pub report: BatchReport,
+    /// The buffers, images and shared memory memory instructions address (none: a memory
+    /// instruction is an error).
+    pub mem: Option<&'a mut (dyn Access + 'a)>,
+}
+
+/// Where a machine of a work group stopped, to be resumed after the group met at a barrier
+/// (`docs/semantics.md`, "Memory and work groups"): its control state and the next
+/// instruction. Its registers stay in its [`Regs`].
+#[derive(Debug)]
+pub(super) struct Suspended {
+    pub(super) pc: usize,
+    alive: Mask,
+    cond_mask: Mask,
+    loop_mask: Mask,
+    cont_mask: Mask,
+    switch_mask: Mask,
+    func_mask: Mask,
+    cond_stack: Vec<Mask>,
+    frames: Vec<Frame>,
+    calls: Vec<Call>,
+    budget: Box<[u32; BATCH_LANES]>,
+    report: BatchReport,
 }
 
 pub(super) fn bit(l: usize) -> Mask {
@@ -160,7 +182,48 @@ impl<'a> Exec<'a> {
             budget: Box::new([bind.max_iterations; BATCH_LANES]),
             helpers: 0,
             report: BatchReport::default(),
+            mem: None,
         }
+    }
+
+    /// The control state to resume from `pc` later.
+    pub(super) fn suspend(self, pc: usize) -> Suspended {
+        Suspended {
+            pc,
+            alive: self.alive,
+            cond_mask: self.cond_mask,
+            loop_mask: self.loop_mask,
+            cont_mask: self.cont_mask,
+            switch_mask: self.switch_mask,
+            func_mask: self.func_mask,
+            cond_stack: self.cond_stack,
+            frames: self.frames,
+            calls: self.calls,
+            budget: self.budget,
+            report: self.report,
+        }
+    }
+
+    /// Takes up the control state `s` left; returns the instruction to go on from.
+    pub(super) fn resume(&mut self, s: Suspended) -> usize {
+        self.alive = s.alive;
+        self.cond_mask = s.cond_mask;
+        self.loop_mask = s.loop_mask;
+        self.cont_mask = s.cont_mask;
+        self.switch_mask = s.switch_mask;
+        self.func_mask = s.func_mask;
+        self.cond_stack = s.cond_stack;
+        self.frames = s.frames;
+        self.calls = s.calls;
+        self.budget = s.budget;
+        self.report = s.report;
+        s.pc
+    }
+
+    /// Whether a compute machine stops at BARRIER and MEMBAR (tgsi_exec does only there) and,
+    /// like tgsi_exec, walks blocks no lane executes when they hold one.
+    pub(super) fn meets_at_barriers(&self) -> bool {
+        self.p.program.processor == Processor::Compute
     }
 
     /// The lanes that execute the current instruction.

@@ -8,10 +8,18 @@ use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
 impl Exec<'_> {
-    /// Runs the program from instruction 0 to END (or the last RET of main).
+    /// Runs the program from instruction 0 to END (or the last RET of main). A compute
+    /// program's machine runs with [`Exec::run_from`], which stops at its barriers.
     pub fn run(&mut self) -> Result<(), RunError> {
+        self.run_from(0).map(|_| ())
+    }
+
+    /// Runs from instruction `pc` to the end, or, for a compute program, to just after the
+    /// next BARRIER or MEMBAR (whatever lanes execute it, as tgsi_exec): `Some(pc)` of the
+    /// instruction to resume at, `None` when the program ended.
+    pub fn run_from(&mut self, mut pc: usize) -> Result<Option<usize>, RunError> {
         let insts = &self.p.program.instructions;
-        let mut pc = 0usize;
+        let meets = self.meets_at_barriers();
         let mut steps: u64 = 0;
         while pc < insts.len() {
             steps += 1;
@@ -19,6 +27,9 @@ impl Exec<'_> {
                 return Err(RunError::Internal(Internal::StepCount));
             }
             let inst = &insts[pc];
+            if meets && matches!(inst.opcode, Opcode::Barrier | Opcode::Membar) {
+                return Ok(Some(pc + 1));
+            }
             let exec = self.exec_mask();
             let step = match inst.opcode.flow() {
                 Some(flow) => self.flow(pc, inst, flow, exec),
@@ -33,7 +44,13 @@ impl Exec<'_> {
             }
             pc = next;
         }
-        Ok(())
+        Ok(None)
+    }
+
+    /// Whether a block no lane executes may be skipped: always, but in a compute program
+    /// whose block (instructions `pc..=end`) holds a barrier, which tgsi_exec meets anyway.
+    fn may_skip(&self, pc: usize, end: usize) -> bool {
+        !self.meets_at_barriers() || !self.p.barrier_between(pc, end)
     }
 
     fn matching(&self, pc: usize) -> usize {
@@ -93,21 +110,22 @@ impl Exec<'_> {
                 self.cond_stack.push(self.cond_mask);
                 // Active lanes whose condition is false leave the block.
                 self.cond_mask &= (t & cond) | !exec;
-                if self.exec_mask() == 0 {
+                if self.exec_mask() == 0 && self.may_skip(pc, self.matching(pc)) {
                     return Ok(self.matching(pc));
                 }
             }
             FlowOp::Else => {
                 let saved = self.cond_stack.last().copied().unwrap_or(ALL);
                 self.cond_mask = !self.cond_mask & saved;
-                if self.exec_mask() == 0 {
+                if self.exec_mask() == 0 && self.may_skip(pc, self.matching(pc)) {
                     return Ok(self.matching(pc));
                 }
             }
             FlowOp::EndIf => self.cond_mask = self.cond_stack.pop().unwrap_or(ALL),
             FlowOp::BeginLoop(kind) => {
                 let end = self.matching(pc);
-                if exec == 0 {
+                let walk = !self.may_skip(pc, end);
+                if exec == 0 && !walk {
                     return Ok(end + 1);
                 }
                 let mut counter = None;
@@ -147,7 +165,7 @@ impl Exec<'_> {
                     counter,
                 });
                 self.loop_mask &= enter | !exec;
-                if self.exec_mask() == 0 {
+                if self.exec_mask() == 0 && !walk {
                     return self.end_loop_exit(end);
                 }
             }
@@ -223,7 +241,7 @@ impl Exec<'_> {
                     active: exec,
                 });
                 self.switch_mask = 0;
-                if exec == 0 {
+                if exec == 0 && self.may_skip(pc, self.matching(pc)) {
                     return Ok(self.matching(pc));
                 }
             }
@@ -379,6 +397,8 @@ impl Exec<'_> {
                     self.regs.addr_depth[l] += 1;
                 }
             }
+            Opcode::Membar | Opcode::Barrier => {}
+            op if op.is_memory() => super::memory::execute(self, inst, exec)?,
             _ => {
                 let res = if inst.opcode.tex().is_some() {
                     super::tex::execute(self, inst, exec)?

@@ -18,11 +18,14 @@
 #![allow(clippy::needless_range_loop)]
 
 mod alu;
+mod compute;
 mod exec;
 mod flow;
+mod memory;
 mod tex;
 
 use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
+pub(crate) use compute::dispatch;
 use exec::Exec;
 pub use exec::Regs;
 

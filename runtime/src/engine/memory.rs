@@ -1,0 +1,533 @@
+//! The memory a run reads and writes besides its registers: the host's storage buffers and
+//! images ([`Resources`]), shared memory, and the operations every engine applies to them
+//! with tgsi_exec's rules (`docs/semantics.md`, "Memory and work groups"): a load that does
+//! not fit reads 0, a store writes the words that fit, an atomic out of bounds changes nothing
+//! and returns 0, texels outside an image read 0 and ignore stores. Every access is checked
+//! against the bound sizes, whatever offset the program computed.
+
+use tgsic::numerics::texel;
+use tgsic::tgsi::{File, ImageFormat, Opcode, Program};
+use thiserror::Error;
+
+/// The largest shared memory a dispatch may ask for, in bytes (64 KiB: twice GL's minimum
+/// `MAX_COMPUTE_SHARED_MEMORY_SIZE`, llvmpipe's limit).
+pub const MAX_SHARED_BYTES: u32 = 64 << 10;
+
+/// The most work groups a dispatch may have per axis (GL's minimum
+/// `MAX_COMPUTE_WORK_GROUP_COUNT`).
+pub const MAX_GROUPS_PER_AXIS: u32 = 65535;
+
+/// Why the memory given to a run does not fit its program.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum MemoryError {
+    /// An image whose texel bytes are not its size times its format's texel size.
+    #[error(
+        "an image of {width}x{height}x{depth} {format} texels needs {needed} bytes, it was given {got}"
+    )]
+    ImageBytes {
+        /// Width in texels.
+        width: u32,
+        /// Height (rows, or layers of a 1D array).
+        height: u32,
+        /// Depth (slices, layers or cube faces).
+        depth: u32,
+        /// Its format.
+        format: &'static str,
+        /// Bytes its texels take (`None` beyond the address space).
+        needed: u64,
+        /// Bytes given.
+        got: usize,
+    },
+    /// An image with a zero size or the format `NONE`.
+    #[error("an image needs a size of at least 1x1x1 and a format other than NONE")]
+    EmptyImage,
+    /// A BUFFER the program reads or writes that no buffer is bound to.
+    #[error("BUFFER[{0}] is used by the program but no buffer is bound to it")]
+    UnboundBuffer(u32),
+    /// An IMAGE the program reads or writes that no image is bound to.
+    #[error("IMAGE[{0}] is used by the program but no image is bound to it")]
+    UnboundImage(u32),
+    /// An IMAGE declared with a format whose texels differ in size from the bound image's.
+    #[error(
+        "IMAGE[{index}] is declared {declared} ({} bytes a texel) but bound as {bound} ({} bytes)",
+        declared.texel_bytes(), bound.texel_bytes()
+    )]
+    ImageFormat {
+        /// The image.
+        index: u32,
+        /// Its declared (or the instruction's) format.
+        declared: ImageFormat,
+        /// The bound image's format.
+        bound: ImageFormat,
+    },
+    /// An atomic on an image whose format is not one 32-bit channel.
+    #[error(
+        "an atomic on IMAGE[{index}], which is {format}: image atomics need R32_UINT, R32_SINT or R32_FLOAT"
+    )]
+    ImageAtomic {
+        /// The image.
+        index: u32,
+        /// Its effective format.
+        format: ImageFormat,
+    },
+    /// Shared memory larger than [`MAX_SHARED_BYTES`].
+    #[error("{0} bytes of shared memory: at most {MAX_SHARED_BYTES} are allowed")]
+    SharedTooLarge(u32),
+    /// A grid with an axis of 0 or more than [`MAX_GROUPS_PER_AXIS`] work groups.
+    #[error("a grid of {0}x{1}x{2} work groups: each axis needs 1 to {MAX_GROUPS_PER_AXIS} groups")]
+    Grid(u32, u32, u32),
+    /// A compute program without its work-group size.
+    #[error("the program has no CS_FIXED_BLOCK_WIDTH/HEIGHT/DEPTH: its work-group size is unknown")]
+    NoBlockSize,
+    /// A run of a program with memory instructions that lends it no memory (a kind of run
+    /// that does not take [`Resources`]).
+    #[error(
+        "the program reads or writes BUFFER, IMAGE or MEMORY registers, and this kind of run lends it no memory"
+    )]
+    NoMemory,
+    /// Memory given twice for one register.
+    #[error("{0} is bound twice")]
+    BoundTwice(String),
+}
+
+/// An image the host lends a run: its texels in the format's own layout, row-major, row 0
+/// first, slices (or layers, or cube faces) one after another.
+#[derive(Debug)]
+pub struct Image<'a> {
+    texels: &'a mut [u8],
+    size: [u32; 3],
+    format: ImageFormat,
+}
+
+impl<'a> Image<'a> {
+    /// `texels` as a `width`×`height`×`depth` image of `format`.
+    ///
+    /// # Errors
+    /// [`MemoryError::EmptyImage`] for a zero size or the format `NONE`;
+    /// [`MemoryError::ImageBytes`] unless `texels` holds exactly the image's bytes.
+    pub fn new(
+        texels: &'a mut [u8],
+        [width, height, depth]: [u32; 3],
+        format: ImageFormat,
+    ) -> Result<Image<'a>, MemoryError> {
+        if width == 0 || height == 0 || depth == 0 || format == ImageFormat::None {
+            return Err(MemoryError::EmptyImage);
+        }
+        let needed = [width, height, depth, format.texel_bytes()]
+            .iter()
+            .try_fold(1u64, |a, &k| a.checked_mul(k as u64));
+        if needed != Some(texels.len() as u64) {
+            return Err(MemoryError::ImageBytes {
+                width,
+                height,
+                depth,
+                format: format.name(),
+                needed: needed.unwrap_or(u64::MAX),
+                got: texels.len(),
+            });
+        }
+        Ok(Image {
+            texels,
+            size: [width, height, depth],
+            format,
+        })
+    }
+
+    /// Width, height and depth in texels.
+    pub fn size(&self) -> [u32; 3] {
+        self.size
+    }
+
+    /// The format its texels are stored in.
+    pub fn format(&self) -> ImageFormat {
+        self.format
+    }
+
+    /// The byte offset of texel `coord`, when it lies inside the image.
+    fn texel(&self, coord: [i32; 3]) -> Option<usize> {
+        let mut index = 0u64;
+        for axis in (0..3).rev() {
+            let c = u32::try_from(coord[axis])
+                .ok()
+                .filter(|&c| c < self.size[axis])?;
+            index = index * self.size[axis] as u64 + c as u64;
+        }
+        Some(index as usize * self.format.texel_bytes() as usize)
+    }
+}
+
+/// The storage buffers and images a host lends a run, and the size of its shared memory
+/// (zeroed once per dispatch and kept from one work group to the next, as softpipe does).
+#[derive(Debug, Default)]
+pub struct Resources<'a> {
+    pub(crate) buffers: Vec<Option<&'a mut [u8]>>,
+    pub(crate) images: Vec<Option<Image<'a>>>,
+    pub(crate) shared_bytes: u32,
+}
+
+impl<'a> Resources<'a> {
+    /// No buffer, no image, no shared memory.
+    pub fn new() -> Resources<'a> {
+        Resources::default()
+    }
+
+    /// Lends `bytes` as `BUFFER[index]`: its size is `bytes.len()`, and a run changes the
+    /// bytes in place.
+    ///
+    /// # Errors
+    /// [`MemoryError::BoundTwice`] when `BUFFER[index]` already has one.
+    pub fn bind_buffer(&mut self, index: u32, bytes: &'a mut [u8]) -> Result<(), MemoryError> {
+        bind(&mut self.buffers, index, bytes, "BUFFER")
+    }
+
+    /// Lends `image` as `IMAGE[index]`.
+    ///
+    /// # Errors
+    /// [`MemoryError::BoundTwice`] when `IMAGE[index]` already has one.
+    pub fn bind_image(&mut self, index: u32, image: Image<'a>) -> Result<(), MemoryError> {
+        bind(&mut self.images, index, image, "IMAGE")
+    }
+
+    /// Sets the size of shared memory (`MEMORY`, not part of the TGSI) for a dispatch.
+    ///
+    /// # Errors
+    /// [`MemoryError::SharedTooLarge`] past [`MAX_SHARED_BYTES`].
+    pub fn set_shared_bytes(&mut self, bytes: u32) -> Result<(), MemoryError> {
+        if bytes > MAX_SHARED_BYTES {
+            return Err(MemoryError::SharedTooLarge(bytes));
+        }
+        self.shared_bytes = bytes;
+        Ok(())
+    }
+
+    /// The size of shared memory a dispatch gets.
+    pub fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// `BUFFER[index]`'s bytes.
+    pub(crate) fn buffer(&mut self, index: u32) -> Option<&mut [u8]> {
+        self.buffers
+            .get_mut(index as usize)
+            .and_then(|b| b.as_deref_mut())
+    }
+
+    /// `IMAGE[index]`.
+    pub(crate) fn image(&mut self, index: u32) -> Option<&mut Image<'a>> {
+        self.images.get_mut(index as usize).and_then(Option::as_mut)
+    }
+}
+
+fn bind<T>(slots: &mut Vec<Option<T>>, index: u32, v: T, file: &str) -> Result<(), MemoryError> {
+    let i = index as usize;
+    if slots.len() <= i {
+        slots.resize_with(i + 1, || None);
+    }
+    if slots[i].is_some() {
+        return Err(MemoryError::BoundTwice(format!("{file}[{index}]")));
+    }
+    slots[i] = Some(v);
+    Ok(())
+}
+
+/// What a memory instruction addresses in one run: the bound buffers and images and the
+/// dispatch's shared memory.
+pub(crate) struct Memory<'r, 'a> {
+    pub(crate) resources: &'r mut Resources<'a>,
+    pub(crate) shared: &'r mut [u8],
+}
+
+/// The memory operations of one run, whatever the lifetimes of what is bound: what an
+/// engine's memory instructions call (`dyn Access`).
+pub(crate) trait Access {
+    /// The bytes of `BUFFER[index]` (`shared`: the shared memory), if bound.
+    fn bytes(&mut self, shared: bool, index: u32) -> Option<&mut [u8]>;
+    /// `IMAGE[index]`'s size and format, if bound.
+    fn image_info(&self, index: u32) -> Option<([u32; 3], ImageFormat)>;
+    /// The texel of `IMAGE[index]` at `coord` in `format` (0 when unbound or outside).
+    fn image_load(&mut self, index: u32, coord: [i32; 3], format: ImageFormat) -> [u32; 4];
+    /// Stores a texel (nothing when unbound or outside).
+    fn image_store(&mut self, index: u32, coord: [i32; 3], format: ImageFormat, v: [u32; 4]);
+    /// An atomic on a 32-bit texel: the old value (0 when unbound or outside).
+    fn image_atomic(
+        &mut self,
+        index: u32,
+        coord: [i32; 3],
+        op: Opcode,
+        a: u32,
+        b: u32,
+        ftz: bool,
+    ) -> u32;
+}
+
+impl Access for Memory<'_, '_> {
+    fn bytes(&mut self, shared: bool, index: u32) -> Option<&mut [u8]> {
+        if shared {
+            Some(self.shared)
+        } else {
+            self.resources.buffer(index)
+        }
+    }
+
+    fn image_info(&self, index: u32) -> Option<([u32; 3], ImageFormat)> {
+        let img = self.resources.images.get(index as usize)?.as_ref()?;
+        Some((img.size, img.format))
+    }
+
+    fn image_load(&mut self, index: u32, coord: [i32; 3], format: ImageFormat) -> [u32; 4] {
+        self.resources
+            .image(index)
+            .map_or([0; 4], |img| img.load(coord, format))
+    }
+
+    fn image_store(&mut self, index: u32, coord: [i32; 3], format: ImageFormat, v: [u32; 4]) {
+        if let Some(img) = self.resources.image(index) {
+            img.store(coord, format, v);
+        }
+    }
+
+    fn image_atomic(
+        &mut self,
+        index: u32,
+        coord: [i32; 3],
+        op: Opcode,
+        a: u32,
+        b: u32,
+        ftz: bool,
+    ) -> u32 {
+        self.resources
+            .image(index)
+            .map_or(0, |img| img.atomic(coord, op, a, b, ftz))
+    }
+}
+
+/// Checks, before anything runs, that `res` lends `program` every buffer and image it
+/// addresses, in formats that fit its declarations and atomics; and that `grid` (for a
+/// compute dispatch) is within bounds.
+///
+/// # Errors
+/// The first [`MemoryError`] found.
+pub(crate) fn check_memory(
+    program: &Program,
+    res: &Resources<'_>,
+    grid: Option<[u32; 3]>,
+) -> Result<(), MemoryError> {
+    if let Some(g) = grid
+        && g.iter().any(|&n| n == 0 || n > MAX_GROUPS_PER_AXIS)
+    {
+        return Err(MemoryError::Grid(g[0], g[1], g[2]));
+    }
+    let declared = |index: u32| {
+        program
+            .declarations_of(File::Image)
+            .find(|d| d.contains(index as i64))
+            .and_then(|d| d.image)
+    };
+    for inst in &program.instructions {
+        let op = inst.opcode;
+        if !op.is_memory() {
+            continue;
+        }
+        let r = if op == Opcode::Store {
+            &inst.dst[0].register
+        } else {
+            &inst.src[0].register
+        };
+        let index = r.index.offset.max(0) as u32;
+        match r.file {
+            File::Buffer if res.buffers.get(index as usize).is_none_or(Option::is_none) => {
+                return Err(MemoryError::UnboundBuffer(index));
+            }
+            File::Image => {
+                let Some(img) = res.images.get(index as usize).and_then(Option::as_ref) else {
+                    return Err(MemoryError::UnboundImage(index));
+                };
+                let decl = declared(index).map_or(ImageFormat::None, |d| d.format);
+                let format = [inst.format, decl]
+                    .into_iter()
+                    .find(|&f| f != ImageFormat::None)
+                    .unwrap_or(img.format);
+                if format.texel_bytes() != img.format.texel_bytes() {
+                    return Err(MemoryError::ImageFormat {
+                        index,
+                        declared: format,
+                        bound: img.format,
+                    });
+                }
+                if op.is_atomic() && !(format.is_atomic() && img.format.is_atomic()) {
+                    return Err(MemoryError::ImageAtomic { index, format });
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// LOAD of `words` 32-bit words at byte `offset` of `mem`: `None` (all channels 0) unless all
+/// of them fit.
+pub(crate) fn load_words(mem: &[u8], offset: u32, words: usize) -> Option<[u32; 4]> {
+    let size = words * 4;
+    let start = offset as usize;
+    let bytes = mem.get(start..start.checked_add(size)?)?;
+    let mut out = [0u32; 4];
+    for (k, w) in bytes.chunks_exact(4).enumerate() {
+        out[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+    }
+    Some(out)
+}
+
+/// STORE of the channels of `mask` of `v` at byte `offset` of `mem`: nothing when the offset
+/// lies past the end, otherwise the channels among the words that fit (tgsi_exec's rule).
+pub(crate) fn store_words(mem: &mut [u8], offset: u32, v: [u32; 4], mask: u8) {
+    let start = offset as usize;
+    if start > mem.len() {
+        return;
+    }
+    let avail = ((mem.len() - start) / 4).min(4);
+    for (c, &w) in v.iter().enumerate().take(avail) {
+        if mask & (1 << c) != 0 {
+            mem[start + 4 * c..start + 4 * c + 4].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+}
+
+/// The value an atomic `op` stores over `old`, with operands `a` (and `b`, ATOMCAS's new
+/// value); `ftz`: float addition under DAZ/FTZ (fragment shaders, as softpipe draws).
+pub(crate) fn atomic_result(op: Opcode, old: u32, a: u32, b: u32, ftz: bool) -> u32 {
+    use Opcode as O;
+    match op {
+        O::AtomUadd => old.wrapping_add(a),
+        O::AtomXchg => a,
+        O::AtomCas => {
+            if old == a {
+                b
+            } else {
+                old
+            }
+        }
+        O::AtomAnd => old & a,
+        O::AtomOr => old | a,
+        O::AtomXor => old ^ a,
+        O::AtomUmin => old.min(a),
+        O::AtomUmax => old.max(a),
+        O::AtomImin => (old as i32).min(a as i32) as u32,
+        O::AtomImax => (old as i32).max(a as i32) as u32,
+        O::AtomFadd if ftz => tgsic::numerics::b(tgsic::numerics::f(old) + tgsic::numerics::f(a)),
+        O::AtomFadd => (f32::from_bits(old) + f32::from_bits(a)).to_bits(),
+        O::AtomIncWrap => {
+            if old >= a {
+                0
+            } else {
+                old + 1
+            }
+        }
+        O::AtomDecWrap => {
+            if old == 0 || old > a {
+                a
+            } else {
+                old - 1
+            }
+        }
+        _ => old,
+    }
+}
+
+/// An atomic on the word at byte `offset` of `mem`: the old value (0 and no change when the
+/// word does not fit).
+pub(crate) fn atomic_word(
+    mem: &mut [u8],
+    offset: u32,
+    op: Opcode,
+    a: u32,
+    b: u32,
+    ftz: bool,
+) -> u32 {
+    let start = offset as usize;
+    let Some(w) = start.checked_add(4).and_then(|end| mem.get_mut(start..end)) else {
+        return 0;
+    };
+    let old = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+    w.copy_from_slice(&atomic_result(op, old, a, b, ftz).to_le_bytes());
+    old
+}
+
+impl Image<'_> {
+    /// The texel at `coord` as register values in `format` (0 outside the image, or when
+    /// `format`'s texels are not the image's size).
+    pub(crate) fn load(&self, coord: [i32; 3], format: ImageFormat) -> [u32; 4] {
+        if format.texel_bytes() != self.format.texel_bytes() {
+            return [0; 4];
+        }
+        match self.texel(coord) {
+            Some(at) => texel::unpack(format, &self.texels[at..]),
+            None => [0; 4],
+        }
+    }
+
+    /// Stores `v` in `format` at `coord` (nothing outside the image, or when `format`'s texels
+    /// are not the image's size).
+    pub(crate) fn store(&mut self, coord: [i32; 3], format: ImageFormat, v: [u32; 4]) {
+        if format.texel_bytes() != self.format.texel_bytes() {
+            return;
+        }
+        if let Some(at) = self.texel(coord) {
+            texel::pack(format, v, &mut self.texels[at..]);
+        }
+    }
+
+    /// An atomic on the 32-bit texel at `coord`: the old value (0 outside the image).
+    pub(crate) fn atomic(&mut self, coord: [i32; 3], op: Opcode, a: u32, b: u32, ftz: bool) -> u32 {
+        if !self.format.is_atomic() {
+            return 0;
+        }
+        match self.texel(coord) {
+            Some(at) => atomic_word(self.texels, at as u32, op, a, b, ftz),
+            None => 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_and_stores_follow_tgsi_exec() {
+        let mut m = [0u8; 12];
+        store_words(&mut m, 4, [1, 2, 3, 4], 0xF);
+        // Two words fit past offset 4: the third and fourth channels are dropped.
+        assert_eq!(load_words(&m, 4, 2), Some([1, 2, 0, 0]));
+        assert_eq!(
+            load_words(&m, 4, 3),
+            None,
+            "a load that does not fit reads 0"
+        );
+        assert_eq!(load_words(&m, u32::MAX, 1), None);
+        store_words(&mut m, 12, [9, 9, 9, 9], 0xF);
+        store_words(&mut m, u32::MAX, [9, 9, 9, 9], 0xF);
+        assert_eq!(load_words(&m, 0, 3), Some([0, 1, 2, 0]));
+        assert_eq!(atomic_word(&mut m, 8, Opcode::AtomUadd, 5, 0, false), 2);
+        assert_eq!(atomic_word(&mut m, 9, Opcode::AtomUadd, 5, 0, false), 0);
+        assert_eq!(load_words(&m, 8, 1), Some([7, 0, 0, 0]));
+        assert_eq!(atomic_result(Opcode::AtomCas, 7, 7, 1, false), 1);
+        assert_eq!(
+            atomic_result(Opcode::AtomImin, 1, u32::MAX, 0, false),
+            u32::MAX
+        );
+    }
+
+    #[test]
+    fn images_check_their_size_and_coordinates() {
+        let mut t = vec![0u8; 2 * 3 * 4];
+        assert!(Image::new(&mut t[..20], [2, 3, 1], ImageFormat::R32Sint).is_err());
+        let mut img = Image::new(&mut t, [2, 3, 1], ImageFormat::R32Sint).expect("image");
+        img.store([1, 2, 0], ImageFormat::R32Sint, [7, 0, 0, 0]);
+        img.store([2, 0, 0], ImageFormat::R32Sint, [9, 0, 0, 0]);
+        img.store([-1, 0, 0], ImageFormat::R32Sint, [9, 0, 0, 0]);
+        assert_eq!(img.load([1, 2, 0], ImageFormat::R32Sint), [7, 0, 0, 1]);
+        assert_eq!(img.load([1, 3, 0], ImageFormat::R32Sint), [0; 4]);
+        assert_eq!(img.atomic([1, 2, 0], Opcode::AtomXchg, 3, 0, false), 7);
+        assert_eq!(t[20..], [3, 0, 0, 0]);
+    }
+}

@@ -1,0 +1,35 @@
+//! Every compute entry of `corpus/compute` (but those with doubles or 64-bit integers, issue
+//! 60) gives softpipe's buffers and images, bit for bit, after every step.
+
+use tgsic_tests::compute::{entries, module};
+
+#[test]
+fn compute_entries_match_softpipe_with_the_interpreter() {
+    let Some(list) = entries() else { return };
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for e in list
+        .iter()
+        .filter(|e| e.mode == "compute" && !e.is_64_bit())
+    {
+        let m = match module(e) {
+            Ok(m) => m,
+            Err(why) => {
+                failures.push(format!("{}: {why}", e.name));
+                continue;
+            }
+        };
+        let shader = tgsic_tests::run::interpreter(&m);
+        ran += 1;
+        if let Err(why) = e.run_compute(&shader) {
+            failures.push(format!("{}: {why}", e.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} entries differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(ran, 44, "compute entries without 64-bit types");
+}
