@@ -3,9 +3,9 @@
 
 use super::RunError;
 use super::exec::Exec;
+use super::num::{self, b, f, fmax, fmin};
 use crate::engine::Internal;
 use crate::engine::{BATCH_LANES, Chan, Mask, Reg};
-use tgsic::numerics::{self as num, b, f, fmax, fmin};
 use tgsic::tgsi::*;
 
 const ONE: u32 = 0x3F80_0000;

@@ -45,6 +45,8 @@ pub(crate) fn dispatch(
 ) -> Result<(), RunError> {
     let block = m.block.ok_or(MemoryError::NoBlockSize)?;
     check_memory(&m.program, res, Some(grid))?;
+    // softpipe runs compute machines without FTZ: denormals are kept.
+    let _ieee = super::num::ieee_while(true);
     let mut shared = vec![0u8; res.shared_bytes as usize];
     let mut memory = Memory {
         resources: res,

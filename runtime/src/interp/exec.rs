@@ -3,10 +3,10 @@
 
 mod operand;
 
+use super::num::{self, b, f};
 use crate::engine::{
     ALL, Access, Arrangement, BATCH_LANES, BatchReport, Bindings, Chan, Mask, Module, Reg,
 };
-use tgsic::numerics::{self as num, b, f};
 use tgsic::tgsi::*;
 
 /// The per-batch register files (the interpreter's working memory).

@@ -3,8 +3,8 @@
 //! to the arithmetic ([`super::alu`]) or the texture unit ([`super::tex`]).
 
 use super::exec::{ADDR_STACK_DEPTH, Call, Exec, Frame, bit, lanes, mask_of};
+use super::num::{b, f};
 use crate::engine::{ALL, BATCH_LANES, Chan, Emitted, Internal, Mask, RunError};
-use tgsic::numerics::{b, f};
 use tgsic::tgsi::*;
 
 impl Exec<'_> {

@@ -22,6 +22,7 @@ mod compute;
 mod exec;
 mod flow;
 mod memory;
+mod num;
 mod tex;
 
 use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
@@ -53,7 +54,7 @@ impl Engine for Module {
         let result = {
             let mut ex = Exec::new(self, bind, regs, io.alive, io.arrangement);
             ex.helpers = io.helpers;
-            // The arithmetic flushes denormals in software (tgsic::numerics): no Rust code
+            // The arithmetic flushes denormals in software (`num`): no Rust code
             // runs with the MXCSR's DAZ/FTZ bits set.
             ex.run().map(|()| std::mem::take(&mut ex.report))
         };

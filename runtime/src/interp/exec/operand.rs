@@ -144,7 +144,7 @@ impl Exec<'_> {
             let mut v = sel(s.swizzle[c]);
             if let Some(d) = &divisor {
                 for l in 0..BATCH_LANES {
-                    v[l] = b(tgsic::numerics::div(f(v[l]), f(d[l])));
+                    v[l] = b(crate::interp::num::div(f(v[l]), f(d[l])));
                 }
             }
             let sign = if s.absolute {
@@ -167,7 +167,7 @@ impl Exec<'_> {
                 v = v.map(|x| b(f(x) - 0.5));
             }
             if s.scale2x {
-                v = v.map(|x| b(tgsic::numerics::mul(f(x), 2.0)));
+                v = v.map(|x| b(crate::interp::num::mul(f(x), 2.0)));
             }
             out[c] = v;
         }
@@ -242,7 +242,7 @@ impl Exec<'_> {
             let mut v = res[c];
             if d.modulate != Modulate::X1 {
                 let k = d.modulate.factor();
-                v = v.map(|x| b(tgsic::numerics::mul(f(x), k)));
+                v = v.map(|x| b(crate::interp::num::mul(f(x), k)));
             }
             match inst.saturate {
                 Saturate::None => {}
