@@ -6,7 +6,9 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use tgsic_runtime::host::{Bindings, Compiled, Image, ImageFormat, Module, Resources, RunControl};
+use tgsic_runtime::host::{
+    Bindings, Compiled, Frame, Image, ImageFormat, Module, Resources, RunControl,
+};
 
 /// One entry of the corpus.
 #[derive(Debug, Clone)]
@@ -116,20 +118,7 @@ impl Entry {
             {
                 let mut res = Resources::new();
                 res.set_shared_bytes(shared).map_err(|e| e.to_string())?;
-                let mut taken: Vec<(&String, &mut Vec<u8>)> = files.iter_mut().collect();
-                for (file, index, image) in &lent {
-                    let pos = taken
-                        .iter()
-                        .position(|(n, _)| *n == file)
-                        .ok_or_else(|| format!("{file} is bound twice or missing"))?;
-                    let (_, bytes) = taken.swap_remove(pos);
-                    match image {
-                        None => res.bind_buffer(*index, bytes),
-                        Some((size, format)) => Image::new(bytes, *size, *format)
-                            .and_then(|img| res.bind_image(*index, img)),
-                    }
-                    .map_err(|e| e.to_string())?;
-                }
+                bind_files(&mut res, &mut files, &lent)?;
                 shader
                     .dispatch(&bind, &mut res, grid, &RunControl::default())
                     .map_err(|e| format!("step {}: {e}", k + 1))?;
@@ -144,11 +133,222 @@ impl Entry {
     }
 }
 
+impl Entry {
+    /// Runs every step of a fragment entry with `shader`: each draw over the covered pixels of
+    /// its rectangle (pixel centres inside; `draw arrays` entries cover the window), the
+    /// colour converted to UNORM8 into the window or the target texture, and compares the
+    /// files as [`Entry::run_compute`] does. Outputs whose compare mode is `multiset` are
+    /// compared as sorted words, `order_dependent` ones not at all (the README's rules).
+    ///
+    /// # Errors
+    /// What differs first, or why the entry could not run.
+    pub fn run_fragment(&self, shader: &Compiled) -> Result<(), String> {
+        let e = &self.json;
+        let input = self.dir.join(e["in"].as_str().unwrap_or_default());
+        let reference = self.dir.join(e["ref"].as_str().unwrap_or_default());
+        let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        for f in std::fs::read_dir(&input)
+            .map_err(|e| e.to_string())?
+            .flatten()
+        {
+            let name = f.file_name().to_string_lossy().into_owned();
+            files.insert(name, std::fs::read(f.path()).map_err(|e| e.to_string())?);
+        }
+        let bindings = e["bindings"].as_object().cloned().unwrap_or_default();
+        let inputs = &e["inputs"];
+        let steps = e["steps"].as_array().cloned().unwrap_or_default();
+        for (k, step) in steps.iter().enumerate() {
+            let bind = Bindings {
+                constants: vec![constants(&step["const_buffer_0_u32"])],
+                textures: textures(&bindings, &files)?,
+                ..Bindings::default()
+            };
+            let (target, (w, h)) = match step["target"]["kind"].as_str() {
+                Some("texture") => {
+                    let unit = step["target"]["unit"].as_u64().unwrap_or(0);
+                    let file = format!("tex_{unit}.bin");
+                    let t = &inputs[&file];
+                    let size = (
+                        t["width"].as_u64().unwrap_or(1) as u32,
+                        t["height"].as_u64().unwrap_or(1) as u32,
+                    );
+                    (file, size)
+                }
+                _ => {
+                    let win = &e["window"];
+                    let size = (
+                        win[0].as_u64().unwrap_or(64) as u32,
+                        win[1].as_u64().unwrap_or(64) as u32,
+                    );
+                    ("window.rgba8".to_string(), size)
+                }
+            };
+            let rect = match step["rect_clip"].as_array() {
+                Some(r) => {
+                    let c: Vec<f64> = r.iter().filter_map(Value::as_f64).collect();
+                    let edge = |clip: f64, n: u32| (clip + 1.0) / 2.0 * n as f64;
+                    // Pixels whose centre lies inside [a, b).
+                    let first = |a: f64| (a - 0.5).ceil().max(0.0) as u32;
+                    let (xa, xb) = (edge(c[0], w), edge(c[0] + c[2], w));
+                    let (ya, yb) = (edge(c[1], h), edge(c[1] + c[3], h));
+                    [first(xa), first(ya), first(xb), first(yb)]
+                }
+                None => [0, 0, w, h],
+            };
+            let mut lent: Vec<Lent> = Vec::new();
+            for (reg, b) in &bindings {
+                let Some(index) = register_index(reg) else {
+                    continue;
+                };
+                if reg.starts_with("BUFFER[") {
+                    let file = b["file"].as_str().ok_or("a buffer without a file")?;
+                    lent.push((file.to_string(), index, None));
+                } else if reg.starts_with("IMAGE[") {
+                    let unit = b["gl_image_unit"]
+                        .as_u64()
+                        .or_else(|| b["unit_per_step"][(k + 1).to_string()].as_u64())
+                        .unwrap_or(0);
+                    let file = format!("tex_{unit}.bin");
+                    let t = &inputs[&file];
+                    let size = [
+                        t["width"].as_u64().unwrap_or(1) as u32,
+                        t["height"].as_u64().unwrap_or(1) as u32,
+                        1,
+                    ];
+                    let format = gl_format(t["internal_format"].as_str().unwrap_or(""))?;
+                    lent.push((file, index, Some((size, format))));
+                }
+            }
+            let mut colours: Vec<(u32, u32, [f32; 4])> = Vec::new();
+            {
+                let mut res = Resources::new();
+                bind_files(&mut res, &mut files, &lent)?;
+                let frame = Frame {
+                    width: w,
+                    height: h,
+                    output: 0,
+                };
+                shader
+                    .draw(
+                        &bind,
+                        &mut res,
+                        frame,
+                        rect,
+                        &RunControl::default(),
+                        &mut |i, j, c| colours.push((i, j, c)),
+                    )
+                    .map_err(|e| format!("step {}: {e}", k + 1))?;
+            }
+            let pixels = files
+                .get_mut(&target)
+                .ok_or_else(|| format!("no target {target}"))?;
+            for (i, j, c) in colours {
+                let at = 4 * (j * w + i) as usize;
+                if let Some(px) = pixels.get_mut(at..at + 4) {
+                    tgsic::numerics::texel::pack(
+                        ImageFormat::R8G8B8A8Unorm,
+                        c.map(f32::to_bits),
+                        px,
+                    );
+                }
+            }
+            let step_dir = self.dir.join(step["ref"].as_str().unwrap_or_default());
+            if steps.len() > 1 {
+                self.compare_outputs(&step_dir, &files, &format!("step {}", k + 1))?;
+            }
+        }
+        self.compare_outputs(&reference, &files, "the end")
+    }
+
+    /// [`compare_dir`], with the compare mode of each output.
+    fn compare_outputs(
+        &self,
+        dir: &Path,
+        files: &BTreeMap<String, Vec<u8>>,
+        when: &str,
+    ) -> Result<(), String> {
+        let mut exact = files.clone();
+        for (name, out) in self.json["outputs"].as_object().into_iter().flatten() {
+            match out["compare"].as_str() {
+                Some("order_dependent") => {
+                    exact.remove(name);
+                }
+                Some("multiset") => {
+                    if let Some(bytes) = exact.get_mut(name) {
+                        let want = std::fs::read(dir.join(name)).unwrap_or_default();
+                        fn sorted(b: &[u8]) -> Vec<&[u8]> {
+                            let mut w: Vec<&[u8]> = b.chunks(4).collect();
+                            w.sort();
+                            w
+                        }
+                        if !want.is_empty() && sorted(bytes) != sorted(&want) {
+                            return Err(format!("{when}: {name}'s words differ as a multiset"));
+                        }
+                        exact.remove(name);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let skip: Vec<String> = files
+            .keys()
+            .filter(|k| !exact.contains_key(*k))
+            .cloned()
+            .collect();
+        compare_dir_except(dir, &exact, &skip, when)
+    }
+}
+
+/// Binds each file of `lent` to its register; a file lent twice is shared.
+fn bind_files<'a>(
+    res: &mut Resources<'a>,
+    files: &'a mut BTreeMap<String, Vec<u8>>,
+    lent: &[Lent],
+) -> Result<(), String> {
+    let mut taken: Vec<(&String, &mut Vec<u8>)> = files.iter_mut().collect();
+    let mut first: BTreeMap<String, (u32, bool)> = BTreeMap::new();
+    for (file, index, image) in lent {
+        if let Some(&(of, was_image)) = first.get(file) {
+            let shared = if was_image {
+                res.share_image(*index, of)
+            } else {
+                res.share_buffer(*index, of)
+            };
+            shared.map_err(|e| e.to_string())?;
+            continue;
+        }
+        let pos = taken
+            .iter()
+            .position(|(n, _)| *n == file)
+            .ok_or_else(|| format!("{file} is missing"))?;
+        let (_, bytes) = taken.swap_remove(pos);
+        first.insert(file.clone(), (*index, image.is_some()));
+        match image {
+            None => res.bind_buffer(*index, bytes),
+            Some((size, format)) => {
+                Image::new(bytes, *size, *format).and_then(|img| res.bind_image(*index, img))
+            }
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
 /// A file lent to a step: its name, the register index, and an image's size and format.
 type Lent = (String, u32, Option<([u32; 3], ImageFormat)>);
 
 /// Compares every file of `dir` (if any) with the run's file of that name.
 fn compare_dir(dir: &Path, files: &BTreeMap<String, Vec<u8>>, when: &str) -> Result<(), String> {
+    compare_dir_except(dir, files, &[], when)
+}
+
+/// [`compare_dir`] but for the files named in `skip`.
+fn compare_dir_except(
+    dir: &Path,
+    files: &BTreeMap<String, Vec<u8>>,
+    skip: &[String],
+    when: &str,
+) -> Result<(), String> {
     let Ok(list) = std::fs::read_dir(dir) else {
         return Ok(());
     };
@@ -157,6 +357,9 @@ fn compare_dir(dir: &Path, files: &BTreeMap<String, Vec<u8>>, when: &str) -> Res
             continue;
         }
         let name = f.file_name().to_string_lossy().into_owned();
+        if skip.contains(&name) {
+            continue;
+        }
         let want = std::fs::read(f.path()).map_err(|e| e.to_string())?;
         let got = files
             .get(&name)

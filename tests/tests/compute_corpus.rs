@@ -33,3 +33,35 @@ fn compute_entries_match_softpipe_with_the_interpreter() {
     );
     assert_eq!(ran, 44, "compute entries without 64-bit types");
 }
+
+/// Every fragment entry without 64-bit types gives softpipe's buffers, images and window, but
+/// the one whose vertex shader does the work (the draws here run the fragment shader alone).
+#[test]
+fn fragment_entries_match_softpipe_with_the_interpreter() {
+    let Some(list) = entries() else { return };
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for e in list.iter().filter(|e| {
+        e.mode == "fragment" && !e.is_64_bit() && e.name != "piglit_atomic_vs_simple_inc_dec_read"
+    }) {
+        let m = match module(e) {
+            Ok(m) => m,
+            Err(why) => {
+                failures.push(format!("{}: {why}", e.name));
+                continue;
+            }
+        };
+        let shader = tgsic_tests::run::interpreter(&m);
+        ran += 1;
+        if let Err(why) = e.run_fragment(&shader) {
+            failures.push(format!("{}: {why}", e.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} entries differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(ran, 18, "fragment entries without 64-bit types");
+}

@@ -11,7 +11,7 @@ fn bits(v: [f32; 4]) -> [u32; 4] {
 
 /// How a fragment input register's value follows from its pixel (`docs/run.md`).
 #[derive(Debug, Clone, Copy)]
-pub(super) enum FragInput {
+pub(crate) enum FragInput {
     /// `(i + 0.5 - d, h - (j + 0.5) - d, 0.5, 1)`, `d` = 0.5 for integer pixel centres.
     Position { d: f32 },
     /// The same value at every pixel.
@@ -21,7 +21,7 @@ pub(super) enum FragInput {
 }
 
 impl FragInput {
-    pub(super) fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
+    pub(crate) fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
         match sem.map(|s| s.name) {
             Some(Semantic::Position) => FragInput::Position {
                 d: if integer_center { 0.5 } else { 0.0 },
@@ -35,7 +35,7 @@ impl FragInput {
     }
 
     /// The value at pixel (i, j) of a `w` × `h` grid.
-    fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
+    pub(crate) fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
         match self {
             FragInput::Position { d } => bits([
                 i as f32 + 0.5 - d,

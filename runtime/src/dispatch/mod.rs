@@ -22,7 +22,8 @@ mod tile;
 
 pub use pixels::PixelBuffer;
 
-use inputs::{FragInput, InputTable, registers};
+pub(crate) use inputs::FragInput;
+use inputs::{InputTable, registers};
 
 /// A rendered picture: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]

@@ -160,9 +160,42 @@ impl<'a> Image<'a> {
 /// (zeroed once per dispatch and kept from one work group to the next, as softpipe does).
 #[derive(Debug, Default)]
 pub struct Resources<'a> {
-    pub(crate) buffers: Vec<Option<&'a mut [u8]>>,
-    pub(crate) images: Vec<Option<Image<'a>>>,
+    buffers: Vec<Option<Slot<&'a mut [u8]>>>,
+    images: Vec<Option<Slot<Image<'a>>>>,
     pub(crate) shared_bytes: u32,
+}
+
+/// What a BUFFER or IMAGE register is bound to: memory of its own, or the memory of another
+/// register of its file (one buffer on two bindings, one texture on two image units).
+#[derive(Debug)]
+enum Slot<T> {
+    Own(T),
+    Same(u32),
+}
+
+/// The memory register `index` of `slots` names, following one alias.
+fn resolve<T>(slots: &[Option<Slot<T>>], index: u32) -> Option<usize> {
+    match slots.get(index as usize)?.as_ref()? {
+        Slot::Own(_) => Some(index as usize),
+        Slot::Same(of) => match slots.get(*of as usize)?.as_ref()? {
+            Slot::Own(_) => Some(*of as usize),
+            Slot::Same(_) => None,
+        },
+    }
+}
+
+fn own<T>(slot: &Option<Slot<T>>) -> Option<&T> {
+    match slot {
+        Some(Slot::Own(t)) => Some(t),
+        _ => None,
+    }
+}
+
+fn own_mut<T>(slot: &mut Option<Slot<T>>) -> Option<&mut T> {
+    match slot {
+        Some(Slot::Own(t)) => Some(t),
+        _ => None,
+    }
 }
 
 impl<'a> Resources<'a> {
@@ -177,7 +210,20 @@ impl<'a> Resources<'a> {
     /// # Errors
     /// [`MemoryError::BoundTwice`] when `BUFFER[index]` already has one.
     pub fn bind_buffer(&mut self, index: u32, bytes: &'a mut [u8]) -> Result<(), MemoryError> {
-        bind(&mut self.buffers, index, bytes, "BUFFER")
+        bind(&mut self.buffers, index, Slot::Own(bytes), "BUFFER")
+    }
+
+    /// Binds `BUFFER[index]` to the buffer bound to `BUFFER[of]` (one buffer on two
+    /// bindings): the two registers read and write the same bytes.
+    ///
+    /// # Errors
+    /// [`MemoryError::BoundTwice`] when `BUFFER[index]` already has one;
+    /// [`MemoryError::UnboundBuffer`] when `BUFFER[of]` has no buffer of its own.
+    pub fn share_buffer(&mut self, index: u32, of: u32) -> Result<(), MemoryError> {
+        if self.buffers.get(of as usize).and_then(own).is_none() {
+            return Err(MemoryError::UnboundBuffer(of));
+        }
+        bind(&mut self.buffers, index, Slot::Same(of), "BUFFER")
     }
 
     /// Lends `image` as `IMAGE[index]`.
@@ -185,7 +231,20 @@ impl<'a> Resources<'a> {
     /// # Errors
     /// [`MemoryError::BoundTwice`] when `IMAGE[index]` already has one.
     pub fn bind_image(&mut self, index: u32, image: Image<'a>) -> Result<(), MemoryError> {
-        bind(&mut self.images, index, image, "IMAGE")
+        bind(&mut self.images, index, Slot::Own(image), "IMAGE")
+    }
+
+    /// Binds `IMAGE[index]` to the image bound to `IMAGE[of]` (one texture on two image
+    /// units, or two image uniforms on one unit).
+    ///
+    /// # Errors
+    /// [`MemoryError::BoundTwice`] when `IMAGE[index]` already has one;
+    /// [`MemoryError::UnboundImage`] when `IMAGE[of]` has no image of its own.
+    pub fn share_image(&mut self, index: u32, of: u32) -> Result<(), MemoryError> {
+        if self.images.get(of as usize).and_then(own).is_none() {
+            return Err(MemoryError::UnboundImage(of));
+        }
+        bind(&mut self.images, index, Slot::Same(of), "IMAGE")
     }
 
     /// Sets the size of shared memory (`MEMORY`, not part of the TGSI) for a dispatch.
@@ -207,14 +266,24 @@ impl<'a> Resources<'a> {
 
     /// `BUFFER[index]`'s bytes.
     pub(crate) fn buffer(&mut self, index: u32) -> Option<&mut [u8]> {
-        self.buffers
-            .get_mut(index as usize)
-            .and_then(|b| b.as_deref_mut())
+        let at = resolve(&self.buffers, index)?;
+        own_mut(&mut self.buffers[at]).map(|b| &mut **b)
     }
 
     /// `IMAGE[index]`.
     pub(crate) fn image(&mut self, index: u32) -> Option<&mut Image<'a>> {
-        self.images.get_mut(index as usize).and_then(Option::as_mut)
+        let at = resolve(&self.images, index)?;
+        own_mut(&mut self.images[at])
+    }
+
+    /// `IMAGE[index]`, to read its size and format.
+    pub(crate) fn image_ref(&self, index: u32) -> Option<&Image<'a>> {
+        own(self.images.get(resolve(&self.images, index)?)?)
+    }
+
+    /// Whether `BUFFER[index]` names a buffer.
+    pub(crate) fn has_buffer(&self, index: u32) -> bool {
+        resolve(&self.buffers, index).is_some()
     }
 }
 
@@ -270,7 +339,7 @@ impl Access for Memory<'_, '_> {
     }
 
     fn image_info(&self, index: u32) -> Option<([u32; 3], ImageFormat)> {
-        let img = self.resources.images.get(index as usize)?.as_ref()?;
+        let img = self.resources.image_ref(index)?;
         Some((img.size, img.format))
     }
 
@@ -335,11 +404,11 @@ pub(crate) fn check_memory(
         };
         let index = r.index.offset.max(0) as u32;
         match r.file {
-            File::Buffer if res.buffers.get(index as usize).is_none_or(Option::is_none) => {
+            File::Buffer if !res.has_buffer(index) => {
                 return Err(MemoryError::UnboundBuffer(index));
             }
             File::Image => {
-                let Some(img) = res.images.get(index as usize).and_then(Option::as_ref) else {
+                let Some(img) = res.image_ref(index) else {
                     return Err(MemoryError::UnboundImage(index));
                 };
                 let decl = declared(index).map_or(ImageFormat::None, |d| d.format);

@@ -10,6 +10,7 @@ use crate::batches::Slots;
 use crate::dispatch::RunControl;
 use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
 use crate::engine::{Internal, Module, Reflection, Resources, RunError};
+use crate::interp::DrawReport;
 use crate::jit::tiered::TieredShader;
 use crate::jit::{CacheUse, CompileError, JitShader, Lookups};
 use std::any::Any;
@@ -67,6 +68,19 @@ pub(crate) trait Shader {
     ) -> Result<(), RunError> {
         Err(RunError::Internal(Internal::NoComputeEngine))
     }
+
+    /// Draws a fragment shader with memory over `rect` (see [`Compiled::draw`]).
+    fn draw(
+        &self,
+        _bind: &Bindings,
+        _res: &mut Resources<'_>,
+        _frame: (u32, u32, u32),
+        _rect: [u32; 4],
+        _control: &RunControl<'_>,
+        _color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<DrawReport, RunError> {
+        Err(RunError::Internal(Internal::NoComputeEngine))
+    }
 }
 
 impl Shader for Module {
@@ -78,6 +92,18 @@ impl Shader for Module {
         control: &RunControl<'_>,
     ) -> Result<(), RunError> {
         crate::interp::dispatch(self, bind, res, grid, control)
+    }
+
+    fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        frame: (u32, u32, u32),
+        rect: [u32; 4],
+        control: &RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<DrawReport, RunError> {
+        crate::interp::draw(self, bind, res, frame, rect, control, color)
     }
 }
 
@@ -204,7 +230,7 @@ where
 
 /// A shader compiled for one engine, ready to run any number of times (from any thread).
 pub struct Compiled {
-    engine: Box<dyn Runner>,
+    pub(super) engine: Box<dyn Runner>,
     /// Working memory its runs reuse.
     pub(super) slots: Slots<Scratch>,
     pub(super) reflection: Arc<Reflection>,
@@ -305,36 +331,6 @@ impl Compiled {
     /// cache, [`CacheUse::Off`]).
     pub fn cache_use(&self) -> CacheUse {
         self.engine.cache_use()
-    }
-
-    /// Runs a compute program over `grid` work groups (x, y, z) of its `CS_FIXED_BLOCK_*`
-    /// invocations each, reading and writing the host's buffers and images in `res` in place
-    /// (`docs/semantics.md`, "Memory and work groups": softpipe's order of invocations and
-    /// atomics, shared memory of `res`'s size zeroed once and kept from group to group).
-    /// Every access is checked against the bound sizes.
-    ///
-    /// # Errors
-    /// [`HostError::Processor`] for a shader that is not a compute program; [`HostError::Run`]
-    /// with a [`MemoryError`](crate::engine::MemoryError) for a grid outside 1..=65535 per
-    /// axis, a missing work-group size, a BUFFER or IMAGE the program uses that `res` does
-    /// not bind, or an image whose format does not fit the program's; the program's run
-    /// errors; [`RunError::TimeLimit`] past `control`'s deadline.
-    pub fn dispatch(
-        &self,
-        bind: &Bindings,
-        res: &mut Resources<'_>,
-        grid: [u32; 3],
-        control: &RunControl<'_>,
-    ) -> Result<(), HostError> {
-        let got = self.reflection.processor;
-        if got != tgsic::tgsi::Processor::Compute {
-            return Err(HostError::Processor {
-                call: "dispatch",
-                needs: tgsic::tgsi::Processor::Compute,
-                got,
-            });
-        }
-        Ok(self.engine.dispatch(bind, res, grid, control)?)
     }
 
     /// The machine code a run with `lookups` executes (the variant its textures and samplers

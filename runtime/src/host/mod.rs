@@ -42,6 +42,7 @@ pub(crate) mod compiled;
 mod error;
 mod frames;
 mod invoke;
+mod memory;
 mod runtime;
 
 pub use compiled::Compiled;
@@ -55,6 +56,7 @@ pub use crate::engine::{Bindings, ConstantBuffer, Module, Reflection, SamplerVie
 pub use crate::engine::{Internal, LoadError, RunError, constant_registers};
 // The memory of compute programs and of shaders with buffers and images.
 pub use crate::engine::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
+pub use crate::interp::DrawReport;
 #[doc(no_inline)]
 pub use tgsic::tgsi::ImageFormat;
 #[doc(no_inline)]

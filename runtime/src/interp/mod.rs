@@ -21,6 +21,7 @@ mod alu;
 mod compute;
 mod exec;
 mod flow;
+mod fragments;
 mod memory;
 mod num;
 mod tex;
@@ -29,6 +30,8 @@ use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
 pub(crate) use compute::dispatch;
 use exec::Exec;
 pub use exec::Regs;
+pub use fragments::DrawReport;
+pub(crate) use fragments::draw;
 
 /// The interpreter as an execution engine.
 impl Engine for Module {

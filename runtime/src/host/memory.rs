@@ -1,0 +1,73 @@
+//! Runs that read and write the host's memory: compute dispatches and draws of fragment
+//! shaders with buffers and images (`docs/semantics.md`, "Memory and work groups").
+
+use super::compiled::Compiled;
+use super::error::HostError;
+use super::frames::Frame;
+use crate::dispatch::RunControl;
+use crate::engine::{Bindings, Resources};
+use crate::interp::DrawReport;
+
+impl Compiled {
+    /// Runs a compute program over `grid` work groups (x, y, z) of its `CS_FIXED_BLOCK_*`
+    /// invocations each, reading and writing the host's buffers and images in `res` in place
+    /// (`docs/semantics.md`, "Memory and work groups": softpipe's order of invocations and
+    /// atomics, shared memory of `res`'s size zeroed once and kept from group to group).
+    /// Every access is checked against the bound sizes.
+    ///
+    /// # Errors
+    /// [`HostError::Processor`] for a shader that is not a compute program; [`HostError::Run`]
+    /// with a [`MemoryError`](crate::engine::MemoryError) for a grid outside 1..=65535 per
+    /// axis, a missing work-group size, a BUFFER or IMAGE the program uses that `res` does
+    /// not bind, or an image whose format does not fit the program's; the program's run
+    /// errors; [`RunError::TimeLimit`] past `control`'s deadline.
+    pub fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), HostError> {
+        let got = self.reflection.processor;
+        if got != tgsic::tgsi::Processor::Compute {
+            return Err(HostError::Processor {
+                call: "dispatch",
+                needs: tgsic::tgsi::Processor::Compute,
+                got,
+            });
+        }
+        Ok(self.engine.dispatch(bind, res, grid, control)?)
+    }
+
+    /// Draws a fragment shader that reads and writes the host's buffers and images in `res`
+    /// over the pixels (i, j) of `rect` = `[x0, y0, x1, y1]` (x0 <= i < x1, y0 <= j < y1; j = 0
+    /// the bottom row) of `frame`'s grid, its inputs as [`Compiled::render`]'s:
+    /// `color(i, j, rgba)` receives `frame.output`'s colour of every fragment not discarded,
+    /// in shading order (quad rows from the bottom, 2×2 quads left to right, lanes of a quad
+    /// upper row first). Stores and atomics apply in that order, lane by lane; helper lanes
+    /// (outside `rect`, computed for derivatives) store nothing.
+    ///
+    /// # Errors
+    /// [`HostError::Processor`] for a shader that is not a fragment shader; as
+    /// [`Compiled::dispatch`] for memory that does not fit; the program's run errors.
+    pub fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        frame: Frame,
+        rect: [u32; 4],
+        control: &RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<DrawReport, HostError> {
+        let got = self.reflection.processor;
+        if got != tgsic::tgsi::Processor::Fragment {
+            return Err(HostError::Processor {
+                call: "draw",
+                needs: tgsic::tgsi::Processor::Fragment,
+                got,
+            });
+        }
+        let f = (frame.width, frame.height, frame.output);
+        Ok(self.engine.draw(bind, res, f, rect, control, color)?)
+    }
+}
