@@ -384,3 +384,87 @@ fn bench_reports_the_first_frame_and_whether_the_code_cache_answered() {
     assert_eq!(row(&["--cache-dir", at]), "hit");
     assert_eq!(row(&["--cache-dir", "off"]), "off");
 }
+
+/// The README's command of the compute corpus: one dispatch of `piglit_acs_simple_barrier`
+/// writes softpipe's image; a fragment shader with a buffer writes its image and buffer.
+#[test]
+fn compute_and_memory_runs_reproduce_softpipe() {
+    let Some(c) = common::shared::require("corpus/compute") else {
+        return;
+    };
+    let dir = temp("compute");
+    let d = dir.path();
+    let name = "piglit_acs_simple_barrier";
+    let shader = c.join(format!("{name}.tgsi"));
+    let image = format!(
+        "0={},16x16,R8G8B8A8_UNORM",
+        c.join(format!("{name}.in/tex_0.bin")).display()
+    );
+    let out = d.join("out");
+    let o = tgsic(&[
+        "run",
+        &shader.to_string_lossy(),
+        "--grid",
+        "2,2,1",
+        "--shared-bytes",
+        "260",
+        "--image",
+        &image,
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let got = std::fs::read(out.join("tex_0.bin")).expect("the image");
+    let want = std::fs::read(c.join(format!("{name}.ref/tex_0.bin"))).expect("reference");
+    assert_eq!(got, want);
+    // Without --grid, or with a grid of 0 groups: a clear error.
+    let o = tgsic(&[
+        "run",
+        &shader.to_string_lossy(),
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--grid"));
+    let o = tgsic(&[
+        "run",
+        &shader.to_string_lossy(),
+        "--grid",
+        "0,1,1",
+        "--shared-bytes",
+        "260",
+        "--image",
+        &image,
+        "-o",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("each axis needs 1 to 65535"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A fragment shader with a storage buffer.
+    let name = "piglit_ssbo_basic";
+    let buffer = format!("0={}", c.join(format!("{name}.in/ssbo_0.bin")).display());
+    let o = tgsic(&[
+        "run",
+        &c.join(format!("{name}.tgsi")).to_string_lossy(),
+        "--size",
+        "64x64",
+        "--buffer",
+        &buffer,
+        "-o",
+        &d.join("img.f32").to_string_lossy(),
+        "--out-dir",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let got = std::fs::read(out.join("ssbo_0.bin")).expect("the buffer");
+    let want = std::fs::read(c.join(format!("{name}.ref/ssbo_0.bin"))).expect("reference");
+    assert_eq!(got, want);
+    assert_eq!(
+        std::fs::metadata(d.join("img.f32")).map(|m| m.len()).ok(),
+        Some(64 * 64 * 16)
+    );
+}

@@ -16,7 +16,7 @@ use tgsic::tgsi::*;
 use tgsic_runtime::host::{self, Module};
 use tgsic_runtime::host::{Band, band_rows_for};
 use tgsic_runtime::host::{
-    CacheDir, Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
+    CacheDir, Compiled, EngineKind, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
 };
 
 /// Arguments of `tgsic run`.
@@ -33,6 +33,9 @@ pub struct RunArgs {
     pub grid: Option<[u32; 3]>,
     #[command(flatten)]
     pub memory: crate::memory::MemoryArgs,
+    /// A fragment shader with buffers or images: the folder their final contents go to.
+    #[arg(long, value_name = "OUTDIR")]
+    pub out_dir: Option<PathBuf>,
     /// Image size for fragment shaders.
     #[arg(long, default_value = "256x256", value_parser = parse_size)]
     pub size: (u32, u32),
@@ -135,6 +138,22 @@ pub fn compile(
         .map_err(host_failure(name))
 }
 
+/// The engine `--engine` names, but `auto` for a compute program or a shader with buffers,
+/// images or shared memory: the interpreter, until the JITs compile them (`docs/cli.md`).
+pub fn engine_for(module: &Module, engine: &EngineArg) -> EngineArg {
+    let p = &module.program;
+    let memory =
+        p.processor == Processor::Compute || p.declarations.iter().any(|d| d.file.is_memory());
+    if memory && engine.kind == EngineKind::Auto {
+        EngineArg {
+            name: "interp".into(),
+            kind: EngineKind::Interpreter,
+        }
+    } else {
+        engine.clone()
+    }
+}
+
 /// `tgsic run`.
 pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let shader = load_shader(&a.input)?;
@@ -143,7 +162,8 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let name = crate::report::display_name(&a.input);
     let rt = runtime(&a.exec, 1, CacheDir::Default)?;
     let module = shader;
-    let shader = compile(&rt, &module, &a.engine, &a.exec, Lookups::For(&bind), name)?;
+    let engine = engine_for(&module, &a.engine);
+    let shader = compile(&rt, &module, &engine, &a.exec, Lookups::For(&bind), name)?;
     let err = |e: HostError| match (e, a.timeout) {
         (HostError::Run(host::RunError::TimeLimit), Some(t)) => input_error(format!(
             "{name}: error: the run did not finish within --timeout {t} s"
@@ -161,7 +181,52 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             .timeout
             .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t)),
     };
+    let memory = p.declarations.iter().any(|d| d.file.is_memory());
     let exhausted = match p.processor {
+        Processor::Fragment if memory => {
+            let (width, height) = a.size;
+            let dir = a.out_dir.as_ref().ok_or_else(|| {
+                usage(
+                    "the shader reads or writes buffers or images: give --out-dir OUTDIR for their final contents"
+                        .into(),
+                )
+            })?;
+            let mut files = a.memory.read()?;
+            let mut res = files.resources()?;
+            let n = width as usize * height as usize;
+            let mut pixels = vec![bind.clear; n];
+            let frame = Frame {
+                width,
+                height,
+                output: a.output_index,
+            };
+            let report = shader
+                .draw(
+                    &bind,
+                    &mut res,
+                    frame,
+                    [0, 0, width, height],
+                    &control,
+                    &mut |i, j, c| {
+                        pixels[(j * width + i) as usize] = c;
+                    },
+                )
+                .map_err(err)?;
+            drop(res);
+            pb.finish_and_clear();
+            let mut sink = ImageSink::create(&a.output, width, height)?;
+            let band = Band {
+                y0: 0,
+                rows: height,
+                width,
+                pixels: pixels.into(),
+                unspecified: Vec::new(),
+            };
+            sink.write(&band).map_err(input_error)?;
+            sink.finish()?;
+            files.write(dir)?;
+            report.exhausted
+        }
         Processor::Fragment => {
             let (width, height) = a.size;
             let mut sink = ImageSink::create(&a.output, width, height)?;
