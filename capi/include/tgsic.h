@@ -63,6 +63,11 @@ typedef struct tgsic_bindings tgsic_bindings;
 // A shader read and validated once.
 typedef struct tgsic_module tgsic_module;
 
+// Buffers and images a dispatch reads and writes in place, and the size of its shared
+// memory. It holds the host's pointers, not copies: the memory must stay valid, and be
+// touched by nothing else, while a dispatch that uses it runs.
+typedef struct TgsicResources TgsicResources;
+
 // Worker threads and the compiled-shader cache; keep one for the host's lifetime.
 typedef struct tgsic_runtime tgsic_runtime;
 
@@ -306,6 +311,67 @@ enum tgsic_status tgsic_shader_run_primitives(const struct tgsic_runtime *rt,
                                               size_t counts_len,
                                               uint8_t *ends,
                                               size_t ends_len);
+
+// Creates an empty resource list.
+//
+// # Safety
+// `out` is a valid pointer to write the handle to.
+enum tgsic_status tgsic_resources_new(struct TgsicResources **out);
+
+// Releases a resource list (NULL is ignored); the host's memory is not touched.
+//
+// # Safety
+// `r` came from [`tgsic_resources_new`] and is not used afterwards.
+void tgsic_resources_free(struct TgsicResources *r);
+
+// Lends `len` bytes at `bytes` as `BUFFER[index]` (its size is `len`). A second buffer for
+// the same index replaces the first.
+//
+// # Safety
+// `r` is live; `bytes` points at `len` writable bytes that stay valid while a dispatch with
+// `r` runs.
+enum tgsic_status tgsic_resources_bind_buffer(struct TgsicResources *r,
+                                              uint32_t index,
+                                              uint8_t *bytes,
+                                              size_t len);
+
+// Lends `len` bytes at `texels` as `IMAGE[index]`: `width` × `height` × `depth` texels of
+// `format` (as the TGSI spells it, with or without `PIPE_FORMAT_`: `"R8G8B8A8_UNORM"`),
+// row-major, row 0 first; `len` must be exactly their size.
+//
+// # Safety
+// `r` is live; `format` is a NUL-terminated string; `texels` points at `len` writable bytes
+// that stay valid while a dispatch with `r` runs.
+enum tgsic_status tgsic_resources_bind_image(struct TgsicResources *r,
+                                             uint32_t index,
+                                             uint8_t *texels,
+                                             size_t len,
+                                             uint32_t width,
+                                             uint32_t height,
+                                             uint32_t depth,
+                                             const char *format);
+
+// Sets the size of shared memory (`MEMORY`) a dispatch gets (at most 65536 bytes).
+//
+// # Safety
+// `r` is live.
+enum tgsic_status tgsic_resources_set_shared_bytes(struct TgsicResources *r, uint32_t bytes);
+
+// Runs a compute shader over `x` × `y` × `z` work groups with `r`'s buffers and images
+// (changed in place) and `bindings`' constants and textures (NULL: none).
+// `TGSIC_STATUS_ARGUMENT` when two lent pieces of memory overlap but are not the same piece
+// (the same pointer and length on two registers is one buffer or image on both).
+//
+// # Safety
+// `rt`, `s` and `r` are live, `bindings` is NULL or live; the memory `r` lends is valid and
+// touched by nothing else until the call returns.
+enum tgsic_status tgsic_shader_dispatch(const struct tgsic_runtime *rt,
+                                        const struct tgsic_shader *s,
+                                        const struct tgsic_bindings *bindings,
+                                        struct TgsicResources *r,
+                                        uint32_t x,
+                                        uint32_t y,
+                                        uint32_t z);
 
 #ifdef __cplusplus
 }  // extern "C"

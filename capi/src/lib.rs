@@ -609,3 +609,6 @@ pub unsafe extern "C" fn tgsic_bindings_set_texture_rgba32f(
 
 /// The runs over a host's buffers (declared after `need!`, which they use).
 pub mod run;
+
+/// Compute dispatches over the host's memory (declared after `need!`, which they use).
+pub mod memory;

@@ -243,7 +243,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Option<&'a mut [T]> {
 ///
 /// # Safety
 /// `b` is NULL or live.
-unsafe fn bindings_or_none<'a>(b: *const TgsicBindings) -> &'a Bindings {
+pub(crate) unsafe fn bindings_or_none<'a>(b: *const TgsicBindings) -> &'a Bindings {
     static NONE: std::sync::OnceLock<Bindings> = std::sync::OnceLock::new();
     // SAFETY: NULL or live (the caller's contract).
     match unsafe { b.as_ref() } {

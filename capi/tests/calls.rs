@@ -329,3 +329,95 @@ fn the_math_mode_is_chosen_per_compile() {
         tgsic_runtime_free(rt);
     }
 }
+
+/// A compute dispatch through the C API: an atomic counter and an image of the host's
+/// memory, changed in place; overlapping memory and a bad image size are refused.
+#[test]
+fn a_compute_dispatch_changes_the_hosts_memory() {
+    use tgsic_c::memory::*;
+    // SAFETY: every pointer passed is a live handle or a buffer of the length passed beside
+    // it, alive until the calls that use it return.
+    unsafe {
+        let mut rt = null_mut();
+        assert_eq!(tgsic_runtime_new(1, 0, &mut rt), TgsicStatus::Ok);
+        let src = b"COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 4\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n\
+PROPERTY CS_FIXED_BLOCK_DEPTH 1\nDCL SV[0], THREAD_ID\nDCL BUFFER[0]\n\
+DCL IMAGE[0], 2D, PIPE_FORMAT_R32_UINT, WR\nDCL TEMP[0]\nIMM[0] UINT32 {0, 1, 0, 0}\n\
+ATOMUADD TEMP[0].x, BUFFER[0], IMM[0].xxxx, IMM[0].yyyy\n\
+STORE IMAGE[0], SV[0].xyyy, TEMP[0].xxxx, 2D\nEND\n";
+        let mut m = null_mut();
+        assert_eq!(
+            tgsic_module_load(rt, src.as_ptr(), src.len(), &mut m),
+            TgsicStatus::Ok,
+            "{}",
+            last()
+        );
+        let mut s = null_mut();
+        assert_eq!(
+            tgsic_shader_compile(rt, m, TgsicEngine::Interpreter as u32, &mut s),
+            TgsicStatus::Ok
+        );
+        let mut counter = [10u8, 0, 0, 0];
+        let mut texels = [0u8; 4 * 4];
+        let mut r = null_mut();
+        assert_eq!(tgsic_resources_new(&mut r), TgsicStatus::Ok);
+        assert_eq!(
+            tgsic_resources_bind_buffer(r, 0, counter.as_mut_ptr(), 4),
+            TgsicStatus::Ok
+        );
+        assert_eq!(
+            tgsic_resources_bind_image(
+                r,
+                0,
+                texels.as_mut_ptr(),
+                15,
+                4,
+                1,
+                1,
+                c"R32_UINT".as_ptr()
+            ),
+            TgsicStatus::Argument
+        );
+        assert!(last().contains("is not 15 bytes"), "{}", last());
+        assert_eq!(
+            tgsic_resources_bind_image(
+                r,
+                0,
+                texels.as_mut_ptr(),
+                16,
+                4,
+                1,
+                1,
+                c"R32_UINT".as_ptr()
+            ),
+            TgsicStatus::Ok
+        );
+        assert_eq!(
+            tgsic_shader_dispatch(rt, s, null(), r, 2, 1, 1),
+            TgsicStatus::Ok,
+            "{}",
+            last()
+        );
+        assert_eq!(u32::from_le_bytes(counter), 18);
+        let t: Vec<u32> = texels
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        assert_eq!(t, [14, 15, 16, 17], "the second group overwrote the first");
+        // The counter's bytes lent again, overlapping, as a second buffer: refused.
+        assert_eq!(
+            tgsic_resources_bind_buffer(r, 1, counter.as_mut_ptr().add(2), 2),
+            TgsicStatus::Ok
+        );
+        assert_eq!(
+            tgsic_shader_dispatch(rt, s, null(), r, 1, 1, 1),
+            TgsicStatus::Argument
+        );
+        assert!(last().contains("overlap"), "{}", last());
+        assert_eq!(u32::from_le_bytes(counter), 18, "nothing ran");
+        tgsic_resources_free(r);
+        tgsic_shader_free(s);
+        tgsic_module_free(m);
+        tgsic_runtime_free(rt);
+    }
+}

@@ -120,7 +120,13 @@ impl Entry {
                 res.set_shared_bytes(shared).map_err(|e| e.to_string())?;
                 bind_files(&mut res, &mut files, &lent)?;
                 shader
-                    .dispatch(&bind, &mut res, grid, &RunControl::default())
+                    .dispatch(
+                        crate::run::runtime(),
+                        &bind,
+                        &mut res,
+                        grid,
+                        &RunControl::default(),
+                    )
                     .map_err(|e| format!("step {}: {e}", k + 1))?;
             }
             // The files the step changed, as softpipe left them.
@@ -230,6 +236,7 @@ impl Entry {
                 };
                 shader
                     .draw(
+                        crate::run::runtime(),
                         &bind,
                         &mut res,
                         frame,

@@ -6,7 +6,7 @@
 use tgsic_runtime::host::{
     Bindings, HostError, Image, ImageFormat, MemoryError, Module, Resources, RunControl, RunError,
 };
-use tgsic_tests::run::interpreter;
+use tgsic_tests::run::{interpreter, runtime};
 
 fn module(src: &str) -> Module {
     Module::new(tgsic::front::text::parse(src).expect("parses")).expect("loads")
@@ -20,7 +20,13 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 }
 
 fn dispatch(src: &str, res: &mut Resources<'_>, grid: [u32; 3]) -> Result<(), HostError> {
-    interpreter(&module(src)).dispatch(&Bindings::default(), res, grid, &RunControl::default())
+    interpreter(&module(src)).dispatch(
+        runtime(),
+        &Bindings::default(),
+        res,
+        grid,
+        &RunControl::default(),
+    )
 }
 
 /// Each invocation adds 1 to a counter before and after a MEMBAR (a scheduling point in
@@ -195,6 +201,7 @@ fn what_does_not_fit_is_refused_before_anything_runs() {
     let mut res = Resources::new();
     assert!(matches!(
         frag.dispatch(
+            runtime(),
             &Bindings::default(),
             &mut res,
             [1, 1, 1],
@@ -217,7 +224,13 @@ fn a_dispatch_stops_at_its_deadline() {
     };
     let mut res = Resources::new();
     let e = shader
-        .dispatch(&Bindings::default(), &mut res, [1000, 1, 1], &control)
+        .dispatch(
+            runtime(),
+            &Bindings::default(),
+            &mut res,
+            [1000, 1, 1],
+            &control,
+        )
         .unwrap_err();
     assert!(matches!(e, HostError::Run(RunError::TimeLimit)), "{e}");
 }

@@ -202,6 +202,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             };
             let report = shader
                 .draw(
+                    &rt,
                     &bind,
                     &mut res,
                     frame,
@@ -295,7 +296,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
             let mut files = a.memory.read()?;
             let mut res = files.resources()?;
             shader
-                .dispatch(&bind, &mut res, grid, &control)
+                .dispatch(&rt, &bind, &mut res, grid, &control)
                 .map_err(err)?;
             drop(res);
             pb.finish_and_clear();

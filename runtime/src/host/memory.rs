@@ -4,6 +4,7 @@
 use super::compiled::Compiled;
 use super::error::HostError;
 use super::frames::Frame;
+use super::runtime::Runtime;
 use crate::dispatch::RunControl;
 use crate::engine::{Bindings, Resources};
 use crate::interp::DrawReport;
@@ -23,6 +24,7 @@ impl Compiled {
     /// errors; [`RunError::TimeLimit`] past `control`'s deadline.
     pub fn dispatch(
         &self,
+        rt: &Runtime,
         bind: &Bindings,
         res: &mut Resources<'_>,
         grid: [u32; 3],
@@ -36,6 +38,9 @@ impl Compiled {
                 got,
             });
         }
+        // The interpreter runs the groups in softpipe's order on the calling thread; the
+        // runtime's threads are for the engines that run groups in parallel.
+        let _ = rt;
         Ok(self.engine.dispatch(bind, res, grid, control)?)
     }
 
@@ -52,6 +57,7 @@ impl Compiled {
     /// [`Compiled::dispatch`] for memory that does not fit; the program's run errors.
     pub fn draw(
         &self,
+        rt: &Runtime,
         bind: &Bindings,
         res: &mut Resources<'_>,
         frame: Frame,
@@ -67,6 +73,7 @@ impl Compiled {
                 got,
             });
         }
+        let _ = rt;
         let f = (frame.width, frame.height, frame.output);
         Ok(self.engine.draw(bind, res, f, rect, control, color)?)
     }
