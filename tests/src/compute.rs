@@ -239,8 +239,7 @@ impl Entry {
                         crate::run::runtime(),
                         &bind,
                         &mut res,
-                        frame,
-                        rect,
+                        tgsic_runtime::host::Draw { frame, rect },
                         &RunControl::default(),
                         &mut |i, j, c| colours.push((i, j, c)),
                     )

@@ -205,8 +205,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
                     &rt,
                     &bind,
                     &mut res,
-                    frame,
-                    [0, 0, width, height],
+                    host::Draw::all(frame),
                     &control,
                     &mut |i, j, c| {
                         pixels[(j * width + i) as usize] = c;

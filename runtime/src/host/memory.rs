@@ -9,6 +9,26 @@ use crate::dispatch::RunControl;
 use crate::engine::{Bindings, Resources};
 use crate::interp::DrawReport;
 
+/// The fragments a draw shades: the pixels (i, j) of `frame`'s grid with
+/// `rect[0] <= i < rect[2]` and `rect[1] <= j < rect[3]` (j = 0 the bottom row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Draw {
+    /// The grid (its size decides the inputs) and the `COLOR` output the colours are of.
+    pub frame: Frame,
+    /// `[x0, y0, x1, y1]`, clipped to the grid.
+    pub rect: [u32; 4],
+}
+
+impl Draw {
+    /// Every pixel of `frame`.
+    pub fn all(frame: Frame) -> Draw {
+        Draw {
+            frame,
+            rect: [0, 0, frame.width, frame.height],
+        }
+    }
+}
+
 impl Compiled {
     /// Runs a compute program over `grid` work groups (x, y, z) of its `CS_FIXED_BLOCK_*`
     /// invocations each, reading and writing the host's buffers and images in `res` in place
@@ -45,9 +65,8 @@ impl Compiled {
     }
 
     /// Draws a fragment shader that reads and writes the host's buffers and images in `res`
-    /// over the pixels (i, j) of `rect` = `[x0, y0, x1, y1]` (x0 <= i < x1, y0 <= j < y1; j = 0
-    /// the bottom row) of `frame`'s grid, its inputs as [`Compiled::render`]'s:
-    /// `color(i, j, rgba)` receives `frame.output`'s colour of every fragment not discarded,
+    /// over the pixels of `area` (its rectangle of its frame's grid), its inputs as
+    /// [`Compiled::render`]'s: `color(i, j, rgba)` receives the frame's output colour of every fragment not discarded,
     /// in shading order (quad rows from the bottom, 2×2 quads left to right, lanes of a quad
     /// upper row first). Stores and atomics apply in that order, lane by lane; helper lanes
     /// (outside `rect`, computed for derivatives) store nothing.
@@ -60,8 +79,7 @@ impl Compiled {
         rt: &Runtime,
         bind: &Bindings,
         res: &mut Resources<'_>,
-        frame: Frame,
-        rect: [u32; 4],
+        area: Draw,
         control: &RunControl<'_>,
         color: &mut dyn FnMut(u32, u32, [f32; 4]),
     ) -> Result<DrawReport, HostError> {
@@ -74,7 +92,7 @@ impl Compiled {
             });
         }
         let _ = rt;
-        let f = (frame.width, frame.height, frame.output);
-        Ok(self.engine.draw(bind, res, f, rect, control, color)?)
+        let f = (area.frame.width, area.frame.height, area.frame.output);
+        Ok(self.engine.draw(bind, res, f, area.rect, control, color)?)
     }
 }

@@ -48,6 +48,7 @@ mod runtime;
 pub use compiled::Compiled;
 pub use error::HostError;
 pub use frames::Frame;
+pub use memory::Draw;
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
 pub use runtime::{Runtime, RuntimeOptions};
 
