@@ -15,6 +15,10 @@
 //!   disassembles and re-assembles to itself.
 //! - [`code_cache`]: a code cache entry damaged as the bytes say is never run: a runtime reads
 //!   it only when it is whole, else compiles again, and renders the interpreter's pixels.
+//! - [`compute_dispatch`]: a compute program (the text after a 16-byte header) dispatched over
+//!   a grid, with buffers, an image and shared memory of the sizes the header says, touches
+//!   nothing outside them (guard bytes around every one stay as they were) and ends (a
+//!   deadline and a loop budget bound it), whatever offsets the program computes.
 
 use crate::generate::program_from;
 use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
@@ -35,7 +39,109 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("theia_asm", theia_asm),
     ("theia_compile", theia_compile),
     ("code_cache", code_cache),
+    ("compute_dispatch", compute_dispatch),
 ];
+
+/// Bytes of guard on each side of every buffer and image [`compute_dispatch`] lends.
+const GUARD: usize = 64;
+
+/// A compute program over guarded memory: bytes 0..16 choose the grid (1..=4 groups per axis),
+/// two buffers' sizes (0..=255 bytes each), an image's size (1..=8 square) and format, the
+/// shared size (0..=1020 bytes); the rest is the program's text. Work groups above 256
+/// invocations are skipped (slow, not more telling).
+pub fn compute_dispatch(data: &[u8]) {
+    use tgsic_runtime::host::{
+        Bindings, Image, ImageFormat, Module, Resources, RunControl, RunError,
+    };
+    if data.len() < 16 {
+        return;
+    }
+    let (h, rest) = data.split_at(16);
+    let Ok(p) = text::parse(&String::from_utf8_lossy(rest)) else {
+        return;
+    };
+    let Ok(m) = Module::new(p) else { return };
+    if m.block.is_some_and(|b| b.iter().product::<u32>() > 256) {
+        return;
+    }
+    let grid = [
+        1 + (h[0] % 4) as u32,
+        1 + (h[1] % 4) as u32,
+        1 + (h[2] % 2) as u32,
+    ];
+    let side = 1 + (h[5] % 8) as u32;
+    let formats = [
+        ImageFormat::R32Uint,
+        ImageFormat::R32Sint,
+        ImageFormat::R8G8B8A8Unorm,
+        ImageFormat::R32G32B32A32Float,
+        ImageFormat::R16G16Snorm,
+        ImageFormat::R11G11B10Float,
+    ];
+    let format = formats[h[6] as usize % formats.len()];
+    let sizes = [
+        h[3] as usize,
+        h[4] as usize,
+        (side * side * format.texel_bytes()) as usize,
+    ];
+    let fill = |n: usize, k: u8| -> Vec<u8> {
+        (0..n + 2 * GUARD)
+            .map(|i| (i as u8).wrapping_mul(31) ^ k)
+            .collect()
+    };
+    let mut mem: Vec<Vec<u8>> = sizes
+        .iter()
+        .zip([1u8, 2, 3])
+        .map(|(&n, k)| fill(n, k))
+        .collect();
+    let before: Vec<Vec<u8>> = mem.clone();
+    let shared = 4 * (h[7] as u32 % 256);
+    {
+        let [b0, b1, img] = &mut mem[..] else { return };
+        let mut res = Resources::new();
+        let s0 = &mut b0[GUARD..GUARD + sizes[0]];
+        let s1 = &mut b1[GUARD..GUARD + sizes[1]];
+        let s2 = &mut img[GUARD..GUARD + sizes[2]];
+        let ok = res.bind_buffer(0, s0).is_ok()
+            && res.bind_buffer(1, s1).is_ok()
+            && Image::new(s2, [side, side, 1], format).is_ok_and(|i| res.bind_image(0, i).is_ok())
+            && res.set_shared_bytes(shared).is_ok();
+        assert!(ok, "valid bindings bind");
+        let bind = Bindings {
+            max_iterations: 256,
+            constants: vec![vec![
+                [h[8] as u32, h[9] as u32, h[10] as u32, 0xffff_fff0];
+                4
+            ]],
+            ..Bindings::default()
+        };
+        let control = RunControl {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)),
+            ..RunControl::default()
+        };
+        let shader = crate::run::interpreter(&m);
+        match shader.dispatch(crate::run::runtime(), &bind, &mut res, grid, &control) {
+            Ok(()) => {}
+            Err(tgsic_runtime::host::HostError::Run(RunError::TimeLimit)) => {
+                panic!("a dispatch of at most 32 groups of 256 invocations took 5 s")
+            }
+            Err(_) => {}
+        }
+    }
+    for (k, (after, was)) in mem.iter().zip(&before).enumerate() {
+        let n = sizes[k];
+        assert_eq!(
+            after[..GUARD],
+            was[..GUARD],
+            "memory before resource {k} changed"
+        );
+        assert_eq!(
+            after[GUARD + n..],
+            was[GUARD + n..],
+            "memory after resource {k} changed"
+        );
+    }
+}
 
 /// A valid program written in both forms reads back as itself.
 fn round_trips(p: &Program) {
@@ -258,11 +364,19 @@ pub fn theia_compile(data: &[u8]) {
 /// binary encodings, the THEIA example programs and compiled THEIA programs), or random bytes
 /// for the generator-driven target. Empty when `../shared` is absent.
 pub fn seeds(target: &str) -> Vec<Vec<u8>> {
-    let texts: Vec<Vec<u8>> = crate::all_shaders()
+    let mut texts: Vec<Vec<u8>> = crate::all_shaders()
         .unwrap_or_default()
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
         .collect();
+    // The compute corpus: compute programs, buffers, images, atomics (and 64-bit programs,
+    // which the readers refuse with their reason).
+    let compute: Vec<Vec<u8>> = crate::corpus(crate::Corpus::Compute)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .collect();
+    texts.extend(compute.iter().cloned());
     let binaries = || {
         texts
             .iter()
@@ -297,6 +411,16 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
                 })
                 .collect()
         }
+        "compute_dispatch" => compute
+            .iter()
+            .filter(|t| t.starts_with(b"COMP"))
+            .enumerate()
+            .map(|(k, t)| {
+                let mut v: Vec<u8> = (0..16u8).map(|i| i.wrapping_mul(37) ^ k as u8).collect();
+                v.extend_from_slice(t);
+                v
+            })
+            .collect(),
         "theia_asm" => {
             let mut v = Vec::new();
             if let Some(shared) = crate::shared_dir() {

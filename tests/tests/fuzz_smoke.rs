@@ -113,6 +113,11 @@ fn code_cache() {
 }
 
 #[test]
+fn compute_dispatch() {
+    smoke("compute_dispatch");
+}
+
+#[test]
 fn every_target_has_a_smoke_test() {
     let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
     assert_eq!(
@@ -124,7 +129,8 @@ fn every_target_has_a_smoke_test() {
             "jit_vs_interp",
             "theia_asm",
             "theia_compile",
-            "code_cache"
+            "code_cache",
+            "compute_dispatch"
         ]
     );
 }

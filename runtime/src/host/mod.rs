@@ -48,8 +48,8 @@ mod runtime;
 pub use compiled::Compiled;
 pub use error::HostError;
 pub use frames::Frame;
-pub use memory::Draw;
 pub use invoke::{Emission, Invocations, Layout, RunReport, quad_order};
+pub use memory::Draw;
 pub use runtime::{Runtime, RuntimeOptions};
 
 // What a shader is and what it reads.
