@@ -118,6 +118,14 @@ impl MemoryFiles {
         Ok(res)
     }
 
+    /// Every buffer's and image's bytes, one after another (to compare runs).
+    pub fn contents(&self) -> Vec<u8> {
+        self.files
+            .iter()
+            .flat_map(|f| f.bytes.iter().copied())
+            .collect()
+    }
+
     /// Writes every buffer's and image's bytes into `dir` (created if missing) under its
     /// file's base name.
     ///

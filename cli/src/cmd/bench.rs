@@ -34,6 +34,12 @@ pub struct BenchArgs {
     /// Colour that discarded pixels keep.
     #[arg(long, value_name = "R,G,B,A", default_value = "0,0,0,0", value_parser = crate::args::parse_clear, allow_hyphen_values = true)]
     pub clear: [f32; 4],
+    /// Work groups of a compute program: X,Y,Z (its table gives millions of invocations per
+    /// second).
+    #[arg(long, value_name = "X,Y,Z", value_parser = crate::args::parse_grid)]
+    pub grid: Option<[u32; 3]>,
+    #[command(flatten)]
+    pub memory: crate::memory::MemoryArgs,
     #[command(flatten)]
     pub bind: BindArgs,
     #[command(flatten)]
@@ -152,9 +158,12 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
     }
     let input = &a.inputs[0];
     let shader = load_shader(input)?;
+    if shader.program.processor == Processor::Compute {
+        return bench_compute(a, input, &shader);
+    }
     if shader.program.processor != Processor::Fragment {
         return Err(input_error(format!(
-            "{}: error: tgsic bench renders fragment shaders",
+            "{}: error: tgsic bench renders fragment shaders and dispatches compute programs",
             input
         )));
     }
@@ -262,6 +271,100 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
                 CacheUse::Hit => "hit",
                 CacheUse::Miss => "miss",
             },
+            r.tier
+        );
+    }
+    Ok(())
+}
+
+/// `tgsic bench` of a compute program: per engine, the compile, the best dispatch over
+/// `--grid` (the memory read afresh from its files for each engine; every dispatch after the
+/// first runs on what the one before left, as a GL program dispatched again does), millions of
+/// invocations per second, and whether the memory after the first dispatch is the first
+/// engine's.
+fn bench_compute(
+    a: &BenchArgs,
+    input: &str,
+    module: &tgsic_runtime::host::Module,
+) -> Result<(), Failure> {
+    let grid = a.grid.ok_or_else(|| {
+        usage("a compute program runs over a grid of work groups: give --grid X,Y,Z".into())
+    })?;
+    let block = module.block.unwrap_or([1, 1, 1]);
+    let invocations: f64 = grid.iter().chain(&block).map(|&n| n as f64).product();
+    let bind = bindings(&module.program, &a.bind, a.clear)?;
+    let rt = runtime(&a.exec, 0, CacheDir::Default)?;
+    struct ComputeRow {
+        engine: EngineArg,
+        compile: Duration,
+        best: Duration,
+        first: Option<Vec<u8>>,
+        tier: EngineKind,
+    }
+    let mut rows: Vec<ComputeRow> = Vec::new();
+    for engine in &a.engines {
+        let engine = crate::cmd::run::engine_for(module, engine);
+        let t = Instant::now();
+        let e = compile(&rt, module, &engine, &a.exec, Lookups::For(&bind), input)?;
+        let compile = t.elapsed();
+        let mut files = a.memory.read()?;
+        let mut best = Duration::MAX;
+        let mut first = None;
+        let start = Instant::now();
+        let mut runs = 0u32;
+        while runs == 0 || start.elapsed().as_secs_f64() < a.seconds {
+            let mut res = files.resources()?;
+            let t = Instant::now();
+            e.dispatch(&rt, &bind, &mut res, grid, &RunControl::default())
+                .map_err(host_failure(input))?;
+            best = best.min(t.elapsed());
+            drop(res);
+            if runs == 0 {
+                first = Some(files.contents());
+            }
+            runs += 1;
+        }
+        rows.push(ComputeRow {
+            engine: engine.clone(),
+            compile,
+            best,
+            first,
+            tier: e.tier(),
+        });
+        e.wait_for_best();
+    }
+    println!(
+        "{input}: grid {}x{}x{} of {}x{}x{} invocations, {} thread(s)",
+        grid[0],
+        grid[1],
+        grid[2],
+        block[0],
+        block[1],
+        block[2],
+        if a.exec.threads == 0 {
+            "all".to_string()
+        } else {
+            a.exec.threads.to_string()
+        }
+    );
+    println!(
+        "| engine | compile | dispatch (best) | Minvocations/s | speed vs {} | memory | tier |",
+        rows[0].engine.name
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let same = if r.first == rows[0].first {
+            "identical"
+        } else {
+            "differs"
+        };
+        println!(
+            "| {} | {:.3} ms | {:.3} ms | {:.3} | {:.1}x | {same} | {} |",
+            r.engine.name,
+            r.compile.as_secs_f64() * 1e3,
+            r.best.as_secs_f64() * 1e3,
+            invocations / r.best.as_secs_f64() / 1e6,
+            rows[0].best.as_secs_f64() / r.best.as_secs_f64(),
             r.tier
         );
     }
