@@ -277,3 +277,37 @@ fn the_geometry_shader_moves_each_triangle_along_its_normal() {
         }
     }
 }
+
+/// The compute example: each work group of 256 leaves the inclusive prefix sums of its 256
+/// numbers (a scan in shared memory with barriers inside a loop).
+#[test]
+fn prefix_sum_scans_each_work_group() {
+    use tgsic_runtime::host::{Resources, RunControl};
+    let shader = example("prefix_sum.comp.tgsi");
+    let values: Vec<u32> = (0..1024u32).map(|i| (i * 7919) % 1000).collect();
+    let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut res = Resources::new();
+    res.bind_buffer(0, &mut bytes).expect("binds");
+    res.set_shared_bytes(1024).expect("fits");
+    interpreter(&shader)
+        .dispatch(
+            tgsic_tests::run::runtime(),
+            &Bindings::default(),
+            &mut res,
+            [4, 1, 1],
+            &RunControl::default(),
+        )
+        .expect("dispatches");
+    drop(res);
+    let got: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    for (g, (vals, sums)) in values.chunks(256).zip(got.chunks(256)).enumerate() {
+        let mut s = 0;
+        for (k, (&v, &got)) in vals.iter().zip(sums).enumerate() {
+            s += v;
+            assert_eq!(got, s, "group {g}, invocation {k}");
+        }
+    }
+}

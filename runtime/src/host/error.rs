@@ -81,6 +81,14 @@ pub enum HostError {
     Cache(String),
 }
 
+/// Memory a host binds that does not fit (a binding made twice, an image of the wrong size)
+/// is an error of the run it was for.
+impl From<crate::engine::MemoryError> for HostError {
+    fn from(e: crate::engine::MemoryError) -> HostError {
+        HostError::Run(RunError::Memory(e))
+    }
+}
+
 impl From<CompileError> for HostError {
     fn from(e: CompileError) -> HostError {
         match e {
