@@ -22,7 +22,7 @@ fn main() -> Result<(), HostError> {
         &module,
         &CompileOptions::with_engine(EngineKind::Interpreter),
     )?;
-    let values: Vec<u32> = (0..GROUP * GROUPS as usize)
+    let values: Vec<u32> = (0..GROUP * GROUPS)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 24)
         .collect();
     let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
