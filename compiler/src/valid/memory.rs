@@ -167,14 +167,17 @@ fn instruction(p: &Program, i: usize, inst: &Instruction, err: &mut impl FnMut(L
         );
         return;
     }
-    if r.is_indirect() || !r.dimensions.is_empty() {
+    if !r.dimensions.is_empty() {
         err(
             at,
-            K::Memory(format!(
-                "{op}: {} is addressed indirectly or in two dimensions, which tgsic does not support",
-                r.file
-            )),
+            K::Memory(format!("{op}: {} registers are one-dimensional", r.file)),
         );
+        return;
+    }
+    // An indirectly addressed resource (an array of buffers or images) is whichever the
+    // first executing invocation names, as tgsi_exec takes it; its declaration is checked at
+    // run time.
+    if r.is_indirect() {
         return;
     }
     match r.file {

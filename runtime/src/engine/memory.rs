@@ -402,6 +402,11 @@ pub(crate) fn check_memory(
         } else {
             &inst.src[0].register
         };
+        if r.is_indirect() {
+            // Which register it names is known when it runs: an unbound one reads 0 and
+            // takes no stores, as a buffer of no bytes.
+            continue;
+        }
         let index = r.index.offset.max(0) as u32;
         match r.file {
             File::Buffer if !res.has_buffer(index) => {

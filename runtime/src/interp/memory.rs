@@ -41,7 +41,17 @@ pub(super) fn execute(ex: &mut Exec<'_>, inst: &Instruction, exec: Mask) -> Resu
     } else {
         &inst.src[0].register
     };
-    let index = resource.index.offset.max(0) as u32;
+    // The register the first executing lane names (tgsi_exec's rule for an indirect one); an
+    // index below 0 names nothing, as an unbound one.
+    let index = if resource.index.indirect.is_some() {
+        let at = ex.index_lanes(&resource.index);
+        let first = (0..BATCH_LANES)
+            .find(|&l| exec & (1 << l) != 0)
+            .unwrap_or(0);
+        u32::try_from(at[first]).unwrap_or(u32::MAX)
+    } else {
+        resource.index.offset.max(0) as u32
+    };
     let target = match resource.file {
         File::Image => {
             let declared =

@@ -7,7 +7,7 @@ use super::*;
 
 impl Exec<'_> {
     /// Per-lane values of an index (offset plus the indirect register component).
-    pub(super) fn index_lanes(&self, idx: &Index) -> [i64; BATCH_LANES] {
+    pub(in crate::interp) fn index_lanes(&self, idx: &Index) -> [i64; BATCH_LANES] {
         let mut out = [idx.offset as i64; BATCH_LANES];
         if let Some(ind) = &idx.indirect {
             let v = self.read(&ind.register, ind.component.index());
