@@ -456,6 +456,10 @@ impl Eval<'_> {
                 }
                 return Ok(());
             }
+            // The evaluator runs batches without a dispatch's memory.
+            Op::Memory(_) | Op::Barrier => {
+                return Err(RunError::Memory(tgsic_runtime::host::MemoryError::NoMemory));
+            }
             Op::Texture(t) => {
                 let targs: Vec<[u32; BATCH_LANES]> = args.iter().map(|&a| *self.v(a)).collect();
                 let quads = self.io.arrangement == Arrangement::Quads;

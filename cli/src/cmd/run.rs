@@ -138,8 +138,9 @@ pub fn compile(
         .map_err(host_failure(name))
 }
 
-/// The engine `--engine` names, but `auto` for a compute program or a shader with buffers,
-/// images or shared memory: the interpreter, until the JITs compile them (`docs/cli.md`).
+/// The engine `--engine` names, but `auto` for a fragment, vertex or geometry shader with
+/// buffers or images, or indirectly addressed ones: the interpreter, until the JITs compile
+/// them (`docs/cli.md`).
 pub fn engine_for(module: &Module, engine: &EngineArg) -> EngineArg {
     let p = &module.program;
     let memory =

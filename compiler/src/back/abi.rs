@@ -255,6 +255,16 @@ pub struct ConstBuffer {
 /// four components of `lanes` words.
 pub type TextureFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, *mut u32, u64, u32, u32);
 
+/// The memory callback: `(host, memory op index, args, out, lane mask, first lane, lanes)`, as
+/// [`TextureFn`]: the [`MemAccess`](crate::ir::MemAccess) `index` of
+/// [`CompiledShader::memory`](super::compiled::CompiledShader::memory) for the lanes of the
+/// mask, in lane order (arguments and results as the access lists them, `lanes` words each),
+/// or with `index` [`BARRIER_CALL`] a barrier the lanes of the mask have reached.
+pub type MemoryFn = TextureFn;
+
+/// The memory callback's index of a barrier.
+pub const BARRIER_CALL: u32 = u32::MAX;
+
 /// The EMIT/ENDPRIM callback: `(host, is_emit, values, value count, lane mask, first lane,
 /// lanes)`; `values` holds every output component, then the stream, `lanes` words each.
 pub type EmitFn = unsafe extern "C" fn(*mut c_void, u32, *const u32, u32, u64, u32, u32);
@@ -320,6 +330,8 @@ pub struct JitArgs {
     pub texture: TextureFn,
     /// EMIT and ENDPRIM.
     pub emit: EmitFn,
+    /// Memory instructions and barriers of compute programs.
+    pub memory: MemoryFn,
     /// The lane operations ([`super::lane_ops::tgsic_lanes_op_entered`]): called through this
     /// pointer, so that the code holds no address of this process and can be stored.
     pub lane_op: LaneOpFn,

@@ -18,6 +18,9 @@ pub struct CompiledShader {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by the index the callback receives.
     pub textures: Vec<TextureCall>,
+    /// The memory operations of a compute program, by the index the memory callback
+    /// receives ([`JitArgs::memory`]).
+    pub memory: Vec<crate::ir::MemAccess>,
     /// The texture operations the code samples itself, reading their [`JitArgs::tex_descs`].
     pub tex_paths: TexPaths,
     /// By OUT component (`register·4 + component`; past the end, false): whether the code
@@ -76,6 +79,8 @@ pub struct CodeInfo {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// See [`CompiledShader::textures`].
     pub textures: Vec<TextureCall>,
+    /// See [`CompiledShader::memory`].
+    pub memory: Vec<crate::ir::MemAccess>,
     /// See [`CompiledShader::tex_paths`].
     pub tex_paths: TexPaths,
     /// See [`CompiledShader::stored_outputs`].
@@ -134,6 +139,7 @@ impl CompiledShader {
             code: std::sync::Arc::new(image),
             uniforms: info.uniforms,
             textures: info.textures,
+            memory: info.memory,
             tex_paths: info.tex_paths,
             stored_outputs: info.stored_outputs,
             immediates,
@@ -189,9 +195,43 @@ impl CompiledShader {
         env: &super::fpenv::FpEnv,
         args: &mut JitArgs,
     ) -> Result<(), JitError> {
-        if self.stack_bytes <= INLINE_STACK {
+        // SAFETY: the caller upholds `call_in`'s contract, which is the inner call's.
+        unsafe { self.call_maybe_here(env, args, false) }
+    }
+
+    /// As [`Self::call_in`], on the calling stack whatever the frame takes: for a caller on a
+    /// stack it made with room for [`Self::stack_bytes`] (a compute batch's coroutine).
+    ///
+    /// # Safety
+    /// As [`Self::call_in`], and the calling stack has `stack_bytes` plus the callbacks'
+    /// room (1 MiB) free.
+    ///
+    /// # Errors
+    /// As [`Self::call`].
+    pub unsafe fn call_here_in(
+        &self,
+        env: &super::fpenv::FpEnv,
+        args: &mut JitArgs,
+    ) -> Result<(), JitError> {
+        // SAFETY: the caller upholds `call_here_in`'s contract: the inner call's, and room
+        // on its stack for a call made on it.
+        unsafe { self.call_maybe_here(env, args, true) }
+    }
+
+    /// [`Self::call_in`] (`here`: never on a thread of its own).
+    ///
+    /// # Safety
+    /// As [`Self::call_in`]; with `here`, as [`Self::call_here_in`].
+    unsafe fn call_maybe_here(
+        &self,
+        env: &super::fpenv::FpEnv,
+        args: &mut JitArgs,
+        here: bool,
+    ) -> Result<(), JitError> {
+        if here || self.stack_bytes <= INLINE_STACK {
             // SAFETY: the caller upholds this function's contract, which is the code's; its
-            // frame fits the calling thread's stack, and `env` is the thread's.
+            // frame fits the calling thread's stack (or the caller's, `here`), and `env` is
+            // the thread's.
             unsafe { super::fpenv::call_in(env, self.entry, args) };
             return Ok(());
         }

@@ -10,10 +10,11 @@ use super::abi::{BATCH_LANES, JitError, TextureCall};
 use super::code::{MachineCode, Reader, SymbolTable};
 use super::compiled::{CodeInfo, CompiledShader};
 use super::texpath::TexPaths;
-use crate::ir::TexOp;
+use crate::ir::{MemAccess, MemFile, TexOp};
+use crate::tgsi::{ImageFormat, Opcode, TextureTarget};
 
 /// The first bytes of the form, with its version.
-const MAGIC: &[u8; 8] = b"TGSICOD2";
+const MAGIC: &[u8; 8] = b"TGSICOD3";
 
 /// The most entries of any list of the form: far more than any shader has, far fewer than
 /// would exhaust memory.
@@ -49,6 +50,12 @@ impl CompiledShader {
         }
         for &w in self.tex_paths.words() {
             u32s(&mut out, w);
+        }
+        u32s(&mut out, self.memory.len() as u32);
+        for m in &self.memory {
+            for w in memory_words(m) {
+                u32s(&mut out, w);
+            }
         }
         u32s(&mut out, self.stored_outputs.len() as u32);
         out.extend(self.stored_outputs.iter().map(|&b| u8::from(b)));
@@ -151,6 +158,12 @@ fn read(
         *p = r.u32()?;
     }
     let n = count(&mut r)?;
+    let mut memory = Vec::with_capacity(n);
+    for _ in 0..n {
+        let words = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        memory.push(memory_from_words(words).ok_or(StoredError("not a memory operation"))?);
+    }
+    let n = count(&mut r)?;
     let stored_outputs = r.take(n)?.iter().map(|&b| b != 0).collect();
     let code_size = r.u32()? as usize;
     let stack_bytes = r.u32()? as usize;
@@ -164,6 +177,7 @@ fn read(
     let info = CodeInfo {
         uniforms,
         textures,
+        memory,
         tex_paths: TexPaths::from_words(paths),
         stored_outputs,
         code_size,
@@ -179,6 +193,44 @@ fn read(
         array_words,
         info,
     ))
+}
+
+/// A memory operation as four words: opcode, memory, register, then the mask, target and
+/// format bytes.
+fn memory_words(m: &MemAccess) -> [u32; 4] {
+    let file = match m.file {
+        MemFile::Buffer => 0,
+        MemFile::Shared => 1,
+        MemFile::Image => 2,
+    };
+    [
+        m.opcode.number() as u32,
+        file,
+        m.index,
+        m.mask as u32 | m.target.bits() << 8 | m.format.bits() << 16,
+    ]
+}
+
+/// The memory operation of [`memory_words`], if the words are one.
+fn memory_from_words([op, file, index, rest]: [u32; 4]) -> Option<MemAccess> {
+    let opcode = Opcode::from_number(op).filter(|o| o.is_memory())?;
+    let file = match file {
+        0 => MemFile::Buffer,
+        1 => MemFile::Shared,
+        2 => MemFile::Image,
+        _ => return None,
+    };
+    if rest >> 24 != 0 || rest & 0xF0 != 0 {
+        return None;
+    }
+    Some(MemAccess {
+        opcode,
+        file,
+        index,
+        mask: (rest & 0xF) as u8,
+        target: TextureTarget::from_bits((rest >> 8) & 0xFF)?,
+        format: ImageFormat::from_bits(rest >> 16)?,
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@
 
 pub mod arena;
 pub mod lift;
+pub mod memory;
 pub mod pressure;
 pub mod print;
 pub mod semantics;
@@ -29,6 +30,7 @@ pub mod verify;
 pub use arena::{Arena, Handle};
 
 use crate::tgsi::{Processor, Semantic, Swizzle};
+pub use memory::{MemAccess, MemFile};
 pub use tex::{Level, TexArg, TexKind, TexLayout, TexOp};
 
 /// A value: a handle into [`Function::values`].
@@ -396,6 +398,10 @@ pub enum Op {
     },
     /// Texture sampling or query (four results).
     Texture(Box<TexOp>),
+    /// A memory instruction ([`MemAccess`]: its arguments and results).
+    Memory(Box<MemAccess>),
+    /// BARRIER: every invocation of the work group reaches it before any goes on.
+    Barrier,
     /// Packs 2 or 4 floats into one word.
     Pack(Pack),
     /// Unpacks a word into 4 floats (UP2H and UP2US repeat (lo, hi, lo, hi)).
@@ -414,13 +420,14 @@ impl Op {
                 | Op::Exhausted
                 | Op::Emit
                 | Op::EndPrim
-        )
+                | Op::Barrier
+        ) || matches!(self, Op::Memory(m) if m.writes())
     }
 
     /// Whether the result depends on memory that stores change (loads may not move across
     /// stores).
     pub fn reads_memory(&self) -> bool {
-        matches!(self, Op::ArrayLoad { .. })
+        matches!(self, Op::ArrayLoad { .. } | Op::Memory(_))
     }
 
     /// Whether the result depends on other invocations of the quad.

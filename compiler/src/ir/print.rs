@@ -103,6 +103,18 @@ pub fn op_name(op: &Op) -> String {
             if *fine { "_fine" } else { "" }
         ),
         Op::Texture(t) => format!("texture.{t}"),
+        Op::Memory(m) => {
+            let res = match m.file {
+                crate::ir::MemFile::Buffer => format!("BUFFER[{}]", m.index),
+                crate::ir::MemFile::Shared => "MEMORY".to_string(),
+                crate::ir::MemFile::Image => {
+                    format!("IMAGE[{}] {} {}", m.index, m.target, m.format.name())
+                }
+            };
+            let mask = crate::tgsi::WriteMask(m.mask);
+            format!("{} {res}.{mask}", m.opcode.name().to_lowercase())
+        }
+        Op::Barrier => "barrier".into(),
         Op::Pack(p) => format!("pack.{p:?}").to_lowercase(),
         Op::Unpack(p) => format!("unpack.{p:?}").to_lowercase(),
     }

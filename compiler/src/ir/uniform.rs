@@ -89,7 +89,8 @@ fn walk(f: &Function, b: &Block, u: &mut [bool], changed: &mut bool) {
                     | Op::GsInput { .. }
                     | Op::SysVal { .. }
                     | Op::Helper
-                    | Op::ArrayLoad { .. } => false,
+                    | Op::ArrayLoad { .. }
+                    | Op::Memory(_) => false,
                     _ => args_uniform,
                 };
                 for &r in &d.results {

@@ -97,6 +97,12 @@ pub fn signature(op: &Op, n: usize) -> Option<(Vec<Sig>, Vec<Sig>)> {
         Op::Select => fixed(&[Is(Bool), Same, Same], &[Same]),
         Op::Derivative { .. } => fixed(&[Is(F32)], &[Is(F32)]),
         Op::Texture(_) => Some((vec![Word; n], vec![Word; 4])),
+        Op::Memory(m) => {
+            let mut args = vec![Is(I32); m.coords()];
+            args.extend(std::iter::repeat_n(Word, m.values()));
+            fixed(&args, &vec![Word; m.results()])
+        }
+        Op::Barrier => fixed(&[], &[]),
         Op::Pack(p) => {
             let k = if matches!(p, Pack::Half2x16 | Pack::Unorm2x16) {
                 2

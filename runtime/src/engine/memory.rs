@@ -5,6 +5,7 @@
 //! and returns 0, texels outside an image read 0 and ignore stores. Every access is checked
 //! against the bound sizes, whatever offset the program computed.
 
+use tgsic::ir::{MemAccess, MemFile};
 use tgsic::numerics::texel;
 use tgsic::tgsi::{File, ImageFormat, Opcode, Program};
 use thiserror::Error;
@@ -436,6 +437,69 @@ pub(crate) fn check_memory(
         }
     }
     Ok(())
+}
+
+/// One lane of memory access `a`: `coords` the byte offset (buffers, shared memory) or texel
+/// coordinates (images, as many as its target takes), `values` STORE's four components or an
+/// atomic's operand(s); returns LOAD's and RESQ's four components or an atomic's old value
+/// in component 0 (`ftz`: float atomics under DAZ/FTZ). The rules every engine applies.
+pub(crate) fn apply(
+    mem: &mut dyn Access,
+    a: &MemAccess,
+    coords: [u32; 3],
+    values: [u32; 4],
+    ftz: bool,
+) -> [u32; 4] {
+    let shared = a.file == MemFile::Shared;
+    let image = a.file == MemFile::Image;
+    let at: [i32; 3] = std::array::from_fn(|c| if c < a.coords() { coords[c] as i32 } else { 0 });
+    let format = || {
+        if a.format != ImageFormat::None {
+            a.format
+        } else {
+            mem.image_info(a.index)
+                .map_or(ImageFormat::None, |(_, f)| f)
+        }
+    };
+    match a.opcode {
+        Opcode::Load if image => {
+            let f = format();
+            mem.image_load(a.index, at, f)
+        }
+        Opcode::Load => mem
+            .bytes(shared, a.index)
+            .and_then(|b| load_words(b, coords[0], a.words()))
+            .unwrap_or([0; 4]),
+        Opcode::Store if image => {
+            let f = format();
+            mem.image_store(a.index, at, f, values);
+            [0; 4]
+        }
+        Opcode::Store => {
+            if let Some(b) = mem.bytes(shared, a.index) {
+                store_words(b, coords[0], values, a.mask);
+            }
+            [0; 4]
+        }
+        Opcode::Resq if image => mem
+            .image_info(a.index)
+            .map_or([0; 4], |([w, h, d], _)| [w, h, d, 0]),
+        Opcode::Resq => [mem.bytes(shared, a.index).map_or(0, |b| b.len() as u32); 4],
+        op if image => [
+            mem.image_atomic(a.index, at, op, values[0], values[1], ftz),
+            0,
+            0,
+            0,
+        ],
+        op => [
+            mem.bytes(shared, a.index).map_or(0, |b| {
+                atomic_word(b, coords[0], op, values[0], values[1], ftz)
+            }),
+            0,
+            0,
+            0,
+        ],
+    }
 }
 
 /// LOAD of `words` 32-bit words at byte `offset` of `mem`: `None` (all channels 0) unless all

@@ -130,6 +130,16 @@ impl Shader for JitShader {
         }
         Ok(())
     }
+
+    fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        JitShader::dispatch(self, bind, res, grid, control)
+    }
 }
 
 impl Shader for TieredShader {
@@ -155,6 +165,16 @@ impl Shader for TieredShader {
 
     fn code_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, HostError> {
         Ok(self.code_with_text(lookups)?)
+    }
+
+    fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        TieredShader::dispatch(self, bind, res, grid, control)
     }
 }
 

@@ -1,17 +1,29 @@
 //! What generated code calls back for: the texture lookups it does not sample itself (the
-//! runtime's sampler, [`crate::lookup`]) and EMIT/ENDPRIM of geometry shaders. Each is entered
+//! runtime's sampler, [`crate::lookup`]), EMIT/ENDPRIM of geometry shaders, and the memory
+//! instructions and barriers of compute programs. Each is entered
 //! through a trampoline that gives it Rust's floating-point environment, and catches panics so
 //! that none unwinds into generated code.
 
-use crate::engine::{BATCH_LANES, Bindings, Emitted, Reg, RunError};
+use crate::engine::{Access, BATCH_LANES, Bindings, Emitted, MemoryError, Reg, RunError, apply};
 use crate::lookup::{TexRequest, sample_into};
+use std::cell::RefCell;
 use std::ffi::c_void;
-use tgsic::back::abi::TextureCall;
+use tgsic::back::abi::{BARRIER_CALL, TextureCall};
+use tgsic::ir::MemAccess;
+
+/// The memory a compute dispatch lends its batches, and what a barrier does.
+pub(crate) struct MemoryCtx<'a> {
+    /// The buffers, images and shared memory; borrowed by one memory instruction at a time.
+    pub(crate) memory: &'a RefCell<dyn Access + 'a>,
+    /// Called when the lanes of a step reach a barrier: returns when the work group may go
+    /// on (a coroutine's suspension). `None`: the batch holds the whole group.
+    pub(crate) barrier: Option<&'a dyn Fn()>,
+}
 
 /// What the callbacks see of the running batch (the `callbacks` pointer of [`JitArgs`]).
 ///
 /// [`JitArgs`]: tgsic::back::abi::JitArgs
-pub(super) struct Callbacks<'a> {
+pub(super) struct Callbacks<'a, 'm> {
     pub(super) bind: &'a Bindings,
     pub(super) textures: &'a [TextureCall],
     pub(super) quads: bool,
@@ -19,6 +31,73 @@ pub(super) struct Callbacks<'a> {
     pub(super) out: &'a mut Reg,
     pub(super) emitted: Vec<Emitted>,
     pub(super) error: Option<RunError>,
+    /// The memory operations of the code that runs.
+    pub(super) accesses: &'a [MemAccess],
+    /// The memory of a dispatch.
+    pub(super) memory: Option<&'a MemoryCtx<'m>>,
+}
+
+/// `MemoryFn`: memory operation `index` of the code, or a barrier, for the lanes of `mask`
+/// in lane order (the rules of `engine::memory::apply`).
+unsafe extern "C" fn memory_callback(
+    ctx: *mut c_void,
+    index: u32,
+    args: *const u32,
+    out: *mut u32,
+    mask: u64,
+    lane0: u32,
+    lanes: u32,
+) {
+    let _ = lane0;
+    // SAFETY: `ctx` is the `Callbacks` of the running batch; the code passes `args` with the
+    // access's arguments, `lanes` words each, and `out` with room for its results.
+    let h = unsafe { &mut *(ctx as *mut Callbacks<'_, '_>) };
+    let n = lanes as usize;
+    let Some(m) = h.memory else {
+        h.error
+            .get_or_insert(RunError::Memory(MemoryError::NoMemory));
+        return;
+    };
+    if index == BARRIER_CALL {
+        if mask != 0
+            && let Some(wait) = m.barrier
+        {
+            // A panic must not unwind into generated code.
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(wait)).is_err() {
+                h.error
+                    .get_or_insert(RunError::CallbackPanicked("a barrier"));
+            }
+        }
+        return;
+    }
+    let Some(a) = h.accesses.get(index as usize) else {
+        h.error
+            .get_or_insert(RunError::CallbackPanicked("a memory operation"));
+        return;
+    };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut mem = m.memory.borrow_mut();
+        let (coords, values) = (a.coords(), a.values());
+        // SAFETY: the code passes `coords + values` arguments of `lanes` words each.
+        let arg = |k: usize, l: usize| unsafe { *args.add(k * n + l) };
+        for l in 0..n {
+            if mask & (1 << l) == 0 {
+                continue;
+            }
+            let c: [u32; 3] = std::array::from_fn(|k| if k < coords { arg(k, l) } else { 0 });
+            let v: [u32; 4] =
+                std::array::from_fn(|k| if k < values { arg(coords + k, l) } else { 0 });
+            let r = apply(&mut *mem, a, c, v, false);
+            for (k, &w) in r.iter().enumerate().take(a.results()) {
+                // SAFETY: `out` holds `results` values of `lanes` words.
+                unsafe { *out.add(k * n + l) = w };
+            }
+        }
+    }));
+    if result.is_err() {
+        h.error
+            .get_or_insert(RunError::CallbackPanicked("a memory operation"));
+    }
 }
 
 /// `TextureFn`: the interpreter's texture semantics on the lanes of one step.
@@ -34,7 +113,7 @@ unsafe extern "C" fn texture_callback(
     let _ = lane0;
     // SAFETY: `ctx` is the `Host` of the running batch; the code passes `args` with every
     // argument's `lanes` words and `out` with room for four components.
-    let h = unsafe { &mut *(ctx as *mut Callbacks) };
+    let h = unsafe { &mut *(ctx as *mut Callbacks<'_, '_>) };
     let n = lanes as usize;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         {
@@ -87,7 +166,7 @@ unsafe extern "C" fn emit_callback(
     lanes: u32,
 ) {
     // SAFETY: as `texture_callback`; `values` holds `count` values of `lanes` words.
-    let h = unsafe { &mut *(ctx as *mut Callbacks) };
+    let h = unsafe { &mut *(ctx as *mut Callbacks<'_, '_>) };
     let (n, count) = (lanes as usize, count as usize);
     if count == 0 {
         // The code always passes the stream last; nothing to record without it.
@@ -125,6 +204,11 @@ tgsic::default_fp_trampoline!(
     /// [`texture_callback`] entered from generated code, with the MXCSR's DAZ/FTZ bits
     /// cleared while it runs (`tgsic::back::fpenv`).
     texture_callback_entered => texture_callback,
+    (ctx: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
+);
+tgsic::default_fp_trampoline!(
+    /// [`memory_callback`] entered from generated code, as [`texture_callback_entered`].
+    memory_callback_entered => memory_callback,
     (ctx: *mut c_void, index: u32, args: *const u32, out: *mut u32, mask: u64, lane0: u32, lanes: u32)
 );
 tgsic::default_fp_trampoline!(

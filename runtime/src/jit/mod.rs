@@ -28,6 +28,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod callbacks;
+mod compute;
 #[cfg(test)]
 mod tests;
 mod textures;
@@ -38,7 +39,10 @@ use crate::engine::{
     Arrangement, BATCH_LANES, BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind,
     Feed, Internal, Module, Reg, RunError,
 };
-use callbacks::{Callbacks, emit_callback_entered, texture_callback_entered};
+pub(crate) use callbacks::MemoryCtx;
+use callbacks::{
+    Callbacks, emit_callback_entered, memory_callback_entered, texture_callback_entered,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -509,6 +513,21 @@ impl Engine for JitShader {
         scratch: &mut JitScratch,
         feed: &mut Feed<'_>,
     ) -> Result<(), RunError> {
+        self.run_batches_in(bind, io, scratch, feed, None)
+    }
+}
+
+impl JitShader {
+    /// [`Engine::run_batches`], with the memory of a compute dispatch (`memory`: its batches
+    /// run on the calling stack, a coroutine's with room for the code's frame).
+    pub(crate) fn run_batches_in(
+        &self,
+        bind: &Bindings,
+        io: &mut BatchIo,
+        scratch: &mut JitScratch,
+        feed: &mut Feed<'_>,
+        memory: Option<&MemoryCtx<'_>>,
+    ) -> Result<(), RunError> {
         if !feed(io, None)? {
             return Ok(());
         }
@@ -576,6 +595,8 @@ impl Engine for JitShader {
                 out: &mut scratch.out,
                 emitted: Vec::new(),
                 error: None,
+                accesses: &c.memory,
+                memory,
             };
             // The output components a batch zeroes: those the code does not write in every
             // lane (a memset of every output was a large share of a trivial shader's frame).
@@ -610,9 +631,10 @@ impl Engine for JitShader {
                 max_iterations: bind.max_iterations as u64,
                 inputs_per_vertex: self.function.input_regs as u64,
                 clear: bind.clear.map(f32::to_bits),
-                callbacks: &mut callbacks as *mut Callbacks as *mut std::ffi::c_void,
+                callbacks: &mut callbacks as *mut Callbacks<'_, '_> as *mut std::ffi::c_void,
                 texture: texture_callback_entered,
                 emit: emit_callback_entered,
+                memory: memory_callback_entered,
                 lane_op: tgsic::back::lane_ops::tgsic_lanes_op_entered,
                 tex_descs: scratch.tex_descs.as_ptr(),
             };
@@ -670,7 +692,13 @@ impl Engine for JitShader {
                 // are entered through trampolines that give them Rust's floating-point
                 // environment; `fp_env` was captured on this thread, and neither the feed nor
                 // the callbacks leave the MXCSR changed.
-                let called = unsafe { c.call_in(&fp_env, &mut args) };
+                let called = unsafe {
+                    if memory.is_some() {
+                        c.call_here_in(&fp_env, &mut args)
+                    } else {
+                        c.call_in(&fp_env, &mut args)
+                    }
+                };
                 called?;
                 if let Some(e) = callbacks.error.take() {
                     return Err(e);

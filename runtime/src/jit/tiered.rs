@@ -357,6 +357,23 @@ impl TieredShader {
             .ok_or(RunError::Internal(Internal::TieredWithoutCode))
     }
 
+    /// A compute dispatch on the tier that is ready (the same tier for the whole dispatch).
+    ///
+    /// # Errors
+    /// As [`JitShader::dispatch`].
+    pub(crate) fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut crate::engine::Resources<'_>,
+        grid: [u32; 3],
+        control: &crate::dispatch::RunControl<'_>,
+    ) -> Result<(), RunError> {
+        match self.current()? {
+            Tier::Best(best) => best.dispatch(bind, res, grid, control),
+            Tier::First(first) => first.dispatch(bind, res, grid, control),
+        }
+    }
+
     /// Time spent compiling (or reading from the code cache) the code it started with.
     pub fn compile_time(&self) -> Duration {
         match (&self.first, self.best()) {

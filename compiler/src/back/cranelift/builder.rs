@@ -694,6 +694,7 @@ impl SimdBuilder for ClBuilder<'_> {
             Callee::LaneOp(f) => self.b.ins().call_indirect(self.callees.lane_op, f, args),
             Callee::Texture(f) => self.b.ins().call_indirect(self.callees.texture, f, args),
             Callee::Emit(f) => self.b.ins().call_indirect(self.callees.emit, f, args),
+            Callee::Memory(f) => self.b.ins().call_indirect(self.callees.memory, f, args),
         };
         Ok(())
     }

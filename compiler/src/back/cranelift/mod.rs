@@ -94,6 +94,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
+        memory: lowered.memory,
         tex_paths: lowered.tex_paths,
         stored_outputs: lowered.stored_outputs,
         code_size,

@@ -24,6 +24,8 @@ pub(super) struct Callees {
     pub lane_op: cl::SigRef,
     pub texture: cl::SigRef,
     pub emit: cl::SigRef,
+    /// The memory callback's.
+    pub memory: cl::SigRef,
 }
 
 impl Callees {
@@ -46,6 +48,7 @@ impl Callees {
             lane_op: func.import_signature(sig(Callee::LaneOp(()))),
             texture: func.import_signature(sig(Callee::Texture(()))),
             emit: func.import_signature(sig(Callee::Emit(()))),
+            memory: func.import_signature(sig(Callee::Memory(()))),
         }
     }
 }

@@ -46,6 +46,8 @@ pub(super) struct Callees<'ctx> {
     pub lane_op: FunctionType<'ctx>,
     pub texture: FunctionType<'ctx>,
     pub emit: FunctionType<'ctx>,
+    /// The memory callback's.
+    pub memory: FunctionType<'ctx>,
 }
 
 /// inkwell's builder, the module and the function it builds, and the vector types of a step.
@@ -717,6 +719,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             Callee::LaneOp(f) => (self.callees.lane_op, f.into_pointer_value()),
             Callee::Texture(f) => (self.callees.texture, f.into_pointer_value()),
             Callee::Emit(f) => (self.callees.emit, f.into_pointer_value()),
+            Callee::Memory(f) => (self.callees.memory, f.into_pointer_value()),
         };
         let args: Vec<BasicMetadataValueEnum> = args.iter().map(|&a| a.into()).collect();
         self.b.build_indirect_call(ty, f, &args, "")?;

@@ -151,6 +151,7 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     let info = CodeInfo {
         uniforms: lowered.uniforms,
         textures: lowered.textures,
+        memory: lowered.memory,
         tex_paths: lowered.tex_paths,
         stored_outputs: lowered.stored_outputs,
         code_size,
@@ -248,6 +249,7 @@ fn lower<'ctx>(
         lane_op: fn_type(simd::Callee::LaneOp(())),
         texture: fn_type(simd::Callee::Texture(())),
         emit: fn_type(simd::Callee::Emit(())),
+        memory: fn_type(simd::Callee::Memory(())),
     };
     let lb = builder::LlvmBuilder::new(
         cx,

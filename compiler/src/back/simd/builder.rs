@@ -178,6 +178,8 @@ pub enum Callee<S> {
     Texture(S),
     /// The EMIT callback at this address ([`EmitFn`](crate::back::abi::EmitFn)).
     Emit(S),
+    /// The memory callback at this address ([`MemoryFn`](crate::back::abi::MemoryFn)).
+    Memory(S),
 }
 
 impl<S> Callee<S> {
@@ -188,7 +190,7 @@ impl<S> Callee<S> {
         use Scalar::{I32, I64, Ptr};
         match self {
             Callee::LaneOp(_) => &[I32, Ptr, Ptr, Ptr, Ptr, Ptr, I32],
-            Callee::Texture(_) => &[Ptr, I32, Ptr, Ptr, I64, I32, I32],
+            Callee::Texture(_) | Callee::Memory(_) => &[Ptr, I32, Ptr, Ptr, I64, I32, I32],
             Callee::Emit(_) => &[Ptr, I32, Ptr, I32, I64, I32, I32],
         }
     }

@@ -27,6 +27,7 @@ pub(super) struct Ptrs<S> {
     pub(super) callbacks: S,
     pub(super) texture: S,
     pub(super) emit: S,
+    pub(super) memory: S,
     pub(super) lane_op: S,
     pub(super) tex_descs: S,
     pub(super) scratch: S,
@@ -73,6 +74,8 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     pub(super) uniforms: Vec<(u32, u32, u8)>,
     pub(super) uniform_slots: HashMap<(u32, u32, u8), u32>,
     pub(super) textures: Vec<TextureCall>,
+    /// The memory operations, by callback index.
+    pub(super) memory: Vec<ir::MemAccess>,
     /// Which texture operations to sample in the code (asked), and which are (done).
     pub(super) tex_paths: TexPaths,
     pub(super) tex_done: TexPaths,

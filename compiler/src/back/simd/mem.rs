@@ -455,4 +455,51 @@ impl<B: SimdBuilder> Lower<'_, B> {
             &[self.p.callbacks, is_emit, ptr, count, mask, lane0, lanes],
         )
     }
+
+    /// A memory instruction through the host's callback, for the step's executing lanes in
+    /// lane order: the arguments and results pass through the scratch area.
+    pub(super) fn memory(
+        &mut self,
+        m: ir::MemAccess,
+        args: &[ir::Value],
+        results: &[ir::Value],
+    ) -> R<()> {
+        let index = self.memory.len();
+        let kind = if m.integer_results() {
+            Kind::I32
+        } else {
+            Kind::F32
+        };
+        self.memory.push(m);
+        let count = self.spill_args(args)?;
+        let n = self.b.lanes() as i64;
+        let idx = self.b.sconst(Scalar::I32, index as i64)?;
+        let argp = self.scratch(0)?;
+        let outp = self.scratch(count as i64 * n)?;
+        let [mask, lane0, lanes] = self.lane_args()?;
+        let callee = Callee::Memory(self.p.memory);
+        self.b.call(
+            callee,
+            &[self.p.callbacks, idx, argp, outp, mask, lane0, lanes],
+        )?;
+        for (k, &r) in results.iter().enumerate() {
+            let p = self.scratch((count + k) as i64 * n)?;
+            let v = self.b.load_vector(kind, p)?;
+            self.set(r, v)?;
+        }
+        Ok(())
+    }
+
+    /// A barrier: the host's callback, which returns once every invocation of the work group
+    /// has reached it (the lanes of the mask are this step's).
+    pub(super) fn barrier(&mut self) -> R<()> {
+        let idx = self
+            .b
+            .sconst(Scalar::I32, crate::back::abi::BARRIER_CALL as i64)?;
+        let p = self.scratch(0)?;
+        let [mask, lane0, lanes] = self.lane_args()?;
+        let callee = Callee::Memory(self.p.memory);
+        self.b
+            .call(callee, &[self.p.callbacks, idx, p, p, mask, lane0, lanes])
+    }
 }

@@ -71,6 +71,8 @@ pub struct Lowered {
     pub uniforms: Vec<(u32, u32, u8)>,
     /// The texture operations, by callback index.
     pub textures: Vec<TextureCall>,
+    /// The memory operations, by callback index.
+    pub memory: Vec<ir::MemAccess>,
     /// The texture operations sampled in the code: those of the `paths` [`lower`] was given
     /// that [`vector_texture`](super::texpath::vector_texture) accepts.
     pub tex_paths: TexPaths,
@@ -86,6 +88,7 @@ fn scratch_words(f: &ir::Function, lanes: usize) -> usize {
         let d = &f.insts[i];
         let n = match &d.op {
             ir::Op::Texture(_) => d.args.len() + 4,
+            ir::Op::Memory(_) => d.args.len() + d.results.len(),
             ir::Op::Emit | ir::Op::EndPrim => d.args.len(),
             _ => 0,
         };
@@ -129,6 +132,7 @@ pub fn lower<B: SimdBuilder>(
         callbacks: ptr(&mut b, offset_of!(JitArgs, callbacks))?,
         texture: ptr(&mut b, offset_of!(JitArgs, texture))?,
         emit: ptr(&mut b, offset_of!(JitArgs, emit))?,
+        memory: ptr(&mut b, offset_of!(JitArgs, memory))?,
         lane_op: ptr(&mut b, offset_of!(JitArgs, lane_op))?,
         tex_descs: ptr(&mut b, offset_of!(JitArgs, tex_descs))?,
         scratch: b.stack_area(scratch_words(f, lanes))?,
@@ -156,6 +160,7 @@ pub fn lower<B: SimdBuilder>(
         uniforms: Vec::new(),
         uniform_slots: HashMap::new(),
         textures: Vec::new(),
+        memory: Vec::new(),
         tex_paths,
         tex_done: TexPaths::NONE,
         tex_descs: HashMap::new(),
@@ -174,6 +179,7 @@ pub fn lower<B: SimdBuilder>(
         Lowered {
             uniforms: lw.uniforms,
             textures: lw.textures,
+            memory: lw.memory,
             tex_paths: lw.tex_done,
             stored_outputs: lw.stores.iter().map(|s| *s == Some(true)).collect(),
         },

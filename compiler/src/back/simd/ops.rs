@@ -607,6 +607,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 let t = (**t).clone();
                 return self.texture(t, &args, &results);
             }
+            Op::Memory(m) => {
+                let m = (**m).clone();
+                return self.memory(m, &args, &results);
+            }
+            Op::Barrier => return self.barrier(),
             Op::StoreOutput { slot, comp } => {
                 let v = self.get_bits(args[0])?;
                 let reg = self.f.outputs[*slot as usize].reg;

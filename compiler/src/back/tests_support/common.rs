@@ -162,6 +162,7 @@ pub(super) fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> 
         callbacks: std::ptr::null_mut(),
         texture: no_texture,
         emit: no_emit,
+        memory: no_texture,
         lane_op: crate::back::lane_ops::tgsic_lanes_op_entered,
         tex_descs: std::ptr::null(),
     };

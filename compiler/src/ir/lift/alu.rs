@@ -101,6 +101,9 @@ impl Lifter<'_> {
                 self.set(Var::StackDepth, d);
                 return Ok(());
             }
+            op if op.is_memory() || op.info().kind == OpKind::Barrier => {
+                return self.memory(pc);
+            }
             _ => {}
         }
         let res = if inst.opcode.tex().is_some() {

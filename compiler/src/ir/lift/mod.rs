@@ -20,13 +20,14 @@
 mod alu;
 mod env;
 mod flow;
+mod memory;
 mod operand;
 mod scan;
 mod var;
 
 use super::*;
 use crate::tgsi::{
-    File, FlowOp, Location, LoopKind, OpKind, Primitive, Processor, Program, PropertyName, Register,
+    File, FlowOp, Location, LoopKind, OpKind, Primitive, Processor, Program, PropertyName,
 };
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
@@ -167,32 +168,38 @@ pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
     lift_checked(p)
 }
 
-/// The IR does not express compute programs, memory accesses or barriers yet: such a program
-/// runs on the interpreter (`docs/semantics.md`, "Memory and work groups").
+/// What the JITs do not compile yet, which the interpreter runs (`docs/semantics.md`, "Memory
+/// and work groups"): memory instructions outside compute programs, and indirectly addressed
+/// buffers and images.
 fn memory_program(p: &Program) -> Option<LiftError> {
-    let why = "the JIT back ends do not compile compute programs, memory accesses and barriers \
-               yet; the interpreter runs them";
-    if p.processor == Processor::Compute {
-        return Some(LiftError::Unsupported {
-            what: "a compute program".into(),
-            why: why.into(),
-            location: Location::Unknown,
-        });
-    }
-    let memory = |r: &Register| r.file.is_memory();
     for (i, inst) in p.instructions.iter().enumerate() {
         let op = inst.opcode;
         let touches = op.is_memory()
             || op.info().kind == OpKind::Barrier
-            || inst.dst.iter().any(|d| memory(&d.register))
-            || inst.src.iter().any(|s| memory(&s.register));
-        if touches {
-            return Some(LiftError::Unsupported {
-                what: op.name().into(),
-                why: why.into(),
-                location: p.source_map.instruction(i),
-            });
+            || inst.dst.iter().any(|d| d.register.file.is_memory())
+            || inst.src.iter().any(|s| s.register.file.is_memory());
+        if !touches {
+            continue;
         }
+        let why = if p.processor != Processor::Compute {
+            "memory instructions in fragment, vertex and geometry shaders run on the \
+             interpreter: the JITs compile them in compute programs"
+        } else if inst
+            .dst
+            .iter()
+            .map(|d| &d.register)
+            .chain(inst.src.iter().map(|s| &s.register))
+            .any(|r| r.file.is_memory() && r.is_indirect())
+        {
+            "an indirectly addressed BUFFER or IMAGE runs on the interpreter"
+        } else {
+            continue;
+        };
+        return Some(LiftError::Unsupported {
+            what: op.name().into(),
+            why: why.into(),
+            location: p.source_map.instruction(i),
+        });
     }
     None
 }

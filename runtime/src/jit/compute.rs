@@ -1,0 +1,251 @@
+//! Compute dispatches on the JITs: work groups one after another (x fastest, then y, z, as
+//! softpipe's), shared memory zeroed once per dispatch and kept from group to group, each
+//! group's invocations in linear order (x fastest) in batches of 64 lanes. A program with
+//! barriers runs every step of the group (the code's lanes per step) as a coroutine of its
+//! own, on a stack of its own, which suspends at each barrier; the driver resumes the group's
+//! coroutines in order until all have ended, so that every invocation reaches a barrier before
+//! any goes past it (`docs/jit.md`, "Compute programs"). The memory instructions call back into
+//! the runtime (`callbacks::memory_callback`), every access checked against the bound sizes.
+
+use super::{JitShader, MemoryCtx};
+use crate::dispatch::RunControl;
+use crate::engine::{
+    Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, Memory, MemoryError, Resources, RunError,
+    check_memory,
+};
+use corosensei::stack::DefaultStack;
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+use std::cell::{Cell, RefCell};
+use tgsic::tgsi::{File, Opcode, Semantic};
+
+/// Stack room of a coroutine beyond the code's frame: the callbacks' Rust code.
+const CALLBACK_STACK: usize = 1 << 20;
+
+/// Where the system values go: each SV register's semantic.
+fn system_values(m: &crate::engine::Module) -> Vec<(usize, Semantic)> {
+    m.program
+        .declarations_of(File::SystemValue)
+        .filter_map(|d| d.semantic.map(|s| (d, s.name)))
+        .flat_map(|(d, s)| {
+            d.ranges
+                .iter()
+                .flat_map(|r| r.first..=r.last)
+                .map(move |r| (r as usize, s))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Fills `io` with invocations `first..first + count` (in linear order) of work group
+/// `group`, in lanes 0..count.
+fn fill(
+    io: &mut BatchIo,
+    sv: &[(usize, Semantic)],
+    (first, count): (u32, u32),
+    group: [u32; 3],
+    grid: [u32; 3],
+    block: [u32; 3],
+) {
+    io.alive = if count >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << count) - 1
+    };
+    for &(r, sem) in sv {
+        let Some(reg) = io.sv.get_mut(r) else {
+            continue;
+        };
+        for l in 0..BATCH_LANES {
+            let i = first + (l as u32).min(count.saturating_sub(1));
+            let local = [
+                i % block[0],
+                (i / block[0]) % block[1],
+                i / (block[0] * block[1]),
+            ];
+            let v = match sem {
+                Semantic::ThreadId => local,
+                Semantic::BlockId => group,
+                Semantic::GridSize => grid,
+                Semantic::BlockSize => block,
+                _ => [0; 3],
+            };
+            reg[0][l] = v[0];
+            reg[1][l] = v[1];
+            reg[2][l] = v[2];
+            reg[3][l] = 0;
+        }
+    }
+}
+
+impl JitShader {
+    /// Runs a compute program over `grid` work groups with `res`'s memory.
+    ///
+    /// # Errors
+    /// As the interpreter's dispatch; [`RunError::TimeLimit`] past the deadline (checked
+    /// before each group and at each barrier: the group's batches then run to their end
+    /// without waiting for each other, and the dispatch reports the time limit).
+    pub(crate) fn dispatch(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        grid: [u32; 3],
+        control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        let m = self.module();
+        let block = m.block.ok_or(MemoryError::NoBlockSize)?;
+        check_memory(&m.program, res, Some(grid))?;
+        let mut shared = vec![0u8; res.shared_bytes as usize];
+        let memory = RefCell::new(Memory {
+            resources: res,
+            shared: &mut shared,
+        });
+        let invocations = block.iter().product::<u32>();
+        let barriers = m
+            .program
+            .instructions
+            .iter()
+            .any(|i| i.opcode == Opcode::Barrier);
+        // With barriers, one coroutine per step; without, one batch after another.
+        let width = if barriers {
+            self.compiled.lanes_per_step.clamp(1, BATCH_LANES) as u32
+        } else {
+            BATCH_LANES as u32
+        };
+        let chunks: Vec<(u32, u32)> = (0..invocations)
+            .step_by(width as usize)
+            .map(|f| (f, width.min(invocations - f)))
+            .collect();
+        let sv = system_values(m);
+        let mut ios: Vec<BatchIo> = chunks
+            .iter()
+            .map(|_| BatchIo::new(m, Arrangement::Independent))
+            .collect();
+        let mut scratches: Vec<_> = if barriers {
+            chunks.iter().map(|_| self.scratch()).collect()
+        } else {
+            vec![self.scratch()]
+        };
+        let stack_bytes = self.compiled.stack_bytes.max(256 << 10) + CALLBACK_STACK;
+        let mut stacks: Vec<DefaultStack> = Vec::new();
+        let total = grid.iter().map(|&g| g as u64).product::<u64>();
+        let mut done = 0u64;
+        for gz in 0..grid[2] {
+            for gy in 0..grid[1] {
+                for gx in 0..grid[0] {
+                    if let Some(d) = control.deadline
+                        && std::time::Instant::now() > d
+                    {
+                        return Err(RunError::TimeLimit);
+                    }
+                    let group = [gx, gy, gz];
+                    for (io, &chunk) in ios.iter_mut().zip(&chunks) {
+                        fill(io, &sv, chunk, group, grid, block);
+                    }
+                    if barriers {
+                        self.group_with_barriers(
+                            bind,
+                            &memory,
+                            (&mut ios, &mut scratches),
+                            (&mut stacks, stack_bytes),
+                            control,
+                        )?;
+                    } else {
+                        let ctx = MemoryCtx {
+                            memory: &memory,
+                            barrier: None,
+                        };
+                        for io in &mut ios {
+                            let mut first = true;
+                            self.run_batches_in(
+                                bind,
+                                io,
+                                &mut scratches[0],
+                                &mut |_, _| Ok(std::mem::take(&mut first)),
+                                Some(&ctx),
+                            )?;
+                        }
+                    }
+                    done += 1;
+                    if let Some(p) = control.progress {
+                        p(done, total);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One work group of a program with barriers: a coroutine per batch (each one step's
+    /// invocations), resumed in order while any is suspended at a barrier.
+    fn group_with_barriers(
+        &self,
+        bind: &Bindings,
+        memory: &RefCell<Memory<'_, '_>>,
+        (ios, scratches): (&mut [BatchIo], &mut [super::JitScratch]),
+        (stacks, stack_bytes): (&mut Vec<DefaultStack>, usize),
+        control: &RunControl<'_>,
+    ) -> Result<(), RunError> {
+        // Past the deadline, barriers stop waiting: every batch runs to its end (a suspended
+        // coroutine must not be dropped: its stack holds frames of generated code, which
+        // cannot be unwound).
+        let stop = Cell::new(false);
+        let mut results: Vec<Result<(), RunError>> = Vec::with_capacity(ios.len());
+        let mut coroutines = Vec::with_capacity(ios.len());
+        for (io, scratch) in ios.iter_mut().zip(scratches.iter_mut()) {
+            let stack = match stacks.pop() {
+                Some(s) => s,
+                None => DefaultStack::new(stack_bytes)
+                    .map_err(|e| RunError::Threads(format!("a coroutine stack: {e}")))?,
+            };
+            let stop = &stop;
+            let body = move |y: &Yielder<(), ()>, ()| -> Result<(), RunError> {
+                let wait = || {
+                    if !stop.get() {
+                        y.suspend(());
+                    }
+                };
+                let ctx = MemoryCtx {
+                    memory,
+                    barrier: Some(&wait),
+                };
+                let mut first = true;
+                self.run_batches_in(
+                    bind,
+                    io,
+                    scratch,
+                    &mut |_, _| Ok(std::mem::take(&mut first)),
+                    Some(&ctx),
+                )
+            };
+            // SAFETY: the coroutine borrows `bind`, `memory`, `stop`, `self` and its own
+            // batch and scratch, all of which outlive it: every coroutine made here is resumed
+            // until it has returned (the loop below), and only then dropped or its stack
+            // taken back, before this function returns.
+            let c: Coroutine<(), (), Result<(), RunError>, DefaultStack> =
+                unsafe { Coroutine::with_stack_unchecked(stack, body) };
+            coroutines.push(Some(c));
+        }
+        let mut live = coroutines.len();
+        while live > 0 {
+            if let Some(d) = control.deadline
+                && std::time::Instant::now() > d
+            {
+                stop.set(true);
+            }
+            for slot in coroutines.iter_mut() {
+                let Some(c) = slot else { continue };
+                if let CoroutineResult::Return(r) = c.resume(()) {
+                    results.push(r);
+                    live -= 1;
+                    if let Some(c) = slot.take() {
+                        stacks.push(c.into_stack());
+                    }
+                }
+            }
+        }
+        if stop.get() {
+            return Err(RunError::TimeLimit);
+        }
+        results.into_iter().collect()
+    }
+}
