@@ -6,7 +6,8 @@
 use tgsic_runtime::host::{
     Bindings, HostError, Image, ImageFormat, MemoryError, Module, Resources, RunControl, RunError,
 };
-use tgsic_tests::run::{interpreter, runtime};
+use tgsic_runtime::host::{CompileOptions, EngineKind};
+use tgsic_tests::run::{compile, interpreter, runtime};
 
 fn module(src: &str) -> Module {
     Module::new(tgsic::front::text::parse(src).expect("parses")).expect("loads")
@@ -21,6 +22,39 @@ fn words(bytes: &[u8]) -> Vec<u32> {
 
 fn dispatch(src: &str, res: &mut Resources<'_>, grid: [u32; 3]) -> Result<(), HostError> {
     interpreter(&module(src)).dispatch(
+        runtime(),
+        &Bindings::default(),
+        res,
+        grid,
+        &RunControl::default(),
+    )
+}
+
+/// Every engine of the build (exact math): the interpreter, the JIT back ends, the tiered one.
+fn engines() -> Vec<CompileOptions> {
+    let mut kinds = vec![EngineKind::Interpreter, EngineKind::Cranelift];
+    if EngineKind::Llvm.available() {
+        kinds.push(EngineKind::Llvm);
+    }
+    kinds.push(EngineKind::Auto);
+    kinds
+        .into_iter()
+        .map(|engine| CompileOptions {
+            engine,
+            math: tgsic::back::abi::MathMode::Exact,
+            ..CompileOptions::default()
+        })
+        .collect()
+}
+
+/// `src` dispatched on the engine of `opts`.
+fn dispatch_on(
+    opts: &CompileOptions,
+    src: &str,
+    res: &mut Resources<'_>,
+    grid: [u32; 3],
+) -> Result<(), HostError> {
+    compile(&module(src), opts)?.dispatch(
         runtime(),
         &Bindings::default(),
         res,
@@ -72,13 +106,15 @@ fn shared_memory_persists_between_groups() {
                LOAD TEMP[0].x, MEMORY[0], IMM[0].xxxx\nSHL TEMP[1].x, SV[0].xxxx, IMM[0].yyyy\n\
                STORE BUFFER[0].x, TEMP[1].xxxx, TEMP[0].xxxx\n\
                UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz\nSTORE MEMORY[0].x, IMM[0].xxxx, TEMP[0].xxxx\nEND\n";
-    let mut out = vec![0u8; 16];
-    let mut res = Resources::new();
-    res.bind_buffer(0, &mut out).unwrap();
-    res.set_shared_bytes(4).unwrap();
-    dispatch(src, &mut res, [4, 1, 1]).expect("runs");
-    drop(res);
-    assert_eq!(words(&out), [0, 100, 200, 300]);
+    for opts in engines() {
+        let mut out = vec![0u8; 16];
+        let mut res = Resources::new();
+        res.bind_buffer(0, &mut out).unwrap();
+        res.set_shared_bytes(4).unwrap();
+        dispatch_on(&opts, src, &mut res, [4, 1, 1]).expect("runs");
+        drop(res);
+        assert_eq!(words(&out), [0, 100, 200, 300], "{:?}", opts.engine);
+    }
 }
 
 /// Compute programs keep denormals (softpipe runs them without FTZ).
@@ -89,15 +125,18 @@ fn compute_keeps_denormals() {
                IMM[0] FLT32 {1e-20, 1e-40, 0.5, 0}\nIMM[1] UINT32 {0, 4, 0, 0}\n\
                MUL TEMP[0].x, IMM[0].xxxx, IMM[0].xxxx\nADD TEMP[0].y, IMM[0].yyyy, IMM[0].yyyy\n\
                STORE BUFFER[0].xy, IMM[1].xxxx, TEMP[0].xyxx\nEND\n";
-    let mut out = vec![0u8; 8];
-    let mut res = Resources::new();
-    res.bind_buffer(0, &mut out).unwrap();
-    dispatch(src, &mut res, [1, 1, 1]).expect("runs");
-    drop(res);
-    let w = words(&out);
-    assert_eq!(f32::from_bits(w[0]), 1e-20f32 * 1e-20f32);
-    assert_eq!(f32::from_bits(w[1]), 1e-40f32 + 1e-40f32);
-    assert!(f32::from_bits(w[0]).is_subnormal());
+    for opts in engines() {
+        let mut out = vec![0u8; 8];
+        let mut res = Resources::new();
+        res.bind_buffer(0, &mut out).unwrap();
+        dispatch_on(&opts, src, &mut res, [1, 1, 1]).expect("runs");
+        drop(res);
+        let w = words(&out);
+        let e = opts.engine;
+        assert_eq!(f32::from_bits(w[0]), 1e-20f32 * 1e-20f32, "{e:?}");
+        assert_eq!(f32::from_bits(w[1]), 1e-40f32 + 1e-40f32, "{e:?}");
+        assert!(f32::from_bits(w[0]).is_subnormal(), "{e:?}");
+    }
 }
 
 /// Whatever offsets a program computes, it reads 0 outside its buffers and images and its

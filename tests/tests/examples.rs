@@ -279,17 +279,36 @@ fn the_geometry_shader_moves_each_triangle_along_its_normal() {
 }
 
 /// The compute example: each work group of 256 leaves the inclusive prefix sums of its 256
-/// numbers (a scan in shared memory with barriers inside a loop).
+/// numbers (a scan in shared memory with barriers inside a loop), with the interpreter and
+/// every JIT back end at several widths.
 #[test]
 fn prefix_sum_scans_each_work_group() {
-    use tgsic_runtime::host::{Resources, RunControl};
     let shader = example("prefix_sum.comp.tgsi");
     let values: Vec<u32> = (0..1024u32).map(|i| (i * 7919) % 1000).collect();
+    let mut engines = vec![interpreter(&shader)];
+    for (backend, lanes) in tgsic_tests::jit_backends() {
+        for &lanes in lanes {
+            let opts = CompileOptions {
+                engine: backend.into(),
+                lanes,
+                math: MathMode::Exact,
+                ..CompileOptions::default()
+            };
+            engines.push(compile(&shader, &opts).expect("compiles"));
+        }
+    }
+    for e in engines {
+        check_prefix_sums(&e, &values);
+    }
+}
+
+fn check_prefix_sums(shader: &Compiled, values: &[u32]) {
+    use tgsic_runtime::host::{Resources, RunControl};
     let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let mut res = Resources::new();
     res.bind_buffer(0, &mut bytes).expect("binds");
     res.set_shared_bytes(1024).expect("fits");
-    interpreter(&shader)
+    shader
         .dispatch(
             tgsic_tests::run::runtime(),
             &Bindings::default(),

@@ -29,6 +29,19 @@ pub struct FpEnv {
 }
 
 impl FpEnv {
+    /// The environments of code that keeps denormals (compute programs, which softpipe runs
+    /// without FTZ): the caller's MXCSR with DAZ and FTZ cleared for the code, then the
+    /// caller's again.
+    pub fn capture_ieee() -> FpEnv {
+        let rust = crate::numerics::get_mxcsr();
+        FpEnv {
+            words: [
+                rust & !(crate::numerics::MXCSR_DAZ | crate::numerics::MXCSR_FTZ),
+                rust,
+            ],
+        }
+    }
+
     /// The calling thread's environment now, and the generated code's made from it.
     pub fn capture() -> FpEnv {
         let rust = crate::numerics::get_mxcsr();

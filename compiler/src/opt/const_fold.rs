@@ -49,6 +49,44 @@ fn fold_inst(
         let t = ty(func, 0);
         Some(vec![pool.get(func, bits, t)])
     };
+    // A compute program keeps denormals, which the folding arithmetic (the draws' DAZ/FTZ)
+    // flushes: a float operation on a denormal, or with a result that flushing may have made
+    // zero or that is itself tiny, is left to run.
+    if func.processor == crate::tgsi::Processor::Compute
+        && matches!(
+            d.op,
+            Op::Unary(_) | Op::Binary(_) | Op::Nary(_) | Op::FCmp(_)
+        )
+    {
+        let tiny = |bits: u32| bits & 0x7F80_0000 == 0;
+        let floats = args.iter().any(|&a| func.ty(a) == Type::F32)
+            || results.iter().any(|&r| func.ty(r) == Type::F32);
+        if floats
+            && consts
+                .as_ref()
+                .is_some_and(|c| c.iter().any(|&x| tiny(x) && x << 1 != 0))
+        {
+            return None;
+        }
+        if floats
+            && let (Some(c), Op::Binary(op)) = (&consts, &d.op)
+            && tiny(sem::binary(*op, c[0], c[1]))
+        {
+            return None;
+        }
+        if floats
+            && let (Some(c), Op::Unary(u)) = (&consts, &d.op)
+            && tiny(sem::unary(*u, c[0]))
+        {
+            return None;
+        }
+        if floats
+            && let (Some(c), Op::Nary(n)) = (&consts, &d.op)
+            && tiny(sem::nary(*n, c))
+        {
+            return None;
+        }
+    }
     match d.op.clone() {
         Op::Select => {
             let c = func.const_value(args[0])?;

@@ -639,7 +639,11 @@ impl JitShader {
                 tex_descs: scratch.tex_descs.as_ptr(),
             };
             // Read once for the run: Rust code between the batches leaves the MXCSR alone.
-            let fp_env = FpEnv::capture();
+            let fp_env = if memory.is_some() {
+                FpEnv::capture_ieee()
+            } else {
+                FpEnv::capture()
+            };
             loop {
                 // The code addresses the batch's registers as this shader sized them: a batch
                 // made for another shader must not reach it.

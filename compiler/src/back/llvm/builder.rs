@@ -61,6 +61,8 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     args: PointerValue<'ctx>,
     callees: Callees<'ctx>,
     fma: bool,
+    /// IEEE denormals (compute programs): `flush` keeps them.
+    pub(super) keep_denormals: bool,
     /// The host's widest vector of 32-bit lanes (`HostCpu::width`).
     width: u32,
     /// Whether gathers become the CPU's gather instruction (`HostCpu::hardware_gather`).
@@ -375,6 +377,9 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn flush(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        if self.keep_denormals {
+            return Ok(a);
+        }
         let bits = self.ints(a)?;
         let exp = self.b.build_and(bits, self.iconst(0x7F80_0000), "")?;
         let tiny = self.icmp_(IP::EQ, exp, self.iconst(0))?;

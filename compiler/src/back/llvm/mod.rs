@@ -213,12 +213,19 @@ fn lower<'ctx>(
         Some(Linkage::External),
     );
     let (tune, features) = tuning(cpu, f);
+    // Compute programs keep denormals (softpipe runs them without FTZ: `docs/semantics.md`,
+    // "Memory and work groups"); every other kind runs under DAZ/FTZ.
+    let denormals = if f.processor == crate::tgsi::Processor::Compute {
+        "ieee,ieee"
+    } else {
+        "preserve-sign,preserve-sign"
+    };
     for (k, v) in [
         ("target-cpu", cpu.name.as_str()),
         ("tune-cpu", tune),
         ("target-features", features.as_ref()),
-        ("denormal-fp-math", "preserve-sign,preserve-sign"),
-        ("denormal-fp-math-f32", "preserve-sign,preserve-sign"),
+        ("denormal-fp-math", denormals),
+        ("denormal-fp-math-f32", denormals),
         ("min-legal-vector-width", &(32 * lanes).min(512).to_string()),
     ] {
         func.add_attribute(AttributeLoc::Function, cx.create_string_attribute(k, v));
@@ -251,7 +258,7 @@ fn lower<'ctx>(
         emit: fn_type(simd::Callee::Emit(())),
         memory: fn_type(simd::Callee::Memory(())),
     };
-    let lb = builder::LlvmBuilder::new(
+    let mut lb = builder::LlvmBuilder::new(
         cx,
         module,
         func,
@@ -259,6 +266,7 @@ fn lower<'ctx>(
         callees,
         (cpu.fma, cpu.width as u32, cpu.hardware_gather),
     )?;
+    lb.keep_denormals = f.processor == crate::tgsi::Processor::Compute;
     Ok(simd::lower(f, lb, tex_paths, math)?.1)
 }
 

@@ -97,6 +97,7 @@ impl<'ctx> LlvmBuilder<'_, 'ctx> {
         )?;
         // One constant per table in the module: the shader's and the function's shared.
         sub.tables = std::mem::take(&mut self.tables);
+        sub.keep_denormals = self.keep_denormals;
         let body = sub.block()?;
         sub.end_entry(body)?;
         sub.switch_to(body)?;

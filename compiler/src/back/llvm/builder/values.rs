@@ -45,6 +45,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             args,
             callees,
             fma,
+            keep_denormals: false,
             width,
             hardware_gather,
             lanes,
