@@ -16,9 +16,10 @@
 //! - [`code_cache`]: a code cache entry damaged as the bytes say is never run: a runtime reads
 //!   it only when it is whole, else compiles again, and renders the interpreter's pixels.
 //! - [`compute_dispatch`]: a compute program (the text after a 16-byte header) dispatched over
-//!   a grid, with buffers, an image and shared memory of the sizes the header says, touches
-//!   nothing outside them (guard bytes around every one stay as they were) and ends (a
-//!   deadline and a loop budget bound it), whatever offsets the program computes.
+//!   a grid by the interpreter and Cranelift's code, with buffers, an image and shared memory
+//!   of the sizes the header says, touches nothing outside them (guard bytes around every one
+//!   stay as they were) and ends (a deadline and a loop budget bound it), whatever offsets the
+//!   program computes.
 
 use crate::generate::program_from;
 use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
@@ -119,13 +120,24 @@ pub fn compute_dispatch(data: &[u8]) {
             deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)),
             ..RunControl::default()
         };
-        let shader = crate::run::interpreter(&m);
-        match shader.dispatch(crate::run::runtime(), &bind, &mut res, grid, &control) {
-            Ok(()) => {}
-            Err(tgsic_runtime::host::HostError::Run(RunError::TimeLimit)) => {
-                panic!("a dispatch of at most 32 groups of 256 invocations took 5 s")
+        // The interpreter, then Cranelift's code on what the interpreter left (a program the
+        // JIT does not compile is a typed error, not a failure).
+        let jit = tgsic_runtime::host::CompileOptions {
+            engine: tgsic_runtime::host::EngineKind::Cranelift,
+            ..Default::default()
+        };
+        let shaders = [
+            Some(crate::run::interpreter(&m)),
+            crate::run::compile(&m, &jit).ok(),
+        ];
+        for shader in shaders.iter().flatten() {
+            match shader.dispatch(crate::run::runtime(), &bind, &mut res, grid, &control) {
+                Ok(()) => {}
+                Err(tgsic_runtime::host::HostError::Run(RunError::TimeLimit)) => {
+                    panic!("a dispatch of at most 32 groups of 256 invocations took 5 s")
+                }
+                Err(_) => {}
             }
-            Err(_) => {}
         }
     }
     for (k, (after, was)) in mem.iter().zip(&before).enumerate() {
