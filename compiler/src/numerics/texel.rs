@@ -15,6 +15,23 @@ const ONE: u32 = 0x3F80_0000;
 /// The register value of the texel `bytes` holds in `format` (`bytes` is at least the
 /// format's texel size; `None` formats read as 0).
 pub fn unpack(format: ImageFormat, bytes: &[u8]) -> [u32; 4] {
+    // The formats images use most, without the general path's per-channel work.
+    match format {
+        ImageFormat::R8G8B8A8Unorm => {
+            let b = &bytes[..4];
+            return [b[0], b[1], b[2], b[3]].map(|v| (v as f32 * (1.0 / 255.0)).to_bits());
+        }
+        ImageFormat::R32Uint | ImageFormat::R32Sint | ImageFormat::R32Float => {
+            let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let one = if format == ImageFormat::R32Float {
+                ONE
+            } else {
+                1
+            };
+            return [w, 0, 0, one];
+        }
+        _ => {}
+    }
     let word = |k: usize, n: usize| -> u32 {
         let mut w = [0u8; 4];
         w[..n].copy_from_slice(&bytes[k * n..k * n + n]);
@@ -66,6 +83,11 @@ pub fn unpack(format: ImageFormat, bytes: &[u8]) -> [u32; 4] {
 /// Writes the register value `v` as a texel of `format` into `bytes` (at least the texel
 /// size; `None` formats write nothing).
 pub fn pack(format: ImageFormat, v: [u32; 4], bytes: &mut [u8]) {
+    if format == ImageFormat::R8G8B8A8Unorm {
+        let b = v.map(|x| float_to_ubyte(f32::from_bits(x)) as u8);
+        bytes[..4].copy_from_slice(&b);
+        return;
+    }
     let mut put = |k: usize, n: usize, w: u32| {
         bytes[k * n..k * n + n].copy_from_slice(&w.to_le_bytes()[..n]);
     };
@@ -110,17 +132,31 @@ fn umax(bits: u32) -> u32 {
     }
 }
 
+/// `1.0f / max` as Mesa's unpacking writes it for each channel width (a constant there).
+fn recip(max: u32) -> f32 {
+    match max {
+        255 => 1.0 / 255.0,
+        127 => 1.0 / 127.0,
+        65535 => 1.0 / 65535.0,
+        32767 => 1.0 / 32767.0,
+        1023 => 1.0 / 1023.0,
+        511 => 1.0 / 511.0,
+        3 => 1.0 / 3.0,
+        1 => 1.0,
+        m => 1.0 / m as f32,
+    }
+}
+
 /// A channel's raw bits as a register component.
 fn from_channel(raw: u32, bits: u32, kind: Kind) -> u32 {
     let signed = |r: u32| -> i32 { ((r << (32 - bits)) as i32) >> (32 - bits) };
     match kind {
         Kind::Uint => raw,
         Kind::Sint => signed(raw) as u32,
-        Kind::Unorm => (raw as f32 * (1.0 / umax(bits) as f32)).to_bits(),
-        Kind::Snorm => {
-            let max = umax(bits - 1) as f32;
-            (signed(raw) as f32 * (1.0 / max)).max(-1.0).to_bits()
-        }
+        Kind::Unorm => (raw as f32 * recip(umax(bits))).to_bits(),
+        Kind::Snorm => (signed(raw) as f32 * recip(umax(bits - 1)))
+            .max(-1.0)
+            .to_bits(),
         Kind::Float if bits == 16 => half::f16::from_bits(raw as u16).to_f32().to_bits(),
         Kind::Float => raw,
     }

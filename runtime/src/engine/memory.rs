@@ -98,6 +98,8 @@ pub struct Image<'a> {
     texels: &'a mut [u8],
     size: [u32; 3],
     format: ImageFormat,
+    /// `format`'s bytes per texel.
+    texel_bytes: usize,
 }
 
 impl<'a> Image<'a> {
@@ -131,6 +133,7 @@ impl<'a> Image<'a> {
             texels,
             size: [width, height, depth],
             format,
+            texel_bytes: format.texel_bytes() as usize,
         })
     }
 
@@ -153,7 +156,7 @@ impl<'a> Image<'a> {
                 .filter(|&c| c < self.size[axis])?;
             index = index * self.size[axis] as u64 + c as u64;
         }
-        Some(index as usize * self.format.texel_bytes() as usize)
+        Some(index as usize * self.texel_bytes)
     }
 }
 
@@ -594,7 +597,7 @@ impl Image<'_> {
     /// The texel at `coord` as register values in `format` (0 outside the image, or when
     /// `format`'s texels are not the image's size).
     pub(crate) fn load(&self, coord: [i32; 3], format: ImageFormat) -> [u32; 4] {
-        if format.texel_bytes() != self.format.texel_bytes() {
+        if format != self.format && format.texel_bytes() as usize != self.texel_bytes {
             return [0; 4];
         }
         match self.texel(coord) {
@@ -606,7 +609,7 @@ impl Image<'_> {
     /// Stores `v` in `format` at `coord` (nothing outside the image, or when `format`'s texels
     /// are not the image's size).
     pub(crate) fn store(&mut self, coord: [i32; 3], format: ImageFormat, v: [u32; 4]) {
-        if format.texel_bytes() != self.format.texel_bytes() {
+        if format != self.format && format.texel_bytes() as usize != self.texel_bytes {
             return;
         }
         if let Some(at) = self.texel(coord) {
