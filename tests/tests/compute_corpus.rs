@@ -68,7 +68,7 @@ fn compute_entries_match_softpipe_with_every_engine() {
 /// Every fragment entry without 64-bit types gives softpipe's buffers, images and window, but
 /// the one whose vertex shader does the work (the draws here run the fragment shader alone).
 #[test]
-fn fragment_entries_match_softpipe_with_the_interpreter() {
+fn fragment_entries_match_softpipe_with_every_engine() {
     let Some(list) = entries() else { return };
     let mut failures = Vec::new();
     let mut ran = 0;
@@ -82,10 +82,18 @@ fn fragment_entries_match_softpipe_with_the_interpreter() {
                 continue;
             }
         };
-        let shader = tgsic_tests::run::interpreter(&m);
         ran += 1;
-        if let Err(why) = e.run_fragment(&shader) {
-            failures.push(format!("{}: {why}", e.name));
+        for opts in engines() {
+            let shader = match tgsic_tests::run::compile(&m, &opts) {
+                Ok(s) => s,
+                Err(why) => {
+                    failures.push(format!("{} ({:?}): {why}", e.name, opts.engine));
+                    continue;
+                }
+            };
+            if let Err(why) = e.run_fragment(&shader) {
+                failures.push(format!("{} ({:?}): {why}", e.name, opts.engine));
+            }
         }
     }
     assert!(

@@ -138,14 +138,18 @@ pub fn compile(
         .map_err(host_failure(name))
 }
 
-/// The engine `--engine` names, but `auto` for a fragment, vertex or geometry shader with
-/// buffers or images, or indirectly addressed ones: the interpreter, until the JITs compile
-/// them (`docs/cli.md`).
+/// The engine `--engine` names, but `auto` for a shader with indirectly addressed buffers or
+/// images: the interpreter, until the JITs compile them (`docs/cli.md`).
 pub fn engine_for(module: &Module, engine: &EngineArg) -> EngineArg {
-    let p = &module.program;
-    let memory =
-        p.processor == Processor::Compute || p.declarations.iter().any(|d| d.file.is_memory());
-    if memory && engine.kind == EngineKind::Auto {
+    // Indirectly addressed buffers and images run on the interpreter.
+    let indirect = module.program.instructions.iter().any(|i| {
+        i.src
+            .iter()
+            .map(|s| &s.register)
+            .chain(i.dst.iter().map(|d| &d.register))
+            .any(|r| r.file.is_memory() && r.is_indirect())
+    });
+    if indirect && engine.kind == EngineKind::Auto {
         EngineArg {
             name: "interp".into(),
             kind: EngineKind::Interpreter,

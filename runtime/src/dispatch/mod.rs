@@ -16,9 +16,13 @@ use tile::{
     Pixels, SEGMENT_TILES, Segment, TILE_POS, segment_tiles, segments, tile_lanes, write_tile,
 };
 
+mod draw;
 mod inputs;
 mod pixels;
 mod tile;
+
+pub use draw::DrawReport;
+pub(crate) use draw::draw;
 
 pub use pixels::PixelBuffer;
 

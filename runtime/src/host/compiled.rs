@@ -7,10 +7,10 @@
 
 use super::error::HostError;
 use crate::batches::Slots;
+use crate::dispatch::DrawReport;
 use crate::dispatch::RunControl;
 use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
 use crate::engine::{Internal, Module, Reflection, Resources, RunError};
-use crate::interp::DrawReport;
 use crate::jit::tiered::TieredShader;
 use crate::jit::{CacheUse, CompileError, JitShader, Lookups};
 use std::any::Any;
@@ -140,6 +140,18 @@ impl Shader for JitShader {
     ) -> Result<(), RunError> {
         JitShader::dispatch(self, bind, res, grid, control)
     }
+
+    fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        frame: (u32, u32, u32),
+        rect: [u32; 4],
+        control: &RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<DrawReport, RunError> {
+        JitShader::draw(self, bind, res, frame, rect, control, color)
+    }
 }
 
 impl Shader for TieredShader {
@@ -175,6 +187,18 @@ impl Shader for TieredShader {
         control: &RunControl<'_>,
     ) -> Result<(), RunError> {
         TieredShader::dispatch(self, bind, res, grid, control)
+    }
+
+    fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        frame: (u32, u32, u32),
+        rect: [u32; 4],
+        control: &RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<DrawReport, RunError> {
+        TieredShader::draw(self, bind, res, frame, rect, control, color)
     }
 }
 

@@ -5,9 +5,9 @@ use super::compiled::Compiled;
 use super::error::HostError;
 use super::frames::Frame;
 use super::runtime::Runtime;
+use crate::dispatch::DrawReport;
 use crate::dispatch::RunControl;
 use crate::engine::{Bindings, Resources};
-use crate::interp::DrawReport;
 
 /// The fragments a draw shades: the pixels (i, j) of `frame`'s grid with
 /// `rect[0] <= i < rect[2]` and `rect[1] <= j < rect[3]` (j = 0 the bottom row).

@@ -56,8 +56,8 @@ pub use runtime::{Runtime, RuntimeOptions};
 pub use crate::engine::{Bindings, ConstantBuffer, Module, Reflection, SamplerView, Varying};
 pub use crate::engine::{Internal, LoadError, RunError, constant_registers};
 // The memory of compute programs and of shaders with buffers and images.
+pub use crate::dispatch::DrawReport;
 pub use crate::engine::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
-pub use crate::interp::DrawReport;
 #[doc(no_inline)]
 pub use tgsic::tgsi::ImageFormat;
 #[doc(no_inline)]

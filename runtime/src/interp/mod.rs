@@ -30,7 +30,6 @@ use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
 pub(crate) use compute::dispatch;
 use exec::Exec;
 pub use exec::Regs;
-pub use fragments::DrawReport;
 pub(crate) use fragments::draw;
 
 /// The interpreter as an execution engine.

@@ -18,6 +18,8 @@ pub(crate) struct MemoryCtx<'a> {
     /// Called when the lanes of a step reach a barrier: returns when the work group may go
     /// on (a coroutine's suspension). `None`: the batch holds the whole group.
     pub(crate) barrier: Option<&'a dyn Fn()>,
+    /// A compute program's numerics: denormals kept (otherwise DAZ/FTZ, float atomics too).
+    pub(crate) ieee: bool,
 }
 
 /// What the callbacks see of the running batch (the `callbacks` pointer of [`JitArgs`]).
@@ -87,7 +89,7 @@ unsafe extern "C" fn memory_callback(
             let c: [u32; 3] = std::array::from_fn(|k| if k < coords { arg(k, l) } else { 0 });
             let v: [u32; 4] =
                 std::array::from_fn(|k| if k < values { arg(coords + k, l) } else { 0 });
-            let r = apply(&mut *mem, a, c, v, false);
+            let r = apply(&mut *mem, a, c, v, !m.ieee);
             for (k, &w) in r.iter().enumerate().take(a.results()) {
                 // SAFETY: `out` holds `results` values of `lanes` words.
                 unsafe { *out.add(k * n + l) = w };

@@ -153,6 +153,7 @@ impl JitShader {
                         let ctx = MemoryCtx {
                             memory: &memory,
                             barrier: None,
+                            ieee: true,
                         };
                         for io in &mut ios {
                             let mut first = true;
@@ -173,6 +174,50 @@ impl JitShader {
             }
         }
         Ok(())
+    }
+
+    /// A draw of a fragment shader with memory (`dispatch::draw`), each batch with `res`'s
+    /// memory.
+    ///
+    /// # Errors
+    /// As the interpreter's draw.
+    pub(crate) fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut Resources<'_>,
+        frame: (u32, u32, u32),
+        rect: [u32; 4],
+        control: &RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<crate::dispatch::DrawReport, RunError> {
+        let m = self.module();
+        check_memory(&m.program, res, None)?;
+        let mut shared: Vec<u8> = Vec::new();
+        let memory = RefCell::new(Memory {
+            resources: res,
+            shared: &mut shared,
+        });
+        let ctx = MemoryCtx {
+            memory: &memory,
+            barrier: None,
+            ieee: false,
+        };
+        let mut scratch = self.scratch();
+        crate::dispatch::draw(m, frame, rect, control.deadline, color, &mut |io| {
+            let mut report = None;
+            self.run_batches_in(
+                bind,
+                io,
+                &mut scratch,
+                &mut |_, r| {
+                    let first = r.is_none();
+                    report = r;
+                    Ok(first)
+                },
+                Some(&ctx),
+            )?;
+            report.ok_or(RunError::Internal(crate::engine::Internal::BatchDidNotRun))
+        })
     }
 
     /// One work group of a program with barriers: a coroutine per batch (each one step's
@@ -207,6 +252,7 @@ impl JitShader {
                 let ctx = MemoryCtx {
                     memory,
                     barrier: Some(&wait),
+                    ieee: true,
                 };
                 let mut first = true;
                 self.run_batches_in(

@@ -639,7 +639,7 @@ impl JitShader {
                 tex_descs: scratch.tex_descs.as_ptr(),
             };
             // Read once for the run: Rust code between the batches leaves the MXCSR alone.
-            let fp_env = if memory.is_some() {
+            let fp_env = if memory.is_some_and(|m| m.ieee) {
                 FpEnv::capture_ieee()
             } else {
                 FpEnv::capture()
@@ -697,7 +697,7 @@ impl JitShader {
                 // environment; `fp_env` was captured on this thread, and neither the feed nor
                 // the callbacks leave the MXCSR changed.
                 let called = unsafe {
-                    if memory.is_some() {
+                    if memory.is_some_and(|m| m.barrier.is_some()) {
                         c.call_here_in(&fp_env, &mut args)
                     } else {
                         c.call_in(&fp_env, &mut args)

@@ -374,6 +374,25 @@ impl TieredShader {
         }
     }
 
+    /// A draw with memory on the tier that is ready.
+    ///
+    /// # Errors
+    /// As [`JitShader::draw`].
+    pub(crate) fn draw(
+        &self,
+        bind: &Bindings,
+        res: &mut crate::engine::Resources<'_>,
+        frame: (u32, u32, u32),
+        rect: [u32; 4],
+        control: &crate::dispatch::RunControl<'_>,
+        color: &mut dyn FnMut(u32, u32, [f32; 4]),
+    ) -> Result<crate::dispatch::DrawReport, RunError> {
+        match self.current()? {
+            Tier::Best(best) => best.draw(bind, res, frame, rect, control, color),
+            Tier::First(first) => first.draw(bind, res, frame, rect, control, color),
+        }
+    }
+
     /// Time spent compiling (or reading from the code cache) the code it started with.
     pub fn compile_time(&self) -> Duration {
         match (&self.first, self.best()) {

@@ -465,6 +465,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         results: &[ir::Value],
     ) -> R<()> {
         let index = self.memory.len();
+        let writes = m.writes();
         let kind = if m.integer_results() {
             Kind::I32
         } else {
@@ -476,7 +477,28 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let idx = self.b.sconst(Scalar::I32, index as i64)?;
         let argp = self.scratch(0)?;
         let outp = self.scratch(count as i64 * n)?;
-        let [mask, lane0, lanes] = self.lane_args()?;
+        let [mut mask, lane0, lanes] = self.lane_args()?;
+        if writes && self.f.processor == crate::tgsi::Processor::Fragment {
+            // Stores and atomics leave helper invocations and discarded fragments out (the
+            // code keeps both in its arguments' bits, as it goes).
+            let args = self.b.args();
+            let killed = self.b.load(
+                Scalar::I64,
+                args,
+                std::mem::offset_of!(crate::back::abi::JitArgs, killed) as i32,
+            )?;
+            let helpers = self.b.load(
+                Scalar::I64,
+                args,
+                std::mem::offset_of!(crate::back::abi::JitArgs, helpers) as i32,
+            )?;
+            let out = self.b.sbin(SBin::Or, killed, helpers)?;
+            let out = self.b.sbin(SBin::UShr, out, self.p.lane0)?;
+            let out = self.b.mask_from_bits(out)?;
+            let exec = self.exec()?;
+            let writers = self.b.ibin(IBin::AndNot, exec, out)?;
+            mask = self.b.mask_bits(writers)?;
+        }
         let callee = Callee::Memory(self.p.memory);
         self.b.call(
             callee,

@@ -26,9 +26,7 @@ mod scan;
 mod var;
 
 use super::*;
-use crate::tgsi::{
-    File, FlowOp, Location, LoopKind, OpKind, Primitive, Processor, Program, PropertyName,
-};
+use crate::tgsi::{File, FlowOp, Location, LoopKind, OpKind, Primitive, Program, PropertyName};
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -169,8 +167,7 @@ pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
 }
 
 /// What the JITs do not compile yet, which the interpreter runs (`docs/semantics.md`, "Memory
-/// and work groups"): memory instructions outside compute programs, and indirectly addressed
-/// buffers and images.
+/// and work groups"): indirectly addressed buffers and images.
 fn memory_program(p: &Program) -> Option<LiftError> {
     for (i, inst) in p.instructions.iter().enumerate() {
         let op = inst.opcode;
@@ -181,10 +178,7 @@ fn memory_program(p: &Program) -> Option<LiftError> {
         if !touches {
             continue;
         }
-        let why = if p.processor != Processor::Compute {
-            "memory instructions in fragment, vertex and geometry shaders run on the \
-             interpreter: the JITs compile them in compute programs"
-        } else if inst
+        let why = if inst
             .dst
             .iter()
             .map(|d| &d.register)
