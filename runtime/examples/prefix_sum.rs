@@ -3,7 +3,7 @@
 //! (Hillis and Steele), then the groups' sums carried across on the CPU. Checks every value
 //! against a sum on the CPU.
 //!
-//! `cargo run --release -p tgsic-runtime --example prefix_sum`
+//! `cargo run --release -p tgsic-runtime --example prefix_sum [interp|cranelift|llvm]`
 
 use tgsic_runtime::host::{
     Bindings, CompileOptions, EngineKind, HostError, Resources, RunControl, Runtime, RuntimeOptions,
@@ -17,11 +17,15 @@ fn main() -> Result<(), HostError> {
     let module = rt.load(include_bytes!(
         "../../examples/shaders/prefix_sum.comp.tgsi"
     ))?;
-    // The JITs do not compile compute programs yet: the interpreter runs them.
-    let shader = rt.compile(
-        &module,
-        &CompileOptions::with_engine(EngineKind::Interpreter),
-    )?;
+    // The default engine (tiered: Cranelift's code at once, LLVM's when it is ready); the
+    // first argument may name another: interp, cranelift, llvm.
+    let engine = match std::env::args().nth(1).as_deref() {
+        Some("interp") => EngineKind::Interpreter,
+        Some("cranelift") => EngineKind::Cranelift,
+        Some("llvm") => EngineKind::Llvm,
+        _ => EngineKind::Auto,
+    };
+    let shader = rt.compile(&module, &CompileOptions::with_engine(engine))?;
     let values: Vec<u32> = (0..GROUP * GROUPS)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761) >> 24)
         .collect();
@@ -62,8 +66,9 @@ fn main() -> Result<(), HostError> {
         })
         .count();
     println!(
-        "prefix sums of {} numbers in {GROUPS} work groups of {GROUP}: {:.1} ms, last {}, {} wrong",
+        "prefix sums of {} numbers in {GROUPS} work groups of {GROUP} ({}): {:.1} ms, last {}, {} wrong",
         values.len(),
+        shader.tier(),
         took.as_secs_f64() * 1e3,
         scanned[values.len() - 1],
         wrong

@@ -16,6 +16,9 @@
 //!   structure-of-arrays form ([`Layout`]); after a shader's first run nothing is allocated
 //!   per call. [`Compiled::render`] and its kin run a fragment shader over a pixel grid and
 //!   vertex or primitive lists (`frames.rs`), as the `tgsic` program does.
+//! - [`Compiled::dispatch`] runs a compute program over a grid of work groups and
+//!   [`Compiled::draw`] a fragment shader over a rectangle, both reading and writing the
+//!   host's buffers and images ([`Resources`]) in place (`memory.rs`).
 //!
 //! Bottom up: `error.rs` the errors; `compiled.rs` a compiled shader over any engine;
 //! `runtime.rs` the runtime, its caches and compiling; `invoke.rs` the runs over the host's
