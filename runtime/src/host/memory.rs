@@ -41,7 +41,7 @@ impl Compiled {
     /// with a [`MemoryError`](crate::engine::MemoryError) for a grid outside 1..=65535 per
     /// axis, a missing work-group size, a BUFFER or IMAGE the program uses that `res` does
     /// not bind, or an image whose format does not fit the program's; the program's run
-    /// errors; [`RunError::TimeLimit`] past `control`'s deadline.
+    /// errors; [`RunError::TimeLimit`](crate::engine::RunError::TimeLimit) past `control`'s deadline.
     pub fn dispatch(
         &self,
         rt: &Runtime,
