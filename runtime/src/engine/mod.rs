@@ -19,7 +19,7 @@ mod options;
 mod reflect;
 
 pub use columns::Columns;
-pub(crate) use memory::{Access, Memory, apply, check_memory};
+pub(crate) use memory::{Access, Memory, apply, check_memory, load_words, store_words};
 pub use memory::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
 pub use module::{LoadError, Module};
 pub use options::{CompileOptions, EngineKind};

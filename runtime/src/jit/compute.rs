@@ -116,8 +116,8 @@ impl JitShader {
             .map(|f| (f, width.min(invocations - f)))
             .collect();
         let sv = system_values(m);
-        let mut ios: Vec<BatchIo> = chunks
-            .iter()
+        let batches = if barriers { chunks.len() } else { 1 };
+        let mut ios: Vec<BatchIo> = (0..batches)
             .map(|_| BatchIo::new(m, Arrangement::Independent))
             .collect();
         let mut scratches: Vec<_> = if barriers {
@@ -125,52 +125,72 @@ impl JitShader {
         } else {
             vec![self.scratch()]
         };
+        let total = grid.iter().map(|&g| g as u64).product::<u64>();
+        let groups = (0..grid[2]).flat_map(move |z| {
+            (0..grid[1]).flat_map(move |y| (0..grid[0]).map(move |x| [x, y, z]))
+        });
+        if !barriers {
+            // One run of batches for the whole dispatch: each batch the next chunk of
+            // invocations of the current group.
+            let ctx = MemoryCtx {
+                memory: &memory,
+                barrier: None,
+                ieee: true,
+            };
+            let mut work = groups.flat_map(|g| chunks.iter().map(move |&c| (g, c)));
+            let mut done = 0u64;
+            let mut last_group = None;
+            let io = &mut ios[0];
+            return self.run_batches_in(
+                bind,
+                io,
+                &mut scratches[0],
+                &mut |io, _| {
+                    let Some((group, chunk)) = work.next() else {
+                        return Ok(false);
+                    };
+                    if last_group != Some(group) {
+                        if let Some(d) = control.deadline
+                            && std::time::Instant::now() > d
+                        {
+                            return Err(RunError::TimeLimit);
+                        }
+                        if last_group.is_some() {
+                            done += 1;
+                            if let Some(p) = control.progress {
+                                p(done, total);
+                            }
+                        }
+                        last_group = Some(group);
+                    }
+                    fill(io, &sv, chunk, group, grid, block);
+                    Ok(true)
+                },
+                Some(&ctx),
+            );
+        }
         let stack_bytes = self.compiled.stack_bytes.max(256 << 10) + CALLBACK_STACK;
         let mut stacks: Vec<DefaultStack> = Vec::new();
-        let total = grid.iter().map(|&g| g as u64).product::<u64>();
         let mut done = 0u64;
-        for gz in 0..grid[2] {
-            for gy in 0..grid[1] {
-                for gx in 0..grid[0] {
-                    if let Some(d) = control.deadline
-                        && std::time::Instant::now() > d
-                    {
-                        return Err(RunError::TimeLimit);
-                    }
-                    let group = [gx, gy, gz];
-                    for (io, &chunk) in ios.iter_mut().zip(&chunks) {
-                        fill(io, &sv, chunk, group, grid, block);
-                    }
-                    if barriers {
-                        self.group_with_barriers(
-                            bind,
-                            &memory,
-                            (&mut ios, &mut scratches),
-                            (&mut stacks, stack_bytes),
-                            control,
-                        )?;
-                    } else {
-                        let ctx = MemoryCtx {
-                            memory: &memory,
-                            barrier: None,
-                            ieee: true,
-                        };
-                        for io in &mut ios {
-                            let mut first = true;
-                            self.run_batches_in(
-                                bind,
-                                io,
-                                &mut scratches[0],
-                                &mut |_, _| Ok(std::mem::take(&mut first)),
-                                Some(&ctx),
-                            )?;
-                        }
-                    }
-                    done += 1;
-                    if let Some(p) = control.progress {
-                        p(done, total);
-                    }
-                }
+        for group in groups {
+            if let Some(d) = control.deadline
+                && std::time::Instant::now() > d
+            {
+                return Err(RunError::TimeLimit);
+            }
+            for (io, &chunk) in ios.iter_mut().zip(&chunks) {
+                fill(io, &sv, chunk, group, grid, block);
+            }
+            self.group_with_barriers(
+                bind,
+                &memory,
+                (&mut ios, &mut scratches),
+                (&mut stacks, stack_bytes),
+                control,
+            )?;
+            done += 1;
+            if let Some(p) = control.progress {
+                p(done, total);
             }
         }
         Ok(())
