@@ -36,44 +36,61 @@ fn system_values(m: &crate::engine::Module) -> Vec<(usize, Semantic)> {
         .collect()
 }
 
-/// Fills `io` with invocations `first..first + count` (in linear order) of work group
-/// `group`, in lanes 0..count.
+/// One batch of a work group: invocations `first..first + count` in linear order, in lanes
+/// 0..count, and their THREAD_ID components (the same in every group).
+struct Chunk {
+    alive: u64,
+    local: [[u32; BATCH_LANES]; 3],
+}
+
+impl Chunk {
+    fn new((first, count): (u32, u32), block: [u32; 3]) -> Chunk {
+        let mut local = [[0u32; BATCH_LANES]; 3];
+        for l in 0..BATCH_LANES {
+            // Lanes past the count repeat the last invocation (they do not run).
+            let i = first + (l as u32).min(count.saturating_sub(1));
+            local[0][l] = i % block[0];
+            local[1][l] = (i / block[0]) % block[1];
+            local[2][l] = i / (block[0] * block[1]);
+        }
+        let alive = if count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
+        };
+        Chunk { alive, local }
+    }
+}
+
+/// Fills `io`'s lanes and system values with `chunk` of work group `group`.
 fn fill(
     io: &mut BatchIo,
     sv: &[(usize, Semantic)],
-    (first, count): (u32, u32),
+    chunk: &Chunk,
     group: [u32; 3],
     grid: [u32; 3],
     block: [u32; 3],
 ) {
-    io.alive = if count >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << count) - 1
-    };
+    io.alive = chunk.alive;
     for &(r, sem) in sv {
         let Some(reg) = io.sv.get_mut(r) else {
             continue;
         };
-        for l in 0..BATCH_LANES {
-            let i = first + (l as u32).min(count.saturating_sub(1));
-            let local = [
-                i % block[0],
-                (i / block[0]) % block[1],
-                i / (block[0] * block[1]),
-            ];
-            let v = match sem {
-                Semantic::ThreadId => local,
-                Semantic::BlockId => group,
-                Semantic::GridSize => grid,
-                Semantic::BlockSize => block,
-                _ => [0; 3],
-            };
-            reg[0][l] = v[0];
-            reg[1][l] = v[1];
-            reg[2][l] = v[2];
-            reg[3][l] = 0;
+        let same = match sem {
+            Semantic::ThreadId => {
+                reg[..3].copy_from_slice(&chunk.local);
+                reg[3] = [0; BATCH_LANES];
+                continue;
+            }
+            Semantic::BlockId => group,
+            Semantic::GridSize => grid,
+            Semantic::BlockSize => block,
+            _ => [0; 3],
+        };
+        for c in 0..3 {
+            reg[c] = [same[c]; BATCH_LANES];
         }
+        reg[3] = [0; BATCH_LANES];
     }
 }
 
@@ -111,9 +128,9 @@ impl JitShader {
         } else {
             BATCH_LANES as u32
         };
-        let chunks: Vec<(u32, u32)> = (0..invocations)
+        let chunks: Vec<Chunk> = (0..invocations)
             .step_by(width as usize)
-            .map(|f| (f, width.min(invocations - f)))
+            .map(|f| Chunk::new((f, width.min(invocations - f)), block))
             .collect();
         let sv = system_values(m);
         let batches = if barriers { chunks.len() } else { 1 };
@@ -137,7 +154,7 @@ impl JitShader {
                 barrier: None,
                 ieee: true,
             };
-            let mut work = groups.flat_map(|g| chunks.iter().map(move |&c| (g, c)));
+            let mut work = groups.flat_map(|g| chunks.iter().map(move |c| (g, c)));
             let mut done = 0u64;
             let mut last_group = None;
             let io = &mut ios[0];
@@ -178,7 +195,7 @@ impl JitShader {
             {
                 return Err(RunError::TimeLimit);
             }
-            for (io, &chunk) in ios.iter_mut().zip(&chunks) {
+            for (io, chunk) in ios.iter_mut().zip(&chunks) {
                 fill(io, &sv, chunk, group, grid, block);
             }
             self.group_with_barriers(
