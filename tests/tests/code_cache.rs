@@ -288,3 +288,46 @@ fn the_cache_can_be_off_and_a_bad_folder_is_an_error() {
     assert!(e.to_string().contains("code cache"), "{e}");
     let _ = std::fs::remove_file(&file);
 }
+
+/// A compute program's code read back from the cache dispatches as it did when compiled: its
+/// memory operations are part of the stored form.
+#[test]
+fn compute_code_read_from_the_cache_dispatches_the_same() {
+    use tgsic_runtime::host::Resources;
+    let dir = folder("compute");
+    let values: Vec<u32> = (0..512u32).map(|i| i * 3 % 101).collect();
+    for engine in engines() {
+        let mut runs = Vec::new();
+        for _ in 0..2 {
+            let rt = runtime(&dir);
+            let m = load(&rt, "prefix_sum.comp.tgsi");
+            let c = rt.compile(&m, &exact(engine)).expect("compiles");
+            let mut bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let mut res = Resources::new();
+            res.bind_buffer(0, &mut bytes).expect("binds");
+            res.set_shared_bytes(1024).expect("fits");
+            c.dispatch(
+                &rt,
+                &Bindings::default(),
+                &mut res,
+                [2, 1, 1],
+                &RunControl::default(),
+            )
+            .expect("dispatches");
+            drop(res);
+            runs.push((c.cache_use(), bytes));
+        }
+        assert_eq!(runs[0].0, CacheUse::Miss, "{engine}");
+        assert_eq!(runs[1].0, CacheUse::Hit, "{engine}");
+        assert_eq!(runs[0].1, runs[1].1, "{engine}");
+        let last: u32 = values[256..].iter().sum();
+        let got = u32::from_le_bytes([
+            runs[1].1[2044],
+            runs[1].1[2045],
+            runs[1].1[2046],
+            runs[1].1[2047],
+        ]);
+        assert_eq!(got, last, "{engine}: the second group's scan");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
