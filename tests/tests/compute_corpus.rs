@@ -53,6 +53,8 @@ fn compute_entries_match_softpipe_with_every_engine() {
             if let Err(why) = e.run_compute(&shader) {
                 failures.push(format!("{} ({:?}): {why}", e.name, opts.engine));
             }
+            // A tiered shader's background compile ends before the process does.
+            shader.wait_for_best();
         }
     }
     assert!(
@@ -94,6 +96,7 @@ fn fragment_entries_match_softpipe_with_every_engine() {
             if let Err(why) = e.run_fragment(&shader) {
                 failures.push(format!("{} ({:?}): {why}", e.name, opts.engine));
             }
+            shader.wait_for_best();
         }
     }
     assert!(

@@ -54,13 +54,17 @@ fn dispatch_on(
     res: &mut Resources<'_>,
     grid: [u32; 3],
 ) -> Result<(), HostError> {
-    compile(&module(src), opts)?.dispatch(
+    let shader = compile(&module(src), opts)?;
+    let run = shader.dispatch(
         runtime(),
         &Bindings::default(),
         res,
         grid,
         &RunControl::default(),
-    )
+    );
+    // A tiered shader's background compile ends before the process does.
+    shader.wait_for_best();
+    run
 }
 
 /// Each invocation adds 1 to a counter before and after a MEMBAR (a scheduling point in
