@@ -72,14 +72,7 @@ impl Entry {
         let input = self.dir.join(e["in"].as_str().unwrap_or_default());
         let reference = self.dir.join(e["ref"].as_str().unwrap_or_default());
         // Every file of .in/, by name: the memory the steps share.
-        let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        for f in std::fs::read_dir(&input)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
-            let name = f.file_name().to_string_lossy().into_owned();
-            files.insert(name, std::fs::read(f.path()).map_err(|e| e.to_string())?);
-        }
+        let mut files = read_files(&input)?;
         let bindings = e["bindings"].as_object().cloned().unwrap_or_default();
         let shared = e["shared_memory_bytes"].as_u64().unwrap_or(0) as u32;
         let steps = e["steps"].as_array().cloned().unwrap_or_default();
@@ -90,31 +83,7 @@ impl Entry {
                 textures: textures(&bindings, &files)?,
                 ..Bindings::default()
             };
-            // The file of each BUFFER and IMAGE register.
-            let mut lent: Vec<Lent> = Vec::new();
-            for (reg, b) in &bindings {
-                let Some(index) = register_index(reg) else {
-                    continue;
-                };
-                if reg.starts_with("BUFFER[") {
-                    let file = b["file"].as_str().ok_or("a buffer without a file")?;
-                    lent.push((file.to_string(), index, None));
-                } else if reg.starts_with("IMAGE[") {
-                    let unit = b["gl_image_unit"]
-                        .as_u64()
-                        .or_else(|| b["unit_per_step"][(k + 1).to_string()].as_u64())
-                        .unwrap_or(0);
-                    let tex = &b["texture"];
-                    let file = format!("tex_{unit}.bin");
-                    let size = [
-                        tex["width"].as_u64().unwrap_or(1) as u32,
-                        tex["height"].as_u64().unwrap_or(1) as u32,
-                        1,
-                    ];
-                    let format = gl_format(tex["internal_format"].as_str().unwrap_or(""))?;
-                    lent.push((file, index, Some((size, format))));
-                }
-            }
+            let lent = lent_files(&bindings, &e["inputs"], k)?;
             {
                 let mut res = Resources::new();
                 res.set_shared_bytes(shared).map_err(|e| e.to_string())?;
@@ -152,14 +121,7 @@ impl Entry {
         let e = &self.json;
         let input = self.dir.join(e["in"].as_str().unwrap_or_default());
         let reference = self.dir.join(e["ref"].as_str().unwrap_or_default());
-        let mut files: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-        for f in std::fs::read_dir(&input)
-            .map_err(|e| e.to_string())?
-            .flatten()
-        {
-            let name = f.file_name().to_string_lossy().into_owned();
-            files.insert(name, std::fs::read(f.path()).map_err(|e| e.to_string())?);
-        }
+        let mut files = read_files(&input)?;
         let bindings = e["bindings"].as_object().cloned().unwrap_or_default();
         let inputs = &e["inputs"];
         let steps = e["steps"].as_array().cloned().unwrap_or_default();
@@ -201,30 +163,7 @@ impl Entry {
                 }
                 None => [0, 0, w, h],
             };
-            let mut lent: Vec<Lent> = Vec::new();
-            for (reg, b) in &bindings {
-                let Some(index) = register_index(reg) else {
-                    continue;
-                };
-                if reg.starts_with("BUFFER[") {
-                    let file = b["file"].as_str().ok_or("a buffer without a file")?;
-                    lent.push((file.to_string(), index, None));
-                } else if reg.starts_with("IMAGE[") {
-                    let unit = b["gl_image_unit"]
-                        .as_u64()
-                        .or_else(|| b["unit_per_step"][(k + 1).to_string()].as_u64())
-                        .unwrap_or(0);
-                    let file = format!("tex_{unit}.bin");
-                    let t = &inputs[&file];
-                    let size = [
-                        t["width"].as_u64().unwrap_or(1) as u32,
-                        t["height"].as_u64().unwrap_or(1) as u32,
-                        1,
-                    ];
-                    let format = gl_format(t["internal_format"].as_str().unwrap_or(""))?;
-                    lent.push((file, index, Some((size, format))));
-                }
-            }
+            let lent = lent_files(&bindings, inputs, k)?;
             let mut colours: Vec<(u32, u32, [f32; 4])> = Vec::new();
             {
                 let mut res = Resources::new();
@@ -303,6 +242,50 @@ impl Entry {
             .collect();
         compare_dir_except(dir, &exact, &skip, when)
     }
+}
+
+/// Every file of `dir`, by name.
+fn read_files(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut files = BTreeMap::new();
+    for f in std::fs::read_dir(dir).map_err(|e| e.to_string())?.flatten() {
+        let name = f.file_name().to_string_lossy().into_owned();
+        files.insert(name, std::fs::read(f.path()).map_err(|e| e.to_string())?);
+    }
+    Ok(files)
+}
+
+/// The file of each BUFFER and IMAGE register in step `k` (0-based): a buffer's own, an
+/// image's the texture of its unit, sized and formatted as `inputs` describes it.
+fn lent_files(
+    bindings: &serde_json::Map<String, Value>,
+    inputs: &Value,
+    k: usize,
+) -> Result<Vec<Lent>, String> {
+    let mut lent = Vec::new();
+    for (reg, b) in bindings {
+        let Some(index) = register_index(reg) else {
+            continue;
+        };
+        if reg.starts_with("BUFFER[") {
+            let file = b["file"].as_str().ok_or("a buffer without a file")?;
+            lent.push((file.to_string(), index, None));
+        } else if reg.starts_with("IMAGE[") {
+            let unit = b["gl_image_unit"]
+                .as_u64()
+                .or_else(|| b["unit_per_step"][(k + 1).to_string()].as_u64())
+                .unwrap_or(0);
+            let file = format!("tex_{unit}.bin");
+            let t = &inputs[&file];
+            let size = [
+                t["width"].as_u64().unwrap_or(1) as u32,
+                t["height"].as_u64().unwrap_or(1) as u32,
+                1,
+            ];
+            let format = gl_format(t["internal_format"].as_str().unwrap_or(""))?;
+            lent.push((file, index, Some((size, format))));
+        }
+    }
+    Ok(lent)
 }
 
 /// Binds each file of `lent` to its register; a file lent twice is shared.

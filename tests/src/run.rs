@@ -132,3 +132,21 @@ pub fn primitives(
 ) -> Result<Vec<Invocation>, HostError> {
     s.run_primitive_list(runtime(), bind, primitives, &RunControl::default())
 }
+
+/// Every engine of the build with exact math: the interpreter, Cranelift, LLVM (with the
+/// feature `llvm`) and the tiered engine.
+pub fn every_engine_exact() -> Vec<CompileOptions> {
+    let mut kinds = vec![EngineKind::Interpreter, EngineKind::Cranelift];
+    if EngineKind::Llvm.available() {
+        kinds.push(EngineKind::Llvm);
+    }
+    kinds.push(EngineKind::Auto);
+    kinds
+        .into_iter()
+        .map(|engine| CompileOptions {
+            engine,
+            math: tgsic::back::abi::MathMode::Exact,
+            ..CompileOptions::default()
+        })
+        .collect()
+}

@@ -3,11 +3,11 @@
 //! and dropping stores whatever offset the program computes, and every binding that does not
 //! fit refused before anything runs.
 
+use tgsic_runtime::host::CompileOptions;
 use tgsic_runtime::host::{
     Bindings, HostError, Image, ImageFormat, MemoryError, Module, Resources, RunControl, RunError,
 };
-use tgsic_runtime::host::{CompileOptions, EngineKind};
-use tgsic_tests::run::{compile, interpreter, runtime};
+use tgsic_tests::run::{compile, every_engine_exact, interpreter, runtime};
 
 fn module(src: &str) -> Module {
     Module::new(tgsic::front::text::parse(src).expect("parses")).expect("loads")
@@ -28,23 +28,6 @@ fn dispatch(src: &str, res: &mut Resources<'_>, grid: [u32; 3]) -> Result<(), Ho
         grid,
         &RunControl::default(),
     )
-}
-
-/// Every engine of the build (exact math): the interpreter, the JIT back ends, the tiered one.
-fn engines() -> Vec<CompileOptions> {
-    let mut kinds = vec![EngineKind::Interpreter, EngineKind::Cranelift];
-    if EngineKind::Llvm.available() {
-        kinds.push(EngineKind::Llvm);
-    }
-    kinds.push(EngineKind::Auto);
-    kinds
-        .into_iter()
-        .map(|engine| CompileOptions {
-            engine,
-            math: tgsic::back::abi::MathMode::Exact,
-            ..CompileOptions::default()
-        })
-        .collect()
 }
 
 /// `src` dispatched on the engine of `opts`.
@@ -110,7 +93,7 @@ fn shared_memory_persists_between_groups() {
                LOAD TEMP[0].x, MEMORY[0], IMM[0].xxxx\nSHL TEMP[1].x, SV[0].xxxx, IMM[0].yyyy\n\
                STORE BUFFER[0].x, TEMP[1].xxxx, TEMP[0].xxxx\n\
                UADD TEMP[0].x, TEMP[0].xxxx, IMM[0].zzzz\nSTORE MEMORY[0].x, IMM[0].xxxx, TEMP[0].xxxx\nEND\n";
-    for opts in engines() {
+    for opts in every_engine_exact() {
         let mut out = vec![0u8; 16];
         let mut res = Resources::new();
         res.bind_buffer(0, &mut out).unwrap();
@@ -129,7 +112,7 @@ fn compute_keeps_denormals() {
                IMM[0] FLT32 {1e-20, 1e-40, 0.5, 0}\nIMM[1] UINT32 {0, 4, 0, 0}\n\
                MUL TEMP[0].x, IMM[0].xxxx, IMM[0].xxxx\nADD TEMP[0].y, IMM[0].yyyy, IMM[0].yyyy\n\
                STORE BUFFER[0].xy, IMM[1].xxxx, TEMP[0].xyxx\nEND\n";
-    for opts in engines() {
+    for opts in every_engine_exact() {
         let mut out = vec![0u8; 8];
         let mut res = Resources::new();
         res.bind_buffer(0, &mut out).unwrap();

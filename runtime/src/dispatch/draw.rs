@@ -4,7 +4,7 @@
 //! whatever the threads; lanes outside the rectangle are helpers, computed for derivatives,
 //! which store nothing (as softpipe's). The engine runs each batch with the draw's memory.
 
-use super::inputs::FragInput;
+use super::inputs::{color_register, fragment_inputs, registers};
 use crate::engine::{Arrangement, BATCH_LANES, BatchIo, BatchReport, Module, RunError};
 use tgsic::tgsi::*;
 
@@ -43,28 +43,8 @@ pub(crate) fn draw(
             got: p.processor,
         });
     }
-    let out_reg = p
-        .declarations_of(File::Output)
-        .find(|d| {
-            d.semantic
-                .is_some_and(|s| s.name == Semantic::Color && s.index == output)
-        })
-        .map(|d| d.span().first as usize);
-    let integer_center =
-        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
-    let inputs: Vec<(File, u32, FragInput)> = p
-        .declarations
-        .iter()
-        .filter(|d| matches!(d.file, File::Input | File::SystemValue))
-        .flat_map(|d| {
-            let input = FragInput::new(d.semantic, integer_center);
-            d.ranges
-                .iter()
-                .flat_map(|r| r.first..=r.last)
-                .map(move |r| (d.file, r, input))
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let out_reg = color_register(p, output);
+    let inputs = fragment_inputs(p);
     let [x0, y0, x1, y1] = [
         rect[0].min(width),
         rect[1].min(height),
@@ -101,16 +81,13 @@ pub(crate) fn draw(
                 if !covered(i, j) {
                     helpers |= 1 << l;
                 }
-                for &(file, r, input) in &inputs {
+                for (file, regs, input) in &inputs {
                     let v = input.at(i, j, width, height);
-                    let regs = if file == File::Input {
-                        &mut io.inputs
-                    } else {
-                        &mut io.sv
-                    };
-                    if let Some(reg) = regs.get_mut(r as usize) {
-                        for c in 0..4 {
-                            reg[c][l] = v[c];
+                    for &r in regs {
+                        if let Some(reg) = registers(&mut io, *file).get_mut(r as usize) {
+                            for c in 0..4 {
+                                reg[c][l] = v[c];
+                            }
                         }
                     }
                 }

@@ -11,7 +11,7 @@ fn bits(v: [f32; 4]) -> [u32; 4] {
 
 /// How a fragment input register's value follows from its pixel (`docs/run.md`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum FragInput {
+pub(super) enum FragInput {
     /// `(i + 0.5 - d, h - (j + 0.5) - d, 0.5, 1)`, `d` = 0.5 for integer pixel centres.
     Position { d: f32 },
     /// The same value at every pixel.
@@ -21,7 +21,7 @@ pub(crate) enum FragInput {
 }
 
 impl FragInput {
-    pub(crate) fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
+    pub(super) fn new(sem: Option<SemanticDecl>, integer_center: bool) -> FragInput {
         match sem.map(|s| s.name) {
             Some(Semantic::Position) => FragInput::Position {
                 d: if integer_center { 0.5 } else { 0.0 },
@@ -35,7 +35,7 @@ impl FragInput {
     }
 
     /// The value at pixel (i, j) of a `w` × `h` grid.
-    pub(crate) fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
+    pub(super) fn at(self, i: u32, j: u32, w: u32, h: u32) -> [u32; 4] {
         match self {
             FragInput::Position { d } => bits([
                 i as f32 + 0.5 - d,
@@ -52,6 +52,34 @@ impl FragInput {
             ]),
         }
     }
+}
+
+/// The OUT register of `COLOR[output]`, if the program declares it.
+pub(super) fn color_register(p: &Program, output: u32) -> Option<usize> {
+    p.declarations_of(File::Output)
+        .find(|d| {
+            d.semantic
+                .is_some_and(|s| s.name == Semantic::Color && s.index == output)
+        })
+        .map(|d| d.span().first as usize)
+}
+
+/// Each input and system-value declaration of a fragment shader: its file, its registers and
+/// how their value follows from the pixel.
+pub(super) fn fragment_inputs(p: &Program) -> Vec<(File, Vec<u32>, FragInput)> {
+    let integer_center =
+        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
+    p.declarations
+        .iter()
+        .filter(|d| matches!(d.file, File::Input | File::SystemValue))
+        .map(|d| {
+            (
+                d.file,
+                d.ranges.iter().flat_map(|r| r.first..=r.last).collect(),
+                FragInput::new(d.semantic, integer_center),
+            )
+        })
+        .collect()
 }
 
 /// The input or system-value registers of a batch.

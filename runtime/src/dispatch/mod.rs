@@ -26,8 +26,7 @@ pub(crate) use draw::draw;
 
 pub use pixels::PixelBuffer;
 
-pub(crate) use inputs::FragInput;
-use inputs::{InputTable, registers};
+use inputs::{InputTable, color_register, fragment_inputs, registers};
 
 /// A rendered picture: RGBA f32, row-major, row 0 is j = 0 (the bottom row).
 #[derive(Debug, Clone, PartialEq)]
@@ -362,28 +361,11 @@ where
             got: p.processor,
         });
     }
-    let out_reg = p
-        .declarations_of(File::Output)
-        .find(|d| {
-            d.semantic
-                .is_some_and(|s| s.name == Semantic::Color && s.index == output)
-        })
-        .map(|d| d.span().first as usize);
+    let out_reg = color_register(p, output);
     // Per input declaration: its file, its registers and how its value follows from (i, j).
-    let integer_center =
-        p.property(PropertyName::FsCoordPixelCenter) == Some(PixelCenter::Integer.bits());
-    let decls: Vec<(File, Vec<u32>, InputTable)> = p
-        .declarations
-        .iter()
-        .filter(|d| matches!(d.file, File::Input | File::SystemValue))
-        .map(|d| {
-            let input = FragInput::new(d.semantic, integer_center);
-            (
-                d.file,
-                d.ranges.iter().flat_map(|r| r.first..=r.last).collect(),
-                InputTable::new(input, (width, height)),
-            )
-        })
+    let decls: Vec<(File, Vec<u32>, InputTable)> = fragment_inputs(p)
+        .into_iter()
+        .map(|(file, regs, input)| (file, regs, InputTable::new(input, (width, height))))
         .collect();
     let tiles_x = width.div_ceil(8);
     // Component x of the inputs per tile column, once for the render, for an engine that reads

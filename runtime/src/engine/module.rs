@@ -216,6 +216,20 @@ impl Module {
         &self.reflection
     }
 
+    /// Each SV register with its semantic, in declaration order.
+    pub(crate) fn system_values(&self) -> Vec<(usize, Semantic)> {
+        self.program
+            .declarations_of(File::SystemValue)
+            .filter_map(|d| d.semantic.map(|s| (d, s.name)))
+            .flat_map(|(d, s)| {
+                d.ranges
+                    .iter()
+                    .flat_map(|r| r.first..=r.last)
+                    .map(move |r| (r as usize, s))
+            })
+            .collect()
+    }
+
     /// Whether a BARRIER or MEMBAR lies among instructions `first..=last`.
     pub fn barrier_between(&self, first: usize, last: usize) -> bool {
         let at = |i: usize| self.barriers.get(i).copied().unwrap_or(0);

@@ -10,7 +10,7 @@ use crate::dispatch::RunControl;
 use crate::engine::{
     Arrangement, Bindings, Memory, MemoryError, Module, Resources, RunError, check_memory,
 };
-use tgsic::tgsi::{File, Semantic};
+use tgsic::tgsi::Semantic;
 
 /// Invocations per machine, as tgsi_exec's quad.
 const MACHINE_LANES: u32 = 4;
@@ -52,6 +52,7 @@ pub(crate) fn dispatch(
         resources: res,
         shared: &mut shared,
     };
+    let sv = m.system_values();
     let mut machines = Vec::new();
     for z in 0..block[2] {
         for y in 0..block[1] {
@@ -74,7 +75,7 @@ pub(crate) fn dispatch(
             for gx in 0..grid[0] {
                 for mach in &mut machines {
                     mach.regs.reset();
-                    system_values(m, &mut mach.regs, mach.origin, [gx, gy, gz], grid, block);
+                    system_values(&sv, &mut mach.regs, mach.origin, [gx, gy, gz], grid, block);
                     mach.state = State::Start;
                 }
                 loop {
@@ -124,32 +125,29 @@ pub(crate) fn dispatch(
 /// Fills the system values of a machine whose lane k is invocation `origin + (k, 0, 0)` of
 /// work group `group`.
 fn system_values(
-    m: &Module,
+    sv: &[(usize, Semantic)],
     regs: &mut Regs,
     origin: [u32; 3],
     group: [u32; 3],
     grid: [u32; 3],
     block: [u32; 3],
 ) {
-    for d in m.program.declarations_of(File::SystemValue) {
-        let Some(sem) = d.semantic else { continue };
-        for r in d.ranges.iter().flat_map(|r| r.first..=r.last) {
-            let Some(reg) = regs.sv.get_mut(r as usize) else {
-                continue;
+    for &(r, sem) in sv {
+        let Some(reg) = regs.sv.get_mut(r) else {
+            continue;
+        };
+        for (l, k) in (0..MACHINE_LANES).enumerate() {
+            let v: [u32; 3] = match sem {
+                Semantic::ThreadId => [origin[0] + k, origin[1], origin[2]],
+                Semantic::BlockId => group,
+                Semantic::GridSize => grid,
+                Semantic::BlockSize => block,
+                _ => [0; 3],
             };
-            for (l, k) in (0..MACHINE_LANES).enumerate() {
-                let v: [u32; 3] = match sem.name {
-                    Semantic::ThreadId => [origin[0] + k, origin[1], origin[2]],
-                    Semantic::BlockId => group,
-                    Semantic::GridSize => grid,
-                    Semantic::BlockSize => block,
-                    _ => [0; 3],
-                };
-                for c in 0..3 {
-                    reg[c][l] = v[c];
-                }
-                reg[3][l] = 0;
+            for c in 0..3 {
+                reg[c][l] = v[c];
             }
+            reg[3][l] = 0;
         }
     }
 }

@@ -16,25 +16,10 @@ use crate::engine::{
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
-use tgsic::tgsi::{File, Opcode, Semantic};
+use tgsic::tgsi::{Opcode, Semantic};
 
 /// Stack room of a coroutine beyond the code's frame: the callbacks' Rust code.
 const CALLBACK_STACK: usize = 1 << 20;
-
-/// Where the system values go: each SV register's semantic.
-fn system_values(m: &crate::engine::Module) -> Vec<(usize, Semantic)> {
-    m.program
-        .declarations_of(File::SystemValue)
-        .filter_map(|d| d.semantic.map(|s| (d, s.name)))
-        .flat_map(|(d, s)| {
-            d.ranges
-                .iter()
-                .flat_map(|r| r.first..=r.last)
-                .map(move |r| (r as usize, s))
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
 
 /// One batch of a work group: invocations `first..first + count` in linear order, in lanes
 /// 0..count, and their THREAD_ID components (the same in every group).
@@ -132,7 +117,7 @@ impl JitShader {
             .step_by(width as usize)
             .map(|f| Chunk::new((f, width.min(invocations - f)), block))
             .collect();
-        let sv = system_values(m);
+        let sv = m.system_values();
         let batches = if barriers { chunks.len() } else { 1 };
         let mut ios: Vec<BatchIo> = (0..batches)
             .map(|_| BatchIo::new(m, Arrangement::Independent))
