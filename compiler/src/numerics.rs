@@ -287,14 +287,25 @@ pub fn f2i(x: f32) -> u32 {
     }
 }
 
-/// F2U: truncation to a 64-bit signed integer whose low 32 bits are kept; NaN and |x| ≥ 2⁶³
-/// give 0.
+/// F2U as softpipe computes it (tgsi_exec's `(uint)` cast, which gcc vectorizes: from 2³¹
+/// up, `x − 2³¹` converted to i32 with its top bit flipped; below, `x` converted to i32 with
+/// x86's `cvttps2dq`, NaN and out of range giving 0x80000000). So: exact for x in [0, 2³²),
+/// the wrapped truncation for x in (−2³¹, 0), 0 for x ≥ 2³² and +∞, 0x80000000 for NaN, −∞
+/// and x ≤ −2³¹ (the compute corpus's README, measured in softpipe).
 #[inline]
 pub fn f2u(x: f32) -> u32 {
-    if x.is_nan() || x.abs() >= 9.223_372e18 {
-        0
+    const TWO31: f32 = 2_147_483_648.0;
+    let cvtt = |y: f32| {
+        if y.is_nan() || y >= TWO31 {
+            0x8000_0000
+        } else {
+            y as i32 as u32
+        }
+    };
+    if x >= TWO31 {
+        cvtt(x - TWO31) ^ 0x8000_0000
     } else {
-        x as i64 as u32
+        cvtt(x)
     }
 }
 
@@ -652,10 +663,18 @@ mod tests {
         assert_eq!(f2i(-1.9), (-1i32) as u32);
         assert_eq!(f2i(f32::NAN), 0x8000_0000);
         assert_eq!(f2i(3e9), 0x8000_0000);
+        // The compute corpus README's measured rule for softpipe's F2U.
         assert_eq!(f2u(3e9), 3_000_000_000);
+        assert_eq!(f2u(4_294_967_040.0), 4_294_967_040);
         assert_eq!(f2u(-1.0), u32::MAX);
-        assert_eq!(f2u(f32::NAN), 0);
+        assert_eq!(f2u(-1.5), u32::MAX);
+        assert_eq!(f2u(f32::NAN), 0x8000_0000);
+        assert_eq!(f2u(f32::NEG_INFINITY), 0x8000_0000);
+        assert_eq!(f2u(-2_147_483_648.0), 0x8000_0000);
+        assert_eq!(f2u(-5e9), 0x8000_0000);
+        assert_eq!(f2u(4_294_967_296.0), 0);
         assert_eq!(f2u(1e19), 0);
+        assert_eq!(f2u(f32::INFINITY), 0);
         assert_eq!(idiv(7, 0), 0);
         assert_eq!(idiv(0x8000_0000, u32::MAX), 0x8000_0000);
         assert_eq!(idiv((-7i32) as u32, 2), (-3i32) as u32);

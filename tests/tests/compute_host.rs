@@ -285,3 +285,96 @@ fn indirectly_addressed_buffers() {
     assert_eq!(words(&b), [1, 1, 1, 1, 6]);
     assert_eq!(words(&c), [2, 2, 2, 2, 6]);
 }
+
+/// Work groups on several threads (the JITs split a dispatch's groups into one contiguous run
+/// per thread, each with shared memory of its own) give what one thread gives wherever the
+/// result does not depend on the order of groups: a per-group reduction in shared memory
+/// between barriers, atomics on a global counter and maximum, a store per invocation.
+#[test]
+fn work_groups_on_several_threads_give_one_threads_results() {
+    let with_barriers = "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 32\nPROPERTY CS_FIXED_BLOCK_HEIGHT 2\n\
+        PROPERTY CS_FIXED_BLOCK_DEPTH 1\nDCL SV[0], THREAD_ID\nDCL SV[1], BLOCK_ID\n\
+        DCL BUFFER[0]\nDCL BUFFER[1]\nDCL MEMORY[1], SHARED\nDCL TEMP[0..2]\n\
+        IMM[0] UINT32 {0, 2, 32, 4}\n\
+        UMAD TEMP[0].x, SV[0].yyyy, IMM[0].zzzz, SV[0].xxxx\n\
+        USEQ TEMP[0].y, TEMP[0].xxxx, IMM[0].xxxx\n\
+        UIF TEMP[0].yyyy\nSTORE MEMORY[0].x, IMM[0].xxxx, IMM[0].xxxx\nENDIF\nBARRIER\n\
+        UADD TEMP[1].x, TEMP[0].xxxx, SV[1].xxxx\n\
+        ATOMUADD TEMP[2].x, MEMORY[0], IMM[0].xxxx, TEMP[1].xxxx\nBARRIER\n\
+        UIF TEMP[0].yyyy\nLOAD TEMP[2].x, MEMORY[0], IMM[0].xxxx\n\
+        SHL TEMP[1].y, SV[1].xxxx, IMM[0].yyyy\nSTORE BUFFER[0].x, TEMP[1].yyyy, TEMP[2].xxxx\n\
+        ATOMUADD TEMP[1].x, BUFFER[1], IMM[0].xxxx, TEMP[2].xxxx\nENDIF\nEND\n";
+    let without = "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 64\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n\
+        PROPERTY CS_FIXED_BLOCK_DEPTH 1\nDCL SV[0], THREAD_ID\nDCL SV[1], BLOCK_ID\n\
+        DCL BUFFER[0]\nDCL BUFFER[1]\nDCL TEMP[0..2]\nIMM[0] UINT32 {0, 2, 64, 3}\n\
+        IMM[1] UINT32 {1, 4, 0, 0}\n\
+        UMAD TEMP[0].x, SV[1].xxxx, IMM[0].zzzz, SV[0].xxxx\n\
+        SHL TEMP[0].y, TEMP[0].xxxx, IMM[0].yyyy\nUMUL TEMP[0].z, TEMP[0].xxxx, IMM[0].wwww\n\
+        STORE BUFFER[0].x, TEMP[0].yyyy, TEMP[0].zzzz\n\
+        ATOMUADD TEMP[1].x, BUFFER[1], IMM[0].xxxx, IMM[1].xxxx\n\
+        ATOMUMAX TEMP[1].x, BUFFER[1], IMM[1].yyyy, TEMP[0].xxxx\nEND\n";
+    let groups = 37u32;
+    // Per group g: the sum of l + g over its 64 invocations; the counter sums those.
+    let sums: Vec<u32> = (0..groups).map(|g| 2016 + 64 * g).collect();
+    let cases: [(&str, usize, Vec<u32>, Vec<u32>); 2] = [
+        (
+            with_barriers,
+            4 * groups as usize,
+            sums.clone(),
+            vec![sums.iter().sum()],
+        ),
+        (
+            without,
+            4 * 64 * groups as usize,
+            (0..64 * groups).map(|i| 3 * i).collect(),
+            vec![64 * groups, 64 * groups - 1],
+        ),
+    ];
+    for (src, bytes, want_stores, want_counters) in cases {
+        for opts in every_engine_exact() {
+            for threads in [1, 2, 3] {
+                let rt = tgsic_tests::run::runtime_with_threads(threads);
+                let shader = compile(&module(src), &opts).expect("compiles");
+                let (mut out, mut counters) = (vec![0u8; bytes], vec![0u8; 8]);
+                // The progress reaches its total (its unit is the engine's: groups, or the
+                // interpreter's machines).
+                let (done, all) = (
+                    std::sync::atomic::AtomicU64::new(0),
+                    std::sync::atomic::AtomicU64::new(0),
+                );
+                let progress = |d: u64, total: u64| {
+                    done.fetch_max(d, std::sync::atomic::Ordering::Relaxed);
+                    all.store(total, std::sync::atomic::Ordering::Relaxed);
+                };
+                let control = RunControl {
+                    progress: Some(&progress),
+                    ..RunControl::default()
+                };
+                let mut res = Resources::new();
+                res.bind_buffer(0, &mut out).unwrap();
+                res.bind_buffer(1, &mut counters).unwrap();
+                res.set_shared_bytes(4).unwrap();
+                let run = shader.dispatch(
+                    &rt,
+                    &Bindings::default(),
+                    &mut res,
+                    [groups, 1, 1],
+                    &control,
+                );
+                shader.wait_for_best();
+                run.expect("runs");
+                drop(res);
+                let what = format!("{:?} on {threads} thread(s)", opts.engine);
+                assert_eq!(words(&out), want_stores, "{what}");
+                assert_eq!(
+                    words(&counters)[..want_counters.len()],
+                    want_counters,
+                    "{what}"
+                );
+                let total = all.into_inner();
+                assert!(total >= groups as u64, "{what}: progress of {total}");
+                assert_eq!(done.into_inner(), total, "{what}: progress");
+            }
+        }
+    }
+}

@@ -339,6 +339,42 @@ pub struct JitArgs {
     /// read. Read only for the operations the code samples itself ([`CompiledShader::tex_paths`](super::compiled::CompiledShader::tex_paths)),
     /// and of those that share a unit, a sampler, a target and a path only the first's.
     pub tex_descs: *const TexDesc,
+    /// One per memory operation ([`CompiledShader::memory`](super::compiled::CompiledShader::memory)):
+    /// the memory it addresses, for the operations the code applies itself ([`MemDesc`]).
+    /// Never read by code without memory operations (it may then be null).
+    pub mem_descs: *const MemDesc,
+}
+
+/// The memory of memory operation `k` of a function as the generated code sees it: a
+/// storage buffer, the shared memory, or an image. The code loads, stores and applies
+/// atomics itself where `ptr` is not null and every executing lane's access is one it can
+/// make (word-aligned offsets; for a STORE of more than one word, offsets equal modulo 16
+/// bytes, so that lanes meet only on whole words); otherwise the step's lanes call back
+/// ([`MemoryFn`]), which applies the same rules. Either way each lane's access is checked
+/// against `bytes` (buffers) or `size` (images) and out-of-bounds lanes read 0 and store
+/// nothing.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemDesc {
+    /// The first byte, 4-byte aligned; null: every access of the operation calls back.
+    pub ptr: *mut u8,
+    /// Buffers and shared memory: the bytes at `ptr` (the code touches only whole words
+    /// below `bytes`). Images: the texel words at `ptr`, below 2³¹.
+    pub bytes: u64,
+    /// Images: width, height and depth in texels (every one at least 1).
+    pub size: [u32; 3],
+    /// Unused (the descriptor is 32 bytes).
+    pub pad: u32,
+}
+
+impl MemDesc {
+    /// The descriptor of an operation that always calls back.
+    pub const CALL: MemDesc = MemDesc {
+        ptr: std::ptr::null_mut(),
+        bytes: 0,
+        size: [0; 3],
+        pad: 0,
+    };
 }
 
 /// Where texture operation `k` of a function samples when its [`TexPath`](crate::back::texpath::TexPath) is a

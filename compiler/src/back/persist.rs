@@ -14,7 +14,7 @@ use crate::ir::{MemAccess, MemFile, TexOp};
 use crate::tgsi::{ImageFormat, Opcode, TextureTarget};
 
 /// The first bytes of the form, with its version.
-const MAGIC: &[u8; 8] = b"TGSICOD3";
+const MAGIC: &[u8; 8] = b"TGSICOD4";
 
 /// The most entries of any list of the form: far more than any shader has, far fewer than
 /// would exhaust memory.

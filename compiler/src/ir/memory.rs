@@ -89,9 +89,12 @@ impl MemAccess {
     }
 
     /// How many coordinates an image access takes (tgsi_exec's `get_image_coord_dim`); 1
-    /// (the offset) for buffers and shared memory.
+    /// (the offset) for buffers and shared memory; none for RESQ.
     pub fn coords(&self) -> usize {
         use TextureTarget as T;
+        if self.opcode == Opcode::Resq {
+            return 0;
+        }
         if self.file != MemFile::Image {
             return 1;
         }

@@ -133,7 +133,7 @@ pub enum Unary {
     FRoundFx12,
     /// F2I: truncation, NaN and out of range → 0x80000000 (F32 → I32).
     F2I,
-    /// F2U: truncation through i64, low 32 bits; NaN, |x| ≥ 2⁶³ → 0 (F32 → I32).
+    /// F2U as [`crate::numerics::f2u`]: softpipe's conversion (F32 → I32).
     F2U,
     /// ARL: floor, then a saturating conversion (NaN → 0) (F32 → I32).
     FloorToInt,

@@ -5,6 +5,7 @@
 //! and returns 0, texels outside an image read 0 and ignore stores. Every access is checked
 //! against the bound sizes, whatever offset the program computed.
 
+use tgsic::back::abi::MemDesc;
 use tgsic::ir::{MemAccess, MemFile};
 use tgsic::numerics::texel;
 use tgsic::tgsi::{File, ImageFormat, Opcode, Program};
@@ -149,15 +150,20 @@ impl<'a> Image<'a> {
 
     /// The byte offset of texel `coord`, when it lies inside the image.
     fn texel(&self, coord: [i32; 3]) -> Option<usize> {
-        let mut index = 0u64;
-        for axis in (0..3).rev() {
-            let c = u32::try_from(coord[axis])
-                .ok()
-                .filter(|&c| c < self.size[axis])?;
-            index = index * self.size[axis] as u64 + c as u64;
-        }
-        Some(index as usize * self.texel_bytes)
+        Some(texel_index(self.size, coord)? * self.texel_bytes)
     }
+}
+
+/// The index of texel `coord` of an image of `size` (x fastest), when it lies inside.
+pub(super) fn texel_index(size: [u32; 3], coord: [i32; 3]) -> Option<usize> {
+    let mut index = 0u64;
+    for axis in (0..3).rev() {
+        let c = u32::try_from(coord[axis])
+            .ok()
+            .filter(|&c| c < size[axis])?;
+        index = index * size[axis] as u64 + c as u64;
+    }
+    Some(index as usize)
 }
 
 /// The storage buffers and images a host lends a run, and the size of its shared memory
@@ -289,6 +295,66 @@ impl<'a> Resources<'a> {
     pub(crate) fn has_buffer(&self, index: u32) -> bool {
         resolve(&self.buffers, index).is_some()
     }
+
+    /// Every BUFFER's and IMAGE's memory as a raw pointer and a length (an image with its
+    /// size and format), by register, aliases resolved: each bound slice is reborrowed once
+    /// here, so that the pointers stay valid together for as long as `self` is borrowed.
+    pub(super) fn raw_views(&mut self) -> (Vec<Option<RawBytes>>, Vec<Option<RawImage>>) {
+        let mut buffers: Vec<Option<RawBytes>> = self
+            .buffers
+            .iter_mut()
+            .map(|s| {
+                own_mut(s).map(|b| RawBytes {
+                    ptr: b.as_mut_ptr(),
+                    len: b.len(),
+                })
+            })
+            .collect();
+        for i in 0..buffers.len() {
+            if buffers[i].is_none()
+                && let Some(at) = resolve(&self.buffers, i as u32)
+            {
+                buffers[i] = buffers[at];
+            }
+        }
+        let mut images: Vec<Option<RawImage>> = self
+            .images
+            .iter_mut()
+            .map(|s| {
+                own_mut(s).map(|img| RawImage {
+                    bytes: RawBytes {
+                        ptr: img.texels.as_mut_ptr(),
+                        len: img.texels.len(),
+                    },
+                    size: img.size,
+                    format: img.format,
+                })
+            })
+            .collect();
+        for i in 0..images.len() {
+            if images[i].is_none()
+                && let Some(at) = resolve(&self.images, i as u32)
+            {
+                images[i] = images[at];
+            }
+        }
+        (buffers, images)
+    }
+}
+
+/// Memory lent to a run, as a pointer and its length in bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawBytes {
+    pub(crate) ptr: *mut u8,
+    pub(crate) len: usize,
+}
+
+/// A bound image's texels ([`RawBytes`]), its size and format.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawImage {
+    pub(crate) bytes: RawBytes,
+    pub(crate) size: [u32; 3],
+    pub(crate) format: ImageFormat,
 }
 
 fn bind<T>(slots: &mut Vec<Option<T>>, index: u32, v: T, file: &str) -> Result<(), MemoryError> {
@@ -313,8 +379,24 @@ pub(crate) struct Memory<'r, 'a> {
 /// The memory operations of one run, whatever the lifetimes of what is bound: what an
 /// engine's memory instructions call (`dyn Access`).
 pub(crate) trait Access {
-    /// The bytes of `BUFFER[index]` (`shared`: the shared memory), if bound.
-    fn bytes(&mut self, shared: bool, index: u32) -> Option<&mut [u8]>;
+    /// The size in bytes of `BUFFER[index]` (`shared`: the shared memory), if bound.
+    fn byte_len(&self, shared: bool, index: u32) -> Option<usize>;
+    /// [`load_words`] of `BUFFER[index]` (`shared`: the shared memory); `None` when unbound.
+    fn load(&mut self, shared: bool, index: u32, offset: u32, words: usize) -> Option<[u32; 4]>;
+    /// [`store_words`] (nothing when unbound).
+    fn store(&mut self, shared: bool, index: u32, offset: u32, v: [u32; 4], mask: u8);
+    /// [`atomic_word`] (0 when unbound).
+    #[allow(clippy::too_many_arguments)]
+    fn atomic(
+        &mut self,
+        shared: bool,
+        index: u32,
+        offset: u32,
+        op: Opcode,
+        a: u32,
+        b: u32,
+        ftz: bool,
+    ) -> u32;
     /// `IMAGE[index]`'s size and format, if bound.
     fn image_info(&self, index: u32) -> Option<([u32; 3], ImageFormat)>;
     /// The texel of `IMAGE[index]` at `coord` in `format` (0 when unbound or outside).
@@ -331,15 +413,56 @@ pub(crate) trait Access {
         b: u32,
         ftz: bool,
     ) -> u32;
+    /// Where generated code finds the memory of access `a` to apply it itself
+    /// ([`MemDesc`]); by default nowhere: it calls back for every one.
+    fn describe(&self, a: &MemAccess) -> MemDesc {
+        let _ = a;
+        MemDesc::CALL
+    }
 }
 
-impl Access for Memory<'_, '_> {
+impl Memory<'_, '_> {
     fn bytes(&mut self, shared: bool, index: u32) -> Option<&mut [u8]> {
         if shared {
             Some(self.shared)
         } else {
             self.resources.buffer(index)
         }
+    }
+}
+
+impl Access for Memory<'_, '_> {
+    fn byte_len(&self, shared: bool, index: u32) -> Option<usize> {
+        if shared {
+            Some(self.shared.len())
+        } else {
+            let at = resolve(&self.resources.buffers, index)?;
+            own(&self.resources.buffers[at]).map(|b| b.len())
+        }
+    }
+
+    fn load(&mut self, shared: bool, index: u32, offset: u32, words: usize) -> Option<[u32; 4]> {
+        load_words(self.bytes(shared, index)?, offset, words)
+    }
+
+    fn store(&mut self, shared: bool, index: u32, offset: u32, v: [u32; 4], mask: u8) {
+        if let Some(b) = self.bytes(shared, index) {
+            store_words(b, offset, v, mask);
+        }
+    }
+
+    fn atomic(
+        &mut self,
+        shared: bool,
+        index: u32,
+        offset: u32,
+        op: Opcode,
+        a: u32,
+        b: u32,
+        ftz: bool,
+    ) -> u32 {
+        self.bytes(shared, index)
+            .map_or(0, |m| atomic_word(m, offset, op, a, b, ftz))
     }
 
     fn image_info(&self, index: u32) -> Option<([u32; 3], ImageFormat)> {
@@ -470,8 +593,7 @@ pub(crate) fn apply(
             mem.image_load(a.index, at, f)
         }
         Opcode::Load => mem
-            .bytes(shared, a.index)
-            .and_then(|b| load_words(b, coords[0], a.words()))
+            .load(shared, a.index, coords[0], a.words())
             .unwrap_or([0; 4]),
         Opcode::Store if image => {
             let f = format();
@@ -479,15 +601,13 @@ pub(crate) fn apply(
             [0; 4]
         }
         Opcode::Store => {
-            if let Some(b) = mem.bytes(shared, a.index) {
-                store_words(b, coords[0], values, a.mask);
-            }
+            mem.store(shared, a.index, coords[0], values, a.mask);
             [0; 4]
         }
         Opcode::Resq if image => mem
             .image_info(a.index)
             .map_or([0; 4], |([w, h, d], _)| [w, h, d, 0]),
-        Opcode::Resq => [mem.bytes(shared, a.index).map_or(0, |b| b.len() as u32); 4],
+        Opcode::Resq => [mem.byte_len(shared, a.index).map_or(0, |n| n as u32); 4],
         op if image => [
             mem.image_atomic(a.index, at, op, values[0], values[1], ftz),
             0,
@@ -495,9 +615,7 @@ pub(crate) fn apply(
             0,
         ],
         op => [
-            mem.bytes(shared, a.index).map_or(0, |b| {
-                atomic_word(b, coords[0], op, values[0], values[1], ftz)
-            }),
+            mem.atomic(shared, a.index, coords[0], op, values[0], values[1], ftz),
             0,
             0,
             0,

@@ -16,13 +16,15 @@ mod lanes;
 mod memory;
 mod module;
 mod options;
+mod raw_memory;
 mod reflect;
 
 pub use columns::Columns;
-pub(crate) use memory::{Access, Memory, apply, check_memory, load_words, store_words};
+pub(crate) use memory::{Access, Memory, apply, check_memory};
 pub use memory::{Image, MAX_GROUPS_PER_AXIS, MAX_SHARED_BYTES, MemoryError, Resources};
 pub use module::{LoadError, Module};
 pub use options::{CompileOptions, EngineKind};
+pub(crate) use raw_memory::{RawMemory, RawViews};
 pub use reflect::{ConstantBuffer, Reflection, SamplerView, Varying};
 
 use crate::texture::{Sampler, Texture};

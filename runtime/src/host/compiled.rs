@@ -6,7 +6,7 @@
 //! of them without matching on which.
 
 use super::error::HostError;
-use crate::batches::Slots;
+use crate::batches::{Slots, Workers};
 use crate::dispatch::DrawReport;
 use crate::dispatch::RunControl;
 use crate::engine::{BatchIo, BatchReport, Bindings, CompileOptions, Engine, EngineKind, Feed};
@@ -65,6 +65,7 @@ pub(crate) trait Shader {
         _res: &mut Resources<'_>,
         _grid: [u32; 3],
         _control: &RunControl<'_>,
+        _workers: Workers<'_>,
     ) -> Result<(), RunError> {
         Err(RunError::Internal(Internal::NoComputeEngine))
     }
@@ -90,7 +91,9 @@ impl Shader for Module {
         res: &mut Resources<'_>,
         grid: [u32; 3],
         control: &RunControl<'_>,
+        _workers: Workers<'_>,
     ) -> Result<(), RunError> {
+        // softpipe's order, on the calling thread.
         crate::interp::dispatch(self, bind, res, grid, control)
     }
 
@@ -137,8 +140,9 @@ impl Shader for JitShader {
         res: &mut Resources<'_>,
         grid: [u32; 3],
         control: &RunControl<'_>,
+        workers: Workers<'_>,
     ) -> Result<(), RunError> {
-        JitShader::dispatch(self, bind, res, grid, control)
+        JitShader::dispatch(self, bind, res, grid, control, workers)
     }
 
     fn draw(
@@ -185,8 +189,9 @@ impl Shader for TieredShader {
         res: &mut Resources<'_>,
         grid: [u32; 3],
         control: &RunControl<'_>,
+        workers: Workers<'_>,
     ) -> Result<(), RunError> {
-        TieredShader::dispatch(self, bind, res, grid, control)
+        TieredShader::dispatch(self, bind, res, grid, control, workers)
     }
 
     fn draw(

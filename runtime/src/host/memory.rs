@@ -32,9 +32,13 @@ impl Draw {
 impl Compiled {
     /// Runs a compute program over `grid` work groups (x, y, z) of its `CS_FIXED_BLOCK_*`
     /// invocations each, reading and writing the host's buffers and images in `res` in place
-    /// (`docs/semantics.md`, "Memory and work groups": softpipe's order of invocations and
-    /// atomics, shared memory of `res`'s size zeroed once and kept from group to group).
-    /// Every access is checked against the bound sizes.
+    /// (`docs/semantics.md`, "Memory and work groups"). The interpreter runs softpipe's order
+    /// of invocations and atomics on the calling thread, shared memory of `res`'s size zeroed
+    /// once and kept from group to group. The JITs split the groups (in their linear order,
+    /// x fastest) into one contiguous run per thread of `rt`, each thread with shared memory
+    /// of its own zeroed at its start: results that do not depend on the order of groups
+    /// (nor on what a group finds in shared memory it did not write) are the same on any
+    /// number of threads. Every access is checked against the bound sizes.
     ///
     /// # Errors
     /// [`HostError::Processor`] for a shader that is not a compute program; [`HostError::Run`]
@@ -58,10 +62,10 @@ impl Compiled {
                 got,
             });
         }
-        // The interpreter runs the groups in softpipe's order on the calling thread; the
-        // runtime's threads are for the engines that run groups in parallel.
-        let _ = rt;
-        Ok(self.engine.dispatch(bind, res, grid, control)?)
+        // The interpreter runs the groups in softpipe's order on the calling thread; the JITs
+        // spread them over the runtime's threads.
+        let workers = crate::batches::Workers::of(rt.pool());
+        Ok(self.engine.dispatch(bind, res, grid, control, workers)?)
     }
 
     /// Draws a fragment shader that reads and writes the host's buffers and images in `res`

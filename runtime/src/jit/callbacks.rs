@@ -4,10 +4,7 @@
 //! through a trampoline that gives it Rust's floating-point environment, and catches panics so
 //! that none unwinds into generated code.
 
-use crate::engine::{
-    Access, BATCH_LANES, Bindings, Emitted, MemoryError, Reg, RunError, apply, load_words,
-    store_words,
-};
+use crate::engine::{Access, BATCH_LANES, Bindings, Emitted, MemoryError, Reg, RunError, apply};
 use crate::lookup::{TexRequest, sample_into};
 use std::cell::RefCell;
 use std::ffi::c_void;
@@ -86,22 +83,21 @@ unsafe extern "C" fn memory_callback(
         let (coords, values) = (a.coords(), a.values());
         // SAFETY: the code passes `coords + values` arguments of `lanes` words each.
         let arg = |k: usize, l: usize| unsafe { *args.add(k * n + l) };
-        // Loads and stores of a buffer or shared memory: the bytes found once for the step.
+        // Loads and stores of a buffer or shared memory, without `apply`'s dispatch.
         if matches!(a.opcode, Opcode::Load | Opcode::Store) && a.file != MemFile::Image {
-            let mut bytes = mem.bytes(a.file == MemFile::Shared, a.index);
+            let shared = a.file == MemFile::Shared;
             for l in (0..n).filter(|&l| mask & (1 << l) != 0) {
                 if a.opcode == Opcode::Load {
-                    let v = bytes
-                        .as_deref()
-                        .and_then(|b| load_words(b, arg(0, l), a.words()))
+                    let v = mem
+                        .load(shared, a.index, arg(0, l), a.words())
                         .unwrap_or([0; 4]);
                     for (k, &w) in v.iter().enumerate() {
                         // SAFETY: `out` holds four values of `lanes` words for a LOAD.
                         unsafe { *out.add(k * n + l) = w };
                     }
-                } else if let Some(b) = bytes.as_deref_mut() {
+                } else {
                     let v = std::array::from_fn(|k| arg(1 + k, l));
-                    store_words(b, arg(0, l), v, a.mask);
+                    mem.store(shared, a.index, arg(0, l), v, a.mask);
                 }
             }
             return;

@@ -8,14 +8,16 @@
 //! the runtime (`callbacks::memory_callback`), every access checked against the bound sizes.
 
 use super::{JitShader, MemoryCtx};
+use crate::batches::Workers;
 use crate::dispatch::RunControl;
 use crate::engine::{
-    Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, Memory, MemoryError, Resources, RunError,
-    check_memory,
+    Arrangement, BATCH_LANES, BatchIo, Bindings, Engine, MemoryError, RawMemory, RawViews,
+    Resources, RunError, check_memory,
 };
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tgsic::tgsi::{Opcode, Semantic};
 
 /// Stack room of a coroutine beyond the code's frame: the callbacks' Rust code.
@@ -79,8 +81,60 @@ fn fill(
     }
 }
 
+/// What every thread of a dispatch shares: the program's work-group shape and batches.
+struct Plan<'a> {
+    bind: &'a Bindings,
+    grid: [u32; 3],
+    block: [u32; 3],
+    chunks: Vec<Chunk>,
+    sv: Vec<(usize, Semantic)>,
+    barriers: bool,
+    shared_bytes: usize,
+    control: &'a RunControl<'a>,
+    /// Work groups done, for the progress callback.
+    done: AtomicU64,
+    /// Set when a thread failed: the others stop before their next group.
+    failed: AtomicBool,
+}
+
+impl Plan<'_> {
+    /// Work group `g` of the grid's linear order (x fastest).
+    fn group(&self, g: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.grid.map(u64::from);
+        [
+            (g % gx) as u32,
+            (g / gx % gy) as u32,
+            (g / (gx * gy)) as u32,
+        ]
+    }
+
+    /// Before a group: an error past the deadline or when another thread failed.
+    fn may_go_on(&self) -> Result<(), RunError> {
+        if let Some(d) = self.control.deadline
+            && std::time::Instant::now() > d
+        {
+            return Err(RunError::TimeLimit);
+        }
+        if self.failed.load(Ordering::Relaxed) {
+            return Err(RunError::Threads(
+                "another thread of the dispatch failed".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// After a group.
+    fn group_done(&self, total: u64) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(p) = self.control.progress {
+            p(done, total);
+        }
+    }
+}
+
 impl JitShader {
-    /// Runs a compute program over `grid` work groups with `res`'s memory.
+    /// Runs a compute program over `grid` work groups with `res`'s memory, the groups split
+    /// into one contiguous run per thread of `workers` (`host::Compiled::dispatch`).
     ///
     /// # Errors
     /// As the interpreter's dispatch; [`RunError::TimeLimit`] past the deadline (checked
@@ -92,15 +146,13 @@ impl JitShader {
         res: &mut Resources<'_>,
         grid: [u32; 3],
         control: &RunControl<'_>,
+        workers: Workers<'_>,
     ) -> Result<(), RunError> {
         let m = self.module();
         let block = m.block.ok_or(MemoryError::NoBlockSize)?;
         check_memory(&m.program, res, Some(grid))?;
-        let mut shared = vec![0u8; res.shared_bytes as usize];
-        let memory = RefCell::new(Memory {
-            resources: res,
-            shared: &mut shared,
-        });
+        let shared_bytes = res.shared_bytes as usize;
+        let views = RawViews::new(res);
         let invocations = block.iter().product::<u32>();
         let barriers = m
             .program
@@ -113,87 +165,125 @@ impl JitShader {
         } else {
             BATCH_LANES as u32
         };
-        let chunks: Vec<Chunk> = (0..invocations)
-            .step_by(width as usize)
-            .map(|f| Chunk::new((f, width.min(invocations - f)), block))
-            .collect();
-        let sv = m.system_values();
-        let batches = if barriers { chunks.len() } else { 1 };
+        let plan = Plan {
+            bind,
+            grid,
+            block,
+            chunks: (0..invocations)
+                .step_by(width as usize)
+                .map(|f| Chunk::new((f, width.min(invocations - f)), block))
+                .collect(),
+            sv: m.system_values(),
+            barriers,
+            shared_bytes,
+            control,
+            done: AtomicU64::new(0),
+            failed: AtomicBool::new(false),
+        };
+        let total = grid.iter().map(|&g| g as u64).product::<u64>();
+        let runs = (workers.threads() as u64).min(total).max(1);
+        let Some(pool) = workers.pool.filter(|_| runs > 1) else {
+            return self.groups(&plan, &views, 0..total, total);
+        };
+        // Run `r` takes groups `r·total/runs ..`: contiguous, as even as the count allows.
+        let bounds = |r: u64| (r as u128 * total as u128 / runs as u128) as u64;
+        let results: Vec<Result<(), RunError>> = pool.install(|| {
+            use rayon::prelude::*;
+            (0..runs)
+                .into_par_iter()
+                .map(|r| {
+                    let result = self.groups(&plan, &views, bounds(r)..bounds(r + 1), total);
+                    if result.is_err() {
+                        plan.failed.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+                .collect()
+        });
+        // The first failure that is not another thread's echo of one.
+        let mut first: Result<(), RunError> = Ok(());
+        for r in results {
+            match (&first, r) {
+                (_, Ok(())) => {}
+                (Ok(()), Err(e)) => first = Err(e),
+                (Err(RunError::Threads(_)), Err(e)) if !matches!(e, RunError::Threads(_)) => {
+                    first = Err(e)
+                }
+                _ => {}
+            }
+        }
+        first
+    }
+
+    /// Groups `range` (of the grid's linear order) one after another on this thread, with
+    /// shared memory of their own, zeroed first and kept from group to group.
+    fn groups(
+        &self,
+        plan: &Plan<'_>,
+        views: &RawViews<'_>,
+        range: std::ops::Range<u64>,
+        total: u64,
+    ) -> Result<(), RunError> {
+        let m = self.module();
+        let mut shared = vec![0u8; plan.shared_bytes];
+        let memory = RefCell::new(RawMemory::new(views, &mut shared));
+        let (chunks, sv) = (&plan.chunks, &plan.sv);
+        let (grid, block) = (plan.grid, plan.block);
+        let batches = if plan.barriers { chunks.len() } else { 1 };
         let mut ios: Vec<BatchIo> = (0..batches)
             .map(|_| BatchIo::new(m, Arrangement::Independent))
             .collect();
-        let mut scratches: Vec<_> = if barriers {
-            chunks.iter().map(|_| self.scratch()).collect()
-        } else {
-            vec![self.scratch()]
-        };
-        let total = grid.iter().map(|&g| g as u64).product::<u64>();
-        let groups = (0..grid[2]).flat_map(move |z| {
-            (0..grid[1]).flat_map(move |y| (0..grid[0]).map(move |x| [x, y, z]))
-        });
-        if !barriers {
-            // One run of batches for the whole dispatch: each batch the next chunk of
+        let mut scratches: Vec<_> = (0..batches).map(|_| self.scratch()).collect();
+        if !plan.barriers {
+            // One run of batches for the whole range: each batch the next chunk of
             // invocations of the current group.
             let ctx = MemoryCtx {
                 memory: &memory,
                 barrier: None,
                 ieee: true,
             };
-            let mut work = groups.flat_map(|g| chunks.iter().map(move |c| (g, c)));
-            let mut done = 0u64;
+            let mut work = range.flat_map(|g| chunks.iter().map(move |c| (g, c)));
             let mut last_group = None;
-            let io = &mut ios[0];
-            return self.run_batches_in(
-                bind,
-                io,
+            let run = self.run_batches_in(
+                plan.bind,
+                &mut ios[0],
                 &mut scratches[0],
                 &mut |io, _| {
-                    let Some((group, chunk)) = work.next() else {
+                    let Some((g, chunk)) = work.next() else {
                         return Ok(false);
                     };
-                    if last_group != Some(group) {
-                        if let Some(d) = control.deadline
-                            && std::time::Instant::now() > d
-                        {
-                            return Err(RunError::TimeLimit);
-                        }
+                    if last_group != Some(g) {
+                        plan.may_go_on()?;
                         if last_group.is_some() {
-                            done += 1;
-                            if let Some(p) = control.progress {
-                                p(done, total);
-                            }
+                            plan.group_done(total);
                         }
-                        last_group = Some(group);
+                        last_group = Some(g);
                     }
-                    fill(io, &sv, chunk, group, grid, block);
+                    fill(io, sv, chunk, plan.group(g), grid, block);
                     Ok(true)
                 },
                 Some(&ctx),
             );
+            if run.is_ok() && last_group.is_some() {
+                plan.group_done(total);
+            }
+            return run;
         }
         let stack_bytes = self.compiled.stack_bytes.max(256 << 10) + CALLBACK_STACK;
         let mut stacks: Vec<DefaultStack> = Vec::new();
-        let mut done = 0u64;
-        for group in groups {
-            if let Some(d) = control.deadline
-                && std::time::Instant::now() > d
-            {
-                return Err(RunError::TimeLimit);
-            }
-            for (io, chunk) in ios.iter_mut().zip(&chunks) {
-                fill(io, &sv, chunk, group, grid, block);
+        for g in range {
+            plan.may_go_on()?;
+            for (io, chunk) in ios.iter_mut().zip(chunks) {
+                fill(io, sv, chunk, plan.group(g), grid, block);
             }
             self.group_with_barriers(
-                bind,
+                plan.bind,
                 &memory,
                 (&mut ios, &mut scratches),
                 (&mut stacks, stack_bytes),
-                control,
+                plan.control,
             )?;
-            done += 1;
-            if let Some(p) = control.progress {
-                p(done, total);
-            }
+            plan.group_done(total);
         }
         Ok(())
     }
@@ -215,10 +305,8 @@ impl JitShader {
         let m = self.module();
         check_memory(&m.program, res, None)?;
         let mut shared: Vec<u8> = Vec::new();
-        let memory = RefCell::new(Memory {
-            resources: res,
-            shared: &mut shared,
-        });
+        let views = RawViews::new(res);
+        let memory = RefCell::new(RawMemory::new(&views, &mut shared));
         let ctx = MemoryCtx {
             memory: &memory,
             barrier: None,
@@ -247,7 +335,7 @@ impl JitShader {
     fn group_with_barriers(
         &self,
         bind: &Bindings,
-        memory: &RefCell<Memory<'_, '_>>,
+        memory: &RefCell<RawMemory<'_, '_>>,
         (ios, scratches): (&mut [BatchIo], &mut [super::JitScratch]),
         (stacks, stack_bytes): (&mut Vec<DefaultStack>, usize),
         control: &RunControl<'_>,

@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
 
 pub use textures::Lookups;
-use tgsic::back::abi::{ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS};
+use tgsic::back::abi::{ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MemDesc};
 use tgsic::back::compiled::CompiledShader;
 use tgsic::back::fpenv::FpEnv;
 use tgsic::back::texpath::TexPaths;
@@ -587,6 +587,15 @@ impl JitShader {
                     .and_then(|buf| buf.get(r as usize))
                     .map_or(0, |v| v[comp as usize]);
             }
+            // Where the code applies memory operations itself.
+            let mem_descs: Vec<MemDesc> = match memory {
+                Some(m) => {
+                    let mem = m.memory.borrow();
+                    c.memory.iter().map(|a| mem.describe(a)).collect()
+                }
+                // Every access then calls back, which reports the missing memory.
+                None => vec![MemDesc::CALL; c.memory.len()],
+            };
             let mut callbacks = Callbacks {
                 bind,
                 textures: &c.textures,
@@ -637,6 +646,7 @@ impl JitShader {
                 memory: memory_callback_entered,
                 lane_op: tgsic::back::lane_ops::tgsic_lanes_op_entered,
                 tex_descs: scratch.tex_descs.as_ptr(),
+                mem_descs: mem_descs.as_ptr(),
             };
             // Read once for the run: Rust code between the batches leaves the MXCSR alone.
             let fp_env = if memory.is_some_and(|m| m.ieee) {

@@ -367,10 +367,11 @@ impl TieredShader {
         res: &mut crate::engine::Resources<'_>,
         grid: [u32; 3],
         control: &crate::dispatch::RunControl<'_>,
+        workers: crate::batches::Workers<'_>,
     ) -> Result<(), RunError> {
         match self.current()? {
-            Tier::Best(best) => best.dispatch(bind, res, grid, control),
-            Tier::First(first) => first.dispatch(bind, res, grid, control),
+            Tier::Best(best) => best.dispatch(bind, res, grid, control, workers),
+            Tier::First(first) => first.dispatch(bind, res, grid, control, workers),
         }
     }
 

@@ -15,7 +15,7 @@ use super::types::{ClBuilder, Dx, MAX_K, Vx};
 use crate::back::abi::Invariant;
 
 use crate::back::simd::{
-    Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    AtomicOp, Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
 };
 use crate::ir::{FCmp, ICmp};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -364,10 +364,8 @@ impl SimdBuilder for ClBuilder<'_> {
         // by per-lane amounts are products (left) and high words of products (right); the
         // other operations SSE has no vector instruction for are computed lane by lane inline
         // ([`Self::per_lane`]), a few instructions a lane against a call to the host a step.
-        // A permute has no instruction at 128 bits: the lowering gathers instead. F2U has no
-        // vector instruction below AVX-512: the lowering converts in 32 bits and takes its
-        // full form only in steps with a lane beyond (`Lower::f2u_checked`).
-        !matches!(op, Optional::Permute | Optional::F2U)
+        // A permute has no instruction at 128 bits: the lowering gathers instead.
+        !matches!(op, Optional::Permute)
     }
 
     fn optional(&mut self, op: Optional, args: &[Vx]) -> R<Vx> {
@@ -422,7 +420,7 @@ impl SimdBuilder for ClBuilder<'_> {
                 let a = self.cast(a, Kind::I32)?;
                 self.select(whole, a, r)
             }
-            (Optional::Fma | Optional::F2U | Optional::Permute, _) => {
+            (Optional::Fma | Optional::Permute, _) => {
                 Err(Invariant::NoVectorForm(format!("{op:?} (Cranelift)")).into())
             }
             (op, args) => Ok(self.per_lane(args, types::I32X4, |s, x| {
@@ -678,6 +676,27 @@ impl SimdBuilder for ClBuilder<'_> {
             out[3].0[j] = pick(self, hi01, hi23, [2, 3, 6, 7]);
         }
         Ok(out)
+    }
+
+    fn atomic_rmw(&mut self, op: AtomicOp, addr: Value, a: Value) -> R<Value> {
+        use cl::AtomicRmwOp as A;
+        let op = match op {
+            AtomicOp::Add => A::Add,
+            AtomicOp::Xchg => A::Xchg,
+            AtomicOp::And => A::And,
+            AtomicOp::Or => A::Or,
+            AtomicOp::Xor => A::Xor,
+            AtomicOp::UMin => A::Umin,
+            AtomicOp::UMax => A::Umax,
+            AtomicOp::SMin => A::Smin,
+            AtomicOp::SMax => A::Smax,
+        };
+        // Cranelift's atomics are sequentially consistent.
+        Ok(self.b.ins().atomic_rmw(types::I32, flags(), op, addr, a))
+    }
+
+    fn atomic_cas(&mut self, addr: Value, expected: Value, new: Value) -> R<Value> {
+        Ok(self.b.ins().atomic_cas(flags(), addr, expected, new))
     }
 
     fn stack_area(&mut self, words: usize) -> R<Value> {

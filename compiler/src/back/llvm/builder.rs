@@ -14,7 +14,8 @@ mod values;
 use crate::back::abi::Invariant;
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder, gather_lanes,
+    AtomicOp, Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    gather_lanes,
 };
 use crate::ir::{FCmp, ICmp};
 use inkwell::basic_block::BasicBlock;
@@ -309,30 +310,17 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             // `vpermd` (AVX2, AVX-512) over one register; LLVM has no generic
             // variable-index shuffle, so other widths have none.
             Optional::Permute => self.permute().is_some(),
-            // Through a vector of i64 (`vcvttps2qq`) with AVX-512 (every AVX-512 CPU but the
-            // Xeon Phi has its DQ part); without it LLVM converts lane by lane, and the
-            // lowering's 32-bit form (`Lower::f2u`) is faster.
-            Optional::F2U => self.lanes >= 16,
             _ => true,
         }
     }
 
     fn optional(&mut self, op: Optional, args: &[V<'ctx>]) -> R<V<'ctx>> {
-        if let Optional::Fma | Optional::F2U = op {
+        if op == Optional::Fma {
             let f = args
                 .iter()
                 .map(|&v| self.floats(v))
                 .collect::<R<Vec<_>>>()?;
-            if op == Optional::Fma {
-                return self.intr("llvm.fma", &f, None);
-            }
-            // Through i64: NaN and |x| ≥ 2⁶³ → 0.
-            let ax = self.intr("llvm.fabs", &f[..1], None)?;
-            let limit = self.fconst(9.223_372e18)?;
-            let ok = self.fcmp_(FP::OLT, ax, limit)?;
-            let i = self.b.build_float_to_signed_int(f[0], self.vi64, "")?;
-            let i = self.b.build_int_truncate(i, self.vi, "")?;
-            return self.select_(ok, i, self.iconst(0));
+            return self.intr("llvm.fma", &f, None);
         }
         let a = args.iter().map(|&v| self.ints(v)).collect::<R<Vec<_>>>()?;
         if op == Optional::Permute {
@@ -370,7 +358,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             Optional::Cttz => self.intr("llvm.cttz", &a, Some(false))?,
             Optional::Popcount => self.intr("llvm.ctpop", &a, None)?,
             Optional::BitReverse => self.intr("llvm.bitreverse", &a, None)?,
-            Optional::Fma | Optional::F2U | Optional::Permute => {
+            Optional::Fma | Optional::Permute => {
                 unreachable!("handled above")
             }
         })
@@ -701,6 +689,40 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             &[v.into(), ptrs.into(), self.i32c(4).into(), mask.into()],
         )?;
         Ok(())
+    }
+
+    fn atomic_rmw(&mut self, op: AtomicOp, addr: Self::S, a: Self::S) -> R<Self::S> {
+        use inkwell::AtomicRMWBinOp as A;
+        let op = match op {
+            AtomicOp::Add => A::Add,
+            AtomicOp::Xchg => A::Xchg,
+            AtomicOp::And => A::And,
+            AtomicOp::Or => A::Or,
+            AtomicOp::Xor => A::Xor,
+            AtomicOp::UMin => A::UMin,
+            AtomicOp::UMax => A::UMax,
+            AtomicOp::SMin => A::Min,
+            AtomicOp::SMax => A::Max,
+        };
+        // `atomicrmw` is aligned to its type (4 bytes): the caller's addresses are.
+        let old = self.b.build_atomicrmw(
+            op,
+            addr.into_pointer_value(),
+            int(a),
+            inkwell::AtomicOrdering::Monotonic,
+        )?;
+        Ok(old.into())
+    }
+
+    fn atomic_cas(&mut self, addr: Self::S, expected: Self::S, new: Self::S) -> R<Self::S> {
+        let pair = self.b.build_cmpxchg(
+            addr.into_pointer_value(),
+            int(expected),
+            int(new),
+            inkwell::AtomicOrdering::Monotonic,
+            inkwell::AtomicOrdering::Monotonic,
+        )?;
+        Ok(self.b.build_extract_value(pair, 0, "")?)
     }
 
     fn stack_area(&mut self, words: usize) -> R<Self::S> {

@@ -141,13 +141,34 @@ pub enum Optional {
     Popcount,
     /// The bits reversed.
     BitReverse,
-    /// F2U: truncation through i64, low 32 bits; NaN and |x| ≥ 2⁶³ give 0.
-    F2U,
     /// Fused multiply-add.
     Fma,
     /// Lane `l` takes lane `b[l] mod lanes()` of `a` (I32 vectors). Only where the target has
     /// it in one instruction: the lowering has no call for it and gathers instead.
     Permute,
+}
+
+/// The read-modify-write operations of [`SimdBuilder::atomic_rmw`] (32-bit words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicOp {
+    /// Wrapping `old + a`.
+    Add,
+    /// `a`.
+    Xchg,
+    /// `old & a`.
+    And,
+    /// `old | a`.
+    Or,
+    /// `old ^ a`.
+    Xor,
+    /// Unsigned minimum.
+    UMin,
+    /// Unsigned maximum.
+    UMax,
+    /// Signed minimum.
+    SMin,
+    /// Signed maximum.
+    SMax,
 }
 
 /// Scalar integer operations (on [`Scalar::I32`] or [`Scalar::I64`] operands of one type;
@@ -498,6 +519,13 @@ pub trait SimdBuilder {
         }
         Ok(())
     }
+    /// An atomic read-modify-write of the 32-bit word at `addr` (4-byte aligned) with the I32
+    /// operand `a`: the old value. Relaxed ordering is enough (GL's atomics order nothing
+    /// else); a target may order more.
+    fn atomic_rmw(&mut self, op: AtomicOp, addr: Self::S, a: Self::S) -> R<Self::S>;
+    /// An atomic compare-and-swap of the word at `addr` (4-byte aligned): stores `new` if it
+    /// holds `expected`; the old value either way.
+    fn atomic_cas(&mut self, addr: Self::S, expected: Self::S, new: Self::S) -> R<Self::S>;
     /// A stack area of `words` words for call operands and results, its address valid
     /// everywhere in the function (made once).
     fn stack_area(&mut self, words: usize) -> R<Self::S>;

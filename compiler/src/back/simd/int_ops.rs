@@ -3,7 +3,7 @@
 //! bit fields, the most significant bit, F2U, and shifts with the interpreter's rules for
 //! amounts of 32 and more.
 
-use super::builder::{FBin, FUn, IBin, Kind, Optional, R, Shift, SimdBuilder};
+use super::builder::{FBin, IBin, Kind, Optional, R, Shift, SimdBuilder};
 use super::lower::Lower;
 use crate::ir::{Binary, FCmp, ICmp};
 
@@ -26,20 +26,19 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.minus_one_if_zero(v, r)
     }
 
-    /// F2U as [`f2u`] computes it, by the 32-bit conversion alone in the steps where
-    /// that gives every lane's result: wherever it does not give `0x80000000` (|x| below
-    /// 2³¹, where the conversion truncates exactly, and not NaN). Steps with such a lane
-    /// take a branch to [`f2u`]. What F2U converts in real shaders (coordinates, hash
-    /// inputs) is below 2³¹, so the check pays where F2U has no instruction (measured on
-    /// Cranelift: `results/history/jit-2026-11-30.md`, "Numerics"). AVX-512's vector F2U (`vcvttps2qq`) is
-    /// faster unchecked, so targets with one use it directly.
-    pub(super) fn f2u_checked(&mut self, a: B::V) -> R<B::V> {
-        let fast = self.b.float_to_int(a)?;
-        let indefinite = self.iconst(0x8000_0000)?;
-        let odd = self.b.icmp(ICmp::Eq, fast, indefinite)?;
-        let [r] =
-            super::libm::where_any(&mut self.b, odd, Kind::I32, [fast], |b| Ok([f2u(b, a)?]))?;
-        Ok(r)
+    /// F2U as [`crate::numerics::f2u`] computes it: from 2³¹ up, `x − 2³¹` converted with
+    /// its top bit flipped; below, `x` converted (x86's conversion gives 0x80000000 for NaN
+    /// and out of range, as the rule wants). Four instructions, no branch.
+    pub(super) fn f2u(&mut self, a: B::V) -> R<B::V> {
+        let two31 = self.b.splat_const(Kind::F32, 2_147_483_648f32.to_bits())?;
+        let big = self.b.fcmp(FCmp::Ge, a, two31)?;
+        let less = self.b.fbin(FBin::Sub, a, two31)?;
+        let t = self.b.select(big, less, a)?;
+        let r = self.b.float_to_int(t)?;
+        let top = self.iconst(I32_MIN)?;
+        let z = self.iconst(0)?;
+        let flip = self.b.select(big, top, z)?;
+        self.b.ibin(IBin::Xor, r, flip)
     }
 
     /// Shift amounts: the low 5 bits.
@@ -226,39 +225,6 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let k = self.b.ibin(IBin::AndNot, base, mask)?;
         self.b.ibin(IBin::Or, i, k)
     }
-}
-
-/// F2U without a 64-bit conversion: truncation through i64, the low 32 bits; NaN and
-/// |x| ≥ 2⁶³ give 0. Below 2³¹ in magnitude the 32-bit conversion truncates exactly;
-/// from 2³¹ on, |x| is the integer `m · 2^s` (`m` the significand with its leading 1,
-/// `s` = exponent − 150 ≥ 8), whose low 32 bits are `m << s` (0 from s = 32 on, which
-/// takes in every |x| ≥ 2⁶³, infinities and NaN); a negative x negates (wrapping).
-fn f2u<B: SimdBuilder + ?Sized>(b: &mut B, a: B::V) -> R<B::V> {
-    let k = |b: &mut B, x: u32| b.splat_const(Kind::I32, x);
-    let ax = b.fun(FUn::Abs, a)?;
-    let two31 = b.splat_const(Kind::F32, 2_147_483_648f32.to_bits())?;
-    let small = b.fcmp(FCmp::Lt, ax, two31)?;
-    let lo = b.float_to_int(ax)?;
-    let bits = b.cast(ax, Kind::I32)?;
-    let e = b.shift_imm(Shift::ShrU, bits, 23)?;
-    let c = k(b, 150)?;
-    let s = b.ibin(IBin::Sub, e, c)?;
-    let c = k(b, 0x007F_FFFF)?;
-    let m = b.ibin(IBin::And, bits, c)?;
-    let c = k(b, 0x0080_0000)?;
-    let m = b.ibin(IBin::Or, m, c)?;
-    let c = k(b, 31)?;
-    let s5 = b.ibin(IBin::And, s, c)?;
-    let hi = b.optional(Optional::Shift(Shift::Shl), &[m, s5])?;
-    let k32 = k(b, 32)?;
-    let in_range = b.icmp(ICmp::ULt, s, k32)?;
-    let zero = k(b, 0)?;
-    let hi = b.select(in_range, hi, zero)?;
-    let r = b.select(small, lo, hi)?;
-    let fz = b.splat_const(Kind::F32, 0)?;
-    let neg = b.fcmp(FCmp::Lt, a, fz)?;
-    let nr = b.ibin(IBin::Sub, zero, r)?;
-    b.select(neg, nr, r)
 }
 
 /// The multiplier `m`, the shift `s` and whether to add back for unsigned 32-bit division by

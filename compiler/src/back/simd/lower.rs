@@ -30,6 +30,8 @@ pub(super) struct Ptrs<S> {
     pub(super) memory: S,
     pub(super) lane_op: S,
     pub(super) tex_descs: S,
+    /// [`JitArgs::mem_descs`](crate::back::abi::JitArgs::mem_descs).
+    pub(super) mem_descs: S,
     pub(super) scratch: S,
     /// The step's first lane (I64).
     pub(super) lane0: S,

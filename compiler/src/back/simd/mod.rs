@@ -47,6 +47,7 @@ mod lower;
 mod mem;
 mod ops;
 mod plan;
+mod storage;
 mod texture;
 
 pub use builder::*;
@@ -135,6 +136,7 @@ pub fn lower<B: SimdBuilder>(
         memory: ptr(&mut b, offset_of!(JitArgs, memory))?,
         lane_op: ptr(&mut b, offset_of!(JitArgs, lane_op))?,
         tex_descs: ptr(&mut b, offset_of!(JitArgs, tex_descs))?,
+        mem_descs: ptr(&mut b, offset_of!(JitArgs, mem_descs))?,
         scratch: b.stack_area(scratch_words(f, lanes))?,
         lane0: args,
     };

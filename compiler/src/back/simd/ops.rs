@@ -256,8 +256,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 self.b.select(gt, one, n)?
             }
             U::F2I => self.b.float_to_int(a)?,
-            U::F2U if has(self, Optional::F2U) => self.b.optional(Optional::F2U, &[a])?,
-            U::F2U => self.f2u_checked(a)?,
+            U::F2U => self.f2u(a)?,
             U::FloorToInt => self.sat_floor(a)?,
             U::I2F => self.b.int_to_float(a, true)?,
             U::U2F => self.b.int_to_float(a, false)?,

@@ -165,6 +165,7 @@ pub(super) fn run_batch(shader: &CompiledShader, inputs: &[u32], alive: u64) -> 
         memory: no_texture,
         lane_op: crate::back::lane_ops::tgsic_lanes_op_entered,
         tex_descs: std::ptr::null(),
+        mem_descs: std::ptr::null(),
     };
     // SAFETY: one input and one output register, as the test functions use.
     unsafe { shader.call(&mut args) }.expect("the code runs");

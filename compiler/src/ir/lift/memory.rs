@@ -55,10 +55,8 @@ impl Lifter<'_> {
             return Ok(());
         }
         let mut args = Vec::new();
-        if op != Opcode::Resq {
-            for c in 0..access.coords() {
-                args.push(self.srci(pc, first, c as u8));
-            }
+        for c in 0..access.coords() {
+            args.push(self.srci(pc, first, c as u8));
         }
         match op {
             Opcode::Store => {
