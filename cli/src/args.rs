@@ -75,7 +75,8 @@ pub struct ExecArgs {
     /// reciprocals, fused multiply-adds). Bounds and figures in docs/math.md.
     #[arg(long, value_enum, default_value_t = MathArg::Accurate)]
     pub math: MathArg,
-    /// Worker threads (0: every core; at most 1024). The results do not depend on it.
+    /// Worker threads (0: every core; at most 1024). The results do not depend on it, but a
+    /// compute program's that depend on the order of its work groups (docs/jit.md).
     #[arg(long, default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
     /// JIT lanes per step (0: chosen per shader): cranelift takes 4, 8, 16 or 32 and chooses

@@ -120,8 +120,8 @@ pub fn compute_dispatch(data: &[u8]) {
             deadline: Some(std::time::Instant::now() + std::time::Duration::from_secs(5)),
             ..RunControl::default()
         };
-        // The interpreter, then Cranelift's code on what the interpreter left (a program the
-        // JIT does not compile is a typed error, not a failure).
+        // The interpreter, then Cranelift's code on what the interpreter left, its groups on
+        // two threads (a program the JIT does not compile is a typed error, not a failure).
         let jit = tgsic_runtime::host::CompileOptions {
             engine: tgsic_runtime::host::EngineKind::Cranelift,
             ..Default::default()
@@ -130,8 +130,13 @@ pub fn compute_dispatch(data: &[u8]) {
             Some(crate::run::interpreter(&m)),
             crate::run::compile(&m, &jit).ok(),
         ];
-        for shader in shaders.iter().flatten() {
-            match shader.dispatch(crate::run::runtime(), &bind, &mut res, grid, &control) {
+        // The JIT's groups on two threads (one contiguous run each, shared memory each).
+        static TWO: std::sync::OnceLock<tgsic_runtime::host::Runtime> = std::sync::OnceLock::new();
+        let two = TWO.get_or_init(|| crate::run::runtime_with_threads(2));
+        for (k, shader) in shaders.iter().enumerate() {
+            let Some(shader) = shader else { continue };
+            let rt = if k == 0 { crate::run::runtime() } else { two };
+            match shader.dispatch(rt, &bind, &mut res, grid, &control) {
                 Ok(()) => {}
                 Err(tgsic_runtime::host::HostError::Run(RunError::TimeLimit)) => {
                     panic!("a dispatch of at most 32 groups of 256 invocations took 5 s")

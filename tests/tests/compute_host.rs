@@ -261,9 +261,9 @@ fn a_dispatch_stops_at_its_deadline() {
     assert!(matches!(e, HostError::Run(RunError::TimeLimit)), "{e}");
 }
 
-/// An array of buffers addressed indirectly (`BUFFER[ADDR[0].x]`): each machine's first
-/// executing invocation names the buffer, as in tgsi_exec; an index past the bound buffers
-/// reads 0 and stores nothing.
+/// An array of buffers addressed indirectly (`BUFFER[ADDR[0].x]`), on every engine: each
+/// machine's (a JIT: each step's) first executing invocation names the buffer, as in
+/// tgsi_exec; an index past the bound buffers reads 0 and stores nothing.
 #[test]
 fn indirectly_addressed_buffers() {
     let src = "COMP\nPROPERTY CS_FIXED_BLOCK_WIDTH 4\nPROPERTY CS_FIXED_BLOCK_HEIGHT 1\n\
@@ -272,18 +272,21 @@ fn indirectly_addressed_buffers() {
                UARL ADDR[0].x, SV[1].xxxx\nSHL TEMP[0].x, SV[0].xxxx, IMM[0].xxxx\n\
                STORE BUFFER[ADDR[0].x].x, TEMP[0].xxxx, SV[1].xxxx\n\
                ATOMUADD TEMP[0].x, BUFFER[ADDR[0].x+1], IMM[0].yyyy, SV[0].xxxx\nEND\n";
-    let (mut a, mut b, mut c) = (vec![0u8; 20], vec![0u8; 20], vec![0u8; 20]);
-    let mut res = Resources::new();
-    res.bind_buffer(0, &mut a).unwrap();
-    res.bind_buffer(1, &mut b).unwrap();
-    res.bind_buffer(2, &mut c).unwrap();
-    // Group g stores g into words 0..3 of BUFFER[g] and adds 0+1+2+3 to word 4 of
-    // BUFFER[g + 1]; groups 2 and 3 reach BUFFER[3] and BUFFER[4], which are unbound.
-    dispatch(src, &mut res, [4, 1, 1]).expect("runs");
-    drop(res);
-    assert_eq!(words(&a), [0, 0, 0, 0, 0]);
-    assert_eq!(words(&b), [1, 1, 1, 1, 6]);
-    assert_eq!(words(&c), [2, 2, 2, 2, 6]);
+    for opts in every_engine_exact() {
+        let (mut a, mut b, mut c) = (vec![9u8; 20], vec![0u8; 20], vec![0u8; 20]);
+        let mut res = Resources::new();
+        res.bind_buffer(0, &mut a).unwrap();
+        res.bind_buffer(1, &mut b).unwrap();
+        res.bind_buffer(2, &mut c).unwrap();
+        // Group g stores g into words 0..3 of BUFFER[g] and adds 0+1+2+3 to word 4 of
+        // BUFFER[g + 1]; groups 2 and 3 reach BUFFER[3] and BUFFER[4], which are unbound.
+        dispatch_on(&opts, src, &mut res, [4, 1, 1]).expect("runs");
+        drop(res);
+        let e = opts.engine;
+        assert_eq!(words(&a), [0, 0, 0, 0, 0x0909_0909], "{e:?}");
+        assert_eq!(words(&b), [1, 1, 1, 1, 6], "{e:?}");
+        assert_eq!(words(&c), [2, 2, 2, 2, 6], "{e:?}");
+    }
 }
 
 /// Work groups on several threads (the JITs split a dispatch's groups into one contiguous run

@@ -62,7 +62,7 @@ END
 
 /// Every access the programs make: buffers (loads of one, two and four words, stores of
 /// one, two sparse and three words, every atomic), images (R32_UINT, RGBA8 UNORM, RGBA32
-/// FLOAT loads and stores, R32 atomics), RESQ.
+/// FLOAT loads and stores, R32 atomics), RESQ, and atomic additions to one word.
 const OPS: &[&str] = &[
     "LOAD TEMP[5], BUFFER[1], $O",
     "LOAD TEMP[5].xy, BUFFER[1], $O",
@@ -93,6 +93,9 @@ const OPS: &[&str] = &[
     "LOAD TEMP[5], IMAGE[2], $C, 2D",
     "STORE IMAGE[2], $C, $F, 2D",
     "RESQ TEMP[5], IMAGE[1]",
+    // One word for every lane, known as such when compiled (the code adds once a step).
+    "ATOMUADD TEMP[5].x, BUFFER[1], IMM[1].yyyy, $N",
+    "ATOMUADD TEMP[5].x, IMAGE[0], IMM[2].zzzz, $N, 2D",
 ];
 
 /// BUFFER[1]'s size: not a multiple of 16, so that wide accesses near the end half fit.
@@ -227,4 +230,9 @@ fn the_programs_do_what_they_say() {
     // RESQ of BUFFER[1]: its size in bytes.
     let [_, out, ..] = run(interp, OPS[19], &table, 0);
     assert_eq!(word(&out, 8 * 3), TARGET_BYTES as u32);
+    // Every invocation adds i − 64 to word 2: invocation j sees the sum of those before it.
+    let [target, out, ..] = run(interp, OPS[29], &table, 0);
+    let before = |j: u32| (0..j).fold(initial(2), |s, i| s.wrapping_add(n(i)));
+    assert_eq!(word(&out, 8 * 100), before(100));
+    assert_eq!(word(&target, 2), before(128));
 }

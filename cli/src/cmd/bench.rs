@@ -303,7 +303,7 @@ fn bench_compute(
     }
     let mut rows: Vec<ComputeRow> = Vec::new();
     for engine in &a.engines {
-        let engine = crate::cmd::run::engine_for(module, engine);
+        let engine = engine.clone();
         let t = Instant::now();
         let e = compile(&rt, module, &engine, &a.exec, Lookups::For(&bind), input)?;
         let compile = t.elapsed();

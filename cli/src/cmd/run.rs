@@ -16,7 +16,7 @@ use tgsic::tgsi::*;
 use tgsic_runtime::host::{self, Module};
 use tgsic_runtime::host::{Band, band_rows_for};
 use tgsic_runtime::host::{
-    CacheDir, Compiled, EngineKind, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
+    CacheDir, Compiled, Frame, HostError, Lookups, RunControl, Runtime, RuntimeOptions,
 };
 
 /// Arguments of `tgsic run`.
@@ -138,27 +138,6 @@ pub fn compile(
         .map_err(host_failure(name))
 }
 
-/// The engine `--engine` names, but `auto` for a shader with indirectly addressed buffers or
-/// images: the interpreter, until the JITs compile them (`docs/cli.md`).
-pub fn engine_for(module: &Module, engine: &EngineArg) -> EngineArg {
-    // Indirectly addressed buffers and images run on the interpreter.
-    let indirect = module.program.instructions.iter().any(|i| {
-        i.src
-            .iter()
-            .map(|s| &s.register)
-            .chain(i.dst.iter().map(|d| &d.register))
-            .any(|r| r.file.is_memory() && r.is_indirect())
-    });
-    if indirect && engine.kind == EngineKind::Auto {
-        EngineArg {
-            name: "interp".into(),
-            kind: EngineKind::Interpreter,
-        }
-    } else {
-        engine.clone()
-    }
-}
-
 /// `tgsic run`.
 pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let shader = load_shader(&a.input)?;
@@ -167,7 +146,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let name = crate::report::display_name(&a.input);
     let rt = runtime(&a.exec, 1, CacheDir::Default)?;
     let module = shader;
-    let engine = engine_for(&module, &a.engine);
+    let engine = a.engine.clone();
     let shader = compile(&rt, &module, &engine, &a.exec, Lookups::For(&bind), name)?;
     let err = |e: HostError| match (e, a.timeout) {
         (HostError::Run(host::RunError::TimeLimit), Some(t)) => input_error(format!(

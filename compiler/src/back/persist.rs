@@ -195,8 +195,8 @@ fn read(
     ))
 }
 
-/// A memory operation as four words: opcode, memory, register, then the mask, target and
-/// format bytes.
+/// A memory operation as four words: opcode, memory, register, then the mask (bit 4: an
+/// indirect register), target and format bytes.
 fn memory_words(m: &MemAccess) -> [u32; 4] {
     let file = match m.file {
         MemFile::Buffer => 0,
@@ -207,7 +207,7 @@ fn memory_words(m: &MemAccess) -> [u32; 4] {
         m.opcode.number() as u32,
         file,
         m.index,
-        m.mask as u32 | m.target.bits() << 8 | m.format.bits() << 16,
+        m.mask as u32 | (m.indirect as u32) << 4 | m.target.bits() << 8 | m.format.bits() << 16,
     ]
 }
 
@@ -220,7 +220,7 @@ fn memory_from_words([op, file, index, rest]: [u32; 4]) -> Option<MemAccess> {
         2 => MemFile::Image,
         _ => return None,
     };
-    if rest >> 24 != 0 || rest & 0xF0 != 0 {
+    if rest >> 24 != 0 || rest & 0xE0 != 0 {
         return None;
     }
     Some(MemAccess {
@@ -230,6 +230,7 @@ fn memory_from_words([op, file, index, rest]: [u32; 4]) -> Option<MemAccess> {
         mask: (rest & 0xF) as u8,
         target: TextureTarget::from_bits((rest >> 8) & 0xFF)?,
         format: ImageFormat::from_bits(rest >> 16)?,
+        indirect: rest & 0x10 != 0,
     })
 }
 

@@ -18,7 +18,8 @@ pub enum MemFile {
 
 /// One memory instruction. Arguments: the byte offset (buffers, shared memory) or
 /// [`MemAccess::coords`] texel coordinates (images), then for STORE the four components of
-/// the value, for an atomic its operand (and ATOMCAS's new value). Results: LOAD and RESQ four
+/// the value, for an atomic its operand (and ATOMCAS's new value), and last, for an
+/// [`MemAccess::indirect`] one, each lane's register number. Results: LOAD and RESQ four
 /// components (those of [`MemAccess::mask`] meaningful), an atomic the old value, STORE none.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MemAccess {
@@ -35,6 +36,10 @@ pub struct MemAccess {
     pub target: TextureTarget,
     /// The format an image access reads and writes (`None`: the bound image's own).
     pub format: ImageFormat,
+    /// Whether the register is indirectly addressed (`BUFFER[ADDR[0].x + k]`): the access
+    /// names the register of its first executing lane (tgsi_exec's rule), which the last
+    /// argument holds per lane; `index` is then the declared part alone.
+    pub indirect: bool,
 }
 
 impl MemAccess {
@@ -80,6 +85,7 @@ impl MemAccess {
             } else {
                 decl.map_or(ImageFormat::None, |d| d.format)
             },
+            indirect: resource.is_indirect(),
         })
     }
 

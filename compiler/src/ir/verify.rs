@@ -100,6 +100,9 @@ pub fn signature(op: &Op, n: usize) -> Option<(Vec<Sig>, Vec<Sig>)> {
         Op::Memory(m) => {
             let mut args = vec![Is(I32); m.coords()];
             args.extend(std::iter::repeat_n(Word, m.values()));
+            if m.indirect {
+                args.push(Is(I32));
+            }
             fixed(&args, &vec![Word; m.results()])
         }
         Op::Barrier => fixed(&[], &[]),

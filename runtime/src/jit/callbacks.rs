@@ -81,8 +81,23 @@ unsafe extern "C" fn memory_callback(
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut mem = m.memory.borrow_mut();
         let (coords, values) = (a.coords(), a.values());
-        // SAFETY: the code passes `coords + values` arguments of `lanes` words each.
+        // SAFETY: the code passes `coords + values` arguments of `lanes` words each (and the
+        // register after them for an indirect one).
         let arg = |k: usize, l: usize| unsafe { *args.add(k * n + l) };
+        // An indirect register: the one the code found for the step (every lane holds it); a
+        // negative number names nothing, as an unbound register.
+        let resolved;
+        let a = if a.indirect {
+            let Some(l) = (0..n).find(|&l| mask & (1 << l) != 0) else {
+                return;
+            };
+            let mut r = a.clone();
+            r.index = u32::try_from(arg(coords + values, l) as i32).unwrap_or(u32::MAX);
+            resolved = r;
+            &resolved
+        } else {
+            a
+        };
         // Loads and stores of a buffer or shared memory, without `apply`'s dispatch.
         if matches!(a.opcode, Opcode::Load | Opcode::Store) && a.file != MemFile::Image {
             let shared = a.file == MemFile::Shared;

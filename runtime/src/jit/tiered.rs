@@ -23,6 +23,11 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tgsic::back::texpath::TexPaths;
 
+/// IR instructions past which a shader keeps its first tier's code: LLVM's machine scheduler
+/// is superlinear in a function's size, and the largest real shaders of the corpora are far
+/// below this (`results/compile-time.md`, "a pathological program").
+const BEST_TIER_MAX_INSTS: usize = 20_000;
+
 /// How many compiles may wait for the background thread; a shader whose job does not fit stays
 /// on its first tier.
 pub const QUEUE: usize = 64;
@@ -283,7 +288,8 @@ impl TieredShader {
         let t = Instant::now();
         let first = JitShader::compile(tier(first_opts))?;
         let patience = policy.patience * t.elapsed();
-        match (best_available, background, policy.best.backend()) {
+        let huge = function.body.inst_count() > BEST_TIER_MAX_INSTS;
+        match (best_available && !huge, background, policy.best.backend()) {
             (true, Some(bg), Some(best_backend)) => {
                 let paths =
                     super::textures::texture_paths(&first.function, best_backend, spec.lookups);

@@ -36,6 +36,10 @@ enum Inline {
 impl Inline {
     /// The form of `m`, if the code has one.
     fn of(m: &MemAccess) -> Option<Inline> {
+        // Which memory an indirect register names is known per step: the callback finds it.
+        if m.indirect {
+            return None;
+        }
         if m.opcode.is_atomic() && atomic_op(m.opcode).is_none() && m.opcode != Opcode::AtomCas {
             return None;
         }
@@ -316,20 +320,20 @@ impl<B: SimdBuilder> Lower<'_, B> {
             _ => {
                 let ok = below(self, 1)?;
                 let ok = self.b.ibin(IBin::And, ok, writers)?;
-                let old = self.atomics(m, d.ptr, i, ok, args)?;
+                let same = self.is_uniform(args[0]);
+                let old = self.atomics(m, (d.ptr, i, ok), same, args)?;
                 Ok(vec![old])
             }
         }
     }
 
     /// The atomic `m` lane after lane on the words `w` after `ptr`, for the lanes of `ok`;
-    /// the old values (0 in the other lanes).
+    /// the old values (0 in the other lanes). `same`: every lane names one word.
     fn atomics(
         &mut self,
         m: &MemAccess,
-        ptr: B::S,
-        w: B::V,
-        ok: B::V,
+        (ptr, w, ok): (B::S, B::V, B::V),
+        same: bool,
         args: &[ir::Value],
     ) -> R<B::V> {
         let c = m.coords();
@@ -342,8 +346,11 @@ impl<B: SimdBuilder> Lower<'_, B> {
             None
         };
         let z = self.iconst(0)?;
-        let w = self.b.select(ok, w, z)?;
         let spare = self.scratch(0)?;
+        if same && m.opcode == Opcode::AtomUadd {
+            return self.uniform_add((ptr, w, ok), a, spare);
+        }
+        let w = self.b.select(ok, w, z)?;
         let mut acc = z;
         for (l, wl) in self.b.lane_words(w)?.into_iter().enumerate() {
             let addr = self.b.word_addr(ptr, wl)?;
@@ -365,6 +372,33 @@ impl<B: SimdBuilder> Lower<'_, B> {
             acc = self.b.insert(acc, l, old)?;
         }
         self.b.select(ok, acc, z)
+    }
+
+    /// ATOMUADD of lanes that all name one word: one atomic addition of the executing lanes'
+    /// sum, each lane's old value the word's plus the operands of the lanes before it, as
+    /// adding lane after lane gives (a counter every invocation bumps: one locked
+    /// instruction a step, not one a lane).
+    fn uniform_add(&mut self, (ptr, w, ok): (B::S, B::V, B::V), a: B::V, spare: B::S) -> R<B::V> {
+        let z = self.iconst(0)?;
+        let zero = self.b.sconst(Scalar::I32, 0)?;
+        let mut sum = zero;
+        let mut before = z;
+        for l in 0..self.b.lanes() {
+            before = self.b.insert(before, l, sum)?;
+            let on = self.b.extract(ok, l)?;
+            let al = self.b.extract(a, l)?;
+            let add = self.b.sselect(on, al, zero)?;
+            sum = self.b.sbin(SBin::Add, sum, add)?;
+        }
+        let any = self.b.any(ok)?;
+        let wl = self.b.extract(w, 0)?;
+        let wl = self.b.sconvert(wl, Scalar::I64, false)?;
+        let addr = self.b.word_addr(ptr, wl)?;
+        let addr = self.b.sselect(any, addr, spare)?;
+        let old = self.b.atomic_rmw(AtomicOp::Add, addr, sum)?;
+        let old = self.b.splat(old)?;
+        let r = self.b.ibin(IBin::Add, old, before)?;
+        self.b.select(ok, r, z)
     }
 
     /// RESQ: a buffer's bytes (as a 32-bit word) in every component, an image's width,
@@ -498,7 +532,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
             }
             _ => {
                 let ok = self.b.ibin(IBin::And, inside, writers)?;
-                let old = self.atomics(m, ptr, w, ok, args)?;
+                let same = args[..n].iter().all(|&c| self.is_uniform(c));
+                let old = self.atomics(m, (ptr, w, ok), same, args)?;
                 Ok(vec![old])
             }
         }
@@ -543,6 +578,20 @@ impl<B: SimdBuilder> Lower<'_, B> {
         };
         let count = self.spill_args(args)?;
         let n = self.b.lanes() as i64;
+        if m.indirect {
+            // The register every lane addresses: the first executing lane's.
+            let regs = self.get(args[count - 1])?;
+            let exec = self.exec()?;
+            let mut r = self.b.extract(regs, n as usize - 1)?;
+            for l in (0..n as usize - 1).rev() {
+                let on = self.b.extract(exec, l)?;
+                let x = self.b.extract(regs, l)?;
+                r = self.b.sselect(on, x, r)?;
+            }
+            let r = self.b.splat(r)?;
+            let p = self.scratch((count as i64 - 1) * n)?;
+            self.b.store_vector(p, r)?;
+        }
         let idx = self.b.sconst(Scalar::I32, index as i64)?;
         let argp = self.scratch(0)?;
         let outp = self.scratch(count as i64 * n)?;

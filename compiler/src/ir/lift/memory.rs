@@ -33,13 +33,6 @@ impl Lifter<'_> {
         } else {
             (&inst.src[0].register, 1)
         };
-        if resource.is_indirect() {
-            return Err(self.unsupported(
-                pc,
-                op.name(),
-                "an indirectly addressed BUFFER or IMAGE runs on the interpreter",
-            ));
-        }
         let Some(access) = MemAccess::of(p, inst) else {
             return Err(self.unsupported(
                 pc,
@@ -70,6 +63,12 @@ impl Lifter<'_> {
                 args.push(self.src(pc, 3, 0));
             }
             _ => args.push(self.src(pc, 2, 0)),
+        }
+        if access.indirect {
+            // Each lane's register number: the address register's value plus the offset.
+            let (dynamic, offset) = self.index_parts(pc, &resource.index);
+            let k = self.iconst(offset as u32);
+            args.push(self.ibin(Binary::IAdd, dynamic, k));
         }
         let ty = if access.integer_results() {
             Type::I32

@@ -26,7 +26,7 @@ mod scan;
 mod var;
 
 use super::*;
-use crate::tgsi::{File, FlowOp, Location, LoopKind, OpKind, Primitive, Program, PropertyName};
+use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -166,38 +166,6 @@ pub fn lift_valid(p: &crate::valid::Valid) -> Result<Function, LiftError> {
     lift_checked(p)
 }
 
-/// What the JITs do not compile yet, which the interpreter runs (`docs/semantics.md`, "Memory
-/// and work groups"): indirectly addressed buffers and images.
-fn memory_program(p: &Program) -> Option<LiftError> {
-    for (i, inst) in p.instructions.iter().enumerate() {
-        let op = inst.opcode;
-        let touches = op.is_memory()
-            || op.info().kind == OpKind::Barrier
-            || inst.dst.iter().any(|d| d.register.file.is_memory())
-            || inst.src.iter().any(|s| s.register.file.is_memory());
-        if !touches {
-            continue;
-        }
-        let why = if inst
-            .dst
-            .iter()
-            .map(|d| &d.register)
-            .chain(inst.src.iter().map(|s| &s.register))
-            .any(|r| r.file.is_memory() && r.is_indirect())
-        {
-            "an indirectly addressed BUFFER or IMAGE runs on the interpreter"
-        } else {
-            continue;
-        };
-        return Some(LiftError::Unsupported {
-            what: op.name().into(),
-            why: why.into(),
-            location: p.source_map.instruction(i),
-        });
-    }
-    None
-}
-
 fn lift_checked(p: &Program) -> Result<Function, LiftError> {
     if !p.revision.is_executable() {
         return Err(LiftError::NotExecutable(p.revision.major, p.revision.minor));
@@ -210,9 +178,6 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
                 location: p.source_map.instruction(i),
             });
         }
-    }
-    if let Some(e) = memory_program(p) {
-        return Err(e);
     }
     let mut l = Lifter {
         p,

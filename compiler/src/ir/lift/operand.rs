@@ -78,7 +78,7 @@ impl Lifter<'_> {
     }
 
     /// The run-time part (I32; 0 when direct) and the constant part of an index.
-    fn index_parts(&mut self, pc: usize, idx: &Index) -> (Value, i32) {
+    pub(super) fn index_parts(&mut self, pc: usize, idx: &Index) -> (Value, i32) {
         let dynamic = match &idx.indirect {
             None => self.iconst(0),
             Some(ind) => {
