@@ -99,8 +99,6 @@ pub struct Image<'a> {
     texels: &'a mut [u8],
     size: [u32; 3],
     format: ImageFormat,
-    /// `format`'s bytes per texel.
-    texel_bytes: usize,
 }
 
 impl<'a> Image<'a> {
@@ -134,7 +132,6 @@ impl<'a> Image<'a> {
             texels,
             size: [width, height, depth],
             format,
-            texel_bytes: format.texel_bytes() as usize,
         })
     }
 
@@ -147,15 +144,10 @@ impl<'a> Image<'a> {
     pub fn format(&self) -> ImageFormat {
         self.format
     }
-
-    /// The byte offset of texel `coord`, when it lies inside the image.
-    fn texel(&self, coord: [i32; 3]) -> Option<usize> {
-        Some(texel_index(self.size, coord)? * self.texel_bytes)
-    }
 }
 
 /// The index of texel `coord` of an image of `size` (x fastest), when it lies inside.
-pub(super) fn texel_index(size: [u32; 3], coord: [i32; 3]) -> Option<usize> {
+fn texel_index(size: [u32; 3], coord: [i32; 3]) -> Option<usize> {
     let mut index = 0u64;
     for axis in (0..3).rev() {
         let c = u32::try_from(coord[axis])
@@ -623,28 +615,59 @@ pub(crate) fn apply(
     }
 }
 
-/// LOAD of `words` 32-bit words at byte `offset` of `mem`: `None` (all channels 0) unless all
-/// of them fit.
-pub(crate) fn load_words(mem: &[u8], offset: u32, words: usize) -> Option<[u32; 4]> {
-    let size = words * 4;
+// The bounds rules of tgsi_exec, for every view of the memory (slices here, the JITs' raw
+// memory in `raw_memory.rs`).
+
+/// Where a LOAD of `words` words at byte `offset` of `len` bytes starts: `None` (all channels
+/// 0) unless all of them fit.
+pub(super) fn load_span(len: usize, offset: u32, words: usize) -> Option<usize> {
     let start = offset as usize;
-    let bytes = mem.get(start..start.checked_add(size)?)?;
+    (start.checked_add(4 * words)? <= len).then_some(start)
+}
+
+/// Where a STORE at byte `offset` of `len` bytes starts and how many of its words fit (up to
+/// four; none when the offset lies past the end): those channels of its mask are written.
+pub(super) fn store_span(len: usize, offset: u32) -> (usize, usize) {
+    let start = offset as usize;
+    (start, (len.saturating_sub(start) / 4).min(4))
+}
+
+/// Where an atomic at byte `offset` of `len` bytes works: `None` (no change, 0) unless its
+/// word fits.
+pub(super) fn atomic_span(len: usize, offset: u32) -> Option<usize> {
+    load_span(len, offset, 1)
+}
+
+/// Where texel `coord` of an image of `size` in `own` format lies, read or written as
+/// `format`: its byte offset and size; `None` outside the image, or when `format`'s texels
+/// are not the image's size (or have no bytes).
+pub(super) fn texel_span(
+    size: [u32; 3],
+    own: ImageFormat,
+    coord: [i32; 3],
+    format: ImageFormat,
+) -> Option<(usize, usize)> {
+    let tb = own.texel_bytes() as usize;
+    if format.texel_bytes() as usize != tb || tb == 0 {
+        return None;
+    }
+    Some((texel_index(size, coord)? * tb, tb))
+}
+
+/// LOAD of `words` 32-bit words at byte `offset` of `mem` ([`load_span`]).
+pub(crate) fn load_words(mem: &[u8], offset: u32, words: usize) -> Option<[u32; 4]> {
+    let start = load_span(mem.len(), offset, words)?;
     let mut out = [0u32; 4];
-    for (k, w) in bytes.chunks_exact(4).enumerate() {
+    for (k, w) in mem[start..start + 4 * words].chunks_exact(4).enumerate() {
         out[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
     }
     Some(out)
 }
 
-/// STORE of the channels of `mask` of `v` at byte `offset` of `mem`: nothing when the offset
-/// lies past the end, otherwise the channels among the words that fit (tgsi_exec's rule).
+/// STORE of the channels of `mask` of `v` at byte `offset` of `mem` ([`store_span`]).
 pub(crate) fn store_words(mem: &mut [u8], offset: u32, v: [u32; 4], mask: u8) {
-    let start = offset as usize;
-    if start > mem.len() {
-        return;
-    }
-    let avail = ((mem.len() - start) / 4).min(4);
-    for (c, &w) in v.iter().enumerate().take(avail) {
+    let (start, fit) = store_span(mem.len(), offset);
+    for (c, &w) in v.iter().enumerate().take(fit) {
         if mask & (1 << c) != 0 {
             mem[start + 4 * c..start + 4 * c + 4].copy_from_slice(&w.to_le_bytes());
         }
@@ -702,10 +725,10 @@ pub(crate) fn atomic_word(
     b: u32,
     ftz: bool,
 ) -> u32 {
-    let start = offset as usize;
-    let Some(w) = start.checked_add(4).and_then(|end| mem.get_mut(start..end)) else {
+    let Some(start) = atomic_span(mem.len(), offset) else {
         return 0;
     };
+    let w = &mut mem[start..start + 4];
     let old = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
     w.copy_from_slice(&atomic_result(op, old, a, b, ftz).to_le_bytes());
     old
@@ -715,11 +738,8 @@ impl Image<'_> {
     /// The texel at `coord` as register values in `format` (0 outside the image, or when
     /// `format`'s texels are not the image's size).
     pub(crate) fn load(&self, coord: [i32; 3], format: ImageFormat) -> [u32; 4] {
-        if format != self.format && format.texel_bytes() as usize != self.texel_bytes {
-            return [0; 4];
-        }
-        match self.texel(coord) {
-            Some(at) => texel::unpack(format, &self.texels[at..]),
+        match texel_span(self.size, self.format, coord, format) {
+            Some((at, _)) => texel::unpack(format, &self.texels[at..]),
             None => [0; 4],
         }
     }
@@ -727,10 +747,7 @@ impl Image<'_> {
     /// Stores `v` in `format` at `coord` (nothing outside the image, or when `format`'s texels
     /// are not the image's size).
     pub(crate) fn store(&mut self, coord: [i32; 3], format: ImageFormat, v: [u32; 4]) {
-        if format != self.format && format.texel_bytes() as usize != self.texel_bytes {
-            return;
-        }
-        if let Some(at) = self.texel(coord) {
+        if let Some((at, _)) = texel_span(self.size, self.format, coord, format) {
             texel::pack(format, v, &mut self.texels[at..]);
         }
     }
@@ -740,8 +757,8 @@ impl Image<'_> {
         if !self.format.is_atomic() {
             return 0;
         }
-        match self.texel(coord) {
-            Some(at) => atomic_word(self.texels, at as u32, op, a, b, ftz),
+        match texel_span(self.size, self.format, coord, self.format) {
+            Some((at, _)) => atomic_word(self.texels, at as u32, op, a, b, ftz),
             None => 0,
         }
     }

@@ -8,7 +8,10 @@
 //! code's are; an atomic at an address that is not word-aligned (GL requires alignment) is a
 //! read and a write of its bytes, memory-safe but not atomic against other threads.
 
-use super::memory::{Access, RawBytes, RawImage, Resources, atomic_result, texel_index};
+use super::memory::{
+    Access, RawBytes, RawImage, Resources, atomic_result, atomic_span, load_span, store_span,
+    texel_span,
+};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU8, AtomicU32, Ordering::Relaxed};
 use tgsic::back::abi::MemDesc;
@@ -154,14 +157,9 @@ fn words_desc(bytes: RawBytes) -> MemDesc {
     }
 }
 
-/// Where texel `coord` of `img` starts, in `format` (0 bytes a texel or another size than
-/// the image's: nowhere).
+/// Where texel `coord` of `img` lies, in `format` ([`texel_span`]).
 fn texel_at(img: &RawImage, coord: [i32; 3], format: ImageFormat) -> Option<(usize, usize)> {
-    let tb = img.format.texel_bytes() as usize;
-    if format.texel_bytes() as usize != tb || tb == 0 {
-        return None;
-    }
-    Some((texel_index(img.size, coord)? * tb, tb))
+    texel_span(img.size, img.format, coord, format)
 }
 
 impl Access for RawMemory<'_, '_> {
@@ -171,10 +169,7 @@ impl Access for RawMemory<'_, '_> {
 
     fn load(&mut self, shared: bool, index: u32, offset: u32, words: usize) -> Option<[u32; 4]> {
         let m = self.memory(shared, index)?;
-        let start = offset as usize;
-        if start.checked_add(4 * words)? > m.len {
-            return None;
-        }
+        let start = load_span(m.len, offset, words)?;
         Some(std::array::from_fn(|k| {
             if k < words { word(m, start + 4 * k) } else { 0 }
         }))
@@ -184,12 +179,8 @@ impl Access for RawMemory<'_, '_> {
         let Some(m) = self.memory(shared, index) else {
             return;
         };
-        let start = offset as usize;
-        if start > m.len {
-            return;
-        }
-        let avail = ((m.len - start) / 4).min(4);
-        for (c, &w) in v.iter().enumerate().take(avail) {
+        let (start, fit) = store_span(m.len, offset);
+        for (c, &w) in v.iter().enumerate().take(fit) {
             if mask & (1 << c) != 0 {
                 set_word(m, start + 4 * c, w);
             }
@@ -209,10 +200,9 @@ impl Access for RawMemory<'_, '_> {
         let Some(m) = self.memory(shared, index) else {
             return 0;
         };
-        let start = offset as usize;
-        match start.checked_add(4) {
-            Some(end) if end <= m.len => rmw(m, start, op, a, b, ftz),
-            _ => 0,
+        match atomic_span(m.len, offset) {
+            Some(start) => rmw(m, start, op, a, b, ftz),
+            None => 0,
         }
     }
 
