@@ -100,6 +100,7 @@ fn field(kind: &ValidationErrorKind) -> &'static str {
         ValidationErrorKind::Label(_) => "Label",
         ValidationErrorKind::Texture(_) => "Texture",
         ValidationErrorKind::Memory(_) => "File",
+        ValidationErrorKind::Wide(_) => "Opcode",
         ValidationErrorKind::Declaration(_) => "DECLARATION",
         ValidationErrorKind::Encoding(_) => "value",
     }

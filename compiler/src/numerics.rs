@@ -21,6 +21,7 @@
 pub mod accurate;
 pub mod glibc;
 pub mod texel;
+pub mod wide;
 
 /// MXCSR: denormals are zeros.
 pub const MXCSR_DAZ: u32 = 1 << 6;

@@ -34,6 +34,8 @@ pub enum Corpus {
     /// `corpus/compute`: piglit's compute shaders and fragment shaders with buffers, images,
     /// atomics and 64-bit types, with softpipe's buffers (`tests/src/compute.rs` runs them).
     Compute,
+    /// `corpus/mesa-fp64`: double-precision fragment shaders in `corpus/mesa`'s layout.
+    MesaFp64,
 }
 
 /// Every `.tgsi` file of `which`, sorted, or `None` (with a message on stderr) when the shared
@@ -43,6 +45,7 @@ pub fn corpus(which: Corpus) -> Option<Vec<PathBuf>> {
         Corpus::Etnaviv => "corpus/etnaviv",
         Corpus::Mesa => "corpus/mesa",
         Corpus::Compute => "corpus/compute",
+        Corpus::MesaFp64 => "corpus/mesa-fp64",
     })?;
     let mut files = Vec::new();
     collect(&root, &mut files);
@@ -386,7 +389,13 @@ pub mod mesa {
     /// Every case, or `None` when the shared folder is absent ([`crate::shared::require`]:
     /// under CI that fails instead).
     pub fn cases() -> Option<Vec<Case>> {
-        let dir = crate::shared::require("corpus/mesa")?;
+        cases_in("corpus/mesa")
+    }
+
+    /// Every case of `folder` (a folder of the shared folder in `corpus/mesa`'s layout, such
+    /// as `corpus/mesa-fp64`), or `None` as [`cases`].
+    pub fn cases_in(folder: &str) -> Option<Vec<Case>> {
+        let dir = crate::shared::require(folder)?;
         let texture = Texture::from_png(&dir.join("texture32.png")).expect("texture32.png");
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .ok()?

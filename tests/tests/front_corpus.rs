@@ -21,25 +21,18 @@ fn every_corpus_shader_round_trips() {
 }
 
 /// Every compute-corpus text (compute, fragment and vertex shaders with buffers, images,
-/// shared memory and atomics) round-trips as the others do; the ones with doubles or 64-bit
-/// integers are refused for exactly that until issue 60.
+/// shared memory, atomics, doubles and 64-bit integers) and every double-precision shader of
+/// `corpus/mesa-fp64` round-trips as the others do.
 #[test]
-fn every_compute_corpus_text_round_trips() {
-    let Some(files) = corpus(Corpus::Compute) else {
+fn every_compute_and_double_corpus_text_round_trips() {
+    let (Some(compute), Some(fp64)) = (corpus(Corpus::Compute), corpus(Corpus::MesaFp64)) else {
         return;
     };
-    let mut failures = Vec::new();
-    let mut passed = 0;
-    for path in &files {
-        match round_trip(path) {
-            Ok(()) => passed += 1,
-            Err(e) if e.contains("doubles are out of scope") || e.contains("64-bit integers") => {}
-            Err(e) => failures.push(e),
-        }
-    }
+    // 94 entries and their 40 vertex shaders; 4 fractal shaders.
+    assert_eq!((compute.len(), fp64.len()), (134, 4));
+    let files: Vec<_> = compute.into_iter().chain(fp64).collect();
+    let failures: Vec<String> = files.iter().filter_map(|p| round_trip(p).err()).collect();
     report(&failures, files.len());
-    // 94 entries and their 40 vertex shaders; 31 use 64-bit types.
-    assert!(passed >= 103, "only {passed} of {} round-trip", files.len());
 }
 
 fn report(failures: &[String], total: usize) {

@@ -1,13 +1,25 @@
-//! Mesa's own output: every shader of `corpus/mesa` rendered by the interpreter under the
-//! folder's contract (index.json) and compared with `<name>.ref.f32`.
+//! Mesa's own output: every shader of `corpus/mesa` and `corpus/mesa-fp64` (doubles) rendered
+//! by the interpreter under the folder's contract (index.json) and compared with
+//! `<name>.ref.f32`.
 
 use tgsic_cli::compare::compare;
-use tgsic_tests::mesa::cases;
+use tgsic_tests::mesa::cases_in;
 use tgsic_tests::run::{interpreter, render};
 
 #[test]
 fn the_interpreter_reproduces_mesas_output() {
-    let Some(cases) = cases() else { return };
+    reproduces("corpus/mesa");
+}
+
+#[test]
+fn the_interpreter_reproduces_mesas_double_precision_output() {
+    reproduces("corpus/mesa-fp64");
+}
+
+fn reproduces(folder: &str) {
+    let Some(cases) = cases_in(folder) else {
+        return;
+    };
     let mut lines = Vec::new();
     let (mut identical, mut failing) = (0, 0);
     for case in &cases {

@@ -471,3 +471,24 @@ fn void_reads_are_found() {
     let asm = "ENTRYPOINT_ADRR_PIXELSHADER:\n    ADD R1 VOID R2 // x\n    COPY R1 R2 VOID\n    JEQX L1 VOID VOID\nL1:\n    JGX L1 R1 VOID\n    ZERO R3 VOID VOID\n    RETURN RT_TRUE\n";
     assert_eq!(void_reads(asm), ["ADD R1 VOID R2", "JGX L1 R1 VOID"]);
 }
+
+/// Double-precision shaders (the fractal shaders of `corpus/mesa-fp64`) are refused with an
+/// error that names the first 64-bit instruction and why.
+#[test]
+fn sixty_four_bit_programs_are_refused_with_why() {
+    let Some(files) = corpus(Corpus::MesaFp64) else {
+        return;
+    };
+    assert_eq!(files.len(), 4);
+    for f in files {
+        let src = std::fs::read_to_string(&f).expect("reads");
+        let p = tgsic::front::text::parse(&src).expect("parses");
+        let e = compile(&p, &TheiaOptions::default()).expect_err("refused");
+        let text = e.to_string();
+        assert!(
+            text.contains("F2D cannot be compiled for THEIA") && text.contains("no 64-bit values"),
+            "{}: {text}",
+            f.display()
+        );
+    }
+}

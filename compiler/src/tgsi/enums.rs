@@ -353,11 +353,25 @@ tgsi_enum! {
 }
 
 tgsi_enum! {
-    /// Data type of an IMMEDIATE (`UINT32` and `INT32` are the documented extension values).
+    /// Data type of an IMMEDIATE (`UINT32`, `INT32` and the 64-bit types are the documented
+    /// extension values). A 64-bit immediate holds two values, each two words, low word first.
     pub enum ImmediateType {
         Float32 = 0 => "FLT32",
         Uint32 = 1 => "UINT32",
         Int32 = 2 => "INT32",
+        Float64 = 3 => "FLT64",
+        Uint64 = 4 => "UINT64",
+        Int64 = 5 => "INT64",
+    }
+}
+
+impl ImmediateType {
+    /// Whether each value takes two 32-bit words (FLT64, UINT64, INT64).
+    pub fn is_64_bit(self) -> bool {
+        matches!(
+            self,
+            ImmediateType::Float64 | ImmediateType::Uint64 | ImmediateType::Int64
+        )
     }
 }
 

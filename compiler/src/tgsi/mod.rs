@@ -18,7 +18,7 @@ pub mod opcode;
 
 pub use enums::*;
 pub use format::ImageFormat;
-pub use opcode::{FlowOp, LoopKind, OpInfo, OpKind, Opcode, TexOperands};
+pub use opcode::{FlowOp, LoopKind, OpInfo, OpKind, Opcode, TexOperands, Wide};
 
 use std::fmt;
 

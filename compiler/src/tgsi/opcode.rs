@@ -91,6 +91,48 @@ pub enum OpKind {
     Barrier,
 }
 
+/// How a 64-bit opcode (a double or a 64-bit integer) reads and writes the channels of its
+/// registers: a 64-bit value takes a pair of channels, `.xy` or `.zw`, low word first; the rules
+/// are tgsi_exec's (`docs/semantics.md`, "Doubles and 64-bit integers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Wide {
+    /// One 64-bit source; a pair is written when the write mask has both of its channels
+    /// (DABS, DSQRT, I64NEG, D2I64, U642D, ...).
+    Unary,
+    /// Two 64-bit sources; a pair is written, both channels, when the write mask has either
+    /// (DADD, U64MUL, I64MIN, ...).
+    Binary,
+    /// Three 64-bit sources; a pair is written when the write mask has both of its channels
+    /// (DMAD, DFMA).
+    Ternary,
+    /// Two 64-bit sources compared: a 32-bit result (all ones or 0) in the pair's first channel
+    /// the write mask has (DSLT, U64SEQ, ...).
+    Compare,
+    /// A 64-bit source 0 and a 32-bit source 1 read in the pair's first channel (x or z); a pair
+    /// is written when the write mask has either (DLDEXP, U64SHL, I64SHR, U64SHR).
+    Shift,
+    /// A 32-bit source (channel x for the pair `.xy`, channel y for `.zw`) made a 64-bit value;
+    /// a pair is written when the write mask has both (F2D, I2D, U2I64, ...).
+    From32,
+    /// A 64-bit source made a 32-bit value: the first channel of the write mask takes pair
+    /// `.xy`'s result, the second pair `.zw`'s (D2F, D2I, I642F, ...).
+    To32,
+    /// DFRACEXP: a 64-bit source split into a mantissa (destination 0, pairs as [`Wide::Unary`])
+    /// and a 32-bit exponent (destination 1, every channel of its mask).
+    FracExp,
+}
+
+impl Wide {
+    /// Whether source `k` holds 64-bit values (else 32-bit ones).
+    pub fn wide_source(self, k: usize) -> bool {
+        match self {
+            Wide::From32 => false,
+            Wide::Shift => k == 0,
+            _ => true,
+        }
+    }
+}
+
 /// Static facts about an opcode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpInfo {
@@ -98,8 +140,9 @@ pub struct OpInfo {
     pub name: &'static str,
     /// Other accepted spellings (pure aliases of this opcode).
     pub aliases: &'static [&'static str],
-    /// The value of the INSTRUCTION token's Opcode field.
-    pub number: u8,
+    /// The opcode's number: the INSTRUCTION token's Opcode field (bits 12..19), with bit 28 as
+    /// its ninth bit.
+    pub number: u16,
     /// Number of destination operands.
     pub num_dst: u8,
     /// Smallest and largest number of source operands.
@@ -385,73 +428,75 @@ opcodes! {
     AtomFadd = 210, "ATOMFADD", 1, 3..3, MEM;
     AtomIncWrap = 211, "ATOMINC_WRAP", 1, 3..3, MEM;
     AtomDecWrap = 212, "ATOMDEC_WRAP", 1, 3..3, MEM;
+    // Doubles and 64-bit integers, numbered from 256: bit 28 of the INSTRUCTION token is the
+    // Opcode field's ninth bit (docs/binary-format.md).
+    F2d = 256, "F2D", 1, 1..1, ALU;
+    D2f = 257, "D2F", 1, 1..1, ALU;
+    Dabs = 258, "DABS", 1, 1..1, ALU;
+    Dneg = 259, "DNEG", 1, 1..1, ALU;
+    Dadd = 260, "DADD", 1, 2..2, ALU;
+    Dmul = 261, "DMUL", 1, 2..2, ALU;
+    Dmax = 262, "DMAX", 1, 2..2, ALU;
+    Dmin = 263, "DMIN", 1, 2..2, ALU;
+    Dslt = 264, "DSLT", 1, 2..2, ALU;
+    Dsge = 265, "DSGE", 1, 2..2, ALU;
+    Dseq = 266, "DSEQ", 1, 2..2, ALU;
+    Dsne = 267, "DSNE", 1, 2..2, ALU;
+    Drcp = 268, "DRCP", 1, 1..1, ALU;
+    Dsqrt = 269, "DSQRT", 1, 1..1, ALU;
+    Dmad = 270, "DMAD", 1, 3..3, ALU;
+    Dfrac = 271, "DFRAC", 1, 1..1, ALU;
+    Dldexp = 272, "DLDEXP", 1, 2..2, ALU;
+    Dfracexp = 273, "DFRACEXP", 2, 1..1, ALU;
+    D2i = 274, "D2I", 1, 1..1, ALU;
+    I2d = 275, "I2D", 1, 1..1, ALU;
+    D2u = 276, "D2U", 1, 1..1, ALU;
+    U2d = 277, "U2D", 1, 1..1, ALU;
+    Drsq = 278, "DRSQ", 1, 1..1, ALU;
+    Dtrunc = 279, "DTRUNC", 1, 1..1, ALU;
+    Dceil = 280, "DCEIL", 1, 1..1, ALU;
+    Dflr = 281, "DFLR", 1, 1..1, ALU;
+    Dround = 282, "DROUND", 1, 1..1, ALU;
+    Dssg = 283, "DSSG", 1, 1..1, ALU;
+    Ddiv = 284, "DDIV", 1, 2..2, ALU;
+    Dfma = 285, "DFMA", 1, 3..3, ALU;
+    I64abs = 286, "I64ABS", 1, 1..1, ALU;
+    I64neg = 287, "I64NEG", 1, 1..1, ALU;
+    I64ssg = 288, "I64SSG", 1, 1..1, ALU;
+    I64slt = 289, "I64SLT", 1, 2..2, ALU;
+    I64sge = 290, "I64SGE", 1, 2..2, ALU;
+    I64min = 291, "I64MIN", 1, 2..2, ALU;
+    I64max = 292, "I64MAX", 1, 2..2, ALU;
+    I64shr = 293, "I64SHR", 1, 2..2, ALU;
+    I64div = 294, "I64DIV", 1, 2..2, ALU;
+    I64mod = 295, "I64MOD", 1, 2..2, ALU;
+    F2i64 = 296, "F2I64", 1, 1..1, ALU;
+    U64seq = 297, "U64SEQ", 1, 2..2, ALU;
+    U64sne = 298, "U64SNE", 1, 2..2, ALU;
+    U64slt = 299, "U64SLT", 1, 2..2, ALU;
+    U64sge = 300, "U64SGE", 1, 2..2, ALU;
+    U64min = 301, "U64MIN", 1, 2..2, ALU;
+    U64max = 302, "U64MAX", 1, 2..2, ALU;
+    U64add = 303, "U64ADD", 1, 2..2, ALU;
+    U64mul = 304, "U64MUL", 1, 2..2, ALU;
+    U64shl = 305, "U64SHL", 1, 2..2, ALU;
+    U64shr = 306, "U64SHR", 1, 2..2, ALU;
+    U64div = 307, "U64DIV", 1, 2..2, ALU;
+    U64mod = 308, "U64MOD", 1, 2..2, ALU;
+    F2u64 = 309, "F2U64", 1, 1..1, ALU;
+    D2i64 = 310, "D2I64", 1, 1..1, ALU;
+    D2u64 = 311, "D2U64", 1, 1..1, ALU;
+    U2i64 = 312, "U2I64", 1, 1..1, ALU;
+    I2i64 = 313, "I2I64", 1, 1..1, ALU;
+    I642f = 314, "I642F", 1, 1..1, ALU;
+    U642f = 315, "U642F", 1, 1..1, ALU;
+    I642d = 316, "I642D", 1, 1..1, ALU;
+    U642d = 317, "U642D", 1, 1..1, ALU;
 }
 
 /// Modern opcodes that are out of scope (`docs/binary-format.md`): naming one in text, or a number
 /// outside the table in binary, is an "unsupported opcode" error. Each entry: name, reason.
 pub const OUT_OF_SCOPE: &[(&str, &str)] = &[
-    ("F2D", "doubles"),
-    ("D2F", "doubles"),
-    ("I2D", "doubles"),
-    ("D2I", "doubles"),
-    ("U2D", "doubles"),
-    ("D2U", "doubles"),
-    ("DABS", "doubles"),
-    ("DNEG", "doubles"),
-    ("DADD", "doubles"),
-    ("DMUL", "doubles"),
-    ("DMAD", "doubles"),
-    ("DFMA", "doubles"),
-    ("DDIV", "doubles"),
-    ("DMIN", "doubles"),
-    ("DMAX", "doubles"),
-    ("DSLT", "doubles"),
-    ("DSGE", "doubles"),
-    ("DSEQ", "doubles"),
-    ("DSNE", "doubles"),
-    ("DRCP", "doubles"),
-    ("DSQRT", "doubles"),
-    ("DRSQ", "doubles"),
-    ("DFRAC", "doubles"),
-    ("DLDEXP", "doubles"),
-    ("DFRACEXP", "doubles"),
-    ("DTRUNC", "doubles"),
-    ("DCEIL", "doubles"),
-    ("DFLR", "doubles"),
-    ("DROUND", "doubles"),
-    ("DSSG", "doubles"),
-    ("F2I64", "64-bit integers"),
-    ("F2U64", "64-bit integers"),
-    ("I2I64", "64-bit integers"),
-    ("U2I64", "64-bit integers"),
-    ("D2I64", "64-bit integers"),
-    ("D2U64", "64-bit integers"),
-    ("I642F", "64-bit integers"),
-    ("U642F", "64-bit integers"),
-    ("I642D", "64-bit integers"),
-    ("U642D", "64-bit integers"),
-    ("I64ABS", "64-bit integers"),
-    ("I64NEG", "64-bit integers"),
-    ("I64SSG", "64-bit integers"),
-    ("U64ADD", "64-bit integers"),
-    ("U64MUL", "64-bit integers"),
-    ("U64SHL", "64-bit integers"),
-    ("I64SHR", "64-bit integers"),
-    ("U64SHR", "64-bit integers"),
-    ("I64DIV", "64-bit integers"),
-    ("U64DIV", "64-bit integers"),
-    ("I64MOD", "64-bit integers"),
-    ("U64MOD", "64-bit integers"),
-    ("I64MIN", "64-bit integers"),
-    ("U64MIN", "64-bit integers"),
-    ("I64MAX", "64-bit integers"),
-    ("U64MAX", "64-bit integers"),
-    ("U64SEQ", "64-bit integers"),
-    ("U64SNE", "64-bit integers"),
-    ("U64SLT", "64-bit integers"),
-    ("U64SGE", "64-bit integers"),
-    ("I64SLT", "64-bit integers"),
-    ("I64SGE", "64-bit integers"),
     ("IMG2HND", "bindless handles"),
     ("SAMP2HND", "bindless handles"),
     ("VOTE_ANY", "subgroup operations"),
@@ -474,16 +519,16 @@ impl Opcode {
         self.info().name
     }
 
-    /// The binary Opcode field value.
-    pub fn number(self) -> u8 {
+    /// The opcode's number (0..=511: the Opcode field and its ninth bit).
+    pub fn number(self) -> u16 {
         self.info().number
     }
 
     /// The opcode with binary number `n`, if the table has one.
     pub fn from_number(n: u32) -> Option<Opcode> {
-        static BY_NUMBER: std::sync::OnceLock<[Option<Opcode>; 256]> = std::sync::OnceLock::new();
+        static BY_NUMBER: std::sync::OnceLock<[Option<Opcode>; 512]> = std::sync::OnceLock::new();
         let table = BY_NUMBER.get_or_init(|| {
-            let mut t = [None; 256];
+            let mut t = [None; 512];
             for &op in Opcode::ALL {
                 t[op.number() as usize] = Some(op);
             }
@@ -524,6 +569,63 @@ impl Opcode {
     /// Whether this is an atomic read-modify-write (ATOM*).
     pub fn is_atomic(self) -> bool {
         self.is_memory() && !matches!(self, Opcode::Load | Opcode::Store | Opcode::Resq)
+    }
+
+    /// How this opcode reads and writes 64-bit values, if it is a double or 64-bit integer
+    /// opcode.
+    pub fn wide(self) -> Option<Wide> {
+        use Opcode as O;
+        Some(match self {
+            O::Dabs
+            | O::Dneg
+            | O::Drcp
+            | O::Dsqrt
+            | O::Drsq
+            | O::Dfrac
+            | O::Dflr
+            | O::Dtrunc
+            | O::Dceil
+            | O::Dround
+            | O::Dssg
+            | O::I64abs
+            | O::I64neg
+            | O::I64ssg
+            | O::D2i64
+            | O::D2u64
+            | O::I642d
+            | O::U642d => Wide::Unary,
+            O::Dadd
+            | O::Dmul
+            | O::Ddiv
+            | O::Dmin
+            | O::Dmax
+            | O::U64add
+            | O::U64mul
+            | O::U64div
+            | O::I64div
+            | O::U64mod
+            | O::I64mod
+            | O::I64min
+            | O::I64max
+            | O::U64min
+            | O::U64max => Wide::Binary,
+            O::Dmad | O::Dfma => Wide::Ternary,
+            O::Dslt
+            | O::Dsge
+            | O::Dseq
+            | O::Dsne
+            | O::U64seq
+            | O::U64sne
+            | O::U64slt
+            | O::U64sge
+            | O::I64slt
+            | O::I64sge => Wide::Compare,
+            O::Dldexp | O::U64shl | O::I64shr | O::U64shr => Wide::Shift,
+            O::F2d | O::I2d | O::U2d | O::F2i64 | O::F2u64 | O::I2i64 | O::U2i64 => Wide::From32,
+            O::D2f | O::D2i | O::D2u | O::I642f | O::U642f => Wide::To32,
+            O::Dfracexp => Wide::FracExp,
+            _ => return None,
+        })
     }
 
     /// Texture operand roles, if this is a texture or sampling opcode.
@@ -579,11 +681,11 @@ mod tests {
         assert_eq!(Opcode::If.number(), 74);
         assert_eq!(Opcode::Else.number(), 77);
         assert_eq!(Opcode::Ddx.number(), 37);
-        assert!(
-            Opcode::ALL
-                .iter()
-                .all(|o| o.number() <= 118 || o.number() >= 119)
-        );
+        assert!(Opcode::ALL.iter().all(|o| o.number() < 512));
+        // Every 64-bit opcode, and only they, have a channel-pair rule.
+        for &op in Opcode::ALL {
+            assert_eq!(op.wide().is_some(), op.number() >= 256, "{op}");
+        }
     }
 
     #[test]
@@ -596,8 +698,13 @@ mod tests {
         assert_eq!(Opcode::from_name("LERP"), Some(Opcode::Lrp));
         assert_eq!(Opcode::from_name("SHR"), Some(Opcode::Ishr));
         assert_eq!(Opcode::from_name("LOOP"), Some(Opcode::BgnFor));
-        assert_eq!(Opcode::from_name("DADD"), None);
-        assert_eq!(Opcode::out_of_scope_reason("dadd"), Some("doubles"));
+        assert_eq!(Opcode::from_name("dadd"), Some(Opcode::Dadd));
+        assert_eq!(Opcode::F2d.number(), 256);
+        assert_eq!(Opcode::U642d.number(), 317);
+        assert_eq!(
+            Opcode::out_of_scope_reason("ballot"),
+            Some("subgroup operations")
+        );
         // No name is both in the table and out of scope.
         for (n, _) in OUT_OF_SCOPE {
             assert_eq!(Opcode::from_name(n), None, "{n}");

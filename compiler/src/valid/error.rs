@@ -38,6 +38,10 @@ pub enum ValidationErrorKind {
     /// register used where no memory instruction reads it.
     #[error("{0}")]
     Memory(String),
+    /// A 64-bit instruction (a double or 64-bit integer opcode) with a modifier or form whose
+    /// result tgsi_exec does not define.
+    #[error("{0}")]
+    Wide(String),
     /// An index or value outside its range.
     #[error("{0}")]
     Range(String),

@@ -265,6 +265,22 @@ impl Validator<'_> {
                         imm.values.len()
                     )),
                 );
+            } else if imm.ty.is_64_bit() && imm.values.len() % 2 != 0 {
+                let loc = self
+                    .p
+                    .source_map
+                    .immediates
+                    .get(i)
+                    .copied()
+                    .unwrap_or_default();
+                self.error(
+                    loc,
+                    ValidationErrorKind::Range(format!(
+                        "IMM[{i}] is {}: its {} words do not make whole 64-bit values",
+                        imm.ty,
+                        imm.values.len()
+                    )),
+                );
             }
         }
     }
@@ -362,6 +378,95 @@ impl Validator<'_> {
         }
         if let Some(t) = inst.opcode.tex() {
             self.texture(i, inst, t);
+        }
+        if let Some(w) = inst.opcode.wide() {
+            self.wide(i, inst, w);
+        }
+    }
+
+    /// A 64-bit instruction: no modifier on a 64-bit source (tgsi_exec ignores them, llvmpipe
+    /// applies them), no NV condition codes, modulation or precision, and `_SAT` only where the
+    /// result is a double or a float (`docs/semantics.md`, "Doubles and 64-bit integers").
+    fn wide(&mut self, i: usize, inst: &Instruction, w: Wide) {
+        let map = &self.p.source_map;
+        let name = inst.opcode.name();
+        for (k, s) in inst.src.iter().enumerate() {
+            let literal = s.swizzle.iter().any(|c| c.component().is_none());
+            if w.wide_source(k)
+                && (s.negate || s.has_ext_mod() || s.negate_components != 0 || literal)
+            {
+                self.error(
+                    map.src(i, k),
+                    ValidationErrorKind::Wide(format!(
+                        "source {k} of {name} holds 64-bit values: negation, absolute value and \
+                         the other source modifiers are not defined on it (use DNEG, DABS, \
+                         I64NEG or I64ABS)"
+                    )),
+                );
+            }
+        }
+        let modulated = inst
+            .dst
+            .iter()
+            .any(|d| d.modulate != Modulate::X1 || d.cond.is_some());
+        if inst.cond_test.is_some()
+            || inst.cond_update.is_some()
+            || inst.precision != Precision::Default
+            || modulated
+        {
+            self.error(
+                map.instruction(i),
+                ValidationErrorKind::Wide(format!(
+                    "{name}: condition codes, modulation and precision are not defined on \
+                     64-bit instructions"
+                )),
+            );
+        }
+        let float_result = matches!(
+            inst.opcode,
+            Opcode::F2d
+                | Opcode::I2d
+                | Opcode::U2d
+                | Opcode::D2f
+                | Opcode::Dabs
+                | Opcode::Dneg
+                | Opcode::Dadd
+                | Opcode::Dmul
+                | Opcode::Dmax
+                | Opcode::Dmin
+                | Opcode::Drcp
+                | Opcode::Dsqrt
+                | Opcode::Dmad
+                | Opcode::Dfrac
+                | Opcode::Dldexp
+                | Opcode::Dfracexp
+                | Opcode::Drsq
+                | Opcode::Dtrunc
+                | Opcode::Dceil
+                | Opcode::Dflr
+                | Opcode::Dround
+                | Opcode::Dssg
+                | Opcode::Ddiv
+                | Opcode::Dfma
+                | Opcode::I642f
+                | Opcode::U642f
+                | Opcode::I642d
+                | Opcode::U642d
+        );
+        let sat_ok = match inst.saturate {
+            Saturate::None => true,
+            Saturate::ZeroOne => float_result,
+            Saturate::MinusPlusOne => false,
+        };
+        if !sat_ok {
+            self.error(
+                map.instruction(i),
+                ValidationErrorKind::Wide(format!(
+                    "{name}{}: this saturation is not defined on its result (`_SAT` clamps \
+                     double and float results to [0, 1])",
+                    inst.saturate
+                )),
+            );
         }
     }
 

@@ -399,6 +399,7 @@ impl Exec<'_> {
             }
             Opcode::Membar | Opcode::Barrier => {}
             op if op.is_memory() => super::memory::execute(self, inst, exec)?,
+            op if let Some(w) = op.wide() => super::wide::execute(self, inst, exec, w),
             _ => {
                 let res = if inst.opcode.tex().is_some() {
                     super::tex::execute(self, inst, exec)?

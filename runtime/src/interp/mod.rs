@@ -25,6 +25,7 @@ mod fragments;
 mod memory;
 mod num;
 mod tex;
+mod wide;
 
 use crate::engine::{BatchIo, BatchReport, Bindings, Engine, Module, RunError};
 pub(crate) use compute::dispatch;

@@ -32,6 +32,12 @@ fn ieee() -> bool {
     IEEE.with(Cell::get)
 }
 
+/// Whether denormals are flushed on this thread (draws: yes; compute dispatches: no).
+#[inline]
+pub fn flushes() -> bool {
+    !ieee()
+}
+
 /// A float from register bits (denormals read as zero, but in IEEE mode).
 #[inline]
 pub fn f(bits: u32) -> f32 {

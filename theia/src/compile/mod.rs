@@ -67,6 +67,21 @@ pub fn compile_valid(
             program.processor.name().to_string(),
         ));
     }
+    // THEIA's datapath is Q15.17 fixed point: no double or 64-bit integer value fits it.
+    if let Some((i, inst)) = program
+        .instructions
+        .iter()
+        .enumerate()
+        .find(|(_, inst)| inst.opcode.wide().is_some())
+    {
+        return Err(TheiaError::Unsupported {
+            location: program.source_map.instruction(i),
+            what: inst.opcode.name().to_string(),
+            why: "THEIA computes in Q15.17 fixed point and has no 64-bit values (doubles and \
+                  64-bit integers)"
+                .into(),
+        });
+    }
     let bindings = bind::resolve(program, &opts.bindings)?;
     let mut f = tgsic::ir::lift::lift_valid(program)?;
     let mut warnings = Vec::new();

@@ -576,15 +576,6 @@ impl Decoder<'_> {
         let raw = field(w, 12, 15);
         let ty = match ImmediateType::from_bits(raw) {
             Some(t) => t,
-            None if (3..=5).contains(&raw) => {
-                return err(
-                    pos,
-                    "DataType",
-                    K::Unsupported(format!(
-                        "immediate data type {raw} (64-bit) is out of scope"
-                    )),
-                );
-            }
             None => {
                 return err(
                     pos,
@@ -633,7 +624,8 @@ impl Decoder<'_> {
         cur: &mut Cursor,
         loc: &mut InstLocation,
     ) -> Result<(Instruction, Vec<LabelToken>), DecodeError> {
-        let raw_op = field(w, 12, 19);
+        // Bit 28, padding in the seed's layout, is the Opcode field's ninth bit.
+        let raw_op = field(w, 12, 19) | field(w, 28, 28) << 8;
         let Some(opcode) = Opcode::from_number(raw_op) else {
             return err(pos, "Opcode", K::UnsupportedOpcode(raw_op));
         };
@@ -641,7 +633,7 @@ impl Decoder<'_> {
         let saturate = enum_value(Saturate::from_bits(sat_raw), sat_raw, pos, "Saturate")?;
         let num_dst = field(w, 22, 23);
         let num_src = field(w, 24, 27);
-        padding(w, 28, 30, pos)?;
+        padding(w, 29, 30, pos)?;
         let info = opcode.info();
         if num_dst != info.num_dst as u32
             || num_src < info.num_src.0 as u32

@@ -298,7 +298,8 @@ fn instruction(
         });
     }
     let head = token_type::INSTRUCTION
-        | put(info.number as u32, 12, 19)
+        | put(info.number as u32 & 0xFF, 12, 19)
+        | put(info.number as u32 >> 8, 28, 28)
         | put(inst.saturate.bits(), 20, 21)
         | put(inst.dst.len() as u32, 22, 23)
         | put(inst.src.len() as u32, 24, 27);

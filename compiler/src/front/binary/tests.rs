@@ -359,9 +359,24 @@ fn rejects_bad_fields() {
         src_word(4, 2),
     ]));
     assert!(matches!(e.kind, DecodeErrorKind::OperandCount { .. }));
-    // Padding bit 28 of the INSTRUCTION token.
-    let e = decode_err(&stream(&[
+    // Bit 28 is the Opcode's ninth bit: 1 + 256 is D2F, and 255 + 256 names no opcode.
+    let d = decode(&stream(&[
         inst_word(1, 3, 0, 1, 1) | 1 << 28,
+        dst_word(4, 0xF, 0),
+        src_word(4, 1),
+    ]))
+    .expect("D2F decodes");
+    assert_eq!(d.program.instructions[0].opcode, Opcode::D2f);
+    let e = decode_err(&stream(&[
+        inst_word(255, 3, 0, 1, 1) | 1 << 28,
+        dst_word(4, 0xF, 0),
+        src_word(4, 1),
+    ]));
+    assert_eq!((e.token, e.field), (3, "Opcode"));
+    assert!(matches!(e.kind, DecodeErrorKind::UnsupportedOpcode(511)));
+    // Padding bit 29 of the INSTRUCTION token.
+    let e = decode_err(&stream(&[
+        inst_word(1, 3, 0, 1, 1) | 1 << 29,
         dst_word(4, 0xF, 0),
         src_word(4, 1),
     ]));

@@ -300,25 +300,17 @@ impl Parser<'_> {
         self.c.blanks();
         let pos = self.c.position();
         let w = self.c.word();
+        const TYPES: &str = "an immediate type (FLT32, UINT32, INT32, FLT64, UINT64 or INT64)";
         let ty = match ImmediateType::from_name(w) {
             Some(t) => t,
-            None if ["FLT64", "UINT64", "INT64"]
-                .iter()
-                .any(|t| t.eq_ignore_ascii_case(w)) =>
-            {
-                return self.invalid(
-                    pos,
-                    format!("`{w}` immediates are out of scope (64-bit types)"),
-                );
-            }
             None if w.is_empty() => {
-                return self.expected("an immediate type (FLT32, UINT32 or INT32)");
+                return self.expected(TYPES);
             }
             None => {
                 return self.err_at(
                     pos,
                     TextErrorKind::Expected {
-                        expected: "an immediate type (FLT32, UINT32 or INT32)".into(),
+                        expected: TYPES.into(),
                         found: format!("`{w}`"),
                     },
                 );
@@ -334,12 +326,17 @@ impl Parser<'_> {
                 return self.expected("an immediate value");
             }
             let v = match ty {
-                ImmediateType::Float32 => parse_f32_bits(t),
-                ImmediateType::Uint32 => parse_u32(t),
-                ImmediateType::Int32 => parse_i32_bits(t),
+                ImmediateType::Float32 => parse_f32_bits(t).map(u64::from),
+                ImmediateType::Uint32 => parse_u32(t).map(u64::from),
+                ImmediateType::Int32 => parse_i32_bits(t).map(u64::from),
+                ImmediateType::Float64 => parse_f64_bits(t),
+                ImmediateType::Uint64 => parse_u64(t),
+                ImmediateType::Int64 => parse_i64_bits(t),
             };
             match v {
-                Some(v) => values.push(v),
+                // A 64-bit value takes two words, low word first.
+                Some(v) if ty.is_64_bit() => values.extend([v as u32, (v >> 32) as u32]),
+                Some(v) => values.push(v as u32),
                 None => return self.invalid(pos, format!("`{t}` is not a {ty} value")),
             }
             if self.c.eat(b'}') {
@@ -834,6 +831,36 @@ fn parse_u32(t: &str) -> Option<u32> {
     } else {
         t.parse().ok()
     }
+}
+
+/// Parses a decimal or `0x` hex u64.
+fn parse_u64(t: &str) -> Option<u64> {
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+/// Parses a decimal i64 (or a hex bit pattern) to its bits.
+fn parse_i64_bits(t: &str) -> Option<u64> {
+    if t.starts_with("0x") || t.starts_with("0X") {
+        parse_u64(t)
+    } else {
+        t.parse::<i64>().ok().map(|v| v as u64)
+    }
+}
+
+/// Parses a double as Mesa does (`strtod`), or a `0x` hex bit pattern.
+fn parse_f64_bits(t: &str) -> Option<u64> {
+    if t.starts_with("0x") || t.starts_with("0X") {
+        return parse_u64(t);
+    }
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if body.is_empty() || !body.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    t.parse::<f64>().ok().map(f64::to_bits)
 }
 
 /// Parses a decimal i32 (or a hex bit pattern) to its bits.

@@ -23,15 +23,29 @@ pub fn print(program: &Program) -> String {
         declaration(&mut out, d, program.processor);
     }
     for (i, imm) in program.immediates.iter().enumerate() {
-        let values: Vec<String> = imm
-            .values
-            .iter()
-            .map(|&v| match imm.ty {
-                ImmediateType::Float32 => format_f32(v),
-                ImmediateType::Uint32 => v.to_string(),
-                ImmediateType::Int32 => (v as i32).to_string(),
-            })
-            .collect();
+        let values: Vec<String> = if imm.ty.is_64_bit() {
+            // Two words a value, low word first (an odd last word is a value of its own).
+            imm.values
+                .chunks(2)
+                .map(|w| {
+                    let v = w[0] as u64 | (w.get(1).copied().unwrap_or(0) as u64) << 32;
+                    match imm.ty {
+                        ImmediateType::Float64 => format_f64(v),
+                        ImmediateType::Int64 => (v as i64).to_string(),
+                        _ => v.to_string(),
+                    }
+                })
+                .collect()
+        } else {
+            imm.values
+                .iter()
+                .map(|&v| match imm.ty {
+                    ImmediateType::Float32 => format_f32(v),
+                    ImmediateType::Int32 => (v as i32).to_string(),
+                    _ => v.to_string(),
+                })
+                .collect()
+        };
         let _ = writeln!(out, "IMM[{i}] {} {{{}}}", imm.ty, values.join(", "));
     }
     let labels = structure_labels(&program.instructions);
@@ -70,6 +84,19 @@ pub fn format_f32(bits: u32) -> String {
         }
     }
     format!("{bits:#010x}")
+}
+
+/// A double immediate losslessly: its shortest decimal form when that reads back to the same
+/// bits, else its bit pattern in hex (NaN payloads, infinities).
+pub fn format_f64(bits: u64) -> String {
+    let d = f64::from_bits(bits);
+    if d.is_finite() {
+        let s = format!("{d:?}");
+        if s.parse::<f64>().map(f64::to_bits) == Ok(bits) {
+            return s;
+        }
+    }
+    format!("{bits:#018x}")
 }
 
 /// For each instruction, the label tgsi_dump would print for structured control flow:

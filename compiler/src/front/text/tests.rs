@@ -212,6 +212,26 @@ fn float_immediates_are_lossless() {
 }
 
 #[test]
+fn sixty_four_bit_immediates_and_opcodes() {
+    let p = round_trip(
+        "FRAG\nDCL TEMP[0..1]\nIMM[0] FLT64 {0.1, -2.5e-310}\nIMM[1] UINT64 {18446744073709551615, 0x100000000}\nIMM[2] INT64 {-5, 9223372036854775807}\nIMM[3] FLT64 {0x7ff8000000000001, 1e300}\n  0: DADD TEMP[0], IMM[0], IMM[3].zwxy\n  1: DFRACEXP TEMP[1], TEMP[0].x, TEMP[0]\n  2: DLDEXP_SAT TEMP[1].xy, IMM[1], TEMP[0].xxxx\n  3: END\n",
+    );
+    assert_eq!(p.immediates[0].ty, ImmediateType::Float64);
+    let w = &p.immediates[0].values;
+    assert_eq!(w[0] as u64 | (w[1] as u64) << 32, 0.1f64.to_bits());
+    assert_eq!(w[2] as u64 | (w[3] as u64) << 32, (-2.5e-310f64).to_bits());
+    assert_eq!(p.immediates[1].values, vec![u32::MAX, u32::MAX, 0, 1]);
+    assert_eq!(
+        p.immediates[2].values,
+        vec![(-5i32) as u32, u32::MAX, u32::MAX, 0x7FFF_FFFF]
+    );
+    // A NaN payload prints as its bits.
+    assert!(print(&p).contains("IMM[3] FLT64 {0x7ff8000000000001, 1e300}"));
+    assert_eq!(p.instructions[1].dst.len(), 2);
+    assert_eq!(p.instructions[2].opcode, Opcode::Dldexp);
+}
+
+#[test]
 fn crlf_and_blank_lines() {
     let p = parse("\r\nFRAG\r\n\r\nDCL TEMP[0]\r\n  0: MOV TEMP[0], TEMP[0]\r\n").unwrap();
     assert_eq!(p.instructions.len(), 1);
@@ -366,7 +386,18 @@ fn every_rule_broken_gives_position_and_expectation() {
             5,
             "expected an immediate type",
         ),
-        ("FRAG\nIMM FLT64 {1.0}\n", 2, 5, "out of scope"),
+        (
+            "FRAG\nIMM FLT64 {1.0.0}\n",
+            2,
+            12,
+            "`1.0.0` is not a FLT64 value",
+        ),
+        (
+            "FRAG\nIMM UINT64 {-1}\n",
+            2,
+            13,
+            "`-1` is not a UINT64 value",
+        ),
         ("FRAG\nIMM FLT32 1.0\n", 2, 11, "expected `{`"),
         ("FRAG\nIMM FLT32 {1.0 2.0}\n", 2, 16, "expected `,` or `}`"),
         ("FRAG\nIMM FLT32 {}\n", 2, 12, "expected an immediate value"),
@@ -391,10 +422,10 @@ fn every_rule_broken_gives_position_and_expectation() {
         ),
         ("FRAG\nFROB TEMP[0]\n", 2, 1, "unknown opcode `FROB`"),
         (
-            "FRAG\nDADD TEMP[0], TEMP[1], TEMP[2]\n",
+            "FRAG\nBALLOT TEMP[0], TEMP[1]\n",
             2,
             1,
-            "unsupported opcode `DADD`: doubles are out of scope",
+            "unsupported opcode `BALLOT`: subgroup operations are out of scope",
         ),
         (
             "FRAG\nMOV TEMP[0]\n",

@@ -178,6 +178,15 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
                 location: p.source_map.instruction(i),
             });
         }
+        if inst.opcode.wide().is_some() {
+            return Err(LiftError::Unsupported {
+                what: inst.opcode.name().into(),
+                why: "the IR has no 64-bit values yet (doubles and 64-bit integers run on the \
+                      interpreter: `--engine interp`)"
+                    .into(),
+                location: p.source_map.instruction(i),
+            });
+        }
     }
     let mut l = Lifter {
         p,
