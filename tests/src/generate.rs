@@ -146,6 +146,8 @@ struct Gen<S: Source> {
     /// Instruction budget left.
     left: i32,
     sub: Option<u32>,
+    /// Add the 64-bit opcodes (doubles and 64-bit integers) to the arithmetic.
+    wide: bool,
 }
 
 fn swz(k: u64) -> ExtSwizzle {
@@ -302,7 +304,55 @@ impl<S: Source> Gen<S> {
         self.push(Instruction::new(op, vec![], src));
     }
 
+    /// A 64-bit instruction: any 64-bit opcode, its 64-bit sources without modifiers (as
+    /// validation requires) and with any swizzle, its 32-bit sources as any other's.
+    fn wide_alu(&mut self) {
+        let ops: Vec<Opcode> = Opcode::ALL
+            .iter()
+            .copied()
+            .filter(|o| o.wide().is_some())
+            .collect();
+        let op = ops[self.rng.below(ops.len() as u64) as usize];
+        let Some(rule) = op.wide() else { return };
+        let n = op.info().num_src.0 as usize;
+        let src: Vec<Src> = (0..n)
+            .map(|k| {
+                let mut s = self.src();
+                if rule.wide_source(k) {
+                    s.negate = false;
+                    s.absolute = false;
+                    s.negate_components = 0;
+                    s.negate_after = false;
+                    s.complement = false;
+                    s.bias = false;
+                    s.scale2x = false;
+                    s.divide = ExtSwizzle::One;
+                    for c in s.swizzle.iter_mut() {
+                        if c.component().is_none() {
+                            *c = ExtSwizzle::X;
+                        }
+                    }
+                }
+                s
+            })
+            .collect();
+        let dsts = (0..op.info().num_dst).map(|_| self.dst()).collect();
+        let mut i = Instruction::new(op, dsts, src);
+        let double_result = matches!(
+            op,
+            Opcode::Dadd | Opcode::Dmul | Opcode::Dmad | Opcode::Dsqrt | Opcode::F2d | Opcode::D2f
+        );
+        if double_result && self.chance(6) {
+            i.saturate = Saturate::ZeroOne;
+        }
+        self.push(i);
+    }
+
     fn alu(&mut self) {
+        if self.wide && self.chance(2) {
+            self.wide_alu();
+            return;
+        }
         let op = if self.legacy && self.chance(3) {
             LEGACY_OPS[self.rng.below(LEGACY_OPS.len() as u64) as usize]
         } else if self.chance(3) {
@@ -556,7 +606,17 @@ pub fn program(seed: u64) -> Program {
 /// A random valid program whose every choice comes from `rng`, with about `size` instructions
 /// in main: a fragment or vertex shader whose data flows from its inputs and constants through
 /// arithmetic, integer, legacy and control-flow instructions to its outputs.
-pub fn program_from<S: Source>(mut rng: S, size: i32) -> Program {
+pub fn program_from<S: Source>(rng: S, size: i32) -> Program {
+    generate(rng, size, false)
+}
+
+/// A random valid program for `seed` as [`program`], with 64-bit instructions (doubles and
+/// 64-bit integers, every opcode, any write mask and swizzle) in about half its arithmetic.
+pub fn wide_program(seed: u64) -> Program {
+    generate(Rng(seed), 48, true)
+}
+
+fn generate<S: Source>(mut rng: S, size: i32, wide: bool) -> Program {
     let frag = rng.below(2) == 0;
     let mut p = Program::new(if frag {
         Processor::Fragment
@@ -617,6 +677,7 @@ pub fn program_from<S: Source>(mut rng: S, size: i32) -> Program {
         switches: 0,
         left: size,
         sub: None,
+        wide,
     };
     // The subroutine goes after END; its label is known once main is generated, so generate
     // main with a placeholder and patch the CAL labels.

@@ -59,6 +59,8 @@ impl IrShader {
 #[derive(Debug, Clone)]
 pub struct EvalScratch {
     vals: Vec<Chan>,
+    /// The high words of 64-bit values (F64, I64).
+    hi: Vec<Chan>,
     arrays: Vec<Vec<Reg>>,
 }
 
@@ -73,6 +75,7 @@ impl Engine for IrShader {
         let f = &self.function;
         EvalScratch {
             vals: vec![[0; BATCH_LANES]; f.values.len()],
+            hi: vec![[0; BATCH_LANES]; f.values.len()],
             arrays: f
                 .arrays
                 .iter()
@@ -95,6 +98,7 @@ impl Engine for IrShader {
             f,
             bind,
             vals: std::mem::take(&mut scratch.vals),
+            hi: std::mem::take(&mut scratch.hi),
             arrays: std::mem::take(&mut scratch.arrays),
             report: BatchReport::default(),
             yields: Vec::new(),
@@ -107,6 +111,7 @@ impl Engine for IrShader {
         let alive = ev.io.alive;
         let result = ev.block(&f.body, alive).map(|_| ());
         scratch.vals = std::mem::take(&mut ev.vals);
+        scratch.hi = std::mem::take(&mut ev.hi);
         scratch.arrays = std::mem::take(&mut ev.arrays);
         result.map(|()| ev.report)
     }
@@ -126,6 +131,8 @@ struct Eval<'a> {
     bind: &'a Bindings,
     io: &'a mut BatchIo,
     vals: Vec<Chan>,
+    /// The high words of 64-bit values.
+    hi: Vec<Chan>,
     arrays: Vec<Vec<Reg>>,
     report: BatchReport,
     /// Result values of the enclosing `If`s.
@@ -156,11 +163,14 @@ impl Eval<'_> {
 
     /// Copies `from[k]` into `to[k]` for the lanes of `m` (all sources read first).
     fn assign(&mut self, to: &[Value], from: &[Value], m: Mask) {
-        let src: Vec<Chan> = from.iter().map(|&v| self.vals[v.index()]).collect();
-        for (t, s) in to.iter().zip(src) {
-            let dst = &mut self.vals[t.index()];
+        let src: Vec<(Chan, Chan)> = from
+            .iter()
+            .map(|&v| (self.vals[v.index()], self.hi[v.index()]))
+            .collect();
+        for (t, (s, h)) in to.iter().zip(src) {
             for l in lanes(m) {
-                dst[l] = s[l];
+                self.vals[t.index()][l] = s[l];
+                self.hi[t.index()][l] = h[l];
             }
         }
     }
@@ -424,8 +434,34 @@ impl Eval<'_> {
             Op::FCmp(k) => self.map2(args[0], args[1], |x, y| sem::fcmp(*k, x, y) as u32),
             Op::ICmp(k) => self.map2(args[0], args[1], |x, y| sem::icmp(*k, x, y) as u32),
             Op::Select => {
-                let (c, a, e) = (self.v(args[0]), self.v(args[1]), self.v(args[2]));
+                let (c, a, e) = (*self.v(args[0]), *self.v(args[1]), *self.v(args[2]));
+                let (ah, eh) = (self.hi[args[1].index()], self.hi[args[2].index()]);
+                if let Some(r) = r0 {
+                    self.hi[r.index()] =
+                        std::array::from_fn(|l| if c[l] != 0 { ah[l] } else { eh[l] });
+                }
                 std::array::from_fn(|l| if c[l] != 0 { a[l] } else { e[l] })
+            }
+            Op::W64(w) => {
+                let ftz = self.f.processor != tgsic::tgsi::Processor::Compute;
+                let wide: Vec<[u64; BATCH_LANES]> = args
+                    .iter()
+                    .map(|&a| {
+                        let (lo, hi) = (self.vals[a.index()], self.hi[a.index()]);
+                        let is64 = self.f.ty(a).is_64_bit();
+                        std::array::from_fn(|l| {
+                            lo[l] as u64 | if is64 { (hi[l] as u64) << 32 } else { 0 }
+                        })
+                    })
+                    .collect();
+                let res: [u64; BATCH_LANES] = std::array::from_fn(|l| {
+                    let xs: Vec<u64> = wide.iter().map(|c| c[l]).collect();
+                    sem::op64(*w, &xs, ftz)
+                });
+                if let Some(r) = r0 {
+                    self.hi[r.index()] = res.map(|x| (x >> 32) as u32);
+                }
+                res.map(|x| x as u32)
             }
             Op::Derivative { axis, fine } => {
                 let v = *self.v(args[0]);

@@ -1,19 +1,23 @@
 //! Every entry of `corpus/compute` gives softpipe's buffers, images and window, bit for bit,
 //! after every step: those without doubles or 64-bit integers with every engine, those with
-//! them with the interpreter (the JITs have no 64-bit lanes yet: issue 60).
+//! them with the interpreter and the default engine (the JITs have no 64-bit lanes yet:
+//! issue 60).
 
 use tgsic::back::abi::MathMode;
 use tgsic_runtime::host::{CompileOptions, EngineKind};
 use tgsic_tests::compute::{Entry, entries, module};
 use tgsic_tests::run::every_engine_exact;
 
-/// The interpreter, exact math.
+/// The interpreter and the default engine (which interprets what the JITs do not compile
+/// yet), exact math.
 fn interpreter() -> Vec<CompileOptions> {
-    vec![CompileOptions {
-        engine: EngineKind::Interpreter,
-        math: MathMode::Exact,
-        ..CompileOptions::default()
-    }]
+    [EngineKind::Interpreter, EngineKind::Auto]
+        .map(|engine| CompileOptions {
+            engine,
+            math: MathMode::Exact,
+            ..CompileOptions::default()
+        })
+        .to_vec()
 }
 
 /// Runs every entry `pick` takes with every engine of `engines` through `run`; returns the
@@ -92,7 +96,7 @@ fn fragment_entries_match_softpipe_with_every_engine() {
     }
 }
 
-/// Every compute entry with 64-bit integers, on the interpreter.
+/// Every compute entry with 64-bit integers, on the interpreter and the default engine.
 #[test]
 fn compute_entries_with_64_bit_types_match_softpipe_on_the_interpreter() {
     let ran = run_all(
@@ -105,7 +109,8 @@ fn compute_entries_with_64_bit_types_match_softpipe_on_the_interpreter() {
     }
 }
 
-/// Every fragment entry with doubles or 64-bit integers, on the interpreter.
+/// Every fragment entry with doubles or 64-bit integers, on the interpreter and the default
+/// engine.
 #[test]
 fn fragment_entries_with_64_bit_types_match_softpipe_on_the_interpreter() {
     let ran = run_all(

@@ -210,3 +210,33 @@ fn modifiers_on_64_bit_sources_are_refused() {
         "{e:?}"
     );
 }
+
+#[test]
+fn the_jits_refuse_64_bit_programs_and_the_default_engine_interprets_them() {
+    use tgsic_runtime::host::{CompileOptions, EngineKind};
+    let src = format!("{HEAD}DADD OUT[0], IN[0], IN[1]\nEND\n");
+    let m = Module::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
+    let mut engines = vec![EngineKind::Cranelift];
+    if EngineKind::Llvm.available() {
+        engines.push(EngineKind::Llvm);
+    }
+    for engine in engines {
+        let e = tgsic_tests::run::compile(&m, &CompileOptions::with_engine(engine))
+            .expect_err("no 64-bit lanes yet");
+        let text = e.to_string();
+        assert!(
+            text.contains("cannot be compiled by the JIT yet") && text.contains("--engine interp"),
+            "{engine:?}: {text}"
+        );
+    }
+    let auto = tgsic_tests::run::compile(&m, &CompileOptions::with_engine(EngineKind::Auto))
+        .expect("the default engine runs it");
+    assert_eq!(auto.options().engine, EngineKind::Interpreter);
+    let out = tgsic_tests::run::vertices(
+        &auto,
+        &Bindings::default(),
+        &[vec![dd(1.5, 2.0), dd(2.0, 0.25), [0; 4], [0; 4]]],
+    )
+    .expect("runs");
+    assert_eq!(out[0].outputs[0], dd(3.5, 2.25));
+}

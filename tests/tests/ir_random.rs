@@ -13,7 +13,7 @@ use tgsic::opt::{OptLevel, optimize};
 use tgsic_runtime::host::CompileOptions;
 use tgsic_runtime::host::Compiled;
 use tgsic_runtime::host::Module;
-use tgsic_tests::generate::program;
+use tgsic_tests::generate::{program, wide_program};
 use tgsic_tests::ireval::IrShader;
 use tgsic_tests::jit_backends;
 use tgsic_tests::random::{Rng, batch, bindings, difference, run};
@@ -102,6 +102,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2 * cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random programs with doubles and 64-bit integers: the interpreter and the IR, lifted
+    /// and optimized, agree (the JITs have no 64-bit lanes yet).
+    #[test]
+    fn random_64_bit_programs_agree_in_the_interpreter_and_the_ir(seed in any::<u64>()) {
+        let p = wide_program(seed);
+        let text = tgsic::front::text::print(&p);
+        let shader = Module::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let ir = IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
+            return Err(TestCaseError::fail(format!("the lifted IR does not verify: {}\n{text}", e[0])));
+        }
+        let mut variants = vec![("lifted", evaluator(ir.clone()))];
+        for level in [OptLevel::O1, OptLevel::O2] {
+            let mut o = ir.clone();
+            optimize(&mut o.function, level);
+            if let Err(e) = tgsic::ir::verify::verify(&o.function) {
+                return Err(TestCaseError::fail(format!("{level:?} does not verify: {}\n{text}", e[0])));
+            }
+            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, evaluator(o)));
+        }
+        let interp = interpreter(&shader);
+        let mut rng = Rng(seed ^ 0x5eed);
+        for _ in 0..2 {
+            let bind = bindings(&shader, &mut rng);
+            let io = batch(&shader, &mut rng);
+            let reference = run(&interp, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            for (name, engine) in &variants {
+                let out = run(engine, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
+                prop_assert_eq!(out.report.unspecified, 0);
+                if let Some(d) = difference(&reference, &out, io.alive) {
+                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
+                }
+            }
+        }
+    }
+}
+
 #[test]
 #[ignore = "prints a sample of generated programs"]
 fn print_samples() {
@@ -117,7 +157,12 @@ fn replay() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let p = program(seed);
+    // TGSIC_WIDE=1 replays a program of the 64-bit property test.
+    let p = if std::env::var("TGSIC_WIDE").is_ok() {
+        wide_program(seed)
+    } else {
+        program(seed)
+    };
     println!("{}", tgsic::front::text::print(&p));
     let mut f = tgsic::ir::lift::lift(&p).unwrap();
     optimize(&mut f, OptLevel::O2);

@@ -91,6 +91,14 @@ pub enum JitError {
     /// belong to the function it was looked up for.
     #[error(transparent)]
     Stored(#[from] StoredError),
+    /// Something the back ends do not compile yet.
+    #[error("{what} cannot be compiled by the JIT yet ({why})")]
+    NotYet {
+        /// The construct.
+        what: String,
+        /// Why, and what runs it instead.
+        why: &'static str,
+    },
     /// The back end is not in this build.
     #[error(
         "the {0} back end needs tgsic built with the cargo feature `{0}` (cargo build --release --features {0})"

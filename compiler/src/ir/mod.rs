@@ -47,6 +47,138 @@ pub enum Type {
     I32,
     /// A per-invocation boolean (a lane mask).
     Bool,
+    /// IEEE double precision (denormals flushed by arithmetic where F32's are): the value of a
+    /// 64-bit TGSI opcode, made of two channels by [`Op64::Pack`] and [`Op64::AsF64`].
+    F64,
+    /// 64-bit integer (signedness is in the operations).
+    I64,
+}
+
+impl Type {
+    /// Whether values of this type take 64 bits (F64, I64).
+    pub fn is_64_bit(self) -> bool {
+        matches!(self, Type::F64 | Type::I64)
+    }
+}
+
+/// The operations on 64-bit values, the doubles and 64-bit integers of TGSI's 64-bit opcodes,
+/// with [`crate::numerics::wide`]'s semantics (`docs/ir.md`). The `D` ones read F64 and
+/// flush denormal operands and results as the F32 arithmetic does (not in compute programs),
+/// NaN results canonical; the `Q` ones are on I64 and wrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op64 {
+    /// (lo: I32, hi: I32) → I64.
+    Pack,
+    /// The low word (I64 → I32).
+    Lo,
+    /// The high word (I64 → I32).
+    Hi,
+    /// Reinterpret the bits (I64 → F64).
+    AsF64,
+    /// Reinterpret the bits (F64 → I64).
+    AsI64,
+    /// F64 + F64.
+    DAdd,
+    /// F64 − F64.
+    DSub,
+    /// F64 · F64.
+    DMul,
+    /// F64 / F64.
+    DDiv,
+    /// The non-NaN operand, the first when equal.
+    DMin,
+    /// The non-NaN operand, the first when equal.
+    DMax,
+    /// Fused multiply-add (F64 × 3).
+    DFma,
+    /// `x >= 0 ? x : −x` on the bits (F64).
+    DAbs,
+    /// Flip the sign bit (F64).
+    DNeg,
+    /// sqrt (F64).
+    DSqrt,
+    /// floor (F64).
+    DFloor,
+    /// ceil (F64).
+    DCeil,
+    /// trunc (F64).
+    DTrunc,
+    /// Round half to even (F64).
+    DRound,
+    /// 1, −1 or 0 (F64; NaN → 0).
+    DSign,
+    /// Saturate to [0, 1], NaN → 0, −0 kept (F64).
+    DSat01,
+    /// x · 2ⁿ (F64, I32 → F64).
+    DLdexp,
+    /// frexp's mantissa (F64).
+    DFrexpMant,
+    /// frexp's exponent (F64 → I32).
+    DFrexpExp,
+    /// Float comparison (F64, F64 → Bool).
+    DCmp(FCmp),
+    /// F32 → F64 (exact; a denormal operand flushed where F32's are).
+    F32ToF64,
+    /// F64 → F32, rounded to nearest even.
+    F64ToF32,
+    /// Signed I32 → F64.
+    I32ToF64,
+    /// Unsigned I32 → F64.
+    U32ToF64,
+    /// D2I (F64 → I32).
+    F64ToI32,
+    /// D2U (F64 → I32).
+    F64ToU32,
+    /// D2I64 (F64 → I64).
+    F64ToI64,
+    /// D2U64 (F64 → I64).
+    F64ToU64,
+    /// Signed I64 → F64.
+    I64ToF64,
+    /// Unsigned I64 → F64.
+    U64ToF64,
+    /// Signed I64 → F32.
+    I64ToF32,
+    /// Unsigned I64 → F32.
+    U64ToF32,
+    /// Sign extension (I32 → I64).
+    SExt,
+    /// Zero extension (I32 → I64).
+    ZExt,
+    /// I64 + I64.
+    QAdd,
+    /// I64 · I64.
+    QMul,
+    /// Signed division: 0 for a zero divisor, MIN / −1 = MIN.
+    QDivS,
+    /// Unsigned division: all ones for a zero divisor.
+    QDivU,
+    /// Signed remainder: all ones for a zero divisor, MIN % −1 = 0.
+    QRemS,
+    /// Unsigned remainder: all ones for a zero divisor.
+    QRemU,
+    /// Signed minimum.
+    QMinS,
+    /// Signed maximum.
+    QMaxS,
+    /// Unsigned minimum.
+    QMinU,
+    /// Unsigned maximum.
+    QMaxU,
+    /// Shift left by the low 6 bits (I64, I32 → I64).
+    QShl,
+    /// Arithmetic shift right by the low 6 bits (I64, I32 → I64).
+    QShrS,
+    /// Logical shift right by the low 6 bits (I64, I32 → I64).
+    QShrU,
+    /// Two's complement negation (I64).
+    QNeg,
+    /// Wrapping absolute value (I64).
+    QAbs,
+    /// −1, 0 or 1 (I64).
+    QSign,
+    /// Integer comparison (I64, I64 → Bool).
+    QCmp(ICmp),
 }
 
 /// Where a value comes from.
@@ -406,6 +538,8 @@ pub enum Op {
     Pack(Pack),
     /// Unpacks a word into 4 floats (UP2H and UP2US repeat (lo, hi, lo, hi)).
     Unpack(Pack),
+    /// An operation on 64-bit values.
+    W64(Op64),
 }
 
 impl Op {

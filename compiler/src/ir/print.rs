@@ -4,11 +4,18 @@ use super::uniform::Uniformity;
 use super::*;
 use std::fmt::Write;
 
+/// The name `tgsic ir` prints for a type (`f32`, `i32`, `bool`, `f64`, `i64`).
+pub fn type_name(t: Type) -> &'static str {
+    ty(t)
+}
+
 fn ty(t: Type) -> &'static str {
     match t {
         Type::F32 => "f32",
         Type::I32 => "i32",
         Type::Bool => "bool",
+        Type::F64 => "f64",
+        Type::I64 => "i64",
     }
 }
 
@@ -117,6 +124,7 @@ pub fn op_name(op: &Op) -> String {
         Op::Barrier => "barrier".into(),
         Op::Pack(p) => format!("pack.{p:?}").to_lowercase(),
         Op::Unpack(p) => format!("unpack.{p:?}").to_lowercase(),
+        Op::W64(w) => format!("w64.{w:?}").to_lowercase(),
     }
 }
 

@@ -179,3 +179,104 @@ pub fn unpack(kind: Pack, v: u32) -> [u32; 4] {
         Pack::Unorm4x8 => std::array::from_fn(|c| b(((v >> (8 * c)) & 0xFF) as f32 / 255.0)),
     }
 }
+
+/// A 64-bit operation on bits: 32-bit operands and results in the low word, booleans 0 or 1
+/// ([`crate::numerics::wide`]'s arithmetic; denormals flushed when `ftz`, as in draws).
+pub fn op64(op: super::Op64, a: &[u64], ftz: bool) -> u64 {
+    use super::Op64 as W;
+    use crate::numerics::wide as w;
+    let x = |k: usize| w::d(a[k], ftz);
+    let r = |v: f64| w::db(v, ftz);
+    let lo = |k: usize| a[k] as u32;
+    match op {
+        W::Pack => a[0] & 0xFFFF_FFFF | a[1] << 32,
+        W::Lo => a[0] & 0xFFFF_FFFF,
+        W::Hi => a[0] >> 32,
+        W::AsF64 | W::AsI64 => a[0],
+        W::DAdd => r(x(0) + x(1)),
+        W::DSub => r(x(0) - x(1)),
+        W::DMul => r(x(0) * x(1)),
+        W::DDiv => r(x(0) / x(1)),
+        W::DMin => r(w::dmin(x(0), x(1))),
+        W::DMax => r(w::dmax(x(0), x(1))),
+        W::DFma => r(x(0).mul_add(x(1), x(2))),
+        W::DAbs => w::dabs(a[0], ftz),
+        W::DNeg => w::dneg(a[0]),
+        W::DSqrt => r(x(0).sqrt()),
+        W::DFloor => r(x(0).floor()),
+        W::DCeil => r(x(0).ceil()),
+        W::DTrunc => r(x(0).trunc()),
+        W::DRound => r(x(0).round_ties_even()),
+        W::DSign => r(w::dssg(x(0))),
+        W::DSat01 => w::sat01(a[0]),
+        W::DLdexp => r(w::ldexp(x(0), lo(1) as i32)),
+        W::DFrexpMant => r(w::frexp(x(0)).0),
+        W::DFrexpExp => w::frexp(x(0)).1 as u32 as u64,
+        W::DCmp(k) => {
+            let (p, q) = (x(0), x(1));
+            (match k {
+                FCmp::Lt => p < q,
+                FCmp::Le => p <= q,
+                FCmp::Gt => p > q,
+                FCmp::Ge => p >= q,
+                FCmp::Eq => p == q,
+                FCmp::Ne => p != q,
+            }) as u64
+        }
+        W::F32ToF64 => {
+            let v = if ftz { f(lo(0)) } else { f32::from_bits(lo(0)) };
+            r(v as f64)
+        }
+        W::F64ToF32 => {
+            let v = if ftz {
+                num::round_ftz(x(0))
+            } else {
+                x(0) as f32
+            };
+            (if v.is_nan() {
+                num::CANONICAL_NAN
+            } else {
+                v.to_bits()
+            }) as u64
+        }
+        W::I32ToF64 => (lo(0) as i32 as f64).to_bits(),
+        W::U32ToF64 => (lo(0) as f64).to_bits(),
+        W::F64ToI32 => w::d2i(x(0)) as u64,
+        W::F64ToU32 => w::d2u(x(0)) as u64,
+        W::F64ToI64 => w::d2i64(x(0)),
+        W::F64ToU64 => w::d2u64(x(0)),
+        W::I64ToF64 => r(a[0] as i64 as f64),
+        W::U64ToF64 => r(a[0] as f64),
+        W::I64ToF32 => b(a[0] as i64 as f32) as u64,
+        W::U64ToF32 => b(a[0] as f32) as u64,
+        W::SExt => lo(0) as i32 as i64 as u64,
+        W::ZExt => lo(0) as u64,
+        W::QAdd => a[0].wrapping_add(a[1]),
+        W::QMul => a[0].wrapping_mul(a[1]),
+        W::QDivS => w::i64div(a[0], a[1]),
+        W::QDivU => w::u64div(a[0], a[1]),
+        W::QRemS => w::i64mod(a[0], a[1]),
+        W::QRemU => w::u64mod(a[0], a[1]),
+        W::QMinS => (a[0] as i64).min(a[1] as i64) as u64,
+        W::QMaxS => (a[0] as i64).max(a[1] as i64) as u64,
+        W::QMinU => a[0].min(a[1]),
+        W::QMaxU => a[0].max(a[1]),
+        W::QShl => a[0] << (lo(1) & 63),
+        W::QShrS => ((a[0] as i64) >> (lo(1) & 63)) as u64,
+        W::QShrU => a[0] >> (lo(1) & 63),
+        W::QNeg => (a[0] as i64).wrapping_neg() as u64,
+        W::QAbs => (a[0] as i64).wrapping_abs() as u64,
+        W::QSign => (a[0] as i64).signum() as u64,
+        W::QCmp(k) => {
+            let (p, q) = (a[0], a[1]);
+            (match k {
+                ICmp::Eq => p == q,
+                ICmp::Ne => p != q,
+                ICmp::SLt => (p as i64) < (q as i64),
+                ICmp::SGe => (p as i64) >= (q as i64),
+                ICmp::ULt => p < q,
+                ICmp::UGe => p >= q,
+            }) as u64
+        }
+    }
+}

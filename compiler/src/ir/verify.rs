@@ -30,7 +30,7 @@ impl Sig {
     fn accepts(self, t: Type, same: Option<Type>) -> bool {
         match self {
             Sig::Is(w) => w == t,
-            Sig::Word => t != Type::Bool,
+            Sig::Word => matches!(t, Type::F32 | Type::I32),
             Sig::Same => same.is_none_or(|s| s == t),
         }
     }
@@ -115,6 +115,58 @@ pub fn signature(op: &Op, n: usize) -> Option<(Vec<Sig>, Vec<Sig>)> {
             fixed(&vec![Is(F32); k], &[Is(I32)])
         }
         Op::Unpack(_) => fixed(&[Is(I32)], &[Is(F32); 4]),
+        Op::W64(w) => {
+            let (args, res) = signature64(*w);
+            let args: Vec<Sig> = args.iter().map(|&t| Is(t)).collect();
+            fixed(&args, &[Is(res)])
+        }
+    }
+}
+
+/// Argument and result types of a 64-bit operation.
+pub fn signature64(op: Op64) -> (&'static [Type], Type) {
+    use Op64 as W;
+    use Type::*;
+    match op {
+        W::Pack => (&[I32, I32], I64),
+        W::Lo | W::Hi => (&[I64], I32),
+        W::AsF64 => (&[I64], F64),
+        W::AsI64 => (&[F64], I64),
+        W::DAdd | W::DSub | W::DMul | W::DDiv | W::DMin | W::DMax => (&[F64, F64], F64),
+        W::DFma => (&[F64, F64, F64], F64),
+        W::DAbs
+        | W::DNeg
+        | W::DSqrt
+        | W::DFloor
+        | W::DCeil
+        | W::DTrunc
+        | W::DRound
+        | W::DSign
+        | W::DSat01
+        | W::DFrexpMant => (&[F64], F64),
+        W::DLdexp => (&[F64, I32], F64),
+        W::DFrexpExp | W::F64ToI32 | W::F64ToU32 => (&[F64], I32),
+        W::DCmp(_) => (&[F64, F64], Bool),
+        W::F32ToF64 => (&[F32], F64),
+        W::F64ToF32 => (&[F64], F32),
+        W::I32ToF64 | W::U32ToF64 => (&[I32], F64),
+        W::F64ToI64 | W::F64ToU64 => (&[F64], I64),
+        W::I64ToF64 | W::U64ToF64 => (&[I64], F64),
+        W::I64ToF32 | W::U64ToF32 => (&[I64], F32),
+        W::SExt | W::ZExt => (&[I32], I64),
+        W::QAdd
+        | W::QMul
+        | W::QDivS
+        | W::QDivU
+        | W::QRemS
+        | W::QRemU
+        | W::QMinS
+        | W::QMaxS
+        | W::QMinU
+        | W::QMaxU => (&[I64, I64], I64),
+        W::QShl | W::QShrS | W::QShrU => (&[I64, I32], I64),
+        W::QNeg | W::QAbs | W::QSign => (&[I64], I64),
+        W::QCmp(_) => (&[I64, I64], Bool),
     }
 }
 

@@ -21,7 +21,7 @@ fn other(t: Type) -> Option<Type> {
     match t {
         Type::I32 => Some(Type::F32),
         Type::F32 => Some(Type::I32),
-        Type::Bool => None,
+        Type::Bool | Type::F64 | Type::I64 => None,
     }
 }
 

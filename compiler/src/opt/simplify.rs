@@ -114,6 +114,30 @@ impl Simplify<'_> {
         }
     }
 
+    /// A 64-bit value's words and reinterpretations cancel: `lo(pack(a, b))` is `a`,
+    /// `pack(lo(v), hi(v))` is `v`, `asf64(asi64(x))` is `x` (bits untouched).
+    fn rule64(&self, w: Op64, a: &[Value]) -> Option<Rewrite> {
+        let f = &*self.func;
+        let inner = |v: Value| -> Option<(Op64, Vec<Value>)> {
+            match def(f, v)? {
+                (Op::W64(iw), ia) => Some((*iw, ia.iter().map(|&x| self.subst.get(x)).collect())),
+                _ => None,
+            }
+        };
+        match (w, inner(a[0])) {
+            (Op64::Lo, Some((Op64::Pack, ia))) => Some(Rewrite::To(ia[0])),
+            (Op64::Hi, Some((Op64::Pack, ia))) => Some(Rewrite::To(ia[1])),
+            (Op64::AsF64, Some((Op64::AsI64, ia))) | (Op64::AsI64, Some((Op64::AsF64, ia))) => {
+                Some(Rewrite::To(ia[0]))
+            }
+            (Op64::Pack, Some((Op64::Lo, lo))) => match inner(a[1]) {
+                Some((Op64::Hi, hi)) if hi[0] == lo[0] => Some(Rewrite::To(lo[0])),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     fn rule(&self, op: &Op, a: &[Value]) -> Option<Rewrite> {
         use Binary as B;
         use Rewrite::{Becomes, K, To};
@@ -123,6 +147,7 @@ impl Simplify<'_> {
         let canon = |v: Value| is_canonical_float(f, v);
         let one = 1f32.to_bits();
         match op {
+            Op::W64(w) => self.rule64(*w, a),
             Op::Binary(b) => {
                 let (x, y) = (a[0], a[1]);
                 // a + (−b) is a − b and a − (−b) is a + b, bit for bit (IEEE defines subtraction

@@ -123,6 +123,34 @@ pub enum Wide {
 }
 
 impl Wide {
+    /// The channels destination `k` writes when its write mask is `mask` (bit c = channel
+    /// c): what the rule makes of the mask (a binary rule writes both channels of a pair the
+    /// mask touches, a unary one only pairs it has whole, ...).
+    pub fn written(self, k: usize, mask: u8) -> u8 {
+        let mask = mask & 0xF;
+        let pair = |p: u8| mask & p;
+        let whole = |p: u8| if pair(p) == p { p } else { 0 };
+        let touched = |p: u8| if pair(p) != 0 { p } else { 0 };
+        let first = |p: u8| {
+            let m = pair(p);
+            m & m.wrapping_neg()
+        };
+        match (self, k) {
+            (Wide::FracExp, 1) => mask,
+            (Wide::Unary | Wide::Ternary | Wide::From32 | Wide::FracExp, _) => {
+                whole(0b0011) | whole(0b1100)
+            }
+            (Wide::Binary | Wide::Shift, _) => touched(0b0011) | touched(0b1100),
+            (Wide::Compare, _) => first(0b0011) | first(0b1100),
+            (Wide::To32, _) => {
+                // The mask's first two channels.
+                let lowest = mask & mask.wrapping_neg();
+                let rest = mask & !lowest;
+                lowest | (rest & rest.wrapping_neg())
+            }
+        }
+    }
+
     /// Whether source `k` holds 64-bit values (else 32-bit ones).
     pub fn wide_source(self, k: usize) -> bool {
         match self {
@@ -686,6 +714,12 @@ mod tests {
         for &op in Opcode::ALL {
             assert_eq!(op.wide().is_some(), op.number() >= 256, "{op}");
         }
+        assert_eq!(Wide::Binary.written(0, 0b0001), 0b0011);
+        assert_eq!(Wide::Unary.written(0, 0b0111), 0b0011);
+        assert_eq!(Wide::Compare.written(0, 0b0110), 0b0110);
+        assert_eq!(Wide::Compare.written(0, 0b1111), 0b0101);
+        assert_eq!(Wide::To32.written(0, 0b1110), 0b0110);
+        assert_eq!(Wide::FracExp.written(1, 0b1000), 0b1000);
     }
 
     #[test]

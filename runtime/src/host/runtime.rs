@@ -8,8 +8,9 @@ use crate::batches::MAX_THREADS;
 use crate::cache::{CacheDir, DEFAULT_MAX_BYTES};
 use crate::engine::{CompileOptions, EngineKind, Module};
 use crate::jit::tiered::{Background, TierPolicy, TieredShader};
-use crate::jit::{JitShader, JitSpec, Lookups};
+use crate::jit::{CompileError, JitShader, JitSpec, Lookups};
 use std::sync::Arc;
+use tgsic::back::abi::JitError;
 use tgsic::tgsi::Program;
 
 /// How a [`Runtime`] runs.
@@ -179,14 +180,24 @@ impl Runtime {
             disk: self.caches.disk(),
             function: None,
         };
+        let mut ran_with = *opts;
         let engine: Box<dyn Runner> = match opts.engine {
             EngineKind::Interpreter => Box::new(module.clone()),
             EngineKind::Cranelift | EngineKind::Llvm => Box::new(JitShader::compile(spec())?),
-            EngineKind::Auto => Box::new(TieredShader::new(spec(), self.tiers, self.background())?),
+            EngineKind::Auto => match TieredShader::new(spec(), self.tiers, self.background()) {
+                Ok(t) => Box::new(t),
+                // What the JITs do not compile yet (the 64-bit opcodes) the default engine
+                // runs on the interpreter; `Compiled::options` says so.
+                Err(CompileError::Codegen(JitError::NotYet { .. })) => {
+                    ran_with.engine = EngineKind::Interpreter;
+                    Box::new(module.clone())
+                }
+                Err(e) => return Err(e.into()),
+            },
         };
         self.compiles
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let compiled = Arc::new(Compiled::new(engine, *opts));
+        let compiled = Arc::new(Compiled::new(engine, ran_with));
         self.caches.keep(key, compiled.clone());
         Ok(compiled)
     }

@@ -153,6 +153,12 @@ impl Sel<'_> {
                     value: format!("{x}"),
                 })
             }
+            // `compile_valid` refuses 64-bit programs before lifting.
+            Type::F64 | Type::I64 => Err(TheiaError::Unsupported {
+                location: at(self.p, self.origin),
+                what: "a 64-bit value".into(),
+                why: "THEIA has no 64-bit values".into(),
+            }),
         }
     }
 

@@ -589,5 +589,9 @@ pub fn kind(t: ir::Type) -> Kind {
         ir::Type::F32 => Kind::F32,
         ir::Type::I32 => Kind::I32,
         ir::Type::Bool => Kind::Mask,
+        // `back::compile` refuses functions with 64-bit values before any lowering.
+        ir::Type::F64 | ir::Type::I64 => {
+            unreachable!("64-bit values are refused before lowering (back::compile)")
+        }
     }
 }

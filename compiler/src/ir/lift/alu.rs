@@ -104,6 +104,7 @@ impl Lifter<'_> {
             op if op.is_memory() || op.info().kind == OpKind::Barrier => {
                 return self.memory(pc);
             }
+            op if let Some(w) = op.wide() => return self.wide(pc, w),
             _ => {}
         }
         let res = if inst.opcode.tex().is_some() {

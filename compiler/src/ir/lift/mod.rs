@@ -24,6 +24,7 @@ mod memory;
 mod operand;
 mod scan;
 mod var;
+mod wide;
 
 use super::*;
 use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
@@ -175,15 +176,6 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
             return Err(LiftError::Unsupported {
                 what: inst.opcode.name().into(),
                 why: reason.into(),
-                location: p.source_map.instruction(i),
-            });
-        }
-        if inst.opcode.wide().is_some() {
-            return Err(LiftError::Unsupported {
-                what: inst.opcode.name().into(),
-                why: "the IR has no 64-bit values yet (doubles and 64-bit integers run on the \
-                      interpreter: `--engine interp`)"
-                    .into(),
                 location: p.source_map.instruction(i),
             });
         }

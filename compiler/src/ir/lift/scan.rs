@@ -255,12 +255,14 @@ pub(super) fn written(
     let mut pc = a;
     while pc < b.min(insts.len()) {
         let inst = &insts[pc];
-        let comps: u8 = match inst.opcode {
-            Opcode::BgnFor => 0b111,
-            Opcode::EndFor => 0b011,
-            _ => inst.dst.first().map_or(0, |d| d.write_mask.0),
-        };
-        for d in &inst.dst {
+        for (k, d) in inst.dst.iter().enumerate() {
+            let comps: u8 = match inst.opcode {
+                Opcode::BgnFor => 0b111,
+                Opcode::EndFor => 0b011,
+                // A 64-bit instruction's rule decides what its mask writes.
+                op if let Some(w) = op.wide() => w.written(k, d.write_mask.0),
+                _ => inst.dst[0].write_mask.0,
+            };
             write_targets(l, &d.register, comps, out);
         }
         if let (Some(n), Some(d)) = (inst.cond_update, inst.dst.first()) {
