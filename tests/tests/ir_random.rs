@@ -37,26 +37,34 @@ fn cases() -> u32 {
 fn jit_engines(shader: &Module, seed: u64) -> Result<Vec<(String, Arc<Compiled>)>, String> {
     jit_backends()
         .into_iter()
-        .map(|(backend, widths)| {
-            // TGSIC_LANES overrides the width where the back end takes it (to replay a case
-            // at other widths).
-            let lanes = std::env::var("TGSIC_LANES")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .filter(|&l| backend == Backend::Llvm || l <= 32)
-                .unwrap_or(widths[(seed % widths.len() as u64) as usize]);
-            let name = format!("{backend:?} ({lanes} lanes)");
-            let config = CompileOptions {
-                engine: backend.into(),
-                lanes,
-                math: tgsic::back::abi::MathMode::Exact,
-                ..CompileOptions::default()
-            };
-            compile(shader, &config)
-                .map(|j| (name.clone(), j))
-                .map_err(|e| format!("{name}: {e}"))
-        })
+        .map(|(backend, widths)| jit_engine(shader, seed, backend, widths))
         .collect()
+}
+
+/// Back end `backend` at one of its lane counts `widths`, chosen by the seed, named.
+fn jit_engine(
+    shader: &Module,
+    seed: u64,
+    backend: Backend,
+    widths: &[usize],
+) -> Result<(String, Arc<Compiled>), String> {
+    // TGSIC_LANES overrides the width where the back end takes it (to replay a case at other
+    // widths).
+    let lanes = std::env::var("TGSIC_LANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&l| backend == Backend::Llvm || l <= 32)
+        .unwrap_or(widths[(seed % widths.len() as u64) as usize]);
+    let name = format!("{backend:?} ({lanes} lanes)");
+    let config = CompileOptions {
+        engine: backend.into(),
+        lanes,
+        math: tgsic::back::abi::MathMode::Exact,
+        ..CompileOptions::default()
+    };
+    compile(shader, &config)
+        .map(|j| (name.clone(), j))
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 proptest! {
@@ -105,8 +113,8 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2 * cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Random programs with doubles and 64-bit integers: the interpreter and the IR, lifted
-    /// and optimized, agree (the JITs have no 64-bit lanes yet).
+    /// Random programs with doubles and 64-bit integers: the interpreter, the IR (lifted and
+    /// optimized) and LLVM's 64-bit lanes agree (Cranelift has no 64-bit lanes yet).
     #[test]
     fn random_64_bit_programs_agree_in_the_interpreter_and_the_ir(seed in any::<u64>()) {
         let p = wide_program(seed);
@@ -126,6 +134,13 @@ proptest! {
             variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, evaluator(o)));
         }
         let interp = interpreter(&shader);
+        // LLVM's 64-bit lanes, exact math, at a width chosen by the seed.
+        let llvm = jit_backends()
+            .into_iter()
+            .filter(|(b, _)| *b == Backend::Llvm)
+            .map(|(b, widths)| jit_engine(&shader, seed, b, widths))
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut rng = Rng(seed ^ 0x5eed);
         for _ in 0..2 {
             let bind = bindings(&shader, &mut rng);
@@ -134,6 +149,12 @@ proptest! {
             for (name, engine) in &variants {
                 let out = run(engine, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
                 prop_assert_eq!(out.report.unspecified, 0);
+                if let Some(d) = difference(&reference, &out, io.alive) {
+                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
+                }
+            }
+            for (name, jit) in &llvm {
+                let out = run(jit, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
                 if let Some(d) = difference(&reference, &out, io.alive) {
                     return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
                 }
@@ -168,7 +189,11 @@ fn replay() {
     optimize(&mut f, OptLevel::O2);
     println!("{}", tgsic::ir::print::print(&f));
     let shader = Module::new(p).unwrap();
-    let jits = jit_engines(&shader, seed).unwrap();
+    // The back ends that compile it (Cranelift has no 64-bit lanes yet).
+    let jits: Vec<_> = jit_backends()
+        .into_iter()
+        .filter_map(|(b, widths)| jit_engine(&shader, seed, b, widths).ok())
+        .collect();
     let mut rng = Rng(seed ^ 0x5eed);
     for _ in 0..2 {
         let bind = bindings(&shader, &mut rng);

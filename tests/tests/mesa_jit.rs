@@ -7,7 +7,7 @@ use tgsic::back::abi::MathMode;
 use tgsic_cli::compare::compare;
 use tgsic_runtime::host::CompileOptions;
 use tgsic_tests::jit_backends;
-use tgsic_tests::mesa::cases;
+use tgsic_tests::mesa::{cases, cases_in};
 use tgsic_tests::run::{compile, render};
 
 fn run(backend: Backend, math: MathMode) -> Vec<(String, usize, usize, u64)> {
@@ -79,4 +79,39 @@ fn fast(backend: Backend) {
     if !rows.is_empty() {
         assert!(identical > 0);
     }
+}
+
+/// The double-precision fractal shaders of `corpus/mesa-fp64` on every back end with 64-bit
+/// lanes (LLVM), in exact and accurate math: Mesa's pixels bit for bit (doubles are exact in
+/// every mode).
+#[test]
+fn doubles_reproduce_mesa_bit_for_bit() {
+    let Some(cases) = cases_in("corpus/mesa-fp64") else {
+        return;
+    };
+    if !tgsic_runtime::host::EngineKind::Llvm.available() {
+        return;
+    }
+    let mut bad = Vec::new();
+    for math in [MathMode::Exact, MathMode::Accurate] {
+        for c in &cases {
+            let opts = CompileOptions {
+                engine: Backend::Llvm.into(),
+                math,
+                ..CompileOptions::default()
+            };
+            let jit = compile(&c.shader, &opts).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            let img =
+                render(&jit, &c.bind, 64, 64, 0).unwrap_or_else(|e| panic!("{}: {e}", c.name));
+            let ours: Vec<f32> = img.pixels.iter().flatten().copied().collect();
+            let cmp = compare(&ours, &c.reference);
+            if cmp.identical != cmp.total {
+                bad.push(format!(
+                    "{} ({math:?}): {} of {} identical",
+                    c.name, cmp.identical, cmp.total
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

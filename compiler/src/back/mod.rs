@@ -55,15 +55,6 @@ pub fn compile(
                 .into(),
         ));
     }
-    if let Some((_, d)) = f.values.iter().find(|(_, d)| d.ty.is_64_bit()) {
-        return Err(JitError::NotYet {
-            what: format!(
-                "a {} value (a double or 64-bit integer opcode)",
-                crate::ir::print::type_name(d.ty)
-            ),
-            why: "the SIMD lowering has no 64-bit lanes yet; the interpreter runs it (`--engine interp`)",
-        });
-    }
     match backend {
         Backend::Cranelift => cranelift::compile(f, opts),
         #[cfg(feature = "llvm")]

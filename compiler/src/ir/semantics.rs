@@ -208,7 +208,7 @@ pub fn op64(op: super::Op64, a: &[u64], ftz: bool) -> u64 {
         W::DTrunc => r(x(0).trunc()),
         W::DRound => r(x(0).round_ties_even()),
         W::DSign => r(w::dssg(x(0))),
-        W::DSat01 => w::sat01(a[0]),
+        W::DSat01 => w::sat01(a[0], ftz),
         W::DLdexp => r(w::ldexp(x(0), lo(1) as i32)),
         W::DFrexpMant => r(w::frexp(x(0)).0),
         W::DFrexpExp => w::frexp(x(0)).1 as u32 as u64,

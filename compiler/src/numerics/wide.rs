@@ -79,10 +79,11 @@ pub fn dssg(x: f64) -> f64 {
     }
 }
 
-/// Saturation of a double result to [0, 1] (NaN gives 0, -0 stays).
+/// Saturation of a double result to [0, 1] (NaN gives 0, -0 stays), compared as the
+/// arithmetic reads it (a denormal as a zero when `ftz`: `-denormal` stays).
 #[inline]
-pub fn sat01(bits: u64) -> u64 {
-    let x = f64::from_bits(bits);
+pub fn sat01(bits: u64, ftz: bool) -> u64 {
+    let x = d(bits, ftz);
     if x < 0.0 || x.is_nan() {
         0
     } else if x > 1.0 {
@@ -263,7 +264,9 @@ mod tests {
         assert_eq!(i64div(i64::MIN as u64, u64::MAX), i64::MIN as u64);
         assert_eq!(i64mod(5, 0), u64::MAX);
         assert_eq!(u64div(5, 0), u64::MAX);
-        assert_eq!(sat01((-0.0f64).to_bits()), (-0.0f64).to_bits());
-        assert_eq!(sat01(CANONICAL_NAN64), 0);
+        assert_eq!(sat01((-0.0f64).to_bits(), false), (-0.0f64).to_bits());
+        assert_eq!(sat01((-tiny).to_bits(), true), (-tiny).to_bits());
+        assert_eq!(sat01((-tiny).to_bits(), false), 0);
+        assert_eq!(sat01(CANONICAL_NAN64, true), 0);
     }
 }

@@ -41,7 +41,7 @@ impl Exec<'_> {
         exec: Mask,
     ) {
         let v = if inst.saturate == Saturate::ZeroOne {
-            v.map(w::sat01)
+            v.map(|x| w::sat01(x, num::flushes()))
         } else {
             v
         };

@@ -286,7 +286,26 @@ impl TieredShader {
             });
         }
         let t = Instant::now();
-        let first = JitShader::compile(tier(first_opts))?;
+        let first = match JitShader::compile(tier(first_opts)) {
+            Ok(first) => first,
+            // What the first tier does not compile yet (doubles and 64-bit integers on
+            // Cranelift) the best tier compiles now, alone.
+            Err(CompileError::Codegen(tgsic::back::abi::JitError::NotYet { .. }))
+                if best_available =>
+            {
+                let best = JitShader::compile(tier(best_opts))?;
+                slot.set(Best::Ready(Arc::new(best)));
+                return Ok(TieredShader {
+                    module: spec.module,
+                    first: None,
+                    slot,
+                    shaded: AtomicU64::new(0),
+                    patience: Duration::ZERO,
+                    background: None,
+                });
+            }
+            Err(e) => return Err(e),
+        };
         let patience = policy.patience * t.elapsed();
         let huge = function.body.inst_count() > BEST_TIER_MAX_INSTS;
         match (best_available && !huge, background, policy.best.backend()) {

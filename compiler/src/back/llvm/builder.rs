@@ -10,11 +10,12 @@
 
 mod outline;
 mod values;
+mod wide;
 
 use crate::back::abi::Invariant;
 use crate::back::abi::JitError;
 use crate::back::simd::{
-    AtomicOp, Callee, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    AtomicOp, Callee, FBin, FUn, IBin, Kind, Optional, QBin, R, SBin, Scalar, Shift, SimdBuilder,
     gather_lanes,
 };
 use crate::ir::{FCmp, ICmp};
@@ -491,6 +492,62 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
             .b
             .build_bit_cast(bits, self.vd(), "")?
             .into_vector_value())
+    }
+
+    fn has_wide(&self) -> bool {
+        true
+    }
+
+    fn q_pack(&mut self, lo: V<'ctx>, hi: V<'ctx>) -> R<V<'ctx>> {
+        self.q_pack_(lo, hi)
+    }
+
+    fn q_word(&mut self, a: V<'ctx>, hi: bool) -> R<V<'ctx>> {
+        self.q_word_(a, hi)
+    }
+
+    fn q_const(&mut self, bits: u64) -> R<V<'ctx>> {
+        self.q_const_(bits)
+    }
+
+    fn d_un(&mut self, op: FUn, a: V<'ctx>) -> R<V<'ctx>> {
+        self.d_un_(op, a)
+    }
+
+    fn d_cmp(&mut self, cc: FCmp, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        self.d_cmp_(cc, a, c)
+    }
+
+    fn q_bin(&mut self, op: QBin, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        self.q_bin_(op, a, c)
+    }
+
+    fn q_shift(&mut self, op: Shift, a: V<'ctx>, n: V<'ctx>) -> R<V<'ctx>> {
+        self.q_shift_(op, a, n)
+    }
+
+    fn q_cmp(&mut self, cc: ICmp, a: V<'ctx>, c: V<'ctx>) -> R<V<'ctx>> {
+        self.q_cmp_(cc, a, c)
+    }
+
+    fn q_from_int(&mut self, a: V<'ctx>, signed: bool) -> R<V<'ctx>> {
+        self.q_from_int_(a, signed)
+    }
+
+    fn d_from_uint(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        self.d_from_uint_(a)
+    }
+
+    fn d_to_q(&mut self, a: V<'ctx>) -> R<V<'ctx>> {
+        self.d_to_q_(a)
+    }
+
+    fn q_to_d(&mut self, a: V<'ctx>, signed: bool) -> R<V<'ctx>> {
+        self.q_to_d_(a, signed)
+    }
+
+    fn q_to_float(&mut self, a: V<'ctx>, signed: bool) -> R<V<'ctx>> {
+        self.q_to_float_(a, signed)
     }
 
     /// Without AVX-512 masks live as words (`masks.rs`), and whether any is set is whether

@@ -19,6 +19,39 @@ fn no_doubles() -> JitError {
     Invariant::NoDoubleLanes.into()
 }
 
+/// The error of a 64-bit IR operation on a target that does not compile them yet.
+fn no_wide() -> JitError {
+    JitError::NotYet {
+        what: "a double or 64-bit integer operation".into(),
+        why: "this back end has no 64-bit lanes yet; LLVM's and the interpreter run it",
+    }
+}
+
+/// Operations on 64-bit integer lanes with two operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QBin {
+    /// Wrapping `a + b`.
+    Add,
+    /// Wrapping `a − b`.
+    Sub,
+    /// Wrapping `a · b`.
+    Mul,
+    /// `a & b`.
+    And,
+    /// `a | b`.
+    Or,
+    /// `a ^ b`.
+    Xor,
+    /// Signed division (the divisor is never 0, nor −1 with `i64::MIN`).
+    DivS,
+    /// Unsigned division (the divisor is never 0).
+    DivU,
+    /// Signed remainder (as [`QBin::DivS`]).
+    RemS,
+    /// Unsigned remainder (as [`QBin::DivU`]).
+    RemU,
+}
+
 /// What a vector's lanes hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -397,7 +430,7 @@ pub trait SimdBuilder {
     fn d_const(&mut self, _x: f64) -> R<Self::D> {
         Err(no_doubles())
     }
-    /// `a + b`, `a − b` or `a · b` ([`FBin::Div`] is not asked for).
+    /// `a + b`, `a − b`, `a · b` or (where [`Self::has_wide`]) `a / b`.
     fn d_bin(&mut self, _op: FBin, _a: Self::D, _b: Self::D) -> R<Self::D> {
         Err(no_doubles())
     }
@@ -430,6 +463,66 @@ pub trait SimdBuilder {
     /// stays a normal double, as the caller ensures.
     fn d_scale(&mut self, _a: Self::D, _e: Self::V) -> R<Self::D> {
         Err(no_doubles())
+    }
+
+    // ---------------------------------------------------------------- 64-bit values
+
+    /// Whether the target computes the IR's 64-bit values (`f64`, `i64`) in 64-bit lanes:
+    /// [`Self::D`] holds them, doubles as they are and 64-bit integers by their bits.
+    fn has_wide(&self) -> bool {
+        false
+    }
+    /// Each lane's 64-bit value of the words `lo` and `hi` (i32 lanes).
+    fn q_pack(&mut self, _lo: Self::V, _hi: Self::V) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each lane's low word (`hi` false) or high word, as i32 lanes.
+    fn q_word(&mut self, _a: Self::D, _hi: bool) -> R<Self::V> {
+        Err(no_wide())
+    }
+    /// The 64 bits `bits` in every lane.
+    fn q_const(&mut self, _bits: u64) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// `op` on each f64 lane (`FUn::Neg` and `FUn::Abs` only touch the sign bit).
+    fn d_un(&mut self, _op: FUn, _a: Self::D) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// The comparison `cc` of f64 lanes, as a mask.
+    fn d_cmp(&mut self, _cc: FCmp, _a: Self::D, _b: Self::D) -> R<Self::V> {
+        Err(no_wide())
+    }
+    /// `op` on 64-bit integer lanes.
+    fn q_bin(&mut self, _op: QBin, _a: Self::D, _b: Self::D) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each 64-bit integer lane of `a` shifted by the lane of `n` (below 64).
+    fn q_shift(&mut self, _op: Shift, _a: Self::D, _n: Self::D) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// The comparison `cc` of 64-bit integer lanes, as a mask.
+    fn q_cmp(&mut self, _cc: ICmp, _a: Self::D, _b: Self::D) -> R<Self::V> {
+        Err(no_wide())
+    }
+    /// Each i32 lane extended to 64 bits, with its sign when `signed`.
+    fn q_from_int(&mut self, _a: Self::V, _signed: bool) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each lane of `a` (u32) as an f64, exactly.
+    fn d_from_uint(&mut self, _a: Self::V) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each f64 lane truncated to a 64-bit integer (every lane within i64's range).
+    fn d_to_q(&mut self, _a: Self::D) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each 64-bit integer lane (signed when `signed`) as an f64, rounded to nearest even.
+    fn q_to_d(&mut self, _a: Self::D, _signed: bool) -> R<Self::D> {
+        Err(no_wide())
+    }
+    /// Each 64-bit integer lane (signed when `signed`) as an f32, rounded to nearest even.
+    fn q_to_float(&mut self, _a: Self::D, _signed: bool) -> R<Self::V> {
+        Err(no_wide())
     }
 
     // ---------------------------------------------------------------- lane masks

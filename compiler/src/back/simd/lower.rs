@@ -68,6 +68,8 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     pub(super) flushed: denormals::Flushed,
     pub(super) uniform: ir::uniform::Uniformity,
     pub(super) vals: Vec<Option<B::V>>,
+    /// The 64-bit values (`f64`, `i64`) in 64-bit lanes ([`SimdBuilder::has_wide`]).
+    pub(super) dvals: Vec<Option<B::D>>,
     pub(super) vars: HashMap<ir::Value, B::Var>,
     pub(super) exec: B::Var,
     pub(super) ifs: Vec<IfFrame<B::Var>>,

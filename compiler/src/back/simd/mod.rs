@@ -49,6 +49,7 @@ mod ops;
 mod plan;
 mod storage;
 mod texture;
+mod wide;
 
 pub use builder::*;
 pub use libm::{exact, exact_rarely, inline as inline_exact};
@@ -154,6 +155,7 @@ pub fn lower<B: SimdBuilder>(
         flushed: denormals::Flushed::analyze(f, &texels_normal(f, &tex_paths)),
         uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
+        dvals: vec![None; f.values.len()],
         vars: HashMap::new(),
         exec,
         ifs: Vec::new(),

@@ -611,6 +611,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 return self.memory(m, &args, &results);
             }
             Op::Barrier => return self.barrier(),
+            Op::W64(w) => return self.w64(*w, &args, results[0]),
             Op::StoreOutput { slot, comp } => {
                 let v = self.get_bits(args[0])?;
                 let reg = self.f.outputs[*slot as usize].reg;
