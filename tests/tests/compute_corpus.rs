@@ -1,31 +1,9 @@
 //! Every entry of `corpus/compute` gives softpipe's buffers, images and window, bit for bit,
-//! after every step: those without doubles or 64-bit integers with every engine, those with
-//! them with the interpreter, LLVM and the default engine (Cranelift has no 64-bit lanes
-//! yet: issue 60).
+//! after every step, with every engine (doubles and 64-bit integers included).
 
-use tgsic::back::abi::MathMode;
-use tgsic_runtime::host::{CompileOptions, EngineKind};
+use tgsic_runtime::host::CompileOptions;
 use tgsic_tests::compute::{Entry, entries, module};
 use tgsic_tests::run::every_engine_exact;
-
-/// The engines with 64-bit lanes: the interpreter, LLVM (where built in) and the default
-/// engine (LLVM's code alone where Cranelift has no 64-bit lanes, else the interpreter),
-/// exact math.
-fn wide_engines() -> Vec<CompileOptions> {
-    let mut kinds = vec![EngineKind::Interpreter];
-    if EngineKind::Llvm.available() {
-        kinds.push(EngineKind::Llvm);
-    }
-    kinds.push(EngineKind::Auto);
-    kinds
-        .into_iter()
-        .map(|engine| CompileOptions {
-            engine,
-            math: MathMode::Exact,
-            ..CompileOptions::default()
-        })
-        .collect()
-}
 
 /// Runs every entry `pick` takes with every engine of `engines` through `run`; returns the
 /// entries run.
@@ -103,11 +81,11 @@ fn fragment_entries_match_softpipe_with_every_engine() {
     }
 }
 
-/// Every compute entry with 64-bit integers, with every engine that has 64-bit lanes.
+/// Every compute entry with 64-bit integers, with every engine.
 #[test]
-fn compute_entries_with_64_bit_types_match_softpipe_with_every_wide_engine() {
+fn compute_entries_with_64_bit_types_match_softpipe_with_every_engine() {
     let ran = run_all(
-        &wide_engines(),
+        &every_engine_exact(),
         |e| e.mode == "compute" && e.is_64_bit(),
         |e, s| e.run_compute(s),
     );
@@ -116,12 +94,11 @@ fn compute_entries_with_64_bit_types_match_softpipe_with_every_wide_engine() {
     }
 }
 
-/// Every fragment entry with doubles or 64-bit integers, with every engine that has 64-bit
-/// lanes.
+/// Every fragment entry with doubles or 64-bit integers, with every engine.
 #[test]
-fn fragment_entries_with_64_bit_types_match_softpipe_with_every_wide_engine() {
+fn fragment_entries_with_64_bit_types_match_softpipe_with_every_engine() {
     let ran = run_all(
-        &wide_engines(),
+        &every_engine_exact(),
         |e| e.mode == "fragment" && e.is_64_bit(),
         |e, s| e.run_fragment(s),
     );

@@ -212,36 +212,30 @@ fn modifiers_on_64_bit_sources_are_refused() {
 }
 
 #[test]
-fn every_engine_runs_64_bit_programs_or_says_why_not() {
+fn every_engine_runs_64_bit_programs() {
     use tgsic_runtime::host::{CompileOptions, EngineKind};
-    let src = format!("{HEAD}DADD OUT[0], IN[0], IN[1]\nEND\n");
+    let src = format!("{HEAD}DADD OUT[0], IN[0], IN[1]\nI2I64 OUT[1], IN[2]\nEND\n");
     let m = Module::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
-    let inputs = [vec![dd(1.5, 2.0), dd(2.0, 0.25), [0; 4], [0; 4]]];
-    // Cranelift has no 64-bit lanes yet: a typed error that says so.
-    let e = tgsic_tests::run::compile(&m, &CompileOptions::with_engine(EngineKind::Cranelift))
-        .expect_err("no 64-bit lanes on Cranelift yet");
-    let text = e.to_string();
-    assert!(text.contains("cannot be compiled by the JIT yet"), "{text}");
-    // The default engine runs it: LLVM's code alone where LLVM is built in, else the
-    // interpreter.
-    let auto = tgsic_tests::run::compile(&m, &CompileOptions::with_engine(EngineKind::Auto))
-        .expect("the default engine runs it");
-    let want = if EngineKind::Llvm.available() {
-        EngineKind::Llvm
-    } else {
-        EngineKind::Interpreter
-    };
-    auto.wait_for_best();
-    assert_eq!(auto.tier(), want);
-    let mut engines = vec![auto];
-    if EngineKind::Llvm.available() {
-        engines.push(
-            tgsic_tests::run::compile(&m, &CompileOptions::with_engine(EngineKind::Llvm))
-                .expect("LLVM has 64-bit lanes"),
+    let inputs = [vec![
+        dd(1.5, 2.0),
+        dd(2.0, 0.25),
+        [(-7i32) as u32, 9, 0, 0],
+        [0; 4],
+    ]];
+    for opts in tgsic_tests::run::every_engine_exact() {
+        let e = tgsic_tests::run::compile(&m, &opts)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", opts.engine));
+        let out = tgsic_tests::run::vertices(&e, &Bindings::default(), &inputs)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", opts.engine));
+        assert_eq!(out[0].outputs[0], dd(3.5, 2.25), "{:?}", opts.engine);
+        assert_eq!(
+            out[0].outputs[1],
+            qq((-7i64) as u64, 9),
+            "{:?}",
+            opts.engine
         );
-    }
-    for e in engines {
-        let out = tgsic_tests::run::vertices(&e, &Bindings::default(), &inputs).expect("runs");
-        assert_eq!(out[0].outputs[0], dd(3.5, 2.25));
+        e.wait_for_best();
+        let _ = EngineKind::Auto;
+        let _ = CompileOptions::default();
     }
 }

@@ -114,7 +114,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2 * cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Random programs with doubles and 64-bit integers: the interpreter, the IR (lifted and
-    /// optimized) and LLVM's 64-bit lanes agree (Cranelift has no 64-bit lanes yet).
+    /// optimized) and both JITs' 64-bit lanes agree.
     #[test]
     fn random_64_bit_programs_agree_in_the_interpreter_and_the_ir(seed in any::<u64>()) {
         let p = wide_program(seed);
@@ -134,13 +134,8 @@ proptest! {
             variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, evaluator(o)));
         }
         let interp = interpreter(&shader);
-        // LLVM's 64-bit lanes, exact math, at a width chosen by the seed.
-        let llvm = jit_backends()
-            .into_iter()
-            .filter(|(b, _)| *b == Backend::Llvm)
-            .map(|(b, widths)| jit_engine(&shader, seed, b, widths))
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        // Each JIT back end in exact mode, at a width chosen by the seed.
+        let llvm = jit_engines(&shader, seed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut rng = Rng(seed ^ 0x5eed);
         for _ in 0..2 {
             let bind = bindings(&shader, &mut rng);

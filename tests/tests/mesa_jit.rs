@@ -81,22 +81,21 @@ fn fast(backend: Backend) {
     }
 }
 
-/// The double-precision fractal shaders of `corpus/mesa-fp64` on every back end with 64-bit
-/// lanes (LLVM), in exact and accurate math: Mesa's pixels bit for bit (doubles are exact in
-/// every mode).
+/// The double-precision fractal shaders of `corpus/mesa-fp64` on every back end, in exact and
+/// accurate math: Mesa's pixels bit for bit (doubles are exact in every mode).
 #[test]
 fn doubles_reproduce_mesa_bit_for_bit() {
     let Some(cases) = cases_in("corpus/mesa-fp64") else {
         return;
     };
-    if !tgsic_runtime::host::EngineKind::Llvm.available() {
-        return;
-    }
     let mut bad = Vec::new();
-    for math in [MathMode::Exact, MathMode::Accurate] {
+    for ((backend, _), math) in jit_backends()
+        .into_iter()
+        .flat_map(|b| [(b, MathMode::Exact), (b, MathMode::Accurate)])
+    {
         for c in &cases {
             let opts = CompileOptions {
-                engine: Backend::Llvm.into(),
+                engine: backend.into(),
                 math,
                 ..CompileOptions::default()
             };

@@ -17,8 +17,8 @@ pub enum EngineKind {
     Llvm,
     /// Tiered: Cranelift's code at once, LLVM's from a background thread as soon as it is
     /// ready (or from the code cache at once); the default where LLVM is built in. Without
-    /// LLVM, Cranelift alone. A program the JITs do not compile yet (the 64-bit opcodes) runs
-    /// on the interpreter, and its `Compiled::options` say so.
+    /// LLVM, Cranelift alone. A program the JITs do not compile (DFMA on a CPU without FMA)
+    /// runs on the interpreter, and its `Compiled::options` say so.
     Auto,
 }
 

@@ -186,8 +186,8 @@ impl Runtime {
             EngineKind::Cranelift | EngineKind::Llvm => Box::new(JitShader::compile(spec())?),
             EngineKind::Auto => match TieredShader::new(spec(), self.tiers, self.background()) {
                 Ok(t) => Box::new(t),
-                // What the JITs do not compile yet (the 64-bit opcodes) the default engine
-                // runs on the interpreter; `Compiled::options` says so.
+                // What the JITs do not compile (DFMA without FMA) the default engine runs on
+                // the interpreter; `Compiled::options` says so.
                 Err(CompileError::Codegen(JitError::NotYet { .. })) => {
                     ran_with.engine = EngineKind::Interpreter;
                     Box::new(module.clone())

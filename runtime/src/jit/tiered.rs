@@ -288,8 +288,8 @@ impl TieredShader {
         let t = Instant::now();
         let first = match JitShader::compile(tier(first_opts)) {
             Ok(first) => first,
-            // What the first tier does not compile yet (doubles and 64-bit integers on
-            // Cranelift) the best tier compiles now, alone.
+            // What the first tier does not compile (a 64-bit operation it has no lanes for)
+            // the best tier compiles now, alone.
             Err(CompileError::Codegen(tgsic::back::abi::JitError::NotYet { .. }))
                 if best_available =>
             {

@@ -15,7 +15,8 @@ use super::types::{ClBuilder, Dx, MAX_K, Vx};
 use crate::back::abi::Invariant;
 
 use crate::back::simd::{
-    AtomicOp, Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, R, SBin, Scalar, Shift, SimdBuilder,
+    AtomicOp, Callee, ExactFn, FBin, FUn, IBin, Kind, Optional, QBin, R, SBin, Scalar, Shift,
+    SimdBuilder,
 };
 use crate::ir::{FCmp, ICmp};
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -491,6 +492,49 @@ impl SimdBuilder for ClBuilder<'_> {
     }
     fn d_scale(&mut self, a: Dx, e: Vx) -> R<Dx> {
         Ok(self.d_scale_(a, e))
+    }
+
+    fn has_wide(&self) -> bool {
+        true
+    }
+    fn q_pack(&mut self, lo: Vx, hi: Vx) -> R<Dx> {
+        Ok(self.q_pack_(lo, hi))
+    }
+    fn q_word(&mut self, a: Dx, hi: bool) -> R<Vx> {
+        Ok(self.q_word_(a, hi))
+    }
+    fn q_const(&mut self, bits: u64) -> R<Dx> {
+        Ok(self.q_const_(bits))
+    }
+    fn d_un(&mut self, op: FUn, a: Dx) -> R<Dx> {
+        Ok(self.d_un_(op, a))
+    }
+    fn d_cmp(&mut self, cc: FCmp, a: Dx, c: Dx) -> R<Vx> {
+        Ok(self.d_cmp_(cc, a, c))
+    }
+    fn q_bin(&mut self, op: QBin, a: Dx, c: Dx) -> R<Dx> {
+        Ok(self.q_bin_(op, a, c))
+    }
+    fn q_shift(&mut self, op: Shift, a: Dx, n: Dx) -> R<Dx> {
+        Ok(self.q_shift_(op, a, n))
+    }
+    fn q_cmp(&mut self, cc: ICmp, a: Dx, c: Dx) -> R<Vx> {
+        Ok(self.q_cmp_(cc, a, c))
+    }
+    fn q_from_int(&mut self, a: Vx, signed: bool) -> R<Dx> {
+        Ok(self.q_from_int_(a, signed))
+    }
+    fn d_from_uint(&mut self, a: Vx) -> R<Dx> {
+        Ok(self.d_from_uint_(a))
+    }
+    fn d_to_q(&mut self, a: Dx) -> R<Dx> {
+        Ok(self.d_to_q_(a))
+    }
+    fn q_to_d(&mut self, a: Dx, signed: bool) -> R<Dx> {
+        Ok(self.q_to_d_(a, signed))
+    }
+    fn q_to_float(&mut self, a: Dx, signed: bool) -> R<Vx> {
+        Ok(self.q_to_float_(a, signed))
     }
 
     fn call_exact(&mut self, f: ExactFn, args: &[Vx]) -> R<Option<[Vx; 2]>> {

@@ -23,7 +23,7 @@ fn no_doubles() -> JitError {
 fn no_wide() -> JitError {
     JitError::NotYet {
         what: "a double or 64-bit integer operation".into(),
-        why: "this back end has no 64-bit lanes yet; LLVM's and the interpreter run it",
+        why: "this back end has no 64-bit lanes; the interpreter runs it",
     }
 }
 

@@ -119,7 +119,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         if !self.b.has_wide() {
             return Err(crate::back::abi::JitError::NotYet {
                 what: format!("the 64-bit operation {op:?}"),
-                why: "this back end has no 64-bit lanes yet; LLVM's and the interpreter run it",
+                why: "this back end has no 64-bit lanes; the interpreter runs it",
             });
         }
         // 32-bit results.
