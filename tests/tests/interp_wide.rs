@@ -239,3 +239,34 @@ fn every_engine_runs_64_bit_programs() {
         let _ = CompileOptions::default();
     }
 }
+
+/// NaN bits every engine gives as the interpreter does: canonical where arithmetic made them,
+/// the sign flipped by DNEG and DABS of one.
+#[test]
+fn every_engine_gives_the_interpreters_nan_bits() {
+    let src = format!(
+        "{HEAD}DDIV TEMP[0], IN[0], IN[0]\nDNEG OUT[0], TEMP[0]\nDSQRT OUT[1], IN[1]\nDADD OUT[2], TEMP[0], IN[1]\nDABS OUT[3], TEMP[0]\nEND\n"
+    );
+    let m = Module::new(tgsic::front::text::parse(&src).expect("parses")).expect("loads");
+    // 0/0, and a NaN with a payload in IN[1].zw.
+    let payload = f64::from_bits(0x7FF0_0000_0000_1234);
+    let inputs = [vec![dd(0.0, 0.0), dd(-4.0, payload), [0; 4], [0; 4]]];
+    let canonical = tgsic::numerics::wide::CANONICAL_NAN64;
+    let want = [
+        qq(canonical ^ (1 << 63), canonical ^ (1 << 63)),
+        qq(canonical, canonical),
+        qq(canonical, canonical),
+        // DABS is `x >= 0 ? x : -x`: a NaN's sign flips.
+        qq(canonical ^ (1 << 63), canonical ^ (1 << 63)),
+    ];
+    let interp = run(&src.replacen(HEAD, "", 1).replace("END\n", ""), &inputs[0]);
+    assert_eq!(&interp[..4], &want);
+    for opts in tgsic_tests::run::every_engine_exact() {
+        let e = tgsic_tests::run::compile(&m, &opts)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", opts.engine));
+        let out = tgsic_tests::run::vertices(&e, &Bindings::default(), &inputs)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", opts.engine));
+        assert_eq!(&out[0].outputs[..4], &want, "{:?}", opts.engine);
+        e.wait_for_best();
+    }
+}

@@ -70,6 +70,8 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     pub(super) vals: Vec<Option<B::V>>,
     /// The 64-bit values (`f64`, `i64`) in 64-bit lanes ([`SimdBuilder::has_wide`]).
     pub(super) dvals: Vec<Option<B::D>>,
+    /// Per value, whether a double's NaN bits can be seen (`wide::nan_bits_seen`).
+    pub(super) nan_seen64: Vec<bool>,
     pub(super) vars: HashMap<ir::Value, B::Var>,
     pub(super) exec: B::Var,
     pub(super) ifs: Vec<IfFrame<B::Var>>,

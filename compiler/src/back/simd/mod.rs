@@ -156,6 +156,7 @@ pub fn lower<B: SimdBuilder>(
         uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         dvals: vec![None; f.values.len()],
+        nan_seen64: wide::nan_bits_seen(f),
         vars: HashMap::new(),
         exec,
         ifs: Vec::new(),

@@ -14,7 +14,38 @@ use crate::numerics::wide::CANONICAL_NAN64;
 const P63: f64 = (1u64 << 63) as f64;
 const SIGN: u64 = 1 << 63;
 
+/// Per value, whether its NaN bits can be seen: a double that becomes words (`asi64`) or
+/// whose sign an operation changes (`dneg`, `dabs`, a select). Arithmetic makes its NaNs
+/// canonical only for those; elsewhere a NaN's payload reaches only operations that make
+/// their own NaNs canonical or do not look at it (comparisons, conversions, saturation).
+pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
+    let mut seen = vec![false; f.values.len()];
+    f.for_each_inst(|i| {
+        let d = &f.insts[i];
+        let looks = matches!(
+            d.op,
+            Op::W64(Op64::AsI64 | Op64::DNeg | Op64::DAbs) | Op::Select
+        );
+        if looks {
+            for &a in &d.args {
+                seen[a.index()] = true;
+            }
+        }
+    });
+    seen
+}
+
 impl<B: SimdBuilder> Lower<'_, B> {
+    /// `x`, the result `r` of double arithmetic, with a NaN made canonical where its bits can
+    /// be seen ([`nan_bits_seen`]).
+    fn canon_result(&mut self, r: ir::Value, x: B::D) -> R<B::D> {
+        if self.nan_seen64[r.index()] {
+            self.canon64(x)
+        } else {
+            Ok(x)
+        }
+    }
+
     pub(super) fn get64(&self, v: ir::Value) -> R<B::D> {
         self.dvals[v.index()]
             .ok_or_else(|| Invariant::UseBeforeDef(format!("{v:?} (64-bit)")).into())
@@ -196,7 +227,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     _ => super::builder::FBin::Div,
                 };
                 let r = self.b.d_bin(f, a, c)?;
-                self.canon64(r)?
+                self.canon_result(result, r)?
             }
             W::DMin | W::DMax => {
                 // The non-NaN operand, the first when equal; then flushed as the interpreter
@@ -212,7 +243,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 } else {
                     r
                 };
-                self.canon64(r)?
+                self.canon_result(result, r)?
             }
             W::DFma => {
                 if !self.b.supports(super::builder::Optional::Fma) {
@@ -223,7 +254,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                 }
                 let ops = self.d_operands(args)?;
                 let r = self.b.d_fma(ops[0], ops[1], ops[2])?;
-                self.canon64(r)?
+                self.canon_result(result, r)?
             }
             W::DAbs => {
                 // `x >= 0 ? x : −x` on the bits (a NaN's sign flips, −0 stays).
@@ -248,7 +279,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
                     _ => FUn::Round,
                 };
                 let r = self.b.d_un(u, x)?;
-                self.canon64(r)?
+                self.canon_result(result, r)?
             }
             W::DSign => {
                 let x = self.d_operand(args[0])?;
@@ -278,7 +309,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
             W::F32ToF64 => {
                 let a = self.float_operand(args[0])?;
                 let r = self.b.d_from_float(a)?;
-                self.canon64(r)?
+                self.canon_result(result, r)?
             }
             W::I32ToF64 => {
                 let a = self.get(args[0])?;
