@@ -106,12 +106,45 @@ impl<B: SimdBuilder> Lower<'_, B> {
         }
     }
 
+    /// The double constant `v` is, when it is one made of constant words.
+    fn double_const(&self, v: ir::Value) -> Option<f64> {
+        let pack = |v: ir::Value| match self.f.values[v].def {
+            Def::Inst(i, _) => Some(&self.f.insts[i]),
+            _ => None,
+        };
+        let d = pack(v)?;
+        let q = match d.op {
+            Op::W64(Op64::AsF64) => pack(d.args[0])?,
+            _ => return None,
+        };
+        if q.op != Op::W64(Op64::Pack) {
+            return None;
+        }
+        let (lo, hi) = (
+            self.f.const_value(q.args[0])?,
+            self.f.const_value(q.args[1])?,
+        );
+        Some(f64::from_bits(lo as u64 | (hi as u64) << 32))
+    }
+
+    /// Whether an operation beside constant operand `v` may fold away (`x · ±1`, `x / ±1`,
+    /// `x ± 0`): `v` is ±1 or ±0, or made of constants in a way not known.
+    fn may_fold_beside(&self, v: ir::Value) -> bool {
+        if !self.const_made(v, 6) {
+            return false;
+        }
+        match self.double_const(v) {
+            Some(c) => c == 0.0 || c.abs() == 1.0,
+            None => true,
+        }
+    }
+
     /// The operands of double arithmetic on `args` ([`Self::d_operand_with`]).
     fn d_operands(&mut self, args: &[ir::Value]) -> R<Vec<B::D>> {
-        let consts: Vec<bool> = args.iter().map(|&a| self.const_made(a, 6)).collect();
+        let folds: Vec<bool> = args.iter().map(|&a| self.may_fold_beside(a)).collect();
         (0..args.len())
             .map(|k| {
-                let beside = consts.iter().enumerate().any(|(j, &c)| j != k && c);
+                let beside = folds.iter().enumerate().any(|(j, &c)| j != k && c);
                 self.d_operand_with(args[k], beside)
             })
             .collect()
