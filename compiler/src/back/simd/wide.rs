@@ -7,31 +7,191 @@
 use super::builder::{FUn, IBin, Kind, QBin, R, Shift, SimdBuilder};
 use super::lower::Lower;
 use crate::back::abi::Invariant;
-use crate::ir::{self, Def, FCmp, ICmp, Op, Op64};
+use crate::ir::{self, Def, FCmp, ICmp, Op, Op64, Stmt};
 use crate::numerics::wide::CANONICAL_NAN64;
 
 /// 2⁶³ as a double.
 const P63: f64 = (1u64 << 63) as f64;
 const SIGN: u64 = 1 << 63;
 
-/// Per value, whether its NaN bits can be seen: a double that becomes words (`asi64`) or
-/// whose sign an operation changes (`dneg`, `dabs`, a select). Arithmetic makes its NaNs
-/// canonical only for those; elsewhere a NaN's payload reaches only operations that make
-/// their own NaNs canonical or do not look at it (comparisons, conversions, saturation).
+/// Per value, whether its NaN bits can be seen: a value some operation looks at the bits of
+/// (integer operations, stores, DNEG and DABS, a `pack` of the words of two doubles), or whose
+/// bits reach such an operation through bit moves (`asi64`, `lo`, `hi`, `select`, a `pack` of
+/// both words of one double, loop and `If` edges). A double carried round a loop in its
+/// registers and read only as a double again is not: a NaN's payload reaches only operations
+/// that make their own NaNs canonical or do not look at it (arithmetic, comparisons,
+/// conversions, saturation), so arithmetic makes its NaNs canonical only where seen.
 pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
-    let mut seen = vec![false; f.values.len()];
-    f.for_each_inst(|i| {
-        let d = &f.insts[i];
-        let looks = matches!(
-            d.op,
-            Op::W64(Op64::AsI64 | Op64::DNeg | Op64::DAbs) | Op::Select
-        );
-        if looks {
-            for &a in &d.args {
-                seen[a.index()] = true;
+    let n = f.values.len();
+    let word_of = |v: ir::Value| -> Option<(ir::Value, bool)> {
+        let i = f.def_inst(v)?;
+        match f.insts[i].op {
+            Op::W64(Op64::Lo) => Some((f.insts[i].args[0], false)),
+            Op::W64(Op64::Hi) => Some((f.insts[i].args[0], true)),
+            _ => None,
+        }
+    };
+    // Both words of one double, low first.
+    let same_double = |a: ir::Value, b: ir::Value| match (word_of(a), word_of(b)) {
+        (Some((x, false)), Some((y, true))) => x == y,
+        _ => false,
+    };
+    // Flows of words into loop parameters, loop results and `If` results; the loops.
+    struct LoopInfo {
+        params: Vec<ir::Value>,
+        inits: Vec<ir::Value>,
+        results: Vec<ir::Value>,
+        conts: Vec<Vec<ir::Value>>,
+    }
+    struct Walk {
+        flows: Vec<(ir::Value, ir::Value)>,
+        loops: Vec<LoopInfo>,
+        ifs: Vec<Vec<ir::Value>>,
+        open: Vec<usize>,
+    }
+    fn walk(b: &ir::Block, w: &mut Walk) {
+        for st in &b.0 {
+            match st {
+                Stmt::Inst(_) => {}
+                Stmt::If(x) => {
+                    w.ifs.push(x.results.clone());
+                    walk(&x.then_, w);
+                    walk(&x.else_, w);
+                    w.ifs.pop();
+                }
+                Stmt::Loop(l) => {
+                    w.flows
+                        .extend(l.inits.iter().copied().zip(l.params.iter().copied()));
+                    w.loops.push(LoopInfo {
+                        params: l.params.clone(),
+                        inits: l.inits.clone(),
+                        results: l.results.clone(),
+                        conts: Vec::new(),
+                    });
+                    w.open.push(w.loops.len() - 1);
+                    // A yield inside the body belongs to an `If` inside it.
+                    let outer = std::mem::take(&mut w.ifs);
+                    walk(&l.body, w);
+                    w.ifs = outer;
+                    w.open.pop();
+                }
+                Stmt::Continue(vs) => {
+                    if let Some(&k) = w.open.last() {
+                        let l = &mut w.loops[k];
+                        w.flows
+                            .extend(vs.iter().copied().zip(l.params.iter().copied()));
+                        l.conts.push(vs.clone());
+                    }
+                }
+                Stmt::Break(vs) => {
+                    if let Some(&k) = w.open.last() {
+                        let r = &w.loops[k].results;
+                        w.flows.extend(vs.iter().copied().zip(r.iter().copied()));
+                    }
+                }
+                Stmt::Yield(vs) => {
+                    if let Some(r) = w.ifs.last() {
+                        w.flows.extend(vs.iter().copied().zip(r.iter().copied()));
+                    }
+                }
             }
         }
+    }
+    let mut w = Walk {
+        flows: Vec::new(),
+        loops: Vec::new(),
+        ifs: Vec::new(),
+        open: Vec::new(),
+    };
+    walk(&f.body, &mut w);
+    let flows = w.flows;
+    // Parameters (j, j + 1) that carry the low and high words of one double on every edge.
+    let mut paired: std::collections::HashSet<(ir::Value, ir::Value)> = Default::default();
+    for l in &w.loops {
+        for j in 0..l.params.len().saturating_sub(1) {
+            let (p, q) = (l.params[j], l.params[j + 1]);
+            let carried = |a: ir::Value, b: ir::Value| same_double(a, b) || (a, b) == (p, q);
+            let init = l.inits.len() > j + 1 && carried(l.inits[j], l.inits[j + 1]);
+            let edges = l
+                .conts
+                .iter()
+                .all(|c| c.len() > j + 1 && carried(c[j], c[j + 1]));
+            if init && edges {
+                paired.insert((p, q));
+            }
+        }
+    }
+    // `edges[y]`: the values whose bits `y`'s bits show (seen[x] follows seen[y]); `roots`:
+    // the values an operation looks at the bits of.
+    let mut edges: Vec<Vec<ir::Value>> = vec![Vec::new(); n];
+    let mut roots: Vec<ir::Value> = Vec::new();
+    for &(from, to) in &flows {
+        edges[to.index()].push(from);
+    }
+    f.for_each_inst(|i| {
+        let d = &f.insts[i];
+        let r = d.results.first().copied();
+        match (&d.op, r) {
+            // Bit moves: the operand shows through the result.
+            (Op::W64(Op64::AsI64 | Op64::AsF64 | Op64::Lo | Op64::Hi), Some(r)) => {
+                edges[r.index()].push(d.args[0]);
+            }
+            (Op::Select, Some(r)) => {
+                edges[r.index()].extend([d.args[1], d.args[2]]);
+            }
+            (Op::W64(Op64::Pack), Some(r)) => {
+                let (a, b) = (d.args[0], d.args[1]);
+                if same_double(a, b) || paired.contains(&(a, b)) {
+                    edges[r.index()].extend([a, b]);
+                } else {
+                    // Words of different doubles make a new value of both: every bit counts.
+                    roots.extend([a, b]);
+                }
+            }
+            // Double operations that make their own NaNs canonical (where seen) or do not look
+            // at a NaN's payload.
+            (
+                Op::W64(
+                    Op64::DAdd
+                    | Op64::DSub
+                    | Op64::DMul
+                    | Op64::DDiv
+                    | Op64::DMin
+                    | Op64::DMax
+                    | Op64::DFma
+                    | Op64::DSqrt
+                    | Op64::DFloor
+                    | Op64::DCeil
+                    | Op64::DTrunc
+                    | Op64::DRound
+                    | Op64::DSign
+                    | Op64::DSat01
+                    | Op64::DLdexp
+                    | Op64::DFrexpMant
+                    | Op64::DFrexpExp
+                    | Op64::DCmp(_)
+                    | Op64::F64ToF32
+                    | Op64::F64ToI32
+                    | Op64::F64ToU32
+                    | Op64::F64ToI64
+                    | Op64::F64ToU64,
+                ),
+                _,
+            ) => {}
+            // Everything else looks at its operands' bits (DNEG and DABS among them: the
+            // interpreter flips the sign of a canonical NaN).
+            _ => roots.extend(d.args.iter().copied()),
+        }
     });
+    let mut seen = vec![false; n];
+    let mut work = roots;
+    while let Some(v) = work.pop() {
+        if seen[v.index()] {
+            continue;
+        }
+        seen[v.index()] = true;
+        work.extend(edges[v.index()].iter().copied());
+    }
     seen
 }
 
