@@ -33,6 +33,33 @@ fn konst(func: &Function, subst: &Subst, v: Value) -> Option<u32> {
     func.const_value(subst.get(v))
 }
 
+/// `v`'s bits (a 64-bit value, or a 32-bit one in the low word) when they follow from
+/// constants through at most `depth` 64-bit operations (the IR has no 64-bit constants).
+fn wide_value(func: &Function, subst: &Subst, v: Value, ftz: bool, depth: u32) -> Option<u64> {
+    let v = subst.get(v);
+    if let Some(c) = func.const_value(v) {
+        return Some(c as u64);
+    }
+    let i = func.def_inst(v)?;
+    let d = &func.insts[i];
+    match d.op {
+        Op::W64(w) if depth > 0 && d.results.len() == 1 => {
+            let a: Option<Vec<u64>> = d
+                .args
+                .iter()
+                .map(|&x| wide_value(func, subst, x, ftz, depth - 1))
+                .collect();
+            let r = sem::op64(w, &a?, ftz);
+            Some(if func.ty(v).is_64_bit() {
+                r
+            } else {
+                r & 0xFFFF_FFFF
+            })
+        }
+        _ => None,
+    }
+}
+
 /// Folds one instruction; returns the replacement of each result, if it folds.
 fn fold_inst(
     func: &mut Function,
@@ -88,6 +115,17 @@ fn fold_inst(
         }
     }
     match d.op.clone() {
+        // A 64-bit operation with a 32-bit result: its operands' 64-bit values evaluated from
+        // constant words, however many 64-bit operations make them.
+        Op::W64(w) if !ty(func, 0).is_64_bit() => {
+            let ftz = func.processor != crate::tgsi::Processor::Compute;
+            let a: Option<Vec<u64>> = args
+                .iter()
+                .map(|&x| wide_value(func, subst, x, ftz, 8))
+                .collect();
+            let r = sem::op64(w, &a?, ftz);
+            one(func, pool, r as u32)
+        }
         Op::Select => {
             let c = func.const_value(args[0])?;
             Some(vec![if c != 0 { args[1] } else { args[2] }])
