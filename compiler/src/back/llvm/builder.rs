@@ -65,6 +65,9 @@ pub(super) struct LlvmBuilder<'a, 'ctx> {
     fma: bool,
     /// IEEE denormals (compute programs): `flush` keeps them.
     pub(super) keep_denormals: bool,
+    /// Whether memory instructions' word gathers and scatters become the CPU's gather and
+    /// scatter instructions (`HostCpu::hardware_scatter`); otherwise a load or store a lane.
+    pub(super) hardware_scatter: bool,
     /// The host's widest vector of 32-bit lanes (`HostCpu::width`).
     width: u32,
     /// Whether gathers become the CPU's gather instruction (`HostCpu::hardware_gather`).
@@ -707,7 +710,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
     }
 
     fn gather(&mut self, kind: Kind, base: Self::S, words: V<'ctx>) -> R<V<'ctx>> {
-        if self.hardware_gather {
+        if self.hardware_gather && self.hardware_scatter {
             self.masked_gather(kind, base, words)
         } else {
             gather_lanes(self, kind, base, words)
@@ -735,8 +738,21 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         words: V<'ctx>,
         v: V<'ctx>,
         mask: V<'ctx>,
-        _spare: Self::S,
+        spare: Self::S,
     ) -> R<()> {
+        if !self.hardware_scatter {
+            // A store a lane, in lane order; a lane off stores to `spare`.
+            let v = self.ints(v)?;
+            let mask = self.cast(mask, Kind::Mask)?;
+            for (l, w) in self.lane_words(words)?.into_iter().enumerate() {
+                let a = self.word_addr(base, w)?;
+                let m = self.extract(mask, l)?;
+                let a = self.sselect(m, a, spare)?;
+                let x = self.extract(v, l)?;
+                self.store(a, 0, x)?;
+            }
+            return Ok(());
+        }
         let ptrs = self.lane_ptrs(base, words);
         let v = self.ints(v)?;
         let mask = self.cast(mask, Kind::Mask)?;

@@ -267,6 +267,7 @@ fn lower<'ctx>(
         (cpu.fma, cpu.width as u32, cpu.hardware_gather),
     )?;
     lb.keep_denormals = f.processor == crate::tgsi::Processor::Compute;
+    lb.hardware_scatter = cpu.hardware_scatter();
     Ok(simd::lower(f, lb, tex_paths, math)?.1)
 }
 

@@ -33,6 +33,15 @@ pub struct HostCpu {
 }
 
 impl HostCpu {
+    /// Whether the word gathers and scatters of memory instructions become AVX-512's gather
+    /// and scatter instructions: not on AMD's Zen, where they are microcoded and the builder's
+    /// loads and stores a lane beat them (`results/compute.md`, 2026-12-02: the buffer
+    /// workloads with AVX-512 code on Zen 5, 1.40x -> 2.1x llvmpipe). Texel gathers keep
+    /// [`HostCpu::hardware_gather`]; without AVX-512 there is no scatter instruction.
+    pub(super) fn hardware_scatter(&self) -> bool {
+        self.width >= 16 && !self.name.starts_with("znver")
+    }
+
     /// Whether `feature` is on: its last mention, `+feature` or `-feature`, decides.
     pub(super) fn has(&self, feature: &str) -> bool {
         self.features

@@ -46,6 +46,7 @@ impl<'a, 'ctx> LlvmBuilder<'a, 'ctx> {
             callees,
             fma,
             keep_denormals: false,
+            hardware_scatter: true,
             width,
             hardware_gather,
             lanes,
