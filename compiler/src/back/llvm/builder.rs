@@ -741,17 +741,7 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         spare: Self::S,
     ) -> R<()> {
         if !self.hardware_scatter {
-            // A store a lane, in lane order; a lane off stores to `spare`.
-            let v = self.ints(v)?;
-            let mask = self.cast(mask, Kind::Mask)?;
-            for (l, w) in self.lane_words(words)?.into_iter().enumerate() {
-                let a = self.word_addr(base, w)?;
-                let m = self.extract(mask, l)?;
-                let a = self.sselect(m, a, spare)?;
-                let x = self.extract(v, l)?;
-                self.store(a, 0, x)?;
-            }
-            return Ok(());
+            return crate::back::simd::scatter_lanes(self, base, words, v, mask, spare);
         }
         let ptrs = self.lane_ptrs(base, words);
         let v = self.ints(v)?;

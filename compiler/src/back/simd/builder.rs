@@ -602,15 +602,7 @@ pub trait SimdBuilder {
         mask: Self::V,
         spare: Self::S,
     ) -> R<()> {
-        let v = self.cast(v, Kind::I32)?;
-        for (l, w) in self.lane_words(words)?.into_iter().enumerate() {
-            let a = self.word_addr(base, w)?;
-            let m = self.extract(mask, l)?;
-            let a = self.sselect(m, a, spare)?;
-            let x = self.extract(v, l)?;
-            self.store(a, 0, x)?;
-        }
-        Ok(())
+        scatter_lanes(self, base, words, v, mask, spare)
     }
     /// An atomic read-modify-write of the 32-bit word at `addr` (4-byte aligned) with the I32
     /// operand `a`: the old value. Relaxed ordering is enough (GL's atomics order nothing
@@ -652,6 +644,26 @@ pub trait SimdBuilder {
     fn end_entry(&mut self, to: Self::Block) -> R<()>;
     /// Ends the current block with the function's return.
     fn ret(&mut self) -> R<()>;
+}
+
+/// [`SimdBuilder::scatter`] a store a lane, in lane order, lanes off storing to `spare`.
+pub fn scatter_lanes<B: SimdBuilder + ?Sized>(
+    b: &mut B,
+    base: B::S,
+    words: B::V,
+    v: B::V,
+    mask: B::V,
+    spare: B::S,
+) -> R<()> {
+    let v = b.cast(v, Kind::I32)?;
+    for (l, w) in b.lane_words(words)?.into_iter().enumerate() {
+        let a = b.word_addr(base, w)?;
+        let m = b.extract(mask, l)?;
+        let a = b.sselect(m, a, spare)?;
+        let x = b.extract(v, l)?;
+        b.store(a, 0, x)?;
+    }
+    Ok(())
 }
 
 /// [`SimdBuilder::gather`] one lane at a time: the word index ([`SimdBuilder::lane_words`]),
