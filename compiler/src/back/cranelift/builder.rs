@@ -30,7 +30,8 @@ use cranelift_frontend::Variable;
 /// A variable: `k` registers of one type, or one I64.
 #[derive(Clone, Copy)]
 pub struct Var {
-    v: [Variable; MAX_K],
+    /// A vector variable's registers; a variable of 64-bit lanes has twice as many.
+    v: [Variable; 2 * MAX_K],
     ty: cl::Type,
 }
 
@@ -764,7 +765,7 @@ impl SimdBuilder for ClBuilder<'_> {
 
     fn vector_var(&mut self, kind: Kind) -> R<Var> {
         let ty = ty_of(kind);
-        let mut v = [Variable::from_u32(0); MAX_K];
+        let mut v = [Variable::from_u32(0); 2 * MAX_K];
         for x in v.iter_mut().take(self.k) {
             *x = self.b.declare_var(ty);
         }
@@ -772,9 +773,36 @@ impl SimdBuilder for ClBuilder<'_> {
     }
 
     fn scalar_var(&mut self) -> R<Var> {
-        let mut v = [Variable::from_u32(0); MAX_K];
+        let mut v = [Variable::from_u32(0); 2 * MAX_K];
         v[0] = self.b.declare_var(types::I64);
         Ok(Var { v, ty: types::I64 })
+    }
+
+    fn wide_var(&mut self) -> R<Var> {
+        let mut v = [Variable::from_u32(0); 2 * MAX_K];
+        for x in v.iter_mut().take(2 * self.k) {
+            *x = self.b.declare_var(types::F64X2);
+        }
+        Ok(Var {
+            v,
+            ty: types::F64X2,
+        })
+    }
+
+    fn def_wide(&mut self, var: Var, v: Dx) -> R<()> {
+        for j in 0..2 * self.k {
+            let x = self.bitcast(v.0[j], types::F64X2);
+            self.b.def_var(var.v[j], x);
+        }
+        Ok(())
+    }
+
+    fn use_wide(&mut self, var: Var) -> R<Dx> {
+        let mut out = Dx([Value::from_u32(0); 2 * MAX_K]);
+        for j in 0..2 * self.k {
+            out.0[j] = self.b.use_var(var.v[j]);
+        }
+        Ok(out)
     }
 
     fn def_vector(&mut self, var: Var, v: Vx) -> R<()> {

@@ -828,6 +828,22 @@ impl<'ctx> SimdBuilder for LlvmBuilder<'_, 'ctx> {
         Ok(Var { p, ty })
     }
 
+    fn wide_var(&mut self) -> R<Var<'ctx>> {
+        let ty = self.vd().into();
+        let p = self.slots.build_alloca(ty, "")?;
+        Ok(Var { p, ty })
+    }
+
+    fn def_wide(&mut self, var: Var<'ctx>, v: V<'ctx>) -> R<()> {
+        let v = self.b.build_bit_cast(v, var.ty, "")?;
+        self.b.build_store(var.p, v)?;
+        Ok(())
+    }
+
+    fn use_wide(&mut self, var: Var<'ctx>) -> R<V<'ctx>> {
+        Ok(self.b.build_load(var.ty, var.p, "")?.into_vector_value())
+    }
+
     fn def_vector(&mut self, var: Var<'ctx>, v: V<'ctx>) -> R<()> {
         let k = self.kind_of(var.ty.into_vector_type().get_poison());
         let v = self.cast(v, k)?;

@@ -623,6 +623,18 @@ pub trait SimdBuilder {
     fn vector_var(&mut self, kind: Kind) -> R<Self::Var>;
     /// A new I64 variable.
     fn scalar_var(&mut self) -> R<Self::Var>;
+    /// A new variable of 64-bit lanes ([`Self::D`]; only where [`Self::has_wide`]).
+    fn wide_var(&mut self) -> R<Self::Var> {
+        Err(no_wide())
+    }
+    /// Defines a variable of 64-bit lanes.
+    fn def_wide(&mut self, _var: Self::Var, _v: Self::D) -> R<()> {
+        Err(no_wide())
+    }
+    /// A variable of 64-bit lanes' value (its lanes as doubles).
+    fn use_wide(&mut self, _var: Self::Var) -> R<Self::D> {
+        Err(no_wide())
+    }
     /// Defines a vector variable.
     fn def_vector(&mut self, var: Self::Var, v: Self::V) -> R<()>;
     /// A vector variable's value.

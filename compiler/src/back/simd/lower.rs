@@ -44,6 +44,9 @@ pub(super) struct IfFrame<Var> {
     /// Divergent `If`: the else branch blends into what the then branch yielded.
     pub(super) divergent: bool,
     pub(super) in_else: bool,
+    /// The result pairs carried as 64-bit values (`wide::wide_pairs`): the first one's index
+    /// and the variable of the value.
+    pub(super) wide: Vec<(usize, Var)>,
 }
 
 pub(super) struct LoopFrame<Var> {
@@ -57,6 +60,11 @@ pub(super) struct LoopFrame<Var> {
     /// the loop reaches it, so it assigns the next values without blending
     /// ([`ir::LoopStmt::sole_final_continue`]).
     pub(super) sole_continue: bool,
+    /// The parameter pairs carried as 64-bit values (`wide::wide_pairs`): the first one's
+    /// index and the variable of the next iteration's 64-bit value.
+    pub(super) wide: Vec<(usize, Var)>,
+    /// The result pairs carried so: the first one's index and the variable of the value.
+    pub(super) wide_results: Vec<(usize, Var)>,
 }
 
 /// The lowering of one function through a builder.
@@ -72,6 +80,11 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     pub(super) dvals: Vec<Option<B::D>>,
     /// Per value, whether a double's NaN bits can be seen (`wide::nan_bits_seen`).
     pub(super) nan_seen64: Vec<bool>,
+    /// The word pairs carried as 64-bit values (`wide::wide_pairs`).
+    pub(super) wide_pairs: std::collections::HashSet<(ir::Value, ir::Value)>,
+    /// The 64-bit values of the carried pairs lowered so far, by their words: a `pack` of them
+    /// is the value.
+    pub(super) wide_words: HashMap<(ir::Value, ir::Value), B::D>,
     pub(super) vars: HashMap<ir::Value, B::Var>,
     pub(super) exec: B::Var,
     pub(super) ifs: Vec<IfFrame<B::Var>>,

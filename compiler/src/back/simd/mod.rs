@@ -63,7 +63,7 @@ use super::texpath::TexPaths;
 use crate::ir::{self, Def, FCmp, Stmt};
 use lower::{IfFrame, LoopFrame, Lower, Ptrs};
 use plan::jumps_only;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::mem::offset_of;
 
 /// What the caller of [`lower`] needs besides the code.
@@ -148,15 +148,23 @@ pub fn lower<B: SimdBuilder>(
         total += a.len as u64 * 4 * BATCH_LANES as u64;
     }
     let exec = b.vector_var(Kind::Mask)?;
+    let (arith, uniform) = (nan::classes(f), ir::uniform::analyze(f));
+    let wide_pairs = if b.has_wide() {
+        wide::wide_pairs(f, &uniform, &arith)
+    } else {
+        HashSet::new()
+    };
     let mut lw = Lower {
         f,
         b,
-        arith: nan::classes(f),
         flushed: denormals::Flushed::analyze(f, &texels_normal(f, &tex_paths)),
-        uniform: ir::uniform::analyze(f),
         vals: vec![None; f.values.len()],
         dvals: vec![None; f.values.len()],
-        nan_seen64: wide::nan_bits_seen(f),
+        nan_seen64: wide::nan_bits_seen(f, &wide_pairs),
+        arith,
+        uniform,
+        wide_pairs,
+        wide_words: HashMap::new(),
         vars: HashMap::new(),
         exec,
         ifs: Vec::new(),
@@ -389,23 +397,36 @@ impl<B: SimdBuilder> Lower<'_, B> {
             Stmt::Break(v) => {
                 let l = self.loops.last().expect("break inside a loop");
                 let (vars, tos, lanes) = (l.results.clone(), l.result_values.clone(), l.brk);
-                self.leave(&vars, v, &tos, lanes, false)?;
+                let wide = l.wide_results.clone();
+                self.leave(&vars, v, &tos, lanes, false, &wide)?;
             }
             Stmt::Continue(v) => {
                 let l = self.loops.last().expect("continue inside a loop");
                 let (vars, tos, lanes) = (l.next.clone(), l.param_values.clone(), l.cont);
                 let every_lane = l.sole_continue;
-                self.leave(&vars, v, &tos, lanes, every_lane)?;
+                let wide = l.wide.clone();
+                self.leave(&vars, v, &tos, lanes, every_lane, &wide)?;
             }
             Stmt::Yield(v) => {
                 let i = self.ifs.last().expect("yield inside an if");
-                let (vars, tos) = (i.results.clone(), i.values.clone());
+                let (vars, tos, wide) = (i.results.clone(), i.values.clone(), i.wide.clone());
                 let exec = if i.divergent && i.in_else {
                     Some(self.exec()?)
                 } else {
                     None
                 };
-                for ((&var, &val), &to) in vars.iter().zip(v).zip(&tos) {
+                for &(j, var) in &wide {
+                    let mut x = self.words64(v[j], v[j + 1])?;
+                    if let Some(m) = exec {
+                        let old = self.b.use_wide(var)?;
+                        x = self.b.d_select(m, x, old)?;
+                    }
+                    self.b.def_wide(var, x)?;
+                }
+                for (k, ((&var, &val), &to)) in vars.iter().zip(v).zip(&tos).enumerate() {
+                    if wide.iter().any(|&(j, _)| k == j || k == j + 1) {
+                        continue;
+                    }
                     let mut x = self.get_for(val, to)?;
                     if let Some(m) = exec {
                         let old = self.b.use_vector(var)?;
@@ -424,6 +445,8 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// are all of `lanes`: the lanes that do not reach it have left the loop (its parameters
     /// are never read again) or never entered it. Loop-carried values then do not depend on
     /// the execution mask, which leaves only the mask's own update on the loop's critical path.
+    /// `wide`: the pairs carried as 64-bit values (`LoopFrame::wide`, `wide_results`), whose
+    /// values go to their 64-bit variables instead of the word ones.
     fn leave(
         &mut self,
         vars: &[B::Var],
@@ -431,9 +454,23 @@ impl<B: SimdBuilder> Lower<'_, B> {
         tos: &[ir::Value],
         lanes: B::Var,
         every_lane: bool,
+        wide: &[(usize, B::Var)],
     ) -> R<()> {
         let exec = self.exec()?;
-        for ((&var, &val), &to) in vars.iter().zip(vals).zip(tos) {
+        for &(j, var) in wide {
+            let x = self.words64(vals[j], vals[j + 1])?;
+            let new = if every_lane {
+                x
+            } else {
+                let old = self.b.use_wide(var)?;
+                self.b.d_select(exec, x, old)?
+            };
+            self.b.def_wide(var, new)?;
+        }
+        for (k, ((&var, &val), &to)) in vars.iter().zip(vals).zip(tos).enumerate() {
+            if wide.iter().any(|&(j, _)| k == j || k == j + 1) {
+                continue;
+            }
             let x = self.get_for(val, to)?;
             let new = if every_lane {
                 x
@@ -475,11 +512,13 @@ impl<B: SimdBuilder> Lower<'_, B> {
             let z = self.b.splat_const(kind(self.f.ty(r)), 0)?;
             self.b.def_vector(var, z)?;
         }
+        let wide = self.wide_vars(&x.results)?;
         self.ifs.push(IfFrame {
             values: x.results.clone(),
-            results,
+            results: results.clone(),
             divergent: !uniform,
             in_else: false,
+            wide: wide.clone(),
         });
         let then_bb = self.b.block()?;
         let else_bb = self.b.block()?;
@@ -545,10 +584,43 @@ impl<B: SimdBuilder> Lower<'_, B> {
             self.set_exec(m)?;
         }
         self.ifs.pop();
+        self.carried_out(&wide, &results, &x.results)
+    }
+
+    /// For the pairs of `values` carried as 64-bit values ([`wide::wide_pairs`]): their
+    /// indices and new 64-bit variables, zero (as the word variables start).
+    fn wide_vars(&mut self, values: &[ir::Value]) -> R<Vec<(usize, B::Var)>> {
+        let mut out = Vec::new();
+        for j in self.wide_at(values) {
+            let var = self.b.wide_var()?;
+            let z = self.b.q_const(0)?;
+            self.b.def_wide(var, z)?;
+            out.push((j, var));
+        }
+        Ok(out)
+    }
+
+    /// After a merge whose result pairs `wide` were carried as 64-bit values: their word
+    /// variables (`vars`, of `values`) from those values.
+    fn carried_out(
+        &mut self,
+        wide: &[(usize, B::Var)],
+        vars: &[B::Var],
+        values: &[ir::Value],
+    ) -> R<()> {
+        for &(j, var) in wide {
+            let d = self.b.use_wide(var)?;
+            self.def_words(vars, values, j, d)?;
+        }
         Ok(())
     }
 
     fn loop_(&mut self, l: &ir::LoopStmt) -> R<()> {
+        // Parameter pairs carried as 64-bit values ([`wide::wide_pairs`]): their word
+        // variables are made from the 64-bit one at the top of every iteration and never
+        // passed along.
+        let wide: Vec<usize> = self.wide_at(&l.params);
+        let paired: HashSet<usize> = wide.iter().flat_map(|&j| [j, j + 1]).collect();
         let params = l
             .params
             .iter()
@@ -567,14 +639,24 @@ impl<B: SimdBuilder> Lower<'_, B> {
         let cont = self.b.vector_var(Kind::Mask)?;
         let brk = self.b.vector_var(Kind::Mask)?;
         let live = self.b.vector_var(Kind::Mask)?;
-        for ((&var, &init), &p) in params.iter().zip(&l.inits).zip(&l.params) {
-            let x = self.get_for(init, p)?;
-            self.b.def_vector(var, x)?;
+        for (k, ((&var, &init), &p)) in params.iter().zip(&l.inits).zip(&l.params).enumerate() {
+            if !paired.contains(&k) {
+                let x = self.get_for(init, p)?;
+                self.b.def_vector(var, x)?;
+            }
+        }
+        let mut wide_vars = Vec::new();
+        for &j in &wide {
+            let (pv, nv) = (self.b.wide_var()?, self.b.wide_var()?);
+            let d = self.words64(l.inits[j], l.inits[j + 1])?;
+            self.b.def_wide(pv, d)?;
+            wide_vars.push((pv, nv));
         }
         for (&var, &r) in results.iter().zip(&l.results) {
             let z = self.b.splat_const(kind(self.f.ty(r)), 0)?;
             self.b.def_vector(var, z)?;
         }
+        let wide_results = self.wide_vars(&l.results)?;
         let none = self.mask_const(false)?;
         self.b.def_vector(brk, none)?;
         let e = self.exec()?;
@@ -587,32 +669,52 @@ impl<B: SimdBuilder> Lower<'_, B> {
         self.set_exec(live_now)?;
         let none = self.mask_const(false)?;
         self.b.def_vector(cont, none)?;
-        for (&nv, &pv) in next.iter().zip(&params) {
-            let cur = self.b.use_vector(pv)?;
-            self.b.def_vector(nv, cur)?;
+        for (k, (&nv, &pv)) in next.iter().zip(&params).enumerate() {
+            if !paired.contains(&k) {
+                let cur = self.b.use_vector(pv)?;
+                self.b.def_vector(nv, cur)?;
+            }
+        }
+        for (&j, &(pv, nv)) in wide.iter().zip(&wide_vars) {
+            let d = self.b.use_wide(pv)?;
+            self.b.def_wide(nv, d)?;
+            self.def_words(&params, &l.params, j, d)?;
         }
         self.loops.push(LoopFrame {
             param_values: l.params.clone(),
             result_values: l.results.clone(),
             next: next.clone(),
-            results,
+            results: results.clone(),
             cont,
             brk,
             sole_continue: l.sole_final_continue(),
+            wide: wide
+                .iter()
+                .zip(&wide_vars)
+                .map(|(&j, &(_, nv))| (j, nv))
+                .collect(),
+            wide_results: wide_results.clone(),
         });
         self.scoped(&l.body)?;
         self.loops.pop();
         let c = self.b.use_vector(cont)?;
         self.b.def_vector(live, c)?;
-        for (&nv, &pv) in next.iter().zip(&params) {
-            let n = self.b.use_vector(nv)?;
-            self.b.def_vector(pv, n)?;
+        for (k, (&nv, &pv)) in next.iter().zip(&params).enumerate() {
+            if !paired.contains(&k) {
+                let n = self.b.use_vector(nv)?;
+                self.b.def_vector(pv, n)?;
+            }
+        }
+        for &(pv, nv) in &wide_vars {
+            let n = self.b.use_wide(nv)?;
+            self.b.def_wide(pv, n)?;
         }
         let again = self.b.any(c)?;
         self.b.branch(again, header, exit)?;
         self.b.switch_to(exit)?;
         let out = self.b.use_vector(brk)?;
-        self.set_exec(out)
+        self.set_exec(out)?;
+        self.carried_out(&wide_results, &results, &l.results)
     }
 }
 

@@ -9,28 +9,22 @@ use super::lower::Lower;
 use crate::back::abi::Invariant;
 use crate::ir::{self, Def, FCmp, ICmp, Op, Op64, Stmt};
 use crate::numerics::wide::CANONICAL_NAN64;
+use std::collections::HashSet;
 
 /// 2⁶³ as a double.
 const P63: f64 = (1u64 << 63) as f64;
 const SIGN: u64 = 1 << 63;
 
 /// Per value, whether its NaN bits can be seen: a value some operation looks at the bits of
-/// (integer operations, stores, DNEG and DABS, a `pack` of the words of two doubles), or whose
-/// bits reach such an operation through bit moves (`asi64`, `lo`, `hi`, `select`, a `pack` of
-/// both words of one double, loop and `If` edges). A double carried round a loop in its
+/// (integer operations, stores, a `pack` of the words of two doubles), or whose bits reach
+/// such an operation through bit moves (`asi64`, `lo`, `hi`, DNEG, DABS, `select`, a `pack`
+/// of both words of one double, loop and `If` edges). A double carried round a loop in its
 /// registers and read only as a double again is not: a NaN's payload reaches only operations
 /// that make their own NaNs canonical or do not look at it (arithmetic, comparisons,
 /// conversions, saturation), so arithmetic makes its NaNs canonical only where seen.
-pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
+pub(super) fn nan_bits_seen(f: &ir::Function, wide: &HashSet<(ir::Value, ir::Value)>) -> Vec<bool> {
     let n = f.values.len();
-    let word_of = |v: ir::Value| -> Option<(ir::Value, bool)> {
-        let i = f.def_inst(v)?;
-        match f.insts[i].op {
-            Op::W64(Op64::Lo) => Some((f.insts[i].args[0], false)),
-            Op::W64(Op64::Hi) => Some((f.insts[i].args[0], true)),
-            _ => None,
-        }
-    };
+    let word_of = |v: ir::Value| word_of(f, v);
     // Both words of one double, low first.
     let same_double = |a: ir::Value, b: ir::Value| match (word_of(a), word_of(b)) {
         (Some((x, false)), Some((y, true))) => x == y,
@@ -132,8 +126,14 @@ pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
         let d = &f.insts[i];
         let r = d.results.first().copied();
         match (&d.op, r) {
-            // Bit moves: the operand shows through the result.
-            (Op::W64(Op64::AsI64 | Op64::AsF64 | Op64::Lo | Op64::Hi), Some(r)) => {
+            // Bit moves: the operand shows through the result. DNEG and DABS too: they flip
+            // a NaN's sign and keep its payload, so a NaN they make shows the operand's bits,
+            // and an operand made canonical where their result is seen gives the
+            // interpreter's (a canonical NaN, its sign flipped).
+            (
+                Op::W64(Op64::AsI64 | Op64::AsF64 | Op64::Lo | Op64::Hi | Op64::DNeg | Op64::DAbs),
+                Some(r),
+            ) => {
                 edges[r.index()].push(d.args[0]);
             }
             (Op::Select, Some(r)) => {
@@ -141,13 +141,16 @@ pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
             }
             (Op::W64(Op64::Pack), Some(r)) => {
                 let (a, b) = (d.args[0], d.args[1]);
-                if same_double(a, b) || paired.contains(&(a, b)) {
+                if same_double(a, b) || paired.contains(&(a, b)) || wide.contains(&(a, b)) {
                     edges[r.index()].extend([a, b]);
                 } else {
                     // Words of different doubles make a new value of both: every bit counts.
                     roots.extend([a, b]);
                 }
             }
+            // DLDEXP's exponent is an integer: every bit counts (a word of a NaN made by
+            // arithmetic is the canonical NaN's, 0 or 0x7ff80000, in the interpreter).
+            (Op::W64(Op64::DLdexp), _) => roots.push(d.args[1]),
             // Double operations that make their own NaNs canonical (where seen) or do not look
             // at a NaN's payload.
             (
@@ -166,7 +169,6 @@ pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
                     | Op64::DRound
                     | Op64::DSign
                     | Op64::DSat01
-                    | Op64::DLdexp
                     | Op64::DFrexpMant
                     | Op64::DFrexpExp
                     | Op64::DCmp(_)
@@ -178,8 +180,7 @@ pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
                 ),
                 _,
             ) => {}
-            // Everything else looks at its operands' bits (DNEG and DABS among them: the
-            // interpreter flips the sign of a canonical NaN).
+            // Everything else looks at its operands' bits.
             _ => roots.extend(d.args.iter().copied()),
         }
     });
@@ -195,7 +196,191 @@ pub(super) fn nan_bits_seen(f: &ir::Function) -> Vec<bool> {
     seen
 }
 
+/// The 64-bit value `v` is a word of, and whether the high one (`v` is `lo` or `hi` of it).
+fn word_of(f: &ir::Function, v: ir::Value) -> Option<(ir::Value, bool)> {
+    let i = f.def_inst(v)?;
+    match f.insts[i].op {
+        Op::W64(Op64::Lo) => Some((f.insts[i].args[0], false)),
+        Op::W64(Op64::Hi) => Some((f.insts[i].args[0], true)),
+        _ => None,
+    }
+}
+
+/// The word pairs of `f` the SIMD code carries as 64-bit values (`(first, second)` of each):
+/// two neighbouring parameters of a loop, results of a loop or results of an `If` that receive
+/// the low and the high word of one 64-bit value on every edge — `lo` and `hi` of one value,
+/// or a pair carried so itself. A loop or `If` keeps such a pair in a variable of 64-bit lanes
+/// instead of two word vectors, so that doubles going round a loop, out of it or out of an
+/// `If` are neither split into words nor packed again; the words are made where the merge
+/// is (the target drops those nothing reads). Loop parameters and results must not be uniform
+/// (their merges keep every lane equal, `Lower::leave`); all must be exact 32-bit words.
+pub(super) fn wide_pairs(
+    f: &ir::Function,
+    uniform: &ir::uniform::Uniformity,
+    arith: &[crate::back::nan::Class],
+) -> HashSet<(ir::Value, ir::Value)> {
+    struct Merge {
+        targets: Vec<ir::Value>,
+        edges: Vec<Vec<ir::Value>>,
+        uniform_ok: bool,
+    }
+    #[derive(Default)]
+    struct Walk {
+        merges: Vec<Merge>,
+        // The open loops (their parameter and result merges) and `If`s, innermost last.
+        loops: Vec<(usize, usize)>,
+        ifs: Vec<usize>,
+    }
+    fn walk(b: &ir::Block, w: &mut Walk) {
+        for st in &b.0 {
+            match st {
+                Stmt::Inst(_) => {}
+                Stmt::If(x) => {
+                    w.merges.push(Merge {
+                        targets: x.results.clone(),
+                        edges: Vec::new(),
+                        uniform_ok: true,
+                    });
+                    w.ifs.push(w.merges.len() - 1);
+                    walk(&x.then_, w);
+                    walk(&x.else_, w);
+                    w.ifs.pop();
+                }
+                Stmt::Loop(l) => {
+                    w.merges.push(Merge {
+                        targets: l.params.clone(),
+                        edges: vec![l.inits.clone()],
+                        uniform_ok: false,
+                    });
+                    w.merges.push(Merge {
+                        targets: l.results.clone(),
+                        edges: Vec::new(),
+                        uniform_ok: false,
+                    });
+                    w.loops.push((w.merges.len() - 2, w.merges.len() - 1));
+                    // A yield inside the body belongs to an `If` inside it.
+                    let outer = std::mem::take(&mut w.ifs);
+                    walk(&l.body, w);
+                    w.ifs = outer;
+                    w.loops.pop();
+                }
+                Stmt::Continue(vs) | Stmt::Break(vs) => {
+                    if let Some(&(params, results)) = w.loops.last() {
+                        let k = if matches!(st, Stmt::Continue(_)) {
+                            params
+                        } else {
+                            results
+                        };
+                        w.merges[k].edges.push(vs.clone());
+                    }
+                }
+                Stmt::Yield(vs) => {
+                    if let Some(&k) = w.ifs.last() {
+                        w.merges[k].edges.push(vs.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut w = Walk::default();
+    walk(&f.body, &mut w);
+    let word = |v: ir::Value, m: &Merge| {
+        f.ty(v) == ir::Type::I32
+            && arith[v.index()] == crate::back::nan::Class::Exact
+            && (m.uniform_ok || !uniform.is_uniform(v))
+    };
+    let mut set: HashSet<(ir::Value, ir::Value)> = HashSet::new();
+    for m in &w.merges {
+        for t in m.targets.windows(2) {
+            if word(t[0], m) && word(t[1], m) {
+                set.insert((t[0], t[1]));
+            }
+        }
+    }
+    // Optimistic: every candidate is carried until an edge shows otherwise. Once no edge
+    // does, of two overlapping pairs the first stays; then the edges again.
+    loop {
+        let mut drop = Vec::new();
+        for m in &w.merges {
+            for (j, t) in m.targets.windows(2).enumerate() {
+                let carried = m.edges.iter().all(|e| {
+                    e.len() > j + 1 && {
+                        let (a, b) = (e[j], e[j + 1]);
+                        set.contains(&(a, b))
+                            || matches!((word_of(f, a), word_of(f, b)),
+                                (Some((x, false)), Some((y, true))) if x == y)
+                    }
+                });
+                if !carried && set.contains(&(t[0], t[1])) {
+                    drop.push((t[0], t[1]));
+                }
+            }
+        }
+        if drop.is_empty() {
+            for m in &w.merges {
+                let mut j = 0;
+                while j + 2 < m.targets.len() {
+                    let t = &m.targets;
+                    if set.contains(&(t[j], t[j + 1])) {
+                        if set.contains(&(t[j + 1], t[j + 2])) {
+                            drop.push((t[j + 1], t[j + 2]));
+                        }
+                        j += 2;
+                    } else {
+                        j += 1;
+                    }
+                }
+            }
+        }
+        if drop.is_empty() {
+            return set;
+        }
+        for p in drop {
+            set.remove(&p);
+        }
+    }
+}
+
 impl<B: SimdBuilder> Lower<'_, B> {
+    /// The indices `j` of the pairs `(values[j], values[j + 1])` carried as 64-bit values
+    /// ([`wide_pairs`]).
+    pub(super) fn wide_at(&self, values: &[ir::Value]) -> Vec<usize> {
+        (0..values.len().saturating_sub(1))
+            .filter(|&j| self.wide_pairs.contains(&(values[j], values[j + 1])))
+            .collect()
+    }
+
+    /// The 64-bit value whose low and high words are `a` and `b`: `lo` and `hi` of one value,
+    /// or a pair carried as a 64-bit value ([`wide_pairs`]) in scope.
+    pub(super) fn words64(&self, a: ir::Value, b: ir::Value) -> R<B::D> {
+        if let Some(&d) = self.wide_words.get(&(a, b)) {
+            return Ok(d);
+        }
+        match (word_of(self.f, a), word_of(self.f, b)) {
+            (Some((x, false)), Some((y, true))) if x == y => self.get64(x),
+            _ => Err(
+                Invariant::UseBeforeDef(format!("{a:?}, {b:?} (words of a 64-bit value)")).into(),
+            ),
+        }
+    }
+
+    /// Defines the word variables `vars[j]`, `vars[j + 1]` of a pair carried as the 64-bit
+    /// value `d`, which a `pack` of `values[j]`, `values[j + 1]` is from now on.
+    pub(super) fn def_words(
+        &mut self,
+        vars: &[B::Var],
+        values: &[ir::Value],
+        j: usize,
+        d: B::D,
+    ) -> R<()> {
+        for (k, hi) in [(j, false), (j + 1, true)] {
+            let w = self.b.q_word(d, hi)?;
+            self.b.def_vector(vars[k], w)?;
+        }
+        self.wide_words.insert((values[j], values[j + 1]), d);
+        Ok(())
+    }
+
     /// `x`, the result `r` of double arithmetic, with a NaN made canonical where its bits can
     /// be seen ([`nan_bits_seen`]).
     fn canon_result(&mut self, r: ir::Value, x: B::D) -> R<B::D> {
@@ -405,10 +590,14 @@ impl<B: SimdBuilder> Lower<'_, B> {
             _ => {}
         }
         let r = match op {
-            W::Pack => {
-                let (lo, hi) = (self.get_bits(args[0])?, self.get_bits(args[1])?);
-                self.b.q_pack(lo, hi)?
-            }
+            W::Pack => match self.wide_words.get(&(args[0], args[1])) {
+                // The words of a pair carried as a 64-bit value.
+                Some(&d) => d,
+                None => {
+                    let (lo, hi) = (self.get_bits(args[0])?, self.get_bits(args[1])?);
+                    self.b.q_pack(lo, hi)?
+                }
+            },
             W::AsF64 | W::AsI64 => self.get64(args[0])?,
             W::DAdd | W::DSub | W::DMul | W::DDiv => {
                 let ops = self.d_operands(args)?;
