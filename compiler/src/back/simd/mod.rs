@@ -148,9 +148,9 @@ pub fn lower<B: SimdBuilder>(
         total += a.len as u64 * 4 * BATCH_LANES as u64;
     }
     let exec = b.vector_var(Kind::Mask)?;
-    let (arith, uniform) = (nan::classes(f), ir::uniform::analyze(f));
+    let (arith, uniform, merges) = (nan::classes(f), ir::uniform::analyze(f), wide::merges(f));
     let wide_pairs = if b.has_wide() {
-        wide::wide_pairs(f, &uniform, &arith)
+        wide::wide_pairs(f, &merges, &uniform, &arith)
     } else {
         HashSet::new()
     };
@@ -160,7 +160,7 @@ pub fn lower<B: SimdBuilder>(
         flushed: denormals::Flushed::analyze(f, &texels_normal(f, &tex_paths)),
         vals: vec![None; f.values.len()],
         dvals: vec![None; f.values.len()],
-        nan_seen64: wide::nan_bits_seen(f, &wide_pairs),
+        nan_seen64: wide::nan_bits_seen(f, &merges),
         arith,
         uniform,
         wide_pairs,

@@ -22,105 +22,25 @@ const SIGN: u64 = 1 << 63;
 /// registers and read only as a double again is not: a NaN's payload reaches only operations
 /// that make their own NaNs canonical or do not look at it (arithmetic, comparisons,
 /// conversions, saturation), so arithmetic makes its NaNs canonical only where seen.
-pub(super) fn nan_bits_seen(f: &ir::Function, wide: &HashSet<(ir::Value, ir::Value)>) -> Vec<bool> {
+pub(super) fn nan_bits_seen(f: &ir::Function, merges: &[Merge]) -> Vec<bool> {
     let n = f.values.len();
-    let word_of = |v: ir::Value| word_of(f, v);
     // Both words of one double, low first.
-    let same_double = |a: ir::Value, b: ir::Value| match (word_of(a), word_of(b)) {
+    let same_double = |a: ir::Value, b: ir::Value| match (word_of(f, a), word_of(f, b)) {
         (Some((x, false)), Some((y, true))) => x == y,
         _ => false,
     };
-    // Flows of words into loop parameters, loop results and `If` results; the loops.
-    struct LoopInfo {
-        params: Vec<ir::Value>,
-        inits: Vec<ir::Value>,
-        results: Vec<ir::Value>,
-        conts: Vec<Vec<ir::Value>>,
-    }
-    struct Walk {
-        flows: Vec<(ir::Value, ir::Value)>,
-        loops: Vec<LoopInfo>,
-        ifs: Vec<Vec<ir::Value>>,
-        open: Vec<usize>,
-    }
-    fn walk(b: &ir::Block, w: &mut Walk) {
-        for st in &b.0 {
-            match st {
-                Stmt::Inst(_) => {}
-                Stmt::If(x) => {
-                    w.ifs.push(x.results.clone());
-                    walk(&x.then_, w);
-                    walk(&x.else_, w);
-                    w.ifs.pop();
-                }
-                Stmt::Loop(l) => {
-                    w.flows
-                        .extend(l.inits.iter().copied().zip(l.params.iter().copied()));
-                    w.loops.push(LoopInfo {
-                        params: l.params.clone(),
-                        inits: l.inits.clone(),
-                        results: l.results.clone(),
-                        conts: Vec::new(),
-                    });
-                    w.open.push(w.loops.len() - 1);
-                    // A yield inside the body belongs to an `If` inside it.
-                    let outer = std::mem::take(&mut w.ifs);
-                    walk(&l.body, w);
-                    w.ifs = outer;
-                    w.open.pop();
-                }
-                Stmt::Continue(vs) => {
-                    if let Some(&k) = w.open.last() {
-                        let l = &mut w.loops[k];
-                        w.flows
-                            .extend(vs.iter().copied().zip(l.params.iter().copied()));
-                        l.conts.push(vs.clone());
-                    }
-                }
-                Stmt::Break(vs) => {
-                    if let Some(&k) = w.open.last() {
-                        let r = &w.loops[k].results;
-                        w.flows.extend(vs.iter().copied().zip(r.iter().copied()));
-                    }
-                }
-                Stmt::Yield(vs) => {
-                    if let Some(r) = w.ifs.last() {
-                        w.flows.extend(vs.iter().copied().zip(r.iter().copied()));
-                    }
-                }
-            }
-        }
-    }
-    let mut w = Walk {
-        flows: Vec::new(),
-        loops: Vec::new(),
-        ifs: Vec::new(),
-        open: Vec::new(),
-    };
-    walk(&f.body, &mut w);
-    let flows = w.flows;
-    // Parameters (j, j + 1) that carry the low and high words of one double on every edge.
-    let mut paired: std::collections::HashSet<(ir::Value, ir::Value)> = Default::default();
-    for l in &w.loops {
-        for j in 0..l.params.len().saturating_sub(1) {
-            let (p, q) = (l.params[j], l.params[j + 1]);
-            let carried = |a: ir::Value, b: ir::Value| same_double(a, b) || (a, b) == (p, q);
-            let init = l.inits.len() > j + 1 && carried(l.inits[j], l.inits[j + 1]);
-            let edges = l
-                .conts
-                .iter()
-                .all(|c| c.len() > j + 1 && carried(c[j], c[j + 1]));
-            if init && edges {
-                paired.insert((p, q));
-            }
-        }
-    }
+    // Merged pairs that carry both words of one double on every edge.
+    let paired = carried_pairs(f, merges, |_, _| true);
     // `edges[y]`: the values whose bits `y`'s bits show (seen[x] follows seen[y]); `roots`:
     // the values an operation looks at the bits of.
     let mut edges: Vec<Vec<ir::Value>> = vec![Vec::new(); n];
     let mut roots: Vec<ir::Value> = Vec::new();
-    for &(from, to) in &flows {
-        edges[to.index()].push(from);
+    for m in merges {
+        for e in &m.edges {
+            for (&from, &to) in e.iter().zip(&m.targets) {
+                edges[to.index()].push(from);
+            }
+        }
     }
     f.for_each_inst(|i| {
         let d = &f.insts[i];
@@ -141,7 +61,7 @@ pub(super) fn nan_bits_seen(f: &ir::Function, wide: &HashSet<(ir::Value, ir::Val
             }
             (Op::W64(Op64::Pack), Some(r)) => {
                 let (a, b) = (d.args[0], d.args[1]);
-                if same_double(a, b) || paired.contains(&(a, b)) || wide.contains(&(a, b)) {
+                if same_double(a, b) || paired.contains(&(a, b)) {
                     edges[r.index()].extend([a, b]);
                 } else {
                     // Words of different doubles make a new value of both: every bit counts.
@@ -206,24 +126,18 @@ fn word_of(f: &ir::Function, v: ir::Value) -> Option<(ir::Value, bool)> {
     }
 }
 
-/// The word pairs of `f` the SIMD code carries as 64-bit values (`(first, second)` of each):
-/// two neighbouring parameters of a loop, results of a loop or results of an `If` that receive
-/// the low and the high word of one 64-bit value on every edge — `lo` and `hi` of one value,
-/// or a pair carried so itself. A loop or `If` keeps such a pair in a variable of 64-bit lanes
-/// instead of two word vectors, so that doubles going round a loop, out of it or out of an
-/// `If` are neither split into words nor packed again; the words are made where the merge
-/// is (the target drops those nothing reads). Loop parameters and results must not be uniform
-/// (their merges keep every lane equal, `Lower::leave`); all must be exact 32-bit words.
-pub(super) fn wide_pairs(
-    f: &ir::Function,
-    uniform: &ir::uniform::Uniformity,
-    arith: &[crate::back::nan::Class],
-) -> HashSet<(ir::Value, ir::Value)> {
-    struct Merge {
-        targets: Vec<ir::Value>,
-        edges: Vec<Vec<ir::Value>>,
-        uniform_ok: bool,
-    }
+/// A merge of values: a loop's parameters, a loop's results or an `If`'s results, and the
+/// values each edge into it passes (a loop's initial values and `continue`s, its `break`s, the
+/// `If`'s yields).
+pub(super) struct Merge {
+    targets: Vec<ir::Value>,
+    edges: Vec<Vec<ir::Value>>,
+    /// A loop's parameters or results (not an `If`'s).
+    of_loop: bool,
+}
+
+/// Every merge of `f`.
+pub(super) fn merges(f: &ir::Function) -> Vec<Merge> {
     #[derive(Default)]
     struct Walk {
         merges: Vec<Merge>,
@@ -231,32 +145,27 @@ pub(super) fn wide_pairs(
         loops: Vec<(usize, usize)>,
         ifs: Vec<usize>,
     }
+    fn open(w: &mut Walk, targets: &[ir::Value], edges: Vec<Vec<ir::Value>>, of_loop: bool) {
+        w.merges.push(Merge {
+            targets: targets.to_vec(),
+            edges,
+            of_loop,
+        });
+    }
     fn walk(b: &ir::Block, w: &mut Walk) {
         for st in &b.0 {
             match st {
                 Stmt::Inst(_) => {}
                 Stmt::If(x) => {
-                    w.merges.push(Merge {
-                        targets: x.results.clone(),
-                        edges: Vec::new(),
-                        uniform_ok: true,
-                    });
+                    open(w, &x.results, Vec::new(), false);
                     w.ifs.push(w.merges.len() - 1);
                     walk(&x.then_, w);
                     walk(&x.else_, w);
                     w.ifs.pop();
                 }
                 Stmt::Loop(l) => {
-                    w.merges.push(Merge {
-                        targets: l.params.clone(),
-                        edges: vec![l.inits.clone()],
-                        uniform_ok: false,
-                    });
-                    w.merges.push(Merge {
-                        targets: l.results.clone(),
-                        edges: Vec::new(),
-                        uniform_ok: false,
-                    });
+                    open(w, &l.params, vec![l.inits.clone()], true);
+                    open(w, &l.results, Vec::new(), true);
                     w.loops.push((w.merges.len() - 2, w.merges.len() - 1));
                     // A yield inside the body belongs to an `If` inside it.
                     let outer = std::mem::take(&mut w.ifs);
@@ -284,24 +193,29 @@ pub(super) fn wide_pairs(
     }
     let mut w = Walk::default();
     walk(&f.body, &mut w);
-    let word = |v: ir::Value, m: &Merge| {
-        f.ty(v) == ir::Type::I32
-            && arith[v.index()] == crate::back::nan::Class::Exact
-            && (m.uniform_ok || !uniform.is_uniform(v))
-    };
+    w.merges
+}
+
+/// The neighbouring targets `(first, second)` of merges, among those `candidate` accepts,
+/// that receive the low and the high word of one 64-bit value on every edge: `lo` and `hi`
+/// of one value, or a pair of the set itself (a fixpoint, optimistic: every candidate until an
+/// edge shows otherwise; of two overlapping pairs the first).
+fn carried_pairs(
+    f: &ir::Function,
+    merges: &[Merge],
+    candidate: impl Fn(&Merge, ir::Value) -> bool,
+) -> HashSet<(ir::Value, ir::Value)> {
     let mut set: HashSet<(ir::Value, ir::Value)> = HashSet::new();
-    for m in &w.merges {
+    for m in merges {
         for t in m.targets.windows(2) {
-            if word(t[0], m) && word(t[1], m) {
+            if candidate(m, t[0]) && candidate(m, t[1]) {
                 set.insert((t[0], t[1]));
             }
         }
     }
-    // Optimistic: every candidate is carried until an edge shows otherwise. Once no edge
-    // does, of two overlapping pairs the first stays; then the edges again.
     loop {
         let mut drop = Vec::new();
-        for m in &w.merges {
+        for m in merges {
             for (j, t) in m.targets.windows(2).enumerate() {
                 let carried = m.edges.iter().all(|e| {
                     e.len() > j + 1 && {
@@ -317,10 +231,10 @@ pub(super) fn wide_pairs(
             }
         }
         if drop.is_empty() {
-            for m in &w.merges {
+            for m in merges {
+                let t = &m.targets;
                 let mut j = 0;
-                while j + 2 < m.targets.len() {
-                    let t = &m.targets;
+                while j + 2 < t.len() {
                     if set.contains(&(t[j], t[j + 1])) {
                         if set.contains(&(t[j + 1], t[j + 2])) {
                             drop.push((t[j + 1], t[j + 2]));
@@ -339,6 +253,25 @@ pub(super) fn wide_pairs(
             set.remove(&p);
         }
     }
+}
+
+/// The word pairs of `f` the SIMD code carries as 64-bit values (`(first, second)` of each):
+/// the [`carried_pairs`] of its merges that are exact 32-bit words, and not uniform where they
+/// are a loop's (its merges keep every lane equal, `Lower::leave`). A loop or `If` keeps such
+/// a pair in a variable of 64-bit lanes instead of two word vectors, so that doubles going
+/// round a loop, out of it or out of an `If` are neither split into words nor packed again;
+/// the words are made where the merge is (the target drops those nothing reads).
+pub(super) fn wide_pairs(
+    f: &ir::Function,
+    merges: &[Merge],
+    uniform: &ir::uniform::Uniformity,
+    arith: &[crate::back::nan::Class],
+) -> HashSet<(ir::Value, ir::Value)> {
+    carried_pairs(f, merges, |m, v| {
+        f.ty(v) == ir::Type::I32
+            && arith[v.index()] == crate::back::nan::Class::Exact
+            && !(m.of_loop && uniform.is_uniform(v))
+    })
 }
 
 impl<B: SimdBuilder> Lower<'_, B> {
