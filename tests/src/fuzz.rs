@@ -10,6 +10,10 @@
 //!   level.
 //! - [`jit_vs_interp`]: a valid program generated from the bytes computes the same bits in the
 //!   interpreter and the Cranelift JIT.
+//! - [`wide_jit_vs_interp`]: a valid program with doubles and 64-bit integers generated from
+//!   the bytes lifts to IR that verifies before and after optimization, and computes the same
+//!   bits in the interpreter, the IR evaluator at every optimization level and each JIT back
+//!   end built in (Cranelift; LLVM with the `llvm` feature), exact math.
 //! - [`theia_asm`]: assembled words disassemble to text that assembles to the same words.
 //! - [`theia_compile`]: a compiled program's assembly assembles to its image, and the image
 //!   disassembles and re-assembles to itself.
@@ -21,7 +25,7 @@
 //!   stay as they were) and ends (a deadline and a loop budget bound it), whatever offsets the
 //!   program computes.
 
-use crate::generate::program_from;
+use crate::generate::{program_from, wide_program_from};
 use crate::random::{Bytes, Rng, Source, batch, bindings, difference, run};
 use tgsic::front::{binary, read, text};
 use tgsic::opt::{OptLevel, optimize};
@@ -37,6 +41,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("text_reader", text_reader),
     ("lift_optimize", lift_optimize),
     ("jit_vs_interp", jit_vs_interp),
+    ("wide_jit_vs_interp", wide_jit_vs_interp),
     ("theia_asm", theia_asm),
     ("theia_compile", theia_compile),
     ("code_cache", code_cache),
@@ -342,6 +347,68 @@ pub fn jit_vs_interp(data: &[u8]) {
     }
 }
 
+/// 64-bit arithmetic on a generated valid program: the bytes give, through `arbitrary`, the
+/// seed of the inputs, the width, then one decision of the generator each. The lifted IR
+/// verifies after every optimization level and evaluates to the interpreter's bits, and so
+/// does every JIT back end built in, exact math (doubles are exact in every mode).
+pub fn wide_jit_vs_interp(data: &[u8]) {
+    use crate::ireval::IrShader;
+    use crate::run::{compile, evaluator, interpreter};
+    use std::sync::Arc;
+    use tgsic::back::Backend;
+    use tgsic_runtime::host::{CompileOptions, Module};
+    let mut u = arbitrary::Unstructured::new(data);
+    let seed: u64 = u.arbitrary().unwrap_or(0);
+    let lanes = *u.choose(&[4usize, 8, 16]).unwrap_or(&8);
+    let p = wide_program_from(Bytes::new(u), 48);
+    let printed = text::print(&p);
+    let shader =
+        Module::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
+    let ir = IrShader::lift(shader.clone())
+        .unwrap_or_else(|e| panic!("a generated program lifts: {e}\n{printed}"));
+    if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
+        panic!("the lifted IR does not verify: {}\n{printed}", e[0]);
+    }
+    let mut engines = vec![("the lifted IR".to_string(), Arc::new(evaluator(ir.clone())))];
+    for level in [OptLevel::O1, OptLevel::O2] {
+        let mut o = ir.clone();
+        optimize(&mut o.function, level);
+        if let Err(e) = tgsic::ir::verify::verify(&o.function) {
+            panic!(
+                "the IR does not verify after {level:?}: {}\n{printed}",
+                e[0]
+            );
+        }
+        engines.push((format!("the IR at {level:?}"), Arc::new(evaluator(o))));
+    }
+    let mut backends = vec![Backend::Cranelift];
+    if cfg!(feature = "llvm") {
+        backends.push(Backend::Llvm);
+    }
+    for backend in backends {
+        let config = CompileOptions {
+            engine: backend.into(),
+            lanes,
+            math: tgsic::back::abi::MathMode::Exact,
+            ..CompileOptions::default()
+        };
+        let jit = compile(&shader, &config)
+            .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));
+        engines.push((format!("{backend:?} ({lanes} lanes)"), jit));
+    }
+    let mut rng = Rng(seed);
+    let bind = bindings(&shader, &mut rng);
+    let io = batch(&shader, &mut rng);
+    let reference =
+        run(&interpreter(&shader), &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    for (name, engine) in &engines {
+        let out = run(engine, &bind, &io).unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
+        if let Some(d) = difference(&reference, &out, io.alive) {
+            panic!("{name} differs from the interpreter: {d}\n{printed}");
+        }
+    }
+}
+
 /// The THEIA assembler: any text; what assembles disassembles to text that assembles to the
 /// same image.
 pub fn theia_asm(data: &[u8]) {
@@ -386,14 +453,20 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
         .collect();
-    // The compute corpus: compute programs, buffers, images, atomics (and 64-bit programs,
-    // which the readers refuse with their reason).
+    // The compute corpus: compute programs, buffers, images, atomics, doubles and 64-bit
+    // integers; and the double-precision fractal shaders.
     let compute: Vec<Vec<u8>> = crate::corpus(crate::Corpus::Compute)
         .unwrap_or_default()
         .iter()
         .filter_map(|p| std::fs::read(p).ok())
         .collect();
     texts.extend(compute.iter().cloned());
+    texts.extend(
+        crate::corpus(crate::Corpus::MesaFp64)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok()),
+    );
     let binaries = || {
         texts
             .iter()
@@ -419,8 +492,12 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
                 })
                 .collect()
         }
-        "jit_vs_interp" => {
-            let mut rng = Rng(0x5eed);
+        "jit_vs_interp" | "wide_jit_vs_interp" => {
+            let mut rng = Rng(if target == "jit_vs_interp" {
+                0x5eed
+            } else {
+                0x64b1
+            });
             (0..64)
                 .map(|_| {
                     let n = 9 + rng.below(400) as usize;

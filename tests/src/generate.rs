@@ -616,6 +616,13 @@ pub fn wide_program(seed: u64) -> Program {
     generate(Rng(seed), 48, true)
 }
 
+/// A random valid program with 64-bit instructions as [`wide_program`], whose every choice
+/// comes from `rng` (a fuzzer's bytes through [`crate::random::Bytes`]), with about `size`
+/// instructions in main.
+pub fn wide_program_from<S: Source>(rng: S, size: i32) -> Program {
+    generate(rng, size, true)
+}
+
 fn generate<S: Source>(mut rng: S, size: i32, wide: bool) -> Program {
     let frag = rng.below(2) == 0;
     let mut p = Program::new(if frag {

@@ -63,7 +63,11 @@ fn smoke(name: &str) {
         eprintln!("skipped: no seeds for {name} (../shared is absent)");
     }
     // The generator-driven target compiles every case: fewer of them.
-    let step = if name == "jit_vs_interp" { 4 } else { 1 };
+    let step = if name.ends_with("jit_vs_interp") {
+        4
+    } else {
+        1
+    };
     let mut rng = Rng(0xf022 ^ name.len() as u64);
     let mut cases = 0;
     for (k, seed) in seeds.iter().enumerate().step_by(step) {
@@ -98,6 +102,11 @@ fn jit_vs_interp() {
 }
 
 #[test]
+fn wide_jit_vs_interp() {
+    smoke("wide_jit_vs_interp");
+}
+
+#[test]
 fn theia_asm() {
     smoke("theia_asm");
 }
@@ -127,6 +136,7 @@ fn every_target_has_a_smoke_test() {
             "text_reader",
             "lift_optimize",
             "jit_vs_interp",
+            "wide_jit_vs_interp",
             "theia_asm",
             "theia_compile",
             "code_cache",
