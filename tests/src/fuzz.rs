@@ -352,10 +352,8 @@ pub fn jit_vs_interp(data: &[u8]) {
 /// verifies after every optimization level and evaluates to the interpreter's bits, and so
 /// does every JIT back end built in, exact math (doubles are exact in every mode).
 pub fn wide_jit_vs_interp(data: &[u8]) {
-    use crate::ireval::IrShader;
-    use crate::run::{compile, evaluator, interpreter};
-    use std::sync::Arc;
-    use tgsic::back::Backend;
+    use crate::random::{agree, ir_variants};
+    use crate::run::compile;
     use tgsic_runtime::host::{CompileOptions, Module};
     let mut u = arbitrary::Unstructured::new(data);
     let seed: u64 = u.arbitrary().unwrap_or(0);
@@ -364,48 +362,23 @@ pub fn wide_jit_vs_interp(data: &[u8]) {
     let printed = text::print(&p);
     let shader =
         Module::new(p).unwrap_or_else(|e| panic!("a generated program loads: {e}\n{printed}"));
-    let ir = IrShader::lift(shader.clone())
-        .unwrap_or_else(|e| panic!("a generated program lifts: {e}\n{printed}"));
-    if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
-        panic!("the lifted IR does not verify: {}\n{printed}", e[0]);
-    }
-    let mut engines = vec![("the lifted IR".to_string(), Arc::new(evaluator(ir.clone())))];
-    for level in [OptLevel::O1, OptLevel::O2] {
-        let mut o = ir.clone();
-        optimize(&mut o.function, level);
-        if let Err(e) = tgsic::ir::verify::verify(&o.function) {
-            panic!(
-                "the IR does not verify after {level:?}: {}\n{printed}",
-                e[0]
-            );
-        }
-        engines.push((format!("the IR at {level:?}"), Arc::new(evaluator(o))));
-    }
-    let mut backends = vec![Backend::Cranelift];
-    if cfg!(feature = "llvm") {
-        backends.push(Backend::Llvm);
-    }
-    for backend in backends {
-        let config = CompileOptions {
-            engine: backend.into(),
-            lanes,
-            math: tgsic::back::abi::MathMode::Exact,
-            ..CompileOptions::default()
-        };
-        let jit = compile(&shader, &config)
-            .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));
-        engines.push((format!("{backend:?} ({lanes} lanes)"), jit));
-    }
-    let mut rng = Rng(seed);
-    let bind = bindings(&shader, &mut rng);
-    let io = batch(&shader, &mut rng);
-    let reference =
-        run(&interpreter(&shader), &bind, &io).unwrap_or_else(|e| panic!("{e}\n{printed}"));
-    for (name, engine) in &engines {
-        let out = run(engine, &bind, &io).unwrap_or_else(|e| panic!("{name}: {e}\n{printed}"));
-        if let Some(d) = difference(&reference, &out, io.alive) {
-            panic!("{name} differs from the interpreter: {d}\n{printed}");
-        }
+    let ir = ir_variants(&shader).unwrap_or_else(|e| panic!("{e}\n{printed}"));
+    let jits: Vec<_> = crate::jit_backends()
+        .into_iter()
+        .map(|(backend, _)| {
+            let config = CompileOptions {
+                engine: backend.into(),
+                lanes,
+                math: tgsic::back::abi::MathMode::Exact,
+                ..CompileOptions::default()
+            };
+            let jit = compile(&shader, &config)
+                .unwrap_or_else(|e| panic!("a generated program compiles: {e}\n{printed}"));
+            (format!("{backend:?} ({lanes} lanes)"), jit)
+        })
+        .collect();
+    if let Err(e) = agree(&shader, &ir, &jits, &mut Rng(seed), 1) {
+        panic!("{e}\n{printed}");
     }
 }
 

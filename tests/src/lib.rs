@@ -361,6 +361,67 @@ pub mod random {
         }
         None
     }
+
+    /// The IR of `shader` as lifted and after -O1 and -O2, each checked by the IR verifier, as
+    /// IR evaluators named `lifted`, `-O1` and `-O2`; an error names the step that failed.
+    pub fn ir_variants(shader: &Module) -> Result<Vec<(&'static str, Compiled)>, String> {
+        use tgsic::opt::{OptLevel, optimize};
+        let ir = crate::ireval::IrShader::lift(shader.clone()).map_err(|e| e.to_string())?;
+        let mut variants = Vec::with_capacity(3);
+        for (name, level) in [
+            ("lifted", None),
+            ("-O1", Some(OptLevel::O1)),
+            ("-O2", Some(OptLevel::O2)),
+        ] {
+            let mut o = ir.clone();
+            if let Some(level) = level {
+                optimize(&mut o.function, level);
+            }
+            if let Err(e) = tgsic::ir::verify::verify(&o.function) {
+                return Err(format!("the {name} IR does not verify: {}", e[0]));
+            }
+            variants.push((name, crate::run::evaluator(o)));
+        }
+        Ok(variants)
+    }
+
+    /// Whether the IR evaluators `ir` and the compiled shaders `jits` compute the
+    /// interpreter's bits for `shader` on `rounds` random bindings and batches drawn from
+    /// `rng` (the IR evaluators reporting no unspecified lane); an error names the engine and
+    /// the first difference.
+    pub fn agree(
+        shader: &Module,
+        ir: &[(&str, Compiled)],
+        jits: &[(String, std::sync::Arc<Compiled>)],
+        rng: &mut Rng,
+        rounds: usize,
+    ) -> Result<(), String> {
+        let interp = crate::run::interpreter(shader);
+        let engines = ir
+            .iter()
+            .map(|(name, e)| (*name, e, true))
+            .chain(jits.iter().map(|(name, j)| (name.as_str(), &**j, false)));
+        let engines: Vec<(&str, &Compiled, bool)> = engines.collect();
+        for _ in 0..rounds {
+            let bind = bindings(shader, rng);
+            let io = batch(shader, rng);
+            let reference =
+                run(&interp, &bind, &io).map_err(|e| format!("the interpreter: {e}"))?;
+            for &(name, engine, ir) in &engines {
+                let out = run(engine, &bind, &io).map_err(|e| format!("{name}: {e}"))?;
+                if ir && out.report.unspecified != 0 {
+                    return Err(format!(
+                        "{name}: unspecified lanes {:#018x}",
+                        out.report.unspecified
+                    ));
+                }
+                if let Some(d) = difference(&reference, &out, io.alive) {
+                    return Err(format!("{name} differs from the interpreter: {d}"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The Mesa corpus under its contract (index.json): 64×64, clear −7, `const0.bin`, every

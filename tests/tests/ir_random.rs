@@ -16,10 +16,9 @@ use tgsic_runtime::host::CompileOptions;
 use tgsic_runtime::host::Compiled;
 use tgsic_runtime::host::Module;
 use tgsic_tests::generate::{program, wide_program};
-use tgsic_tests::ireval::IrShader;
 use tgsic_tests::jit_backends;
-use tgsic_tests::random::{Rng, batch, bindings, difference, run};
-use tgsic_tests::run::{compile, evaluator, interpreter};
+use tgsic_tests::random::{Rng, agree, batch, bindings, difference, ir_variants, run};
+use tgsic_tests::run::{compile, interpreter};
 
 fn cases() -> u32 {
     if let Some(n) = std::env::var("TGSIC_RANDOM_CASES")
@@ -77,38 +76,13 @@ proptest! {
         let p = program(seed);
         let text = tgsic::front::text::print(&p);
         let shader = Module::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        let ir = IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
-            return Err(TestCaseError::fail(format!("the lifted IR does not verify: {}\n{text}", e[0])));
-        }
-        let mut variants = vec![("lifted", evaluator(ir.clone()))];
-        for level in [OptLevel::O1, OptLevel::O2] {
-            let mut o = ir.clone();
-            optimize(&mut o.function, level);
-            variants.push((if level == OptLevel::O1 { "-O1" } else { "-O2" }, evaluator(o)));
-        }
-        let interp = interpreter(&shader);
-        // Each JIT back end in exact mode, at a width chosen by the seed.
-        let jits = jit_engines(&shader, seed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        let mut rng = Rng(seed ^ 0x5eed);
-        for _ in 0..2 {
-            let bind = bindings(&shader, &mut rng);
-            let io = batch(&shader, &mut rng);
-            let reference = run(&interp, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-            for (name, engine) in &variants {
-                let out = run(engine, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
-                prop_assert_eq!(out.report.unspecified, 0);
-                if let Some(d) = difference(&reference, &out, io.alive) {
-                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
-                }
-            }
-            for (name, jit) in &jits {
-                let out = run(jit, &bind, &io).map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
-                if let Some(d) = difference(&reference, &out, io.alive) {
-                    return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
-                }
-            }
-        }
+        // The IR lifted and optimized, and each JIT back end in exact mode at a width chosen by
+        // the seed.
+        let checked = ir_variants(&shader).and_then(|ir| {
+            let jits = jit_engines(&shader, seed)?;
+            agree(&shader, &ir, &jits, &mut Rng(seed ^ 0x5eed), 2)
+        });
+        checked.map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
     }
 }
 
@@ -146,56 +120,12 @@ fn wide_programs_agree(seed: u64) -> Result<(), TestCaseError> {
     let p = wide_program(seed);
     let text = tgsic::front::text::print(&p);
     let shader = Module::new(p).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-    let ir =
-        IrShader::lift(shader.clone()).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-    if let Err(e) = tgsic::ir::verify::verify(&ir.function) {
-        return Err(TestCaseError::fail(format!(
-            "the lifted IR does not verify: {}\n{text}",
-            e[0]
-        )));
-    }
-    let mut variants = vec![("lifted", evaluator(ir.clone()))];
-    for level in [OptLevel::O1, OptLevel::O2] {
-        let mut o = ir.clone();
-        optimize(&mut o.function, level);
-        if let Err(e) = tgsic::ir::verify::verify(&o.function) {
-            return Err(TestCaseError::fail(format!(
-                "{level:?} does not verify: {}\n{text}",
-                e[0]
-            )));
-        }
-        variants.push((
-            if level == OptLevel::O1 { "-O1" } else { "-O2" },
-            evaluator(o),
-        ));
-    }
-    let interp = interpreter(&shader);
     // Each JIT back end in exact mode, at a width chosen by the seed.
-    let jits =
-        wide_engines(&shader, seed).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-    let mut rng = Rng(seed ^ 0x5eed);
-    for _ in 0..2 {
-        let bind = bindings(&shader, &mut rng);
-        let io = batch(&shader, &mut rng);
-        let reference =
-            run(&interp, &bind, &io).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        for (name, engine) in &variants {
-            let out = run(engine, &bind, &io)
-                .map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
-            prop_assert_eq!(out.report.unspecified, 0);
-            if let Some(d) = difference(&reference, &out, io.alive) {
-                return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
-            }
-        }
-        for (name, jit) in &jits {
-            let out = run(jit, &bind, &io)
-                .map_err(|e| TestCaseError::fail(format!("{name}: {e}\n{text}")))?;
-            if let Some(d) = difference(&reference, &out, io.alive) {
-                return Err(TestCaseError::fail(format!("{name}: {d}\n{text}")));
-            }
-        }
-    }
-    Ok(())
+    let checked = ir_variants(&shader).and_then(|ir| {
+        let jits = wide_engines(&shader, seed)?;
+        agree(&shader, &ir, &jits, &mut Rng(seed ^ 0x5eed), 2)
+    });
+    checked.map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))
 }
 
 proptest! {
