@@ -83,6 +83,7 @@ fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
             ));
         }
         Target::initialize_native(&InitializationConfig::default()).map_err(JitError::Host)?;
+        configure_codegen();
         let mut cpu = HostCpu {
             name: TargetMachine::get_host_cpu_name().to_string(),
             features: TargetMachine::get_host_cpu_features().to_string(),
@@ -109,6 +110,33 @@ fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
         cpu.hardware_gather = cpu.width >= 8 && gathers_in_hardware(&cpu)?;
         Ok(cpu)
     }
+}
+
+/// LLVM's code generation options of the process, set once before its first compilation:
+/// machine sinking off. With it, LLVM sank each lookup's texel conversion and sum past the
+/// branches of the lookups after it, where 16 vector registers could not hold them: a shader
+/// of 72 RGBA8 lookups kept every lookup's texels in spill slots (AVX2 code twice as slow and
+/// 1.5 times larger). Off, the corpus's code spills less at both widths and on every CPU model
+/// tried (`results/side-by-side.md`, 2026-12-04, with the measurements).
+///
+/// The options are LLVM's process-wide command-line options, so they are parsed once (a second
+/// parse of the same option is an error in LLVM); a host that links LLVM for its own use gets
+/// them too, and they change only how LLVM optimizes, never what code means.
+fn configure_codegen() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let args: [&std::ffi::CStr; 2] = [c"tgsic", c"-disable-machine-sink"];
+        let ptrs = args.map(std::ffi::CStr::as_ptr);
+        // SAFETY: `ptrs` holds two pointers to NUL-terminated strings, and the overview is one,
+        // all static; `Once` makes this the process's only parse of them.
+        unsafe {
+            llvm_sys::support::LLVMParseCommandLineOptions(
+                ptrs.len() as i32,
+                ptrs.as_ptr(),
+                c"".as_ptr(),
+            )
+        };
+    });
 }
 
 /// Whether LLVM, targeting `cpu`, compiles an 8-lane `llvm.masked.gather` to a gather
