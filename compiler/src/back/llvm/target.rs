@@ -113,15 +113,15 @@ fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
 }
 
 /// LLVM's code generation options of the process, set once before its first compilation:
-/// machine sinking off. With it, LLVM sank each lookup's texel conversion and sum past the
-/// branches of the lookups after it, where 16 vector registers could not hold them: a shader
-/// of 72 RGBA8 lookups kept every lookup's texels in spill slots (AVX2 code twice as slow and
-/// 1.5 times larger). Off, the corpus's code spills less at both widths and on every CPU model
-/// tried (`results/side-by-side.md`, 2026-12-04, with the measurements).
+/// machine sinking off. With it, LLVM sank each RGBA8 lookup's texel conversion and sum past
+/// the branches of the lookups after it, where 16 vector registers could not hold them, so
+/// lookup-heavy AVX2 code kept texels in spill slots; off, the corpus's code spills less at
+/// both widths on every CPU model tried (`results/side-by-side.md`, 2026-12-04).
 ///
-/// The options are LLVM's process-wide command-line options, so they are parsed once (a second
-/// parse of the same option is an error in LLVM); a host that links LLVM for its own use gets
-/// them too, and they change only how LLVM optimizes, never what code means.
+/// The options are LLVM's process-wide command-line options, parsed once here. A host that
+/// links the same LLVM for its own use gets them too (they change how LLVM optimizes, never
+/// what code means); one that parses `-disable-machine-sink` itself as well makes LLVM report
+/// the second occurrence and end the process, as any repeated option does.
 fn configure_codegen() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
