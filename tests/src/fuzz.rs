@@ -225,9 +225,10 @@ const CACHED_SHADER: &str = "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0
     SIN TEMP[0].x, TEMP[0].xxxx\nSLT TEMP[0].w, IN[0].xxxx, IMM[0].xxxx\n\
     IF TEMP[0].wwww\nADD TEMP[0].y, TEMP[0].yyyy, IMM[0].zzzz\nENDIF\nMOV OUT[0], TEMP[0]\nEND\n";
 
-/// A code cache entry damaged as `data` says (its first byte picks how: replaced by the rest,
-/// truncated, bytes flipped at the positions the rest gives, or the rest appended), then read
-/// by a new runtime on the same folder: a hit only for an entry that is still whole, and the
+/// A code cache entry damaged as `data` says (its first byte picks which, the code's or its
+/// function's facts, and how: replaced by the rest, truncated, bytes flipped at the positions
+/// the rest gives, or the rest appended), then read by a new runtime on the same folder: a hit
+/// only for code that is still whole (damaged facts cost a lift, not the hit), and the
 /// interpreter's pixels either way.
 pub fn code_cache(data: &[u8]) {
     use tgsic_runtime::host::{
@@ -268,7 +269,7 @@ pub fn code_cache(data: &[u8]) {
     };
     let c = first.compile(&module, &opts).expect("compiles");
     assert_eq!(c.cache_use(), CacheUse::Miss);
-    let entries: Vec<_> = std::fs::read_dir(&dir)
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .expect("the cache folder")
         .flatten()
         .map(|e| e.path())
@@ -277,8 +278,20 @@ pub fn code_cache(data: &[u8]) {
                 .is_some_and(|n| n.to_string_lossy().starts_with('.'))
         })
         .collect();
-    assert_eq!(entries.len(), 1, "one entry");
-    let whole = std::fs::read(&entries[0]).expect("reads the entry");
+    entries.sort();
+    assert_eq!(
+        entries.len(),
+        2,
+        "the code's entry and its function's facts"
+    );
+    // Bit 2 of `how` picks the entry to damage: the code (whose damage is a miss) or the
+    // facts (whose damage costs a lift and is a hit).
+    let code_at = entries
+        .iter()
+        .position(|e| std::fs::read(e).is_ok_and(|b| b.windows(8).any(|w| w == b"TGSICOD4")))
+        .expect("the code's entry");
+    let target = if how & 4 == 0 { code_at } else { 1 - code_at };
+    let whole = std::fs::read(&entries[target]).expect("reads the entry");
     let mut damaged = whole.clone();
     match how % 4 {
         0 => damaged = rest.to_vec(),
@@ -292,11 +305,11 @@ pub fn code_cache(data: &[u8]) {
         }
         _ => damaged.extend_from_slice(rest),
     }
-    std::fs::write(&entries[0], &damaged).expect("writes the entry");
+    std::fs::write(&entries[target], &damaged).expect("writes the entry");
     let second = runtime();
     let module = second.load(CACHED_SHADER.as_bytes()).expect("loads");
     let c = second.compile(&module, &opts).expect("compiles");
-    let expected = if damaged == whole {
+    let expected = if damaged == whole || target != code_at {
         CacheUse::Hit
     } else {
         CacheUse::Miss
@@ -304,7 +317,8 @@ pub fn code_cache(data: &[u8]) {
     assert_eq!(
         c.cache_use(),
         expected,
-        "the entry was {} bytes, now {}",
+        "the {} entry was {} bytes, now {}",
+        if target == code_at { "code" } else { "facts" },
         whole.len(),
         damaged.len()
     );

@@ -82,6 +82,31 @@ fn entries(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// The payload of the entry `file` (magic 8, key length 4, key, payload length 8, SHA-256 32,
+/// payload).
+fn payload(file: &Path) -> Vec<u8> {
+    let entry = std::fs::read(file).unwrap();
+    let key_len = u32::from_le_bytes(entry[8..12].try_into().unwrap()) as usize;
+    entry[12 + key_len + 40..].to_vec()
+}
+
+/// The entries holding code (`CompiledShader::to_bytes`), not a function's facts.
+fn code_entries(dir: &Path) -> Vec<PathBuf> {
+    let code: Vec<PathBuf> = entries(dir)
+        .into_iter()
+        .filter(|f| payload(f).starts_with(b"TGSICOD"))
+        .collect();
+    code
+}
+
+/// The entries holding a function's facts (`FunctionFacts::to_bytes`).
+fn facts_entries(dir: &Path) -> Vec<PathBuf> {
+    entries(dir)
+        .into_iter()
+        .filter(|f| payload(f).starts_with(b"TGSICFA"))
+        .collect()
+}
+
 fn engines() -> Vec<EngineKind> {
     jit_backends()
         .into_iter()
@@ -98,8 +123,11 @@ fn a_second_runtime_reads_what_the_first_compiled() {
             assert_eq!(compile_and_check(&dir, name, engine), CacheUse::Hit);
         }
     }
-    // One entry per shader and engine: other options are other entries.
-    assert_eq!(entries(&dir).len(), SHADERS.len() * engines().len());
+    // One code entry per shader and engine, and one of its function's facts: other options
+    // are other entries.
+    assert_eq!(code_entries(&dir).len(), SHADERS.len() * engines().len());
+    assert_eq!(facts_entries(&dir).len(), SHADERS.len() * engines().len());
+    assert_eq!(entries(&dir).len(), 2 * SHADERS.len() * engines().len());
     let rt = runtime(&dir);
     let m = load(&rt, SHADERS[0]);
     let engine = CompileOptions::default().engine;
@@ -122,7 +150,7 @@ fn damaged_or_foreign_entries_are_compiled_again_never_run() {
     for name in SHADERS {
         compile_and_check(&dir, name, engine);
     }
-    let files = entries(&dir);
+    let files = code_entries(&dir);
     assert_eq!(files.len(), SHADERS.len());
     let originals: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     // Which file holds which shader: the one a compile rewrites after it is removed.
@@ -202,7 +230,7 @@ fn forged_entries_whose_fields_do_not_fit_their_code_are_compiled_again() {
     for engine in engines() {
         let dir = folder(&format!("forged-{engine}"));
         assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Miss);
-        let files = entries(&dir);
+        let files = code_entries(&dir);
         assert_eq!(files.len(), 1);
         let whole = std::fs::read(&files[0]).unwrap();
         let key_len = u32::from_le_bytes(whole[8..12].try_into().unwrap()) as usize;
@@ -232,6 +260,53 @@ fn forged_entries_whose_fields_do_not_fit_their_code_are_compiled_again() {
             );
             assert_eq!(std::fs::read(&files[0]).unwrap(), whole, "{engine}: {what}");
             assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Hit);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn damaged_or_forged_facts_of_a_function_cost_a_lift_never_a_wrong_run() {
+    // A second start reads the function's facts (its texture operations, immediates, array
+    // storage) instead of lifting the program; facts that do not read back, or that are not
+    // those of the code's function, send it to the lifted path, whose facts replace them.
+    for engine in engines() {
+        let dir = folder(&format!("facts-{engine}"));
+        assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Miss);
+        let facts = facts_entries(&dir);
+        assert_eq!(facts.len(), 1, "{engine}");
+        let whole = std::fs::read(&facts[0]).unwrap();
+        for n in (0..whole.len()).step_by((whole.len() / 30).max(1)) {
+            std::fs::write(&facts[0], &whole[..n]).unwrap();
+            assert_eq!(compile_and_check(&dir, SHADERS[0], engine), CacheUse::Hit);
+            assert_eq!(
+                std::fs::read(&facts[0]).unwrap(),
+                whole,
+                "{engine}: {n} bytes"
+            );
+        }
+        // Forged with a valid digest: an immediate changed, the array storage doubled.
+        let p = payload(&facts[0]);
+        let tex = u32::from_le_bytes(p[8..12].try_into().unwrap()) as usize;
+        let imm_at = 8 + 4 + 16 * tex + 4 + 4;
+        let forgeries: [(&str, usize, u32); 2] = [
+            ("another immediate", imm_at, 0x3f80_0001),
+            (
+                "twice the array storage",
+                p.len() - 4,
+                2 * u32::from_le_bytes(p[p.len() - 4..].try_into().unwrap()),
+            ),
+        ];
+        for (what, at, value) in forgeries {
+            forge(&facts[0], |p| {
+                p[at..at + 4].copy_from_slice(&value.to_le_bytes())
+            });
+            assert_eq!(
+                compile_and_check(&dir, SHADERS[0], engine),
+                CacheUse::Hit,
+                "{engine}: {what}"
+            );
+            assert_eq!(std::fs::read(&facts[0]).unwrap(), whole, "{engine}: {what}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -32,6 +32,7 @@ use crate::ir::Function;
 use abi::JitError;
 use compiled::CompiledShader;
 pub use options::{Backend, CodegenOptions, FEATURES_VAR, TargetFeatures};
+pub use persist::FunctionFacts;
 
 /// Compiles `f`, optimized IR, to native code with `backend`.
 ///

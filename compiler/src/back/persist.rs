@@ -89,22 +89,134 @@ impl CompiledShader {
         f: &crate::ir::Function,
         opts: &super::CodegenOptions,
     ) -> Result<(), JitError> {
+        self.check_against(&FunctionFacts::of(f), opts)
+    }
+
+    /// As [`CompiledShader::check_for`], against the facts of the function (stored beside
+    /// the code, so that a runtime checks and runs stored code without lifting the program).
+    ///
+    /// # Errors
+    /// [`JitError::Stored`] naming the first field that does not belong to the function.
+    pub fn check_against(
+        &self,
+        facts: &FunctionFacts,
+        opts: &super::CodegenOptions,
+    ) -> Result<(), JitError> {
         let bad = |what| Err(JitError::Stored(StoredError(what)));
-        if !self
-            .immediates
-            .iter()
-            .copied()
-            .eq(f.immediates.iter().flatten().copied())
-        {
+        if self.immediates != facts.immediates {
             return bad("immediates that are not the function's");
         }
-        if self.array_words != super::compiled::array_words(f) {
+        if self.array_words != facts.array_words {
             return bad("array storage that is not the function's");
         }
         if opts.lanes != 0 && self.lanes_per_step != opts.lanes {
             return bad("lanes per step other than those asked for");
         }
+        if self.textures.len() != facts.tex_ops.len()
+            || self
+                .textures
+                .iter()
+                .zip(&facts.tex_ops)
+                .any(|(t, op)| t.op != *op)
+        {
+            return bad("texture operations that are not the function's");
+        }
         Ok(())
+    }
+}
+
+/// What running a function's compiled code needs of the function beyond the code: its
+/// texture operations in the code's order (which the bound textures choose the code variant
+/// by), its input registers, its immediates and its array storage. Stored beside the code in a
+/// code cache, it lets a runtime find, check and run a variant without lifting and optimizing
+/// the program again; [`FunctionFacts::of`] is the one way to make it from a function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionFacts {
+    /// The texture operations, in the code's order ([`super::texpath::texture_ops`]).
+    pub tex_ops: Vec<TexOp>,
+    /// Input registers per invocation (`Function::input_regs`).
+    pub input_regs: u32,
+    /// The immediates, four words each, flattened.
+    pub immediates: Vec<u32>,
+    /// Words of array storage the code addresses.
+    pub array_words: usize,
+}
+
+/// The first bytes of [`FunctionFacts::to_bytes`]' form, with its version.
+const FACTS_MAGIC: &[u8; 8] = b"TGSICFA1";
+
+impl FunctionFacts {
+    /// The facts of `f`.
+    pub fn of(f: &crate::ir::Function) -> FunctionFacts {
+        FunctionFacts {
+            tex_ops: super::texpath::texture_ops(f),
+            input_regs: f.input_regs,
+            immediates: f.immediates.iter().flatten().copied().collect(),
+            array_words: super::compiled::array_words(f),
+        }
+    }
+
+    /// The facts as bytes ([`FunctionFacts::from_bytes`] reads them back).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(32 + 16 * self.tex_ops.len() + 4 * self.immediates.len());
+        out.extend_from_slice(FACTS_MAGIC);
+        let mut u32s = |v: u32| out.extend_from_slice(&v.to_le_bytes());
+        u32s(self.tex_ops.len() as u32);
+        for op in &self.tex_ops {
+            for w in op.to_words() {
+                u32s(w);
+            }
+        }
+        u32s(self.input_regs);
+        u32s(self.immediates.len() as u32);
+        for &w in &self.immediates {
+            u32s(w);
+        }
+        u32s(self.array_words as u32);
+        out
+    }
+
+    /// The facts of [`FunctionFacts::to_bytes`]' form.
+    ///
+    /// # Errors
+    /// [`StoredError`] naming what is wrong with a truncated or inconsistent form.
+    pub fn from_bytes(bytes: &[u8]) -> Result<FunctionFacts, StoredError> {
+        let mut r = Reader(bytes);
+        if r.take(FACTS_MAGIC.len())? != FACTS_MAGIC {
+            return Err(StoredError("not the facts of a function of this version"));
+        }
+        let count = |r: &mut Reader<'_>, each: usize| -> Result<usize, StoredError> {
+            let n = r.u32()? as usize;
+            if n > MAX_ITEMS || n.saturating_mul(each) > r.0.len() {
+                return Err(StoredError("a list longer than the bytes"));
+            }
+            Ok(n)
+        };
+        let n = count(&mut r, 16)?;
+        let mut tex_ops = Vec::with_capacity(n);
+        for _ in 0..n {
+            let words = [r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+            tex_ops.push(TexOp::from_words(words).ok_or(StoredError("not a texture operation"))?);
+        }
+        let input_regs = r.u32()?;
+        let n = count(&mut r, 4)?;
+        let immediates = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
+        if !immediates.len().is_multiple_of(4) {
+            return Err(StoredError("immediates that are not whole registers"));
+        }
+        let array_words = r.u32()? as usize;
+        if array_words == 0 || !array_words.is_multiple_of(4 * BATCH_LANES) {
+            return Err(StoredError("array storage that is not whole registers"));
+        }
+        if !r.0.is_empty() {
+            return Err(StoredError("bytes after the facts"));
+        }
+        Ok(FunctionFacts {
+            tex_ops,
+            input_regs,
+            immediates,
+            array_words,
+        })
     }
 }
 
@@ -264,6 +376,55 @@ mod tests {
             let mut long = bytes.clone();
             long.push(0);
             assert!(CompiledShader::from_bytes(&long, crate::back::symbols(backend)).is_err());
+        }
+    }
+
+    #[test]
+    fn function_facts_round_trip_refuse_damage_and_tell_foreign_code() {
+        use super::FunctionFacts;
+        let f = crate::opt::optimized_text(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL IN[1], GENERIC[1], PERSPECTIVE\n\
+             DCL OUT[0], COLOR\nDCL SAMP[0]\nDCL SVIEW[0], 2D, FLOAT\nDCL TEMP[0]\n\
+             IMM[0] FLT32 { 0.5, 2.0, 0.0, 1.0 }\nTEX TEMP[0], IN[1], SAMP[0], 2D\n\
+             MAD OUT[0], TEMP[0], IMM[0].xxxx, IN[0]\nEND\n",
+        );
+        let facts = FunctionFacts::of(&f);
+        assert_eq!(facts.input_regs, 2);
+        assert_eq!(facts.tex_ops, crate::back::texpath::texture_ops(&f));
+        assert_eq!(facts.tex_ops.len(), 1);
+        assert_eq!(facts.immediates[..2], [0.5f32.to_bits(), 2.0f32.to_bits()]);
+        let bytes = facts.to_bytes();
+        assert_eq!(FunctionFacts::from_bytes(&bytes), Ok(facts.clone()));
+        for n in 0..bytes.len() {
+            assert!(FunctionFacts::from_bytes(&bytes[..n]).is_err(), "{n} bytes");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(FunctionFacts::from_bytes(&long).is_err());
+        // A count past the bytes is refused before anything is allocated for it.
+        let mut huge = bytes.clone();
+        huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(FunctionFacts::from_bytes(&huge).is_err());
+        // Code checks against the facts of its own function only.
+        for backend in Backend::ALL.into_iter().filter(|b| b.available()) {
+            let opts = CodegenOptions::default();
+            let c = compile(&f, backend, &opts).unwrap();
+            assert_eq!(c.check_against(&facts, &opts), Ok(()));
+            let other_imm = FunctionFacts {
+                immediates: vec![0; 4],
+                ..facts.clone()
+            };
+            let no_tex = FunctionFacts {
+                tex_ops: Vec::new(),
+                ..facts.clone()
+            };
+            let arrays = FunctionFacts {
+                array_words: facts.array_words * 2,
+                ..facts.clone()
+            };
+            for other in [other_imm, no_tex, arrays] {
+                assert!(c.check_against(&other, &opts).is_err(), "{backend:?}");
+            }
         }
     }
 }

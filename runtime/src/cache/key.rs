@@ -28,9 +28,25 @@ impl CodeKey {
     /// The key of the variant of `paths`, as bytes: a tag and [`KEY_VERSION`], then each field
     /// in a fixed order, strings and sequences with their lengths, numbers little-endian.
     pub fn bytes(&self, paths: &TexPaths) -> Vec<u8> {
+        let mut b = self.fields(b"tgsic-code-key");
+        let words = paths.words();
+        b.extend_from_slice(&(words.len() as u32).to_le_bytes());
+        b.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+        b
+    }
+
+    /// The key of the program's [`FunctionFacts`](tgsic::back::FunctionFacts), which every
+    /// variant of it shares, as bytes: as [`CodeKey::bytes`] under another tag (so that it
+    /// equals no variant's key), without texture paths.
+    pub fn facts_bytes(&self) -> Vec<u8> {
+        self.fields(b"tgsic-fact-key")
+    }
+
+    /// `tag`, [`KEY_VERSION`] and the fields.
+    fn fields(&self, tag: &[u8; 14]) -> Vec<u8> {
         let o = &self.options;
         let mut b = Vec::with_capacity(64 + self.target.len() + 4 * self.tokens.len());
-        b.extend_from_slice(b"tgsic-code-key");
+        b.extend_from_slice(tag);
         b.extend_from_slice(&KEY_VERSION.to_le_bytes());
         b.extend_from_slice(&(self.target.len() as u32).to_le_bytes());
         b.extend_from_slice(self.target.as_bytes());
@@ -40,9 +56,6 @@ impl CodeKey {
         b.extend_from_slice(&(o.lanes as u32).to_le_bytes());
         b.extend_from_slice(&(self.tokens.len() as u32).to_le_bytes());
         b.extend(self.tokens.iter().flat_map(|t| t.to_le_bytes()));
-        let words = paths.words();
-        b.extend_from_slice(&(words.len() as u32).to_le_bytes());
-        b.extend(words.iter().flat_map(|w| w.to_le_bytes()));
         b
     }
 }
@@ -127,5 +140,10 @@ mod tests {
         };
         assert_ne!(shifted.bytes(&paths), a);
         assert_eq!(&a[14..18], &KEY_VERSION.to_le_bytes());
+        // The facts' key is no variant's, and follows the fields as a variant's key does.
+        let facts = key(base, &[1, 2, 3]).facts_bytes();
+        assert!(!a.starts_with(&facts) && facts.len() < a.len());
+        assert_ne!(key(base, &[1, 2, 4]).facts_bytes(), facts);
+        assert_eq!(&facts[14..18], &KEY_VERSION.to_le_bytes());
     }
 }

@@ -213,6 +213,10 @@ pub enum Internal {
     /// A tiered shader's best code, ready a moment before, went away.
     #[error("the best code went away")]
     BestCodeGone,
+    /// The IR of a shader whose code came from the code cache could not be made again to
+    /// compile another variant (the program lifted when its code was cached).
+    #[error("the shader's IR could not be made again: {0}")]
+    VariantIr(String),
     /// The code variant a batch chose is not in its scratch.
     #[error("the chosen variant is missing")]
     VariantMissing,

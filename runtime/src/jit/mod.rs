@@ -44,7 +44,8 @@ use callbacks::{
     Callbacks, emit_callback_entered, memory_callback_entered, texture_callback_entered,
 };
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use textures::{TexDescs, TexGroups, ZEROS, groups_and_paths, tex_paths};
 
@@ -53,7 +54,7 @@ use tgsic::back::abi::{ConstBuffer, JitArgs, JitError, MAX_CONST_REGISTERS, MemD
 use tgsic::back::compiled::CompiledShader;
 use tgsic::back::fpenv::FpEnv;
 use tgsic::back::texpath::TexPaths;
-use tgsic::back::{Backend, CodegenOptions};
+use tgsic::back::{Backend, CodegenOptions, FunctionFacts};
 use tgsic::ir::Function;
 use tgsic::ir::lift::LiftError;
 use tgsic::opt::optimize;
@@ -105,8 +106,6 @@ impl CompileError {
 pub struct JitShader {
     /// The program (its declarations decide the inputs).
     pub prepared: Arc<Module>,
-    /// The optimized IR the code was generated from.
-    pub function: Arc<Function>,
     /// The code compiled when the shader was made: the variant its [`JitSpec::lookups`]
     /// called for.
     pub compiled: Arc<CompiledShader>,
@@ -118,6 +117,7 @@ pub struct JitShader {
     /// The back end that compiles its variants, and how.
     backend: Backend,
     codegen: CodegenOptions,
+    /// Its variants, the IR they are compiled from and what the code needs of it.
     variants: Arc<Variants>,
     /// The texture operations of the code, grouped by descriptor.
     tex_groups: TexGroups,
@@ -141,11 +141,41 @@ pub enum CacheUse {
 
 /// A function's compiled variants, by the texture operations they sample themselves, and the
 /// code cache they are looked up in first.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Variants {
     map: Mutex<HashMap<TexPaths, Arc<CompiledShader>>>,
     /// The cache, and what every key of this function's variants starts with.
     disk: Option<(Arc<DiskCache>, CodeKey)>,
+    /// The IR the variants are compiled from.
+    ir: LazyIr,
+    /// What the variants' code needs of the function (its facts): the code cache holds them
+    /// beside the variants, so that a later start runs them without lifting the program.
+    facts: FunctionFacts,
+    /// Whether the facts are known to be in the code cache.
+    facts_stored: AtomicBool,
+}
+
+/// The optimized IR of a shader, made when first needed: a shader whose code came from the
+/// code cache runs without it and lifts the program only to compile another variant.
+#[derive(Debug)]
+struct LazyIr {
+    module: Arc<Module>,
+    opts: CompileOptions,
+    function: OnceLock<Arc<Function>>,
+}
+
+impl LazyIr {
+    /// The IR, lifted and optimized now if it was not yet.
+    ///
+    /// # Errors
+    /// [`CompileError::Lift`].
+    fn get(&self) -> Result<&Arc<Function>, CompileError> {
+        if let Some(f) = self.function.get() {
+            return Ok(f);
+        }
+        let f = JitShader::lift(&self.module, &self.opts)?;
+        Ok(self.function.get_or_init(|| f))
+    }
 }
 
 /// What a JIT shader is made from: the module and options, the code variant to have first
@@ -182,7 +212,6 @@ impl JitSpec<'_> {
 struct Parts {
     started: Instant,
     module: Arc<Module>,
-    function: Arc<Function>,
     backend: Backend,
     codegen: CodegenOptions,
     variants: Arc<Variants>,
@@ -194,6 +223,58 @@ impl Parts {
     /// Lifts and optimizes `spec`'s program unless its IR is given; chooses the back end.
     fn of(spec: JitSpec<'_>) -> Result<Parts, CompileError> {
         let started = Instant::now();
+        let (backend, codegen, disk) = Parts::target(&spec)?;
+        let function = match &spec.function {
+            Some(f) => f.clone(),
+            None => JitShader::lift(&spec.module, &spec.opts)?,
+        };
+        let facts = FunctionFacts::of(&function);
+        let ir = LazyIr {
+            module: spec.module.clone(),
+            opts: spec.opts,
+            function: OnceLock::from(function),
+        };
+        Ok(Parts::with(
+            started, spec, backend, codegen, disk, ir, facts,
+        ))
+    }
+
+    /// As [`Parts::of`] without lifting the program, from the facts of its function in the
+    /// code cache: `None` when it holds none for these options.
+    fn unlifted(spec: &JitSpec<'_>) -> Result<Option<Parts>, CompileError> {
+        let started = Instant::now();
+        let (backend, codegen, disk) = Parts::target(spec)?;
+        let Some((cache, key)) = &disk else {
+            return Ok(None);
+        };
+        let Some(facts) = cache
+            .load(&key.facts_bytes())
+            .and_then(|b| FunctionFacts::from_bytes(&b).ok())
+        else {
+            return Ok(None);
+        };
+        let ir = LazyIr {
+            module: spec.module.clone(),
+            opts: spec.opts,
+            function: OnceLock::new(),
+        };
+        let spec = JitSpec {
+            module: spec.module.clone(),
+            disk: None,
+            function: None,
+            ..*spec
+        };
+        let p = Parts::with(started, spec, backend, codegen, disk, ir, facts);
+        p.variants.facts_stored.store(true, Ordering::Relaxed);
+        Ok(Some(p))
+    }
+
+    /// The back end `spec` asks for, its options, and the code cache with the key of this
+    /// program's variants (none when the back end cannot say what it targets).
+    #[allow(clippy::type_complexity)]
+    fn target(
+        spec: &JitSpec<'_>,
+    ) -> Result<(Backend, CodegenOptions, Option<(Arc<DiskCache>, CodeKey)>), CompileError> {
         let opts = &spec.opts;
         let backend = opts
             .engine
@@ -205,12 +286,8 @@ impl Parts {
             features: opts.features,
             ..CodegenOptions::default()
         };
-        let function = match spec.function {
-            Some(f) => f,
-            None => JitShader::lift(&spec.module, opts)?,
-        };
         // A back end that cannot say what it targets is not cached.
-        let disk = spec.disk.and_then(|d| {
+        let disk = spec.disk.clone().and_then(|d| {
             let target = tgsic::back::target_id(backend, opts.features).ok()?;
             let key = CodeKey {
                 target,
@@ -219,21 +296,35 @@ impl Parts {
             };
             Some((d, key))
         });
+        Ok((backend, codegen, disk))
+    }
+
+    fn with(
+        started: Instant,
+        spec: JitSpec<'_>,
+        backend: Backend,
+        codegen: CodegenOptions,
+        disk: Option<(Arc<DiskCache>, CodeKey)>,
+        ir: LazyIr,
+        facts: FunctionFacts,
+    ) -> Parts {
+        let (tex_groups, paths) = groups_and_paths(&facts.tex_ops, backend, spec.lookups);
         let variants = Arc::new(Variants {
             map: Mutex::default(),
             disk,
+            ir,
+            facts,
+            facts_stored: AtomicBool::new(false),
         });
-        let (tex_groups, paths) = groups_and_paths(&function, backend, spec.lookups);
-        Ok(Parts {
+        Parts {
             started,
             module: spec.module,
-            function,
             backend,
             codegen,
             variants,
             tex_groups,
             paths,
-        })
+        }
     }
 
     /// The shader, with `compiled` its first code.
@@ -242,7 +333,6 @@ impl Parts {
         JitShader {
             io: self.module.io_sizes(),
             prepared: self.module,
-            function: self.function,
             compiled,
             compile_time: self.started.elapsed(),
             cache,
@@ -264,11 +354,29 @@ impl JitShader {
     /// [`CompileError`] when the program cannot be lifted or compiled, or the options name
     /// the interpreter.
     pub(crate) fn compile(spec: JitSpec<'_>) -> Result<JitShader, CompileError> {
+        if let Some(hit) = JitShader::from_cache_unlifted(&spec)? {
+            return Ok(hit);
+        }
         let p = Parts::of(spec)?;
-        let (code, cache) = p
-            .variants
-            .get(&p.function, p.backend, &p.codegen, p.paths)?;
+        let (code, cache) = p.variants.get(p.backend, &p.codegen, p.paths)?;
         Ok(p.finish(code, cache))
+    }
+
+    /// The shader of `spec` from the code cache without lifting its program, when the cache
+    /// holds its function's facts and the variant `spec.lookups` calls for (`None` when it
+    /// does not, or `spec` brings the IR).
+    pub(crate) fn from_cache_unlifted(
+        spec: &JitSpec<'_>,
+    ) -> Result<Option<JitShader>, CompileError> {
+        if spec.function.is_some() {
+            return Ok(None);
+        }
+        let Some(p) = Parts::unlifted(spec)? else {
+            return Ok(None);
+        };
+        Ok(p.variants
+            .cached(p.backend, &p.codegen, p.paths)
+            .map(|code| p.finish(code, CacheUse::Hit)))
     }
 
     /// As [`JitShader::compile`], with the first variant only from the code cache: `None`
@@ -278,9 +386,12 @@ impl JitShader {
     /// # Errors
     /// As [`JitShader::compile`].
     pub(crate) fn from_cache(spec: JitSpec<'_>) -> Result<Option<JitShader>, CompileError> {
+        if let Some(hit) = JitShader::from_cache_unlifted(&spec)? {
+            return Ok(Some(hit));
+        }
         let p = Parts::of(spec)?;
         Ok(p.variants
-            .cached(&p.function, p.backend, &p.codegen, p.paths)
+            .cached(p.backend, &p.codegen, p.paths)
             .map(|code| p.finish(code, CacheUse::Hit)))
     }
 
@@ -309,11 +420,23 @@ impl JitShader {
     /// # Errors
     /// [`CompileError::Codegen`] when the back end fails.
     pub fn code(&self, lookups: Lookups<'_>) -> Result<Arc<CompiledShader>, CompileError> {
-        let (_, paths) = groups_and_paths(&self.function, self.backend, lookups);
-        let (code, _) = self
-            .variants
-            .get(&self.function, self.backend, &self.codegen, paths)?;
+        let (_, paths) = groups_and_paths(&self.variants.facts.tex_ops, self.backend, lookups);
+        let (code, _) = self.variants.get(self.backend, &self.codegen, paths)?;
         Ok(code)
+    }
+
+    /// The optimized IR the code is generated from, lifted now when the code came from the
+    /// code cache.
+    ///
+    /// # Errors
+    /// [`CompileError::Lift`].
+    pub fn function(&self) -> Result<&Arc<Function>, CompileError> {
+        self.variants.ir.get()
+    }
+
+    /// What the code needs of the function beyond the code.
+    pub(crate) fn facts(&self) -> &FunctionFacts {
+        &self.variants.facts
     }
 
     /// The code of the variant `lookups` calls for compiled again, keeping the back end's IR
@@ -323,13 +446,13 @@ impl JitShader {
     /// # Errors
     /// [`CompileError::Codegen`] when the back end fails.
     pub fn code_with_text(&self, lookups: Lookups<'_>) -> Result<CompiledShader, CompileError> {
-        let (_, paths) = groups_and_paths(&self.function, self.backend, lookups);
+        let (_, paths) = groups_and_paths(&self.variants.facts.tex_ops, self.backend, lookups);
         let opts = CodegenOptions {
             textures: paths,
             keep_text: true,
             ..self.codegen
         };
-        Ok(tgsic::back::compile(&self.function, self.backend, &opts)?)
+        Ok(tgsic::back::compile(self.function()?, self.backend, &opts)?)
     }
 
     /// Which code runs a batch with `bind`: the shader's own (`false`) or `scratch`'s variant
@@ -367,29 +490,31 @@ impl JitShader {
         }
         let (code, _) = self
             .variants
-            .get(&self.function, self.backend, &self.codegen, paths)
-            .map_err(RunError::Code)?;
+            .get(self.backend, &self.codegen, paths)
+            .map_err(|e| match e {
+                CompileError::Codegen(e) => RunError::Code(e),
+                other => RunError::Internal(Internal::VariantIr(other.to_string())),
+            })?;
         scratch.variant = Some((Box::new(paths), code));
         Ok(true)
     }
 }
 
 impl Variants {
-    /// The variant of `f` for `paths`, and whether the code cache answered: a variant made
-    /// before is returned as it is; one not yet made is read from the cache when a verified
-    /// entry holds it, else compiled and stored.
+    /// The variant for `paths`, and whether the code cache answered: a variant made before is
+    /// returned as it is; one not yet made is read from the cache when a verified entry holds
+    /// it, else compiled (from the IR, lifted now if it was not yet) and stored.
     fn get(
         &self,
-        f: &Function,
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
-    ) -> Result<(Arc<CompiledShader>, CacheUse), JitError> {
+    ) -> Result<(Arc<CompiledShader>, CacheUse), CompileError> {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = map.get(&paths) {
             return Ok((c.clone(), CacheUse::Off));
         }
-        if let Some(c) = self.load(f, backend, codegen, paths) {
+        if let Some(c) = self.load(backend, codegen, paths) {
             map.insert(paths, c.clone());
             return Ok((c, CacheUse::Hit));
         }
@@ -397,10 +522,11 @@ impl Variants {
             textures: paths,
             ..*codegen
         };
-        let c = Arc::new(tgsic::back::compile(f, backend, &opts)?);
+        let c = Arc::new(tgsic::back::compile(self.ir.get()?, backend, &opts)?);
         let used = match &self.disk {
             Some((disk, key)) => {
                 disk.store(&key.bytes(&paths), &c.to_bytes());
+                self.store_facts();
                 CacheUse::Miss
             }
             None => CacheUse::Off,
@@ -409,10 +535,9 @@ impl Variants {
         Ok((c, used))
     }
 
-    /// The variant of `f` for `paths` if it was made before or the code cache holds it.
+    /// The variant for `paths` if it was made before or the code cache holds it.
     fn cached(
         &self,
-        f: &Function,
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
@@ -421,17 +546,17 @@ impl Variants {
         if let Some(c) = map.get(&paths) {
             return Some(c.clone());
         }
-        let c = self.load(f, backend, codegen, paths)?;
+        let c = self.load(backend, codegen, paths)?;
         map.insert(paths, c.clone());
         Some(c)
     }
 
     /// The variant of `paths` from the code cache: a stored variant that does not read back
-    /// (another format, no memory) or does not belong to this function is a miss (compiled
-    /// again and replaced by the caller).
+    /// (another format, no memory) or does not belong to this function (checked against its
+    /// facts) is a miss (compiled again and replaced by the caller). A hit stores the facts
+    /// when the cache may not hold them (code stored before they were).
     fn load(
         &self,
-        f: &Function,
         backend: Backend,
         codegen: &CodegenOptions,
         paths: TexPaths,
@@ -443,8 +568,18 @@ impl Variants {
             textures: paths,
             ..*codegen
         };
-        c.check_for(f, &opts).ok()?;
+        c.check_against(&self.facts, &opts).ok()?;
+        self.store_facts();
         Some(Arc::new(c))
+    }
+
+    /// Stores the function's facts in the code cache, once per shader.
+    fn store_facts(&self) {
+        if let Some((disk, key)) = &self.disk
+            && !self.facts_stored.swap(true, Ordering::Relaxed)
+        {
+            disk.store(&key.facts_bytes(), &self.facts.to_bytes());
+        }
     }
 }
 
@@ -638,7 +773,7 @@ impl JitShader {
                 killed: 0,
                 exhausted: 0,
                 max_iterations: bind.max_iterations as u64,
-                inputs_per_vertex: self.function.input_regs as u64,
+                inputs_per_vertex: u64::from(self.variants.facts.input_regs),
                 clear: bind.clear.map(f32::to_bits),
                 callbacks: &mut callbacks as *mut Callbacks<'_, '_> as *mut std::ffi::c_void,
                 texture: texture_callback_entered,

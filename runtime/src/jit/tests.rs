@@ -352,3 +352,78 @@ fn a_batch_refuses_registers_and_remakes_scratch_made_for_another_shader() {
     let e = wide.run_batch(&bind, &mut small, &mut own).unwrap_err();
     assert!(e.to_string().contains("another shader"), "{e}");
 }
+
+#[test]
+fn code_from_the_cache_runs_without_lifting_and_lifts_for_another_variant() {
+    let dir = std::env::temp_dir().join(format!("tgsic-jit-facts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let disk = Arc::new(DiskCache::open(&dir, 1 << 30).unwrap());
+    let module =
+        |src: &str| Arc::new(Module::new(tgsic::front::text::parse(src).unwrap()).unwrap());
+    // Immediates and arithmetic; a lookup whose code variants the bindings choose.
+    let alu = module(
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+         IMM[0] FLT32 { 0.25, 3.0, -1.5, 8.0 }\n\
+         MAD TEMP[0], IN[0], IMM[0], IMM[0].wzyx\nMOV OUT[0], TEMP[0]\nEND\n",
+    );
+    let tex = module(
+        "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL SAMP[0]\n\
+         DCL SVIEW[0], 2D, FLOAT\nTEX OUT[0], IN[0], SAMP[0], 2D\nEND\n",
+    );
+    let lifted = |j: &JitShader| j.variants.ir.function.get().is_some();
+    for backend in backends() {
+        let opts = CompileOptions::with_engine(backend);
+        let spec = |p: &Arc<Module>, lookups| JitSpec {
+            module: p.clone(),
+            opts,
+            lookups,
+            disk: Some(disk.clone()),
+            function: None,
+        };
+        let run = |j: &JitShader| {
+            ramp_outputs(
+                &alu,
+                &|io| {
+                    let mut s = j.scratch();
+                    j.run_batch(&Bindings::default(), io, &mut s).unwrap();
+                },
+                None,
+            )
+        };
+        let first = JitShader::compile(spec(&alu, Lookups::Callback)).unwrap();
+        assert_eq!(first.cache, CacheUse::Miss, "{backend:?}");
+        assert!(lifted(&first));
+        // A second start: the code and the function's facts from the cache, no IR.
+        let second = JitShader::compile(spec(&alu, Lookups::Callback)).unwrap();
+        assert_eq!(second.cache, CacheUse::Hit, "{backend:?}");
+        assert!(!lifted(&second), "{backend:?}: lifted on a hit");
+        assert_eq!(second.facts(), first.facts());
+        assert_eq!(
+            second.facts().immediates,
+            [0.25f32, 3.0, -1.5, 8.0].map(f32::to_bits)
+        );
+        let (want, got) = (run(&first), run(&second));
+        assert_eq!(got, want, "{backend:?}");
+        // OUT[0].y of lane 5 = (5/64 + 1)·3 + (-1.5).
+        assert_eq!(f32::from_bits(got[0][1][5]), (5.0 / 64.0 + 1.0) * 3.0 - 1.5);
+
+        let t1 = JitShader::compile(spec(&tex, Lookups::Callback)).unwrap();
+        let t2 = JitShader::compile(spec(&tex, Lookups::Callback)).unwrap();
+        assert_eq!((t1.cache, t2.cache), (CacheUse::Miss, CacheUse::Hit));
+        assert!(!lifted(&t2));
+        assert_eq!(
+            t2.facts().tex_ops,
+            tgsic::back::texpath::texture_ops(t1.function().unwrap())
+        );
+        // Another variant (every lookup sampled in the code): the IR is lifted for it now,
+        // and the variant stored: a third start reads it without lifting.
+        let every = t2.code(Lookups::Every).unwrap();
+        assert!(lifted(&t2), "{backend:?}");
+        assert_ne!(every.tex_paths, t2.compiled.tex_paths);
+        let t3 = JitShader::compile(spec(&tex, Lookups::Every)).unwrap();
+        assert_eq!(t3.cache, CacheUse::Hit, "{backend:?}");
+        assert!(!lifted(&t3));
+        assert_eq!(t3.compiled.to_bytes(), every.to_bytes());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -12,7 +12,7 @@ use tgsic::back::abi::TexDesc;
 use tgsic::back::texpath::{
     DescGroup, TexCompare, TexFormat, TexMip, TexPath, TexPaths, TexWrap, VectorTex, desc_group,
 };
-use tgsic::ir::{Function, TexKind, TexOp};
+use tgsic::ir::{TexKind, TexOp};
 
 /// [`TexDesc`]s, rewritten before every batch, and the mip chains they point into (kept alive
 /// while the batch runs).
@@ -72,14 +72,13 @@ impl TexGroups {
     }
 }
 
-/// The texture operations of `f` grouped by descriptor, and their paths with `bind` (every
-/// one through the callback without bindings).
+/// The texture operations `ops` (a function's, in the code's order) grouped by descriptor,
+/// and their paths with `bind` (every one through the callback without bindings).
 pub(super) fn groups_and_paths(
-    f: &Function,
+    ops: &[TexOp],
     backend: Backend,
     lookups: Lookups<'_>,
 ) -> (TexGroups, TexPaths) {
-    let ops = tgsic::back::texpath::texture_ops(f);
     let groups = TexGroups::new(ops.iter());
     let paths = match lookups {
         // The paths do not depend on how lanes are arranged, only descriptors do.
@@ -98,9 +97,10 @@ pub(super) fn groups_and_paths(
     (groups, paths)
 }
 
-/// The texture paths `lookups` calls for in the code `backend` compiles from `f`.
-pub(super) fn texture_paths(f: &Function, backend: Backend, lookups: Lookups<'_>) -> TexPaths {
-    groups_and_paths(f, backend, lookups).1
+/// The texture paths `lookups` calls for in the code `backend` compiles from a function with
+/// the texture operations `ops`.
+pub(super) fn texture_paths(ops: &[TexOp], backend: Backend, lookups: Lookups<'_>) -> TexPaths {
+    groups_and_paths(ops, backend, lookups).1
 }
 
 /// Which texture lookups code compiled up front samples itself; the others call back into the

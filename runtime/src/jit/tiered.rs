@@ -261,6 +261,20 @@ impl TieredShader {
             done: AtomicBool::new(false),
             urgent: AtomicBool::new(false),
         });
+        // A second start: the best code from the cache at once, without lifting the program
+        // when the cache holds its function's facts, and no first tier.
+        if best_available && spec.disk.is_some() {
+            let unlifted = JitSpec {
+                module: spec.module.clone(),
+                opts: best_opts,
+                lookups: spec.lookups,
+                disk: spec.disk.clone(),
+                function: None,
+            };
+            if let Ok(Some(best)) = JitShader::from_cache_unlifted(&unlifted) {
+                return Ok(TieredShader::best_only(spec.module, slot, best));
+            }
+        }
         // The IR, lifted once for both tiers.
         let function = JitShader::lift(&spec.module, &spec.opts)?;
         let tier = |opts: CompileOptions| JitSpec {
@@ -270,20 +284,13 @@ impl TieredShader {
             disk: spec.disk.clone(),
             function: Some(function.clone()),
         };
-        // A second start: the best code from the cache, at once, and no first tier.
+        // The same from a cache that holds the code but not the facts (evicted, or their store
+        // failed): the facts are stored again.
         if best_available
             && spec.disk.is_some()
             && let Ok(Some(best)) = JitShader::from_cache(tier(best_opts))
         {
-            slot.set(Best::Ready(Arc::new(best)));
-            return Ok(TieredShader {
-                module: spec.module,
-                first: None,
-                slot,
-                shaded: AtomicU64::new(0),
-                patience: Duration::ZERO,
-                background: None,
-            });
+            return Ok(TieredShader::best_only(spec.module, slot, best));
         }
         let t = Instant::now();
         let first = match JitShader::compile(tier(first_opts)) {
@@ -294,15 +301,7 @@ impl TieredShader {
                 if best_available =>
             {
                 let best = JitShader::compile(tier(best_opts))?;
-                slot.set(Best::Ready(Arc::new(best)));
-                return Ok(TieredShader {
-                    module: spec.module,
-                    first: None,
-                    slot,
-                    shaded: AtomicU64::new(0),
-                    patience: Duration::ZERO,
-                    background: None,
-                });
+                return Ok(TieredShader::best_only(spec.module, slot, best));
             }
             Err(e) => return Err(e),
         };
@@ -310,8 +309,11 @@ impl TieredShader {
         let huge = function.body.inst_count() > BEST_TIER_MAX_INSTS;
         match (best_available && !huge, background, policy.best.backend()) {
             (true, Some(bg), Some(best_backend)) => {
-                let paths =
-                    super::textures::texture_paths(&first.function, best_backend, spec.lookups);
+                let paths = super::textures::texture_paths(
+                    &first.facts().tex_ops,
+                    best_backend,
+                    spec.lookups,
+                );
                 bg.submit(Job {
                     module: spec.module.clone(),
                     function,
@@ -331,6 +333,20 @@ impl TieredShader {
             patience,
             background: background.map(Arc::downgrade),
         })
+    }
+
+    /// A shader with the best tier's code `best` alone (from the code cache, or compiled now
+    /// for want of a first tier).
+    fn best_only(module: Arc<Module>, slot: Arc<Slot>, best: JitShader) -> TieredShader {
+        slot.set(Best::Ready(Arc::new(best)));
+        TieredShader {
+            module,
+            first: None,
+            slot,
+            shaded: AtomicU64::new(0),
+            patience: Duration::ZERO,
+            background: None,
+        }
     }
 
     /// The best code when it is ready.
