@@ -10,6 +10,8 @@
 //! Constant buffers hold their file's values (mesa) or zeros, every texture unit a generated
 //! texture. Nothing is skipped silently: what is not compared is counted with its reason.
 
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
 use tgsic::back::abi::MathMode;
 use tgsic::tgsi::{File, Opcode, Processor};
 use tgsic_runtime::host::Bindings;
@@ -134,81 +136,19 @@ fn every_corpus_shader_gives_the_interpreters_values_on_every_engine() {
     }
     engines.push(EngineKind::Auto);
     let tex = tgsic_tests::generated_texture();
+    // The shaders on every core (each is compiled and run on one), tallied in their order.
+    let paths: Vec<&PathBuf> = etnaviv.iter().chain(&mesa).collect();
+    let per_shader: Vec<(bool, Tally)> = paths
+        .par_iter()
+        .map(|path| check_shader(&rt, path, &engines, &tex))
+        .collect();
     let mut tally = Tally::default();
     let mut shaders = 0;
-    for path in etnaviv.iter().chain(&mesa) {
-        let name = path.display();
-        let bytes = std::fs::read(path).expect("reads");
-        let m = match rt.load(&bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                tally.failures.push(format!("{name}: load: {e}"));
-                continue;
-            }
-        };
-        shaders += 1;
-        let bind = bindings(path, &m, &tex);
-        let interp = rt
-            .compile(&m, &CompileOptions::with_engine(EngineKind::Interpreter))
-            .expect("the interpreter takes every module");
-        let want = match run(&rt, &interp, &m, &bind) {
-            Ok(v) => v,
-            Err(e) => {
-                tally.failures.push(format!("{name}: interpreter: {e}"));
-                continue;
-            }
-        };
-        let approximated = m
-            .program
-            .instructions
-            .iter()
-            .any(|i| approximates(i.opcode));
-        for math in [MathMode::Exact, MathMode::Accurate] {
-            let compare = math == MathMode::Exact || !approximated;
-            for &engine in &engines {
-                let opts = CompileOptions {
-                    math,
-                    ..CompileOptions::with_engine(engine)
-                };
-                let what = format!("{name}: {engine}, {math:?} math");
-                let c = match rt.compile(&m, &opts) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        tally.failures.push(format!("{what}: compile: {e}"));
-                        continue;
-                    }
-                };
-                // The tiered engine: its first tier now, its best once it is ready.
-                let rounds = if engine == EngineKind::Auto { 2 } else { 1 };
-                for round in 0..rounds {
-                    if round == 1 {
-                        c.wait_for_best();
-                    }
-                    let tier = c.tier();
-                    match run(&rt, &c, &m, &bind) {
-                        Err(e) => tally.failures.push(format!("{what} ({tier}): {e}")),
-                        Ok(got) if !compare => {
-                            assert_eq!(got.len(), want.len(), "{what}");
-                            tally.ran_only += 1;
-                        }
-                        Ok(got) => {
-                            tally.compared += 1;
-                            if let Some(k) =
-                                (0..want.len().max(got.len())).find(|&k| got.get(k) != want.get(k))
-                            {
-                                tally.failures.push(format!(
-                                    "{what} ({tier}): value {k} of {} is {:?}, the \
-                                     interpreter's {:?}",
-                                    want.len(),
-                                    got.get(k).map(|&b| f32::from_bits(b)),
-                                    want.get(k).map(|&b| f32::from_bits(b)),
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-        }
+    for (loaded, t) in per_shader {
+        shaders += usize::from(loaded);
+        tally.compared += t.compared;
+        tally.ran_only += t.ran_only;
+        tally.failures.extend(t.failures);
     }
     println!(
         "{shaders} shaders, {} engines: {} runs compared bit for bit with the interpreter; {} \
@@ -225,4 +165,81 @@ fn every_corpus_shader_gives_the_interpreters_values_on_every_engine() {
         tally.failures.join("\n")
     );
     assert_eq!(shaders, etnaviv.len() + mesa.len(), "every shader loads");
+}
+
+/// One shader of the test on every engine: whether it loaded, and its tally.
+fn check_shader(rt: &Runtime, path: &Path, engines: &[EngineKind], tex: &Texture) -> (bool, Tally) {
+    let mut tally = Tally::default();
+    let name = path.display();
+    let bytes = std::fs::read(path).expect("reads");
+    let m = match rt.load(&bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            tally.failures.push(format!("{name}: load: {e}"));
+            return (false, tally);
+        }
+    };
+    let bind = bindings(path, &m, tex);
+    let interp = rt
+        .compile(&m, &CompileOptions::with_engine(EngineKind::Interpreter))
+        .expect("the interpreter takes every module");
+    let want = match run(rt, &interp, &m, &bind) {
+        Ok(v) => v,
+        Err(e) => {
+            tally.failures.push(format!("{name}: interpreter: {e}"));
+            return (true, tally);
+        }
+    };
+    let approximated = m
+        .program
+        .instructions
+        .iter()
+        .any(|i| approximates(i.opcode));
+    for math in [MathMode::Exact, MathMode::Accurate] {
+        let compare = math == MathMode::Exact || !approximated;
+        for &engine in engines {
+            let opts = CompileOptions {
+                math,
+                ..CompileOptions::with_engine(engine)
+            };
+            let what = format!("{name}: {engine}, {math:?} math");
+            let c = match rt.compile(&m, &opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    tally.failures.push(format!("{what}: compile: {e}"));
+                    return (false, tally);
+                }
+            };
+            // The tiered engine: its first tier now, its best once it is ready.
+            let rounds = if engine == EngineKind::Auto { 2 } else { 1 };
+            for round in 0..rounds {
+                if round == 1 {
+                    c.wait_for_best();
+                }
+                let tier = c.tier();
+                match run(rt, &c, &m, &bind) {
+                    Err(e) => tally.failures.push(format!("{what} ({tier}): {e}")),
+                    Ok(got) if !compare => {
+                        assert_eq!(got.len(), want.len(), "{what}");
+                        tally.ran_only += 1;
+                    }
+                    Ok(got) => {
+                        tally.compared += 1;
+                        if let Some(k) =
+                            (0..want.len().max(got.len())).find(|&k| got.get(k) != want.get(k))
+                        {
+                            tally.failures.push(format!(
+                                "{what} ({tier}): value {k} of {} is {:?}, the \
+                                 interpreter's {:?}",
+                                want.len(),
+                                got.get(k).map(|&b| f32::from_bits(b)),
+                                want.get(k).map(|&b| f32::from_bits(b)),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (true, tally)
 }
