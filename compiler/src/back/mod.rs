@@ -22,7 +22,7 @@ pub mod lane_ops;
 pub mod llvm;
 pub mod nan;
 mod options;
-mod persist;
+pub mod persist;
 pub mod simd;
 #[cfg(test)]
 mod tests_support;
@@ -32,7 +32,6 @@ use crate::ir::Function;
 use abi::JitError;
 use compiled::CompiledShader;
 pub use options::{Backend, CodegenOptions, FEATURES_VAR, TargetFeatures};
-pub use persist::FunctionFacts;
 
 /// Compiles `f`, optimized IR, to native code with `backend`.
 ///

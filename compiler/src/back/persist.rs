@@ -3,7 +3,8 @@
 //! always writes, immediates, array storage), so that a code cache can store it and another
 //! process run it without compiling. Reading checks every length and value: a truncated or
 //! inconsistent form is an [`StoredError`], never a shader. (A cache verifies its entries'
-//! integrity and keys before this.)
+//! integrity and keys before this.) Beside it, [`FunctionFacts`]: what running stored code needs
+//! of its function, so that a runtime can run it without lifting the program.
 
 use super::abi::StoredError;
 use super::abi::{BATCH_LANES, JitError, TextureCall};

@@ -35,7 +35,7 @@ impl CodeKey {
         b
     }
 
-    /// The key of the program's [`FunctionFacts`](tgsic::back::FunctionFacts), which every
+    /// The key of the program's [`FunctionFacts`](tgsic::back::persist::FunctionFacts), which every
     /// variant of it shares, as bytes: as [`CodeKey::bytes`] under another tag (so that it
     /// equals no variant's key), without texture paths.
     pub fn facts_bytes(&self) -> Vec<u8> {
