@@ -13,6 +13,7 @@
 pub mod back;
 pub mod front;
 pub mod ir;
+mod maps;
 pub mod numerics;
 pub mod opt;
 pub mod tgsi;

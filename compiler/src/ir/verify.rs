@@ -2,7 +2,7 @@
 //! block), and structure (terminators, yields and loop arities).
 
 use super::*;
-use std::collections::HashSet;
+use crate::maps::FastSet;
 use thiserror::Error;
 
 /// A broken invariant.
@@ -172,7 +172,7 @@ pub fn signature64(op: Op64) -> (&'static [Type], Type) {
 
 struct Verifier<'a> {
     f: &'a Function,
-    defined: HashSet<Value>,
+    defined: FastSet<Value>,
     errors: Vec<VerifyError>,
     loops: Vec<(Vec<Type>, Vec<Type>)>,
 }
@@ -431,7 +431,7 @@ impl Verifier<'_> {
 pub fn verify(f: &Function) -> Result<(), Vec<VerifyError>> {
     let mut v = Verifier {
         f,
-        defined: HashSet::new(),
+        defined: FastSet::default(),
         errors: Vec::new(),
         loops: Vec::new(),
     };

@@ -14,17 +14,17 @@
 //! Invariant kept: the function verifies and computes the same observable bits.
 
 use crate::ir::*;
-use std::collections::HashMap;
+use crate::maps::FastMap;
 
 /// What a value depends on when it is live.
 #[derive(Default)]
 struct Deps {
     /// If result → (condition, yielded values).
-    if_results: HashMap<Value, (Value, Vec<Value>)>,
+    if_results: FastMap<Value, (Value, Vec<Value>)>,
     /// Loop parameter → initial value and continue values.
-    params: HashMap<Value, Vec<Value>>,
+    params: FastMap<Value, Vec<Value>>,
     /// Loop result → break values.
-    results: HashMap<Value, Vec<Value>>,
+    results: FastMap<Value, Vec<Value>>,
     roots: Vec<Value>,
 }
 

@@ -8,9 +8,10 @@
 
 use super::util::{Subst, is_pure};
 use crate::ir::*;
-use std::collections::HashMap;
 
 type Key = (Op, Vec<Value>, Type);
+
+type Table = crate::maps::FastMap<Key, (Inst, u32)>;
 
 fn commutative(op: &Op) -> bool {
     use Binary as B;
@@ -41,17 +42,22 @@ fn commutative(op: &Op) -> bool {
 }
 
 struct Gvn {
-    table: HashMap<Key, Inst>,
-    /// Keys added in each open scope, to forget them at its end.
-    scopes: Vec<Vec<Key>>,
+    /// Each computation seen, the instruction that made it and the scope it was made in.
+    table: Table,
+    /// Whether each scope (by number) is still open: an entry of a closed one is forgotten
+    /// (the next instruction with its key takes its place).
+    open: Vec<bool>,
+    /// The innermost open scope.
+    scope: u32,
     subst: Subst,
 }
 
 /// Runs the pass; returns whether anything was merged.
 pub fn run(func: &mut Function) -> bool {
     let mut g = Gvn {
-        table: HashMap::new(),
-        scopes: vec![Vec::new()],
+        table: Table::with_capacity_and_hasher(func.insts.len(), Default::default()),
+        open: vec![true],
+        scope: 0,
         subst: Subst::new(func),
     };
     let mut body = std::mem::take(&mut func.body);
@@ -64,11 +70,12 @@ pub fn run(func: &mut Function) -> bool {
 
 impl Gvn {
     fn scoped(&mut self, func: &Function, b: &mut Block) {
-        self.scopes.push(Vec::new());
+        let outer = self.scope;
+        self.scope = self.open.len() as u32;
+        self.open.push(true);
         self.block(func, b);
-        for k in self.scopes.pop().unwrap_or_default() {
-            self.table.remove(&k);
-        }
+        self.open[self.scope as usize] = false;
+        self.scope = outer;
     }
 
     fn block(&mut self, func: &Function, b: &mut Block) {
@@ -83,18 +90,20 @@ impl Gvn {
                     args.sort();
                 }
                 let key = (d.op.clone(), args, func.ty(d.results[0]));
-                match self.table.get(&key) {
-                    Some(&j) => {
-                        for (r, e) in d.results.iter().zip(&func.insts[j].results) {
-                            self.subst.replace(*r, *e);
+                match self.table.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(mut e) => {
+                        let (j, scope) = *e.get();
+                        if self.open[scope as usize] {
+                            for (r, e) in d.results.iter().zip(&func.insts[j].results) {
+                                self.subst.replace(*r, *e);
+                            }
+                            return false;
                         }
-                        false
+                        e.insert((*i, self.scope));
+                        true
                     }
-                    None => {
-                        self.table.insert(key.clone(), *i);
-                        if let Some(s) = self.scopes.last_mut() {
-                            s.push(key);
-                        }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert((*i, self.scope));
                         true
                     }
                 }

@@ -9,7 +9,7 @@
 
 use super::util::is_pure;
 use crate::ir::*;
-use std::collections::HashSet;
+use crate::maps::FastSet;
 
 /// Runs the pass; returns whether anything moved.
 pub fn run(func: &mut Function) -> bool {
@@ -20,7 +20,7 @@ pub fn run(func: &mut Function) -> bool {
 }
 
 /// Every value defined inside a block (nested regions included).
-fn defined(func: &Function, b: &Block, out: &mut HashSet<Value>) {
+fn defined(func: &Function, b: &Block, out: &mut FastSet<Value>) {
     for s in &b.0 {
         match s {
             Stmt::Inst(i) => out.extend(func.insts[*i].results.iter().copied()),
@@ -51,7 +51,7 @@ fn block(func: &mut Function, b: &mut Block) -> bool {
             }
             Stmt::Loop(mut l) => {
                 changed |= block(func, &mut l.body);
-                let mut inside: HashSet<Value> = l.params.iter().copied().collect();
+                let mut inside: FastSet<Value> = l.params.iter().copied().collect();
                 defined(func, &l.body, &mut inside);
                 let mut hoisted = Vec::new();
                 l.body.0.retain(|s| {

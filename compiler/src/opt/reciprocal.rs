@@ -22,13 +22,13 @@
 
 use super::util::{ConstPool, for_each_block_mut};
 use crate::ir::*;
-use std::collections::{HashMap, HashSet};
+use crate::maps::{FastMap, FastSet};
 
 /// Rewrites the divisions of `f` as above; returns whether there was one.
 pub fn run(f: &mut Function) -> bool {
     let one = 1.0f32.to_bits();
     // The divisors divided by two or more times (RCP's divisions of 1 aside).
-    let mut uses: HashMap<Value, usize> = HashMap::new();
+    let mut uses: FastMap<Value, usize> = FastMap::default();
     f.for_each_inst(|i| {
         let d = &f.insts[i];
         if d.op == Op::Binary(Binary::FDiv)
@@ -38,7 +38,7 @@ pub fn run(f: &mut Function) -> bool {
             *uses.entry(d.args[1]).or_default() += 1;
         }
     });
-    let shared: HashSet<Value> = uses
+    let shared: FastSet<Value> = uses
         .into_iter()
         .filter(|&(y, n)| n >= 2 && matches!(f.values[y].def, Def::Inst(..)))
         .map(|(y, _)| y)
@@ -46,8 +46,8 @@ pub fn run(f: &mut Function) -> bool {
 
     // Each shared divisor's reciprocal, right after the instruction that computes it.
     let mut pool = ConstPool::new(f);
-    let mut recip: HashMap<Value, Value> = HashMap::new();
-    let mut made: HashSet<Inst> = HashSet::new();
+    let mut recip: FastMap<Value, Value> = FastMap::default();
+    let mut made: FastSet<Inst> = FastSet::default();
     if !shared.is_empty() {
         let one = pool.get(f, one, Type::F32);
         let mut body = std::mem::take(&mut f.body);

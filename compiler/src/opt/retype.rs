@@ -14,7 +14,7 @@
 
 use super::util::{ConstPool, Subst, for_each_block_mut};
 use crate::ir::*;
-use std::collections::HashMap;
+use crate::maps::FastMap;
 
 /// The other 32-bit type.
 fn other(t: Type) -> Option<Type> {
@@ -38,7 +38,7 @@ struct Uses {
 
 /// The merges of a function and their incoming values.
 struct Merges {
-    inputs: HashMap<Value, Vec<Value>>,
+    inputs: FastMap<Value, Vec<Value>>,
 }
 
 fn collect(
@@ -46,9 +46,9 @@ fn collect(
     b: &Block,
     loops: &mut Vec<(Vec<Value>, Vec<Value>)>,
     m: &mut Merges,
-    uses: &mut HashMap<Value, Uses>,
+    uses: &mut FastMap<Value, Uses>,
 ) {
-    let flow = |v: Value, to: Value, uses: &mut HashMap<Value, Uses>, m: &mut Merges| {
+    let flow = |v: Value, to: Value, uses: &mut FastMap<Value, Uses>, m: &mut Merges| {
         m.inputs.entry(to).or_default().push(v);
         uses.entry(v).or_default().merges.push(to);
     };
@@ -178,12 +178,12 @@ fn rewrite(
 /// Runs the pass; whether anything changed.
 pub fn run(f: &mut Function) -> bool {
     let mut merges = Merges {
-        inputs: HashMap::new(),
+        inputs: FastMap::default(),
     };
-    let mut uses: HashMap<Value, Uses> = HashMap::new();
+    let mut uses: FastMap<Value, Uses> = FastMap::default();
     collect(f, &f.body, &mut Vec::new(), &mut merges, &mut uses);
     // Candidates: 32-bit merges; drop those whose uses or inputs do not qualify, to a fixpoint.
-    let mut cand: HashMap<Value, Type> = merges
+    let mut cand: FastMap<Value, Type> = merges
         .inputs
         .keys()
         .filter_map(|&m| other(f.ty(m)).map(|t| (m, t)))
@@ -228,7 +228,7 @@ pub fn run(f: &mut Function) -> bool {
     }
     // Incoming values: the bitcast's source, the constant of the other type, or the merge.
     let mut pool = ConstPool::new(f);
-    let mut consts: HashMap<(u32, Type), Value> = HashMap::new();
+    let mut consts: FastMap<(u32, Type), Value> = FastMap::default();
     let mut need = Vec::new();
     for (&m, &to) in &cand {
         for &v in &merges.inputs[&m] {

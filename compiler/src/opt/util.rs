@@ -2,7 +2,7 @@
 //! the function's constant pool.
 
 use crate::ir::*;
-use std::collections::HashMap;
+use crate::maps::FastMap;
 
 /// Calls `f` on every value a statement list uses (instruction arguments, conditions, loop
 /// initial values, terminator values), recursively.
@@ -118,14 +118,14 @@ impl Subst {
 
 /// The function's constants: one instruction per (bits, type), at the top of the body.
 pub struct ConstPool {
-    map: HashMap<(u32, Type), Value>,
+    map: FastMap<(u32, Type), Value>,
     new: Vec<Stmt>,
 }
 
 impl ConstPool {
     /// The constants already at the top level of `func`'s body.
     pub fn new(func: &Function) -> ConstPool {
-        let mut map = HashMap::new();
+        let mut map = FastMap::default();
         for s in &func.body.0 {
             if let Stmt::Inst(i) = s
                 && let Op::Const(c) = func.insts[*i].op

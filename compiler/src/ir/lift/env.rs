@@ -8,13 +8,14 @@
 
 use super::var::Var;
 use crate::ir::Value;
-use std::collections::{BTreeMap, HashMap};
+use crate::maps::FastMap;
+use std::collections::BTreeMap;
 
 /// Variables with their current values and the journal of changes made since the oldest open
 /// checkpoint.
 #[derive(Debug, Default)]
 pub(super) struct Env {
-    map: HashMap<Var, Value>,
+    map: FastMap<Var, Value>,
     /// Each change as (variable, value before); kept only while a checkpoint is open.
     journal: Vec<(Var, Option<Value>)>,
     /// Checkpoints not yet rolled back.

@@ -27,10 +27,11 @@ mod var;
 mod wide;
 
 use super::*;
+use crate::maps::FastMap;
 use crate::tgsi::{File, FlowOp, Location, LoopKind, Primitive, Program, PropertyName};
 use crate::valid::{ValidationError, validate};
 use scan::{Layout, Structure};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
 pub(crate) use var::Var;
 
@@ -130,7 +131,7 @@ pub(super) struct Lifter<'p> {
     /// The statements of the block being built.
     cur: Vec<Stmt>,
     /// Constants, emitted at the top of the body.
-    consts: HashMap<(u32, Type), Value>,
+    consts: FastMap<(u32, Type), Value>,
     const_stmts: Vec<Stmt>,
     env: env::Env,
     origin: Option<u32>,
@@ -141,7 +142,7 @@ pub(super) struct Lifter<'p> {
     next_switch: u32,
     inlining: Vec<usize>,
     /// Per-instruction cache of fetched source components.
-    src_cache: HashMap<(usize, u8), Value>,
+    src_cache: FastMap<(usize, u8), Value>,
 }
 
 /// Lifts a TGSI program into the IR, validating it first ([`lift_valid`] lifts a program
@@ -186,7 +187,7 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
         st: Structure::new(p),
         f: Function::new(p.processor),
         cur: Vec::new(),
-        consts: HashMap::new(),
+        consts: FastMap::default(),
         const_stmts: Vec::new(),
         env: env::Env::default(),
         origin: None,
@@ -195,7 +196,7 @@ fn lift_checked(p: &Program) -> Result<Function, LiftError> {
         nesting: 0,
         next_switch: 0,
         inlining: Vec::new(),
-        src_cache: HashMap::new(),
+        src_cache: FastMap::default(),
     };
     l.prologue();
     let (_, _) = l.seq(0)?;

@@ -4,18 +4,19 @@
 
 use super::var::Var;
 use crate::ir::{ArrayDecl, ArrayKind};
+use crate::maps::FastMap;
 use crate::tgsi::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// Storage layout: what is a variable, what is an array, and the clamp ranges.
 #[derive(Debug, Default)]
 pub(super) struct Layout {
     /// One past the highest declared register of each file.
-    pub sizes: HashMap<File, u32>,
+    pub sizes: FastMap<File, u32>,
     /// The span of each file's declarations (clamp range of indirect access without an id).
-    pub spans: HashMap<File, RegRange>,
+    pub spans: FastMap<File, RegRange>,
     /// The range of each declared array id.
-    pub array_ids: HashMap<(File, u32), RegRange>,
+    pub array_ids: FastMap<(File, u32), RegRange>,
     /// The arrays of indirectly addressed TEMP and OUT registers.
     pub arrays: Vec<ArrayDecl>,
     /// Registers (file, index) that are directly referenced somewhere.
@@ -179,7 +180,7 @@ pub(super) struct Structure {
     /// For block openers (IF, loops, SWITCH, BGNSUB): the closing instruction.
     pub end: Vec<u32>,
     /// The CASE and DEFAULT instructions of each SWITCH, in order.
-    pub labels: HashMap<usize, Vec<usize>>,
+    pub labels: FastMap<usize, Vec<usize>>,
 }
 
 impl Structure {
@@ -188,7 +189,7 @@ impl Structure {
         let mut s = Structure {
             next: vec![u32::MAX; n],
             end: vec![u32::MAX; n],
-            labels: HashMap::new(),
+            labels: FastMap::default(),
         };
         let mut stack: Vec<(usize, usize)> = Vec::new(); // (opener, last middle)
         for (i, inst) in p.instructions.iter().enumerate() {
