@@ -60,6 +60,11 @@ fn main() -> ExitCode {
                 }
             }
         }
+        // Build against build in one run: `--title T` (what B changes), then the arguments of
+        // xtask/side_by_side.py (`--a SIDE --b SIDE [--kind throughput|first-frame] ...`).
+        Some("side-by-side") if args.len() > 3 && args[1] == "--title" => {
+            record::side_by_side(&args[2], &args[3..])
+        }
         Some("record") if args.len() > 2 => {
             let file = std::path::Path::new(record::RESULTS).join(format!("{}.md", args[1]));
             record::record(&file, &args[1], &args[2..], None)
@@ -105,7 +110,7 @@ fn main() -> ExitCode {
         Some("scaling") => cargo(&["build", "--release", "-p", "tgsic-cli"]) && scaling(),
         _ => {
             eprintln!(
-                "usage: cargo xtask ci | capi | corpus | cycles | llvmpipe|first-frame|compile-time [--tgsic P --engine E --math M --shaders S --core C] | record NAME COMMAND... | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
+                "usage: cargo xtask ci | capi | corpus | cycles | llvmpipe|first-frame|compile-time [--tgsic P --engine E --math M --shaders S --core C] | side-by-side --title T --a SIDE --b SIDE [--kind throughput|first-frame --engine E --shaders S --rounds N --core C --textured] | record NAME COMMAND... | fuzz-seeds | scaling | theia-rtl | bench [--features llvm] [criterion filter]"
             );
             return ExitCode::from(2);
         }

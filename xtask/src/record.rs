@@ -308,3 +308,12 @@ fn collect(dir: &Path, out: &mut Vec<String>) {
         }
     }
 }
+
+/// Build against build (`xtask/side_by_side.py`, its arguments `args` passed as they are),
+/// recorded in `results/side-by-side.md` under `title` (what B changes).
+pub fn side_by_side(title: &str, args: &[String]) -> bool {
+    let file = Path::new(RESULTS).join("side-by-side.md");
+    let mut cmd = vec!["python3".to_string(), "xtask/side_by_side.py".into()];
+    cmd.extend(args.iter().cloned());
+    record(&file, title, &cmd, None)
+}
