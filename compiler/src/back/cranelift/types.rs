@@ -4,9 +4,9 @@
 
 use crate::back::code::Symbol;
 use crate::back::simd::{Callee, ExactFn, Scalar};
+use crate::maps::FastMap;
 use cranelift_codegen::ir::{self as cl, AbiParam, Value, types};
 use cranelift_frontend::FunctionBuilder;
-use std::collections::HashMap;
 
 /// Vectors per value at most (32 lanes).
 pub(super) const MAX_K: usize = 8;
@@ -59,17 +59,17 @@ pub(super) struct ClBuilder<'f> {
     pub(super) k: usize,
     pub(super) args: Value,
     pub(super) callees: Callees,
-    pub(super) consts: HashMap<(cl::Type, [u32; 4]), Value>,
+    pub(super) consts: FastMap<(cl::Type, [u32; 4]), Value>,
     /// The entry block's final jump, once made: constants go before it.
     pub(super) entry_jump: Option<cl::Inst>,
     /// The addresses of the tables double-precision lookups read, by table (`doubles.rs`).
-    pub(super) tables: HashMap<usize, Value>,
+    pub(super) tables: FastMap<usize, Value>,
     /// Whether this is the function of an exact function itself (`helpers.rs`), which
     /// computes it in place and reads the tables where this process holds them, rather than
     /// a shader's, which calls it.
     pub(super) in_helper: bool,
     /// The exact functions the code calls, once declared.
-    pub(super) helper_refs: HashMap<ExactFn, cl::FuncRef>,
+    pub(super) helper_refs: FastMap<ExactFn, cl::FuncRef>,
 }
 
 impl<'f> ClBuilder<'f> {
@@ -81,11 +81,11 @@ impl<'f> ClBuilder<'f> {
             k,
             args,
             callees,
-            consts: HashMap::new(),
+            consts: FastMap::default(),
             entry_jump: None,
-            tables: HashMap::new(),
+            tables: FastMap::default(),
             in_helper: false,
-            helper_refs: HashMap::new(),
+            helper_refs: FastMap::default(),
         }
     }
 

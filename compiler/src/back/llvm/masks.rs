@@ -19,6 +19,7 @@
 //! the function computes what it did.
 
 use crate::back::abi::Invariant;
+use crate::maps::FastMap;
 use inkwell::IntPredicate;
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
@@ -30,7 +31,6 @@ use inkwell::values::{
     AnyValue, AnyValueEnum, BasicValue, BasicValueEnum, InstructionOpcode, InstructionValue,
     PhiValue, ValueKind, VectorValue,
 };
-use std::collections::HashMap;
 
 use crate::back::abi::JitError;
 
@@ -52,7 +52,7 @@ pub(super) fn masks_as_words<'ctx>(cx: &'ctx Context, module: &Module<'ctx>, wid
             m: module,
             width,
             b: cx.create_builder(),
-            words: HashMap::new(),
+            words: FastMap::default(),
         };
         let masks: Vec<InstructionValue> = f
             .get_basic_blocks()
@@ -146,7 +146,7 @@ struct Words<'a, 'ctx> {
     /// The host's widest vector of 32-bit lanes (8 with AVX2, 4 with SSE4.1).
     width: u32,
     b: Builder<'ctx>,
-    words: HashMap<BasicValueEnum<'ctx>, VectorValue<'ctx>>,
+    words: FastMap<BasicValueEnum<'ctx>, VectorValue<'ctx>>,
 }
 
 impl<'ctx> Words<'_, 'ctx> {

@@ -8,7 +8,7 @@ use crate::back::abi::TextureCall;
 use crate::back::nan::Class;
 use crate::back::texpath::TexPaths;
 use crate::ir;
-use std::collections::HashMap;
+use crate::maps::{FastMap, FastSet};
 
 /// Pointers and scalars read from [`JitArgs`](crate::back::abi::JitArgs) once per call, and the step's first lane.
 pub(super) struct Ptrs<S> {
@@ -81,17 +81,17 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     /// Per value, whether a double's NaN bits can be seen (`wide::nan_bits_seen`).
     pub(super) nan_seen64: Vec<bool>,
     /// The word pairs carried as 64-bit values (`wide::wide_pairs`).
-    pub(super) wide_pairs: std::collections::HashSet<(ir::Value, ir::Value)>,
+    pub(super) wide_pairs: FastSet<(ir::Value, ir::Value)>,
     /// The 64-bit values of the carried pairs lowered so far, by their words: a `pack` of them
     /// is the value.
-    pub(super) wide_words: HashMap<(ir::Value, ir::Value), B::D>,
-    pub(super) vars: HashMap<ir::Value, B::Var>,
+    pub(super) wide_words: FastMap<(ir::Value, ir::Value), B::D>,
+    pub(super) vars: FastMap<ir::Value, B::Var>,
     pub(super) exec: B::Var,
     pub(super) ifs: Vec<IfFrame<B::Var>>,
     pub(super) loops: Vec<LoopFrame<B::Var>>,
     pub(super) p: Ptrs<B::S>,
     pub(super) uniforms: Vec<(u32, u32, u8)>,
-    pub(super) uniform_slots: HashMap<(u32, u32, u8), u32>,
+    pub(super) uniform_slots: FastMap<(u32, u32, u8), u32>,
     pub(super) textures: Vec<TextureCall>,
     /// The memory operations, by callback index.
     pub(super) memory: Vec<ir::MemAccess>,
@@ -102,7 +102,7 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     /// operation sampled with them, whose descriptor every later one reads too (the runtime
     /// writes the same descriptor for all: it follows from these alone), so that a step loads
     /// each once.
-    pub(super) tex_descs: HashMap<
+    pub(super) tex_descs: FastMap<
         (
             crate::back::texpath::DescGroup,
             crate::back::texpath::TexPath,
@@ -112,7 +112,7 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     /// What each descriptor's lookups derive from it (`texture::DescVals`), by descriptor and
     /// whether they read its depth, in scopes that follow the structured control flow: a value made before an `If` or a loop
     /// serves inside it; one made inside is dropped when it ends (it would not dominate).
-    pub(super) desc_vals: Vec<HashMap<(usize, bool), super::texture::vals::DescVals<B>>>,
+    pub(super) desc_vals: Vec<FastMap<(usize, bool), super::texture::vals::DescVals<B>>>,
     /// Word offset of each array in the arrays buffer.
     pub(super) array_base: Vec<u64>,
     /// The word after every array: where dropped stores may go.
@@ -122,11 +122,11 @@ pub(super) struct Lower<'a, B: SimdBuilder> {
     pub(super) stores: Vec<Option<bool>>,
     /// SIN and COS of one value computed together ([`ops::sincos_pairs`]): by the first
     /// instruction of a pair, the second; by the second, its result once the first made it.
-    pub(super) sincos_pairs: HashMap<ir::Inst, ir::Inst>,
-    pub(super) sincos_ready: HashMap<ir::Inst, B::V>,
+    pub(super) sincos_pairs: FastMap<ir::Inst, ir::Inst>,
+    pub(super) sincos_ready: FastMap<ir::Inst, B::V>,
     /// The instructions inside statements of the steps that [`Self::hoist`] lowered before
     /// them: the steps skip them.
-    pub(super) prehoisted: std::collections::HashSet<ir::Inst>,
+    pub(super) prehoisted: FastSet<ir::Inst>,
     /// SIN and COS as accurate math computes them (`accurate::sincos_accurate`), not exactly.
     pub(super) accurate_sincos: bool,
 }

@@ -61,9 +61,9 @@ use super::abi::{BATCH_LANES, JitArgs, TextureCall};
 use super::nan::{self, Class};
 use super::texpath::TexPaths;
 use crate::ir::{self, Def, FCmp, Stmt};
+use crate::maps::{FastMap, FastSet};
 use lower::{IfFrame, LoopFrame, Lower, Ptrs};
 use plan::jumps_only;
-use std::collections::{HashMap, HashSet};
 use std::mem::offset_of;
 
 /// What the caller of [`lower`] needs besides the code.
@@ -152,7 +152,7 @@ pub fn lower<B: SimdBuilder>(
     let wide_pairs = if b.has_wide() {
         wide::wide_pairs(f, &merges, &uniform, &arith)
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     let mut lw = Lower {
         f,
@@ -164,25 +164,25 @@ pub fn lower<B: SimdBuilder>(
         arith,
         uniform,
         wide_pairs,
-        wide_words: HashMap::new(),
-        vars: HashMap::new(),
+        wide_words: FastMap::default(),
+        vars: FastMap::default(),
         exec,
         ifs: Vec::new(),
         loops: Vec::new(),
         p,
         uniforms: Vec::new(),
-        uniform_slots: HashMap::new(),
+        uniform_slots: FastMap::default(),
         textures: Vec::new(),
         memory: Vec::new(),
         tex_paths,
         tex_done: TexPaths::NONE,
-        tex_descs: HashMap::new(),
-        desc_vals: vec![HashMap::new()],
+        tex_descs: FastMap::default(),
+        desc_vals: vec![FastMap::default()],
         array_base,
         trash: total,
         stores: Vec::new(),
         sincos_pairs: ops::sincos_pairs(f),
-        sincos_ready: HashMap::new(),
+        sincos_ready: FastMap::default(),
         prehoisted: Default::default(),
         accurate_sincos: math == super::abi::MathMode::Accurate,
     };
@@ -376,7 +376,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
     /// [`Self::block`] for the branch of an `If` or the body of a loop: what it caches for
     /// later lookups ([`Self::desc_vals`]) ends with it.
     fn scoped(&mut self, blk: &ir::Block) -> R<()> {
-        self.desc_vals.push(HashMap::new());
+        self.desc_vals.push(FastMap::default());
         let r = self.block(blk);
         self.desc_vals.pop();
         r
@@ -620,7 +620,7 @@ impl<B: SimdBuilder> Lower<'_, B> {
         // variables are made from the 64-bit one at the top of every iteration and never
         // passed along.
         let wide: Vec<usize> = self.wide_at(&l.params);
-        let paired: HashSet<usize> = wide.iter().flat_map(|&j| [j, j + 1]).collect();
+        let paired: FastSet<usize> = wide.iter().flat_map(|&j| [j, j + 1]).collect();
         let params = l
             .params
             .iter()

@@ -9,7 +9,7 @@ use crate::back::abi::JitArgs;
 use crate::back::lane_ops::LaneOp;
 use crate::back::nan::Class;
 use crate::ir::{self, Binary, Def, FCmp, ICmp, Nary, Op, Stmt, Unary};
-use std::collections::HashMap;
+use crate::maps::FastMap;
 use std::mem::offset_of;
 
 const TWO_31: f32 = 2_147_483_648.0;
@@ -657,10 +657,10 @@ impl<B: SimdBuilder> Lower<'_, B> {
 /// The SIN and COS instructions of one value in one block with only instructions between
 /// them (so the first's code dominates the second's), by the first: lowered together, they
 /// share the reduction and polynomials (`libm::sincos`). Rotations take both of one angle.
-pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
-    fn walk(f: &ir::Function, b: &ir::Block, pairs: &mut HashMap<ir::Inst, ir::Inst>) {
+pub(super) fn sincos_pairs(f: &ir::Function) -> FastMap<ir::Inst, ir::Inst> {
+    fn walk(f: &ir::Function, b: &ir::Block, pairs: &mut FastMap<ir::Inst, ir::Inst>) {
         // The unpaired SIN and COS since the last statement that is not an instruction.
-        let mut open: HashMap<(ir::Value, bool), ir::Inst> = HashMap::new();
+        let mut open: FastMap<(ir::Value, bool), ir::Inst> = FastMap::default();
         for s in &b.0 {
             match s {
                 Stmt::Inst(i) => {
@@ -689,7 +689,7 @@ pub(super) fn sincos_pairs(f: &ir::Function) -> HashMap<ir::Inst, ir::Inst> {
             }
         }
     }
-    let mut pairs = HashMap::new();
+    let mut pairs = FastMap::default();
     walk(f, &f.body, &mut pairs);
     pairs
 }

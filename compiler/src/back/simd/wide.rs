@@ -8,8 +8,8 @@ use super::builder::{FUn, IBin, Kind, QBin, R, Shift, SimdBuilder};
 use super::lower::Lower;
 use crate::back::abi::Invariant;
 use crate::ir::{self, Def, FCmp, ICmp, Op, Op64, Stmt};
+use crate::maps::FastSet;
 use crate::numerics::wide::CANONICAL_NAN64;
-use std::collections::HashSet;
 
 /// 2⁶³ as a double.
 const P63: f64 = (1u64 << 63) as f64;
@@ -204,8 +204,8 @@ fn carried_pairs(
     f: &ir::Function,
     merges: &[Merge],
     candidate: impl Fn(&Merge, ir::Value) -> bool,
-) -> HashSet<(ir::Value, ir::Value)> {
-    let mut set: HashSet<(ir::Value, ir::Value)> = HashSet::new();
+) -> FastSet<(ir::Value, ir::Value)> {
+    let mut set: FastSet<(ir::Value, ir::Value)> = FastSet::default();
     for m in merges {
         for t in m.targets.windows(2) {
             if candidate(m, t[0]) && candidate(m, t[1]) {
@@ -266,7 +266,7 @@ pub(super) fn wide_pairs(
     merges: &[Merge],
     uniform: &ir::uniform::Uniformity,
     arith: &[crate::back::nan::Class],
-) -> HashSet<(ir::Value, ir::Value)> {
+) -> FastSet<(ir::Value, ir::Value)> {
     carried_pairs(f, merges, |m, v| {
         f.ty(v) == ir::Type::I32
             && arith[v.index()] == crate::back::nan::Class::Exact
