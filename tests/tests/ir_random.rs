@@ -172,11 +172,13 @@ fn replay() {
     let shader = Module::new(p).unwrap();
     // The back ends at the widths the property test compiled it at.
     let jits: Vec<_> = if std::env::var("TGSIC_WIDE").is_ok() {
-        wide_engines(&shader, seed).unwrap_or_default()
+        wide_engines(&shader, seed).unwrap_or_else(|e| panic!("{e}"))
     } else {
         jit_backends()
             .into_iter()
-            .filter_map(|(b, widths)| jit_engine(&shader, seed, b, widths).ok())
+            .map(|(b, widths)| {
+                jit_engine(&shader, seed, b, widths).unwrap_or_else(|e| panic!("{e}"))
+            })
             .collect()
     };
     let mut rng = Rng(seed ^ 0x5eed);

@@ -63,6 +63,15 @@ pub(super) fn masks_as_words<'ctx>(cx: &'ctx Context, module: &Module<'ctx>, wid
         if masks.is_empty() {
             continue;
         }
+        // The builder has a place from the start: a constant mask's words are folded by it
+        // (nothing is inserted), but LLVM's builder refuses to fold without a position.
+        let entry = f
+            .get_first_basic_block()
+            .ok_or_else(|| codegen("a function with masks and no block"))?;
+        match entry.get_first_instruction() {
+            Some(first) => w.b.position_before(&first),
+            None => w.b.position_at_end(entry),
+        }
         // Phis first, empty, so that a cycle of them through the loop's back edge ends at one.
         for &i in &masks {
             if let Ok(p) = PhiValue::try_from(i) {
