@@ -544,6 +544,27 @@ mod cpu_tests {
         cpu.features = format!("{},-avx2,-avx512f", host.features);
         assert!(!super::target::gathers_in_hardware(&cpu).unwrap());
     }
+
+    /// `cpu=NAME` has LLVM choose as for NAME with the host's features: Skylake's AVX2 code
+    /// gathers a texel's words with gather instructions, whatever the host, and names
+    /// another code cache entry.
+    #[test]
+    fn a_cpu_entry_makes_code_as_for_that_cpu() {
+        use crate::back::options::TargetFeatures;
+        let host = super::host_cpu(TargetFeatures::HOST).unwrap();
+        if !host.has("avx2") {
+            return;
+        }
+        let changes = TargetFeatures::new("cpu=skylake,-avx512f");
+        let sky = super::host_cpu(changes).unwrap();
+        assert_eq!((sky.name.as_str(), sky.width), ("skylake", 8));
+        assert!(sky.hardware_gather);
+        assert!(!sky.features.contains("cpu="));
+        assert_ne!(
+            super::target::llvm_id(changes).unwrap(),
+            super::target::llvm_id(TargetFeatures::new("-avx512f")).unwrap()
+        );
+    }
 }
 
 /// What LLVM said at `stage`.

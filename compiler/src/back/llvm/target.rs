@@ -84,15 +84,19 @@ fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
         }
         Target::initialize_native(&InitializationConfig::default()).map_err(JitError::Host)?;
         configure_codegen();
+        let (tuned_for, features) = split_cpu(changes.changes());
         let mut cpu = HostCpu {
-            name: TargetMachine::get_host_cpu_name().to_string(),
+            name: tuned_for.map_or_else(
+                || TargetMachine::get_host_cpu_name().to_string(),
+                Into::into,
+            ),
             features: TargetMachine::get_host_cpu_features().to_string(),
             width: 4,
             fma: false,
             hardware_gather: false,
         };
-        if !changes.changes().is_empty() {
-            cpu.features = format!("{},{}", cpu.features, changes.changes());
+        if !features.is_empty() {
+            cpu.features = format!("{},{features}", cpu.features);
         }
         if !cpu.has("sse4.1") {
             return Err(JitError::Host("the CPU lacks SSE4.1".into()));
@@ -110,6 +114,26 @@ fn detect(changes: TargetFeatures) -> Result<HostCpu, JitError> {
         cpu.hardware_gather = cpu.width >= 8 && gathers_in_hardware(&cpu)?;
         Ok(cpu)
     }
+}
+
+/// The CPU a `cpu=NAME` entry of `changes` names, and the other changes (LLVM's feature
+/// spelling, `""`: none). `cpu=NAME` makes LLVM schedule and tune for NAME (`skylake`,
+/// `alderlake`, ...) and take its choices (gathers among them) as on that CPU, with the host's
+/// features and the other changes: to read or time the code another CPU would get. The code
+/// uses the host's instructions only, so it runs here, at this host's speed, not NAME's.
+fn split_cpu(changes: &str) -> (Option<&str>, String) {
+    let mut cpu = None;
+    let rest: Vec<&str> = changes
+        .split(',')
+        .filter(|c| match c.strip_prefix("cpu=") {
+            Some(name) => {
+                cpu = Some(name);
+                false
+            }
+            None => !c.is_empty(),
+        })
+        .collect();
+    (cpu, rest.join(","))
 }
 
 /// LLVM's code generation options of the process, set once before its first compilation:
