@@ -41,9 +41,29 @@ pub(super) fn allocator_for(f: &Function, insts: usize) -> Allocator {
     }
 }
 
-pub(super) fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, JitError> {
-    static ISA: OnceLock<[[Result<OwnedTargetIsa, JitError>; 2]; 2]> = OnceLock::new();
-    let make = |verify: bool, allocator: Allocator| -> Result<OwnedTargetIsa, JitError> {
+/// Whether `f` multiplies 64-bit integer lanes: only then does Cranelift's code take
+/// AVX-512DQ's `vpmullq` ([`isa`]).
+pub(super) fn multiplies_64bit_lanes(f: &Function) -> bool {
+    f.insts
+        .iter()
+        .any(|(_, i)| matches!(i.op, crate::ir::Op::W64(crate::ir::Op64::QMul)))
+}
+
+/// The ISA a function is compiled for: the host's, with the IR verifier when `verify`, with
+/// `allocator`, and with AVX-512DQ only for a function that multiplies 64-bit integer lanes
+/// (`dq`). Cranelift lowers every 64-bit lane product to `vpmullq` where the host has
+/// AVX-512DQ, including the 32 × 32 → 64-bit products of the high words (`lanes.rs`,
+/// `mul_high`: variable shifts, divisions by constants), which without it are one `pmuludq`
+/// of the even lanes; `vpmullq` is three micro-ops of 15 cycles' latency on Intel's cores, so
+/// `pmuludq` is the form every host gets for them (`results/side-by-side.md`, 2026-12-06).
+pub(super) fn isa(
+    verify: bool,
+    allocator: Allocator,
+    dq: bool,
+) -> Result<OwnedTargetIsa, JitError> {
+    type Isas = [[[Result<OwnedTargetIsa, JitError>; 2]; 2]; 2];
+    static ISA: OnceLock<Isas> = OnceLock::new();
+    let make = |verify: bool, allocator: Allocator, dq: bool| -> Result<OwnedTargetIsa, JitError> {
         if !cfg!(target_arch = "x86_64") {
             return Err(JitError::Host("the JIT generates x86-64 code".into()));
         }
@@ -78,21 +98,29 @@ pub(super) fn isa(verify: bool, allocator: Allocator) -> Result<OwnedTargetIsa, 
             "enable_verifier",
             if verify { "true" } else { "false" },
         )?;
-        let builder = cranelift_native::builder().map_err(|e| JitError::Host(e.to_string()))?;
+        let mut builder = cranelift_native::builder().map_err(|e| JitError::Host(e.to_string()))?;
+        if !dq {
+            builder
+                .set("has_avx512dq", "false")
+                .map_err(|e| JitError::Host(format!("has_avx512dq=false: {e}")))?;
+        }
         builder
             .finish(settings::Flags::new(fb))
             .map_err(|e| JitError::Host(e.to_string()))
     };
     let isas = ISA.get_or_init(|| {
-        [false, true].map(|v| [Allocator::Backtracking, Allocator::SinglePass].map(|a| make(v, a)))
+        [false, true].map(|v| {
+            [Allocator::Backtracking, Allocator::SinglePass]
+                .map(|a| [false, true].map(|d| make(v, a, d)))
+        })
     });
-    isas[verify as usize][allocator as usize].clone()
+    isas[verify as usize][allocator as usize][dq as usize].clone()
 }
 
 /// The ISA Cranelift generates code for on this host: every shared and ISA-specific setting
 /// (the CPU features it detected among them).
 pub(in crate::back) fn isa_id() -> Result<String, JitError> {
-    let isa = isa(false, Allocator::Backtracking)?;
+    let isa = isa(false, Allocator::Backtracking, true)?;
     let mut id = isa.triple().to_string();
     for v in isa.flags().iter().chain(isa.isa_flags()) {
         id.push(' ');

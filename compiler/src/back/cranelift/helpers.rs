@@ -57,7 +57,7 @@ pub(crate) fn address(f: ExactFn) -> Result<u64, JitError> {
 
 /// Compiles and maps `f`'s function: its mapping and its entry's address.
 fn compile(f: ExactFn) -> Result<(MappedCode, u64), JitError> {
-    let isa = isa(cfg!(debug_assertions), Allocator::Backtracking)?;
+    let isa = isa(cfg!(debug_assertions), Allocator::Backtracking, true)?;
     let mut ctx = Context::new();
     ctx.func.signature = signature(f);
     let mut fctx = FunctionBuilderContext::new();

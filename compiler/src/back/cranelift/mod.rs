@@ -54,7 +54,11 @@ pub(super) fn compile(f: &Function, opts: &CodegenOptions) -> Result<CompiledSha
     };
     let insts = f.body.inst_count();
     crate::back::abi::check_size(insts, opts.lanes)?;
-    let isa = isa(opts.verify, allocator_for(f, insts))?;
+    let isa = isa(
+        opts.verify,
+        allocator_for(f, insts),
+        codegen::multiplies_64bit_lanes(f),
+    )?;
     let mut ctx = Context::new();
     ctx.func.signature = cl::Signature::new(isa.default_call_conv());
     ctx.func
@@ -291,6 +295,34 @@ mod tests {
     #[test]
     fn every_operation_matches_the_interpreters_numerics() {
         ts::check_every_operation(&cranelift(8));
+    }
+
+    /// The high words of 32 × 32-bit products (a variable right shift) are `pmuludq`s on
+    /// every host; `vpmullq` only multiplies 64-bit lanes, where the host has AVX-512DQ.
+    #[test]
+    fn high_words_of_products_are_pmuludq_and_only_64_bit_products_vpmullq() {
+        let asm = |text: &str| {
+            let f = crate::opt::optimized_text(text);
+            let opts = CodegenOptions {
+                keep_text: true,
+                ..CodegenOptions::default()
+            };
+            compile(&f, &opts).unwrap().asm.unwrap()
+        };
+        let shift = asm(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0]\n\
+             F2U TEMP[0], IN[0]\nUSHR TEMP[0], TEMP[0], TEMP[0].yxwz\nU2F OUT[0], TEMP[0]\nEND\n",
+        );
+        assert!(shift.contains("pmuludq"), "{shift}");
+        assert!(!shift.contains("vpmullq"), "{shift}");
+        let product = asm(
+            "FRAG\nDCL IN[0], GENERIC[0], PERSPECTIVE\nDCL OUT[0], COLOR\nDCL TEMP[0..1]\n\
+             F2U TEMP[0], IN[0]\nU64MUL TEMP[1].xy, TEMP[0].xyxy, TEMP[0].zwzw\n\
+             U2F OUT[0], TEMP[1]\nEND\n",
+        );
+        let dq = std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl");
+        assert_eq!(product.contains("vpmullq"), dq, "{product}");
     }
 
     #[test]
