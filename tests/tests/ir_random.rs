@@ -160,7 +160,12 @@ fn replay() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
     // TGSIC_WIDE=1 replays a program of the 64-bit property test.
-    let p = if std::env::var("TGSIC_WIDE").is_ok() {
+    // TGSIC_PROGRAM=FILE replays that program instead (the seed still picks widths and
+    // inputs): for reducing a failing case by hand.
+    let p = if let Ok(file) = std::env::var("TGSIC_PROGRAM") {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        tgsic::front::text::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+    } else if std::env::var("TGSIC_WIDE").is_ok() {
         wide_program(seed)
     } else {
         program(seed)

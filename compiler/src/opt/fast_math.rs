@@ -88,6 +88,11 @@ struct Expand<'a> {
 /// A `select`'s operands.
 type Sel = [Value; 3];
 
+/// What LG2 adds to a float's bits so that the carry into the exponent field halves a
+/// significand above √2 (`fast_math::lg2`): 2²³ less √2's fraction bits, less one, so that √2
+/// itself (f32, `0x3FB5_04F3`) keeps its exponent, as the comparison `m > √2` it replaces did.
+const LG2_SPLIT: u32 = 0x0080_0000 - (0x3FB5_04F3 & 0x007F_FFFF) - 1;
+
 /// The expansion's last step, which the expanded instruction becomes: an F32 operation and
 /// its arguments.
 type Last = (Op, Vec<Value>);
@@ -209,26 +214,24 @@ impl Expand<'_> {
 
     /// log2(x).
     fn lg2(&mut self, x: Value) -> Sel {
+        // x = 2^e · m with m in [√2/2, √2): the significand m0 in [1, 2), halved (and e one
+        // more) above √2, by integer arithmetic on the bits alone: adding `LG2_SPLIT` carries
+        // into the exponent field exactly when m0's fraction is above √2's (f32) fraction, and
+        // the fraction left plus √2/2's bits (one more ulp) is m0 or m0/2. No comparison and
+        // no select: a select is a blend, two or three micro-ops on Intel's cores with AVX2.
+        // (Lanes of x < 0, 0, inf and NaN get garbage here and their special values below.)
         let bits = self.un(Unary::Bitcast, x, Type::I32);
+        let split = self.ic(LG2_SPLIT);
+        let ix = self.bin(Binary::IAdd, bits, split);
         let s23 = self.ic(23);
-        let e = self.bin(Binary::ShrU, bits, s23);
-        let ff = self.ic(0xFF);
-        let e = self.bin(Binary::And, e, ff);
+        let e = self.bin(Binary::ShrU, ix, s23);
         let bias = self.ic(127);
         let e = self.bin(Binary::ISub, e, bias);
         let mant = self.ic(0x007F_FFFF);
-        let m = self.bin(Binary::And, bits, mant);
-        let one_bits = self.ic(0x3F80_0000);
-        let m = self.bin(Binary::Or, m, one_bits);
+        let m = self.bin(Binary::And, ix, mant);
+        let base = self.ic(0x3F80_0000 - LG2_SPLIT);
+        let m = self.bin(Binary::IAdd, m, base);
         let m = self.un(Unary::Bitcast, m, Type::F32);
-        // m in [1, 2): halve above √2, so m in [√2/2, √2).
-        let sqrt2 = self.fc(std::f32::consts::SQRT_2);
-        let big = self.fcmp(FCmp::Gt, m, sqrt2);
-        let half = self.fc(0.5);
-        let mh = self.bin(Binary::FMul, m, half);
-        let m = self.select([big, mh, m]);
-        let big_i = self.un(Unary::BoolToInt, big, Type::I32);
-        let e = self.bin(Binary::ISub, e, big_i); // big is −1 where set
         let ef = self.un(Unary::I2F, e, Type::F32);
         // log2(m) = 2/ln2 · atanh(t), t = (m − 1)/(m + 1), |t| ≤ 0.1716.
         let one = self.fc(1.0);
@@ -258,11 +261,10 @@ impl Expand<'_> {
             let nan = self.fc(f32::NAN);
             self.select([neg, nan, r])
         };
+        // inf and NaN are their own logarithms: one comparison (false for both) picks x.
         let inf = self.fc(f32::INFINITY);
-        let isinf = self.fcmp(FCmp::Eq, x, inf);
-        let r = self.select([isinf, inf, r]);
-        let un = self.fcmp(FCmp::Ne, x, x);
-        [un, x, r]
+        let finite = self.fcmp(FCmp::Lt, x, inf);
+        [finite, r, x]
     }
 
     /// LG2's `e + 2/ln2 · t·(1 + t²/3 + t⁴/5 + t⁶/7 + t⁸/9)` with `fma`: the factor 2/ln2
@@ -364,5 +366,45 @@ impl Expand<'_> {
         let x1 = self.fcmp(FCmp::Eq, x, one);
         let unit = self.bin(Binary::BOr, y0, x1);
         [unit, one, r]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// LG2's split of x into 2^e · m by the carry of [`super::LG2_SPLIT`] gives the m and e
+    /// of the comparison with √2 and the select it replaced, bit for bit: every fraction near
+    /// √2's, a stride through the others, at the lowest, middle and highest exponents.
+    #[test]
+    fn lg2_splits_significands_as_the_comparison_with_sqrt2_did() {
+        let compared = |bits: u32| {
+            let e = ((bits >> 23) & 0xFF) as i32 - 127;
+            let m = f32::from_bits((bits & 0x007F_FFFF) | 0x3F80_0000);
+            if m > std::f32::consts::SQRT_2 {
+                (m * 0.5, e + 1)
+            } else {
+                (m, e)
+            }
+        };
+        let carried = |bits: u32| {
+            let ix = bits.wrapping_add(super::LG2_SPLIT);
+            let e = (ix >> 23) as i32 - 127;
+            let m = f32::from_bits((ix & 0x007F_FFFF).wrapping_add(0x3F80_0000 - super::LG2_SPLIT));
+            (m, e)
+        };
+        let near = 0x0035_04F3u32;
+        let fractions = (near - 4096..near + 4096).chain((0..0x0080_0000).step_by(97));
+        let fractions: Vec<u32> = fractions.chain([0, 0x007F_FFFF]).collect();
+        for exp in [1u32, 2, 63, 126, 127, 128, 200, 253, 254] {
+            for &f in &fractions {
+                let bits = (exp << 23) | f;
+                let (a, b) = (compared(bits), carried(bits));
+                assert_eq!(
+                    (a.0.to_bits(), a.1),
+                    (b.0.to_bits(), b.1),
+                    "{:e}",
+                    f32::from_bits(bits)
+                );
+            }
+        }
     }
 }
