@@ -406,13 +406,15 @@ impl<B: SimdBuilder> Lower<'_, B> {
     }
 
     /// Whether an operation beside constant operand `v` may fold away (`x · ±1`, `x / ±1`,
-    /// `x ± 0`): `v` is ±1 or ±0, or made of constants in a way not known.
+    /// `x ± 0`): `v` is ±1 or ±0 once flushed (a denormal constant is flushed in software
+    /// first, [`Self::d_operand_with`], and LLVM folds `x + −0` to an unflushed `x`), or made
+    /// of constants in a way not known.
     fn may_fold_beside(&self, v: ir::Value) -> bool {
         if !self.const_made(v, 6) {
             return false;
         }
         match self.double_const(v) {
-            Some(c) => c == 0.0 || c.abs() == 1.0,
+            Some(c) => c == 0.0 || c.is_subnormal() || c.abs() == 1.0,
             None => true,
         }
     }
