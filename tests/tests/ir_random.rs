@@ -6,7 +6,9 @@
 //! And random programs with 64-bit instructions (`generate::wide_program`), a thousand a run.
 //!
 //! Cases: 48 under CI (`CI=true`), 400 otherwise; `TGSIC_RANDOM_CASES` overrides. A failure
-//! prints the program's text; `replay` runs one seed again (`TGSIC_WIDE=1` for a 64-bit one).
+//! prints the program's text; `replay` runs one seed again (`TGSIC_WIDE=1` for a 64-bit one;
+//! `TGSIC_LANE=N` prints lane N's inputs and outputs; `TGSIC_PROGRAM=FILE` runs that text in
+//! place of the seed's program, with the seed's widths and inputs, to reduce a case by hand).
 
 use proptest::prelude::*;
 use std::sync::Arc;
