@@ -1,6 +1,7 @@
-//! Programs that once broke a back end (control flow, and the flushing of doubles), kept as programs every back end must compile at
-//! every lane count it has and run with the interpreter's bits (exact math) over random
-//! inputs. Each program says what it exercises and what went wrong.
+//! Programs that once broke a back end (control flow, and the flushing of doubles), kept as
+//! programs every back end must compile at every lane count it has and run with the
+//! interpreter's bits (exact math) over random inputs. Each program says what it exercises
+//! and what went wrong.
 
 use tgsic::back::Backend;
 use tgsic::back::abi::MathMode;

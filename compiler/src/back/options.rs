@@ -53,8 +53,9 @@ pub const FEATURES_VAR: &str = "TGSIC_LLVM_FEATURES";
 /// after the host's own; none by default. An entry `cpu=NAME` (`cpu=skylake,-avx512f`) has
 /// LLVM schedule, tune and choose instructions as for the CPU it calls NAME, with the host's
 /// features: code to read (`tgsic ir --emit asm`, for `llvm-mca-19 -mcpu=NAME`) or to time
-/// the compilation of, which runs on this host at this host's speed. Cranelift's code ignores them. A value is `Copy`:
-/// the text of each distinct change is kept once for the process.
+/// the compilation of, which runs on this host at this host's speed. Cranelift's code
+/// ignores them. A value is `Copy`: the text of each distinct change is kept once for the
+/// process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TargetFeatures(Option<&'static str>);
 

@@ -61,8 +61,8 @@ pub(super) fn isa(
     allocator: Allocator,
     dq: bool,
 ) -> Result<OwnedTargetIsa, JitError> {
-    type Isas = [[[Result<OwnedTargetIsa, JitError>; 2]; 2]; 2];
-    static ISA: OnceLock<Isas> = OnceLock::new();
+    // Each made when a compile first asks for it (eight kinds; a process uses one or two).
+    static ISA: [OnceLock<Result<OwnedTargetIsa, JitError>>; 8] = [const { OnceLock::new() }; 8];
     let make = |verify: bool, allocator: Allocator, dq: bool| -> Result<OwnedTargetIsa, JitError> {
         if !cfg!(target_arch = "x86_64") {
             return Err(JitError::Host("the JIT generates x86-64 code".into()));
@@ -108,13 +108,8 @@ pub(super) fn isa(
             .finish(settings::Flags::new(fb))
             .map_err(|e| JitError::Host(e.to_string()))
     };
-    let isas = ISA.get_or_init(|| {
-        [false, true].map(|v| {
-            [Allocator::Backtracking, Allocator::SinglePass]
-                .map(|a| [false, true].map(|d| make(v, a, d)))
-        })
-    });
-    isas[verify as usize][allocator as usize][dq as usize].clone()
+    let slot = &ISA[4 * verify as usize + 2 * allocator as usize + dq as usize];
+    slot.get_or_init(|| make(verify, allocator, dq)).clone()
 }
 
 /// The ISA Cranelift generates code for on this host: every shared and ISA-specific setting

@@ -127,7 +127,8 @@ fn split_cpu(changes: &str) -> (Option<&str>, String) {
         .split(',')
         .filter(|c| match c.strip_prefix("cpu=") {
             Some(name) => {
-                cpu = Some(name);
+                // `cpu=` alone names no CPU: the host's stays.
+                cpu = Some(name).filter(|n| !n.is_empty()).or(cpu);
                 false
             }
             None => !c.is_empty(),
